@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: MIT
+# bootheap: `make run` boots the benchmark in QEMU, `make test` proves it.
+# See README.md for every target.
+
+# ---- user-tunable --------------------------------------------------------
+CFLAGS   ?= -O2 -g
+KCC      ?= gcc
+HOSTCC   ?= gcc
+FUZZCC   ?= clang
+NASM     ?= nasm
+LD       ?= ld
+PYTHON   ?= python3
+# Kernel command line for `make run`, memory for `make run*`.
+ARGS     ?=
+MEM      ?= 8G
+FONT     ?= /usr/share/consolefonts/Lat15-VGA16.psf.gz
+
+# ---- forced kernel flags ---------------------------------------------------
+KFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone \
+          -mcmodel=kernel -mno-sse -mno-sse2 -mno-mmx -mno-80387 \
+          -fno-omit-frame-pointer -fno-stack-protector \
+          -fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables \
+          -Wall -Wextra -Werror -MMD -MP -I.
+KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 -z noexecstack \
+            --build-id=none -T linker.ld
+NASMFLAGS := -f elf64 -Werror
+
+B := build
+KSRC_C   := $(wildcard kernel/*.c mm/*.c bench/*.c)
+KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
+KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
+            $(B)/gen/font.o
+
+.PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz \
+        bench bench-quick debug clean setup compile_commands.json
+.DEFAULT_GOAL := all
+
+all: $(B)/bootheap.elf
+
+# Objects depend on the Makefile, so a flag change rebuilds everything.
+$(B)/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(KCC) $(CFLAGS) $(KFLAGS) -c $< -o $@
+
+$(B)/%.o: %.asm Makefile
+	@mkdir -p $(@D)
+	$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
+
+$(B)/gen/font.c: tools/psf2c.py
+	@mkdir -p $(@D)
+	@test -r $(FONT) || { echo "missing console font $(FONT): run 'make setup' (Debian package kbd)"; exit 1; }
+	$(PYTHON) tools/psf2c.py $(FONT) > $@
+
+$(B)/gen/%.o: $(B)/gen/%.c Makefile
+	$(KCC) $(CFLAGS) $(KFLAGS) -c $< -o $@
+
+# Two links: the first has an empty symbol table, the second adds the table
+# made from the first. The table sits after all code, so code addresses are
+# the same in both, which the cmp below checks.
+$(B)/gen/ksyms0.c: tools/ksyms.sh
+	@mkdir -p $(@D)
+	printf '#include "kernel/ksyms.h"\nconst struct ksym ksyms[] __attribute__((section(".ksyms"))) = { { 0, 0 } };\nconst unsigned ksyms_count = 0;\n' > $@
+
+$(B)/stage1.elf: $(KOBJ) $(B)/gen/ksyms0.o linker.ld
+	$(LD) $(KLDFLAGS) -o $@ $(KOBJ) $(B)/gen/ksyms0.o
+
+$(B)/gen/ksyms.c: $(B)/stage1.elf tools/ksyms.sh
+	sh tools/ksyms.sh $< > $@
+
+$(B)/bootheap.elf: $(KOBJ) $(B)/gen/ksyms.o linker.ld
+	$(LD) $(KLDFLAGS) -Map=$(B)/bootheap.map -o $@ $(KOBJ) $(B)/gen/ksyms.o
+	@nm -n $(B)/stage1.elf | awk '$$2 ~ /^[tT]$$/' > $(B)/stage1.syms
+	@nm -n $@ | awk '$$2 ~ /^[tT]$$/' > $(B)/bootheap.syms
+	@cmp -s $(B)/stage1.syms $(B)/bootheap.syms || { echo "symbol table moved code: stage links differ"; exit 1; }
+	objdump -d -M intel --no-show-raw-insn $@ > $(B)/bootheap.dis
+	nm -n $@ > $(B)/bootheap.sym
+
+# ---- ISO ---------------------------------------------------------------------
+iso: $(B)/bootheap.iso
+
+$(B)/bootheap.iso: $(B)/bootheap.elf iso/grub.cfg
+	@rm -rf $(B)/isodir
+	@mkdir -p $(B)/isodir/boot/grub
+	cp $(B)/bootheap.elf $(B)/isodir/boot/bootheap.elf
+	cp iso/grub.cfg $(B)/isodir/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(B)/isodir 2> $(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
+
+# ---- running -----------------------------------------------------------------
+setup:
+	@sh tools/setup.sh
+
+run: setup
+	@$(MAKE) --no-print-directory all
+	$(PYTHON) bench/qemu.py --mode pvh --mem $(MEM) --append "$(ARGS)"
+
+run-iso: setup
+	@$(MAKE) --no-print-directory iso
+	$(PYTHON) bench/qemu.py --mode iso-bios --accel $${ACCEL:-tcg} --mem $(MEM)
+
+run-uefi: setup
+	@$(MAKE) --no-print-directory iso
+	$(PYTHON) bench/qemu.py --mode iso-uefi --mem $(MEM)
+
+debug: all
+	@echo "QEMU waits for gdb on :1234; in another terminal: gdb -x tools/gdbinit"
+	$(PYTHON) bench/qemu.py --mode pvh --accel tcg --mem $(MEM) --append "$(ARGS)" --gdb --timeout 0
+
+# ---- tests -------------------------------------------------------------------
+HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
+               -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+HOST_SRC := kernel/bootinfo.c kernel/cmdline.c
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(wildcard tests/unit/test_*.c))
+
+$(B)/unit/%: tests/unit/%.c $(HOST_SRC) $(wildcard kernel/*.h mm/*.h tests/unit/*.h) Makefile
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_SRC) -lcmocka
+
+test-unit: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+test-boot: all iso
+	$(PYTHON) tests/boot/run_boot_tests.py
+
+test: setup
+	@$(MAKE) --no-print-directory all iso
+	$(PYTHON) tests/run_all.py
+
+# ---- tooling -----------------------------------------------------------------
+compile_commands.json:
+	$(MAKE) clean
+	bear -- $(MAKE) all $(UNIT_TESTS)
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

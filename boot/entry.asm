@@ -1,0 +1,277 @@
+; SPDX-License-Identifier: MIT
+; 32-bit entries for multiboot2 and PVH, the switch to long mode, and the
+; hand-over to kstart() in the higher half.
+;
+; Machine state on entry, multiboot2 (GRUB, BIOS or UEFI after it exited boot
+; services):
+;   32-bit protected mode, paging off, A20 on, interrupts off.
+;   EAX = 0x36d76289, EBX = physical address of the multiboot2 info (8-byte
+;   aligned, below 4 GiB).
+;   CS/DS/ES/FS/GS/SS are flat 4 GiB segments, but the GDTR and IDTR may
+;   point anywhere and ESP is undefined: we load our own GDT and stack.
+;   On UEFI there is no VGA text mode and the 8259 PIC state is whatever the
+;   firmware left.
+;
+; Machine state on entry, PVH (QEMU -kernel, Xen, Firecracker):
+;   32-bit protected mode, paging off, interrupts off.
+;   EBX = physical address of struct hvm_start_info (magic 0x336ec578).
+;   CS is a flat 32-bit code segment, DS/ES/SS flat data; GDTR, IDTR and
+;   ESP are undefined, so we load our own.
+;
+; Both paths zero .bss, load the boot GDT, check for long mode (CPUID
+; 0x80000001 EDX bit 29; without it a message goes to COM1 and the CPU
+; halts), build early page tables (the first 4 GiB identity-mapped and the
+; first 1 GiB again at KERNEL_VMA, all with 2 MiB pages), enable PAE, LME, NX
+; (when CPUID has it) and paging, then jump to 64-bit code and call
+;   kstart(loader, magic, info)      ; rdi, rsi, rdx
+; with loader = 1 for multiboot2 and 2 for PVH, magic = EAX at entry
+; (multiboot2 only, 0 for PVH) and info = EBX at entry.
+
+extern kstart
+extern boot_stack_top                ; high-half stack, in .bss
+extern __bss_phys_start
+extern __bss_phys_end
+
+LOADER_MB2      equ 1
+LOADER_PVH      equ 2
+
+CR0_PE          equ 1 << 0
+CR0_WP          equ 1 << 16
+CR0_PG          equ 1 << 31
+CR4_PAE         equ 1 << 5
+MSR_EFER        equ 0xC0000080
+EFER_LME        equ 1 << 8
+EFER_NXE        equ 1 << 11
+
+PTE_P           equ 1 << 0
+PTE_W           equ 1 << 1
+PTE_PS          equ 1 << 7
+
+SEL_CODE32      equ 0x08
+SEL_DATA        equ 0x10
+SEL_CODE64      equ 0x18
+
+COM1            equ 0x3f8
+
+section .boot.text progbits alloc exec nowrite align=16
+bits 32
+
+global mb2_entry
+mb2_entry:
+    cli
+    cld
+    mov ebp, LOADER_MB2
+    mov esi, eax                      ; magic, checked in C
+    jmp common32
+
+global pvh_entry
+pvh_entry:
+    cli
+    cld
+    mov ebp, LOADER_PVH
+    xor esi, esi                      ; PVH's magic lives in the start info
+    jmp common32
+
+; From here on EBP = loader, ESI = magic, EBX = info.
+common32:
+    ; Zero the early page tables and boot stack, then the kernel .bss.
+    ; The loaders normally clear .bss, but nothing here depends on that.
+    mov edi, boot_bss_start
+    mov ecx, (boot_bss_end - boot_bss_start) / 4
+    xor eax, eax
+    rep stosd
+    mov edi, __bss_phys_start
+    mov ecx, __bss_phys_end
+    sub ecx, edi
+    shr ecx, 2
+    rep stosd
+
+    mov esp, boot_stack32_top
+    lgdt [boot_gdt_ptr]
+    jmp SEL_CODE32:.reload
+.reload:
+    mov ax, SEL_DATA
+    mov ds, ax
+    mov es, ax
+    mov ss, ax
+    xor ax, ax
+    mov fs, ax
+    mov gs, ax
+
+    call check_long_mode              ; returns EDX = CPUID 0x80000001 EDX
+
+    ; EFER: long mode, and no-execute when the CPU has it. C reads EFER to
+    ; learn whether NX may be set in page tables.
+    mov edi, edx
+    mov ecx, MSR_EFER
+    rdmsr
+    or eax, EFER_LME
+    test edi, 1 << 20
+    jz .no_nx
+    or eax, EFER_NXE
+.no_nx:
+    wrmsr
+
+    call build_early_page_tables
+
+    mov eax, cr4
+    or eax, CR4_PAE
+    mov cr4, eax
+    mov eax, boot_pml4
+    mov cr3, eax
+    mov eax, cr0
+    or eax, CR0_PE | CR0_PG | CR0_WP
+    mov cr0, eax
+    jmp SEL_CODE64:long64
+
+; Halts with a message on COM1 unless CPUID reports long mode.
+; Returns EDX = CPUID.80000001h:EDX. Clobbers EAX, ECX.
+check_long_mode:
+    push ebx
+    ; CPUID exists when EFLAGS.ID (bit 21) can be toggled.
+    pushfd
+    pop eax
+    mov ecx, eax
+    xor eax, 1 << 21
+    push eax
+    popfd
+    pushfd
+    pop eax
+    push ecx
+    popfd
+    xor eax, ecx
+    jz .no_lm
+    mov eax, 0x80000000
+    cpuid
+    cmp eax, 0x80000001
+    jb .no_lm
+    mov eax, 0x80000001
+    cpuid
+    test edx, 1 << 29
+    jz .no_lm
+    pop ebx
+    ret
+.no_lm:
+    mov esi, msg_no_long_mode
+    call serial_puts32
+.halt:
+    cli
+    hlt
+    jmp .halt
+
+; Writes the NUL-terminated string at ESI to COM1 at 115200 8N1. Every wait
+; is bounded, so a machine without a UART does not hang here.
+serial_puts32:
+    mov dx, COM1 + 1
+    xor al, al
+    out dx, al                        ; no interrupts
+    mov dx, COM1 + 3
+    mov al, 0x80
+    out dx, al                        ; DLAB on
+    mov dx, COM1 + 0
+    mov al, 1
+    out dx, al                        ; divisor 1: 115200 baud
+    mov dx, COM1 + 1
+    xor al, al
+    out dx, al
+    mov dx, COM1 + 3
+    mov al, 0x03
+    out dx, al                        ; 8N1, DLAB off
+.next:
+    lodsb
+    test al, al
+    jz .done
+    mov ah, al
+    mov ecx, 100000
+.wait:
+    mov dx, COM1 + 5
+    in al, dx
+    test al, 0x20                     ; transmitter holding register empty
+    jnz .send
+    dec ecx
+    jnz .wait
+.send:
+    mov dx, COM1
+    mov al, ah
+    out dx, al
+    jmp .next
+.done:
+    ret
+
+; Identity-maps 0..4 GiB and maps 0..1 GiB at KERNEL_VMA (PML4 slot 511,
+; PDPT slot 510), all with 2 MiB pages. The tables were zeroed above.
+build_early_page_tables:
+    mov dword [boot_pml4], boot_pdpt_low + (PTE_P | PTE_W)
+    mov dword [boot_pml4 + 511 * 8], boot_pdpt_high + (PTE_P | PTE_W)
+    mov dword [boot_pdpt_high + 510 * 8], boot_pd + (PTE_P | PTE_W)
+    xor ecx, ecx
+.pdpt:
+    mov eax, ecx
+    shl eax, 12
+    add eax, boot_pd + (PTE_P | PTE_W)
+    mov [boot_pdpt_low + ecx * 8], eax
+    inc ecx
+    cmp ecx, 4
+    jb .pdpt
+    ; 2048 PD entries, 2 MiB each: entry i maps i * 2 MiB. The high dword
+    ; carries bits 32-33 of the address.
+    xor ecx, ecx
+.pd:
+    mov eax, ecx
+    shl eax, 21
+    or eax, PTE_P | PTE_W | PTE_PS
+    mov edx, ecx
+    shr edx, 11
+    mov [boot_pd + ecx * 8], eax
+    mov [boot_pd + ecx * 8 + 4], edx
+    inc ecx
+    cmp ecx, 2048
+    jb .pd
+    ret
+
+bits 64
+long64:
+    mov ax, SEL_DATA
+    mov ds, ax
+    mov es, ax
+    mov ss, ax
+    xor eax, eax
+    mov fs, ax
+    mov gs, ax
+    mov rsp, boot_stack_top           ; the higher-half stack
+    mov edi, ebp                      ; loader
+    mov esi, esi                      ; magic; clears the undefined upper half
+    mov edx, ebx                      ; info, physical
+    xor ebp, ebp                      ; end of the frame-pointer chain
+    mov rax, kstart
+    call rax
+.hang:
+    cli
+    hlt
+    jmp .hang
+
+section .boot.rodata progbits alloc noexec nowrite align=16
+; Flat segments. The accessed bits are preset so that loading a selector
+; never writes to this read-only page.
+boot_gdt:
+    dq 0
+    dq 0x00cf9b000000ffff             ; 0x08: 32-bit code
+    dq 0x00cf93000000ffff             ; 0x10: data
+    dq 0x00af9b000000ffff             ; 0x18: 64-bit code
+boot_gdt_end:
+boot_gdt_ptr:
+    dw boot_gdt_end - boot_gdt - 1
+    dd boot_gdt
+
+msg_no_long_mode:
+    db "bootheap: this CPU has no long mode (x86-64); cannot continue. Halting.", 13, 10, 0
+
+section .boot.bss nobits alloc noexec write align=4096
+boot_bss_start:
+boot_pml4:      resb 4096
+boot_pdpt_low:  resb 4096
+boot_pdpt_high: resb 4096
+boot_pd:        resb 4 * 4096
+boot_stack32:   resb 4096
+boot_stack32_top:
+boot_bss_end:

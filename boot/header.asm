@@ -1,0 +1,75 @@
+; SPDX-License-Identifier: MIT
+; Loader headers. GRUB finds the multiboot2 header in the first 32 KiB of the
+; ELF file; QEMU, Xen, Firecracker and Cloud Hypervisor find the PVH entry in
+; an ELF note. Both lead to the 32-bit entries in boot/entry.asm.
+
+extern mb2_entry
+extern pvh_entry
+
+MB2_HEADER_MAGIC   equ 0xE85250D6
+MB2_ARCH_I386      equ 0          ; 32-bit protected mode entry
+
+MB2_TAG_END        equ 0
+MB2_TAG_INFO_REQ   equ 1
+MB2_TAG_ENTRY      equ 3
+MB2_TAG_FB         equ 5
+MB2_TAG_OPTIONAL   equ 1
+
+; Info tag types requested from the loader (see kernel/bootinfo.c).
+MB2_INFO_CMDLINE   equ 1
+MB2_INFO_LOADER    equ 2
+MB2_INFO_MODULE    equ 3
+MB2_INFO_MEMINFO   equ 4
+MB2_INFO_MMAP      equ 6
+MB2_INFO_FB        equ 8
+MB2_INFO_ACPI_OLD  equ 14
+MB2_INFO_ACPI_NEW  equ 15
+MB2_INFO_EFI_MMAP  equ 17
+
+section .multiboot2 progbits alloc noexec nowrite align=8
+mb2_header:
+    dd MB2_HEADER_MAGIC
+    dd MB2_ARCH_I386
+    dd mb2_header_end - mb2_header
+    dd (0x100000000 - (MB2_HEADER_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))) & 0xffffffff
+
+    ; Ask for everything the boot-info structure holds. Optional, so a
+    ; loader that cannot supply a tag still boots us; the parser decides
+    ; what is really required (a memory map).
+    align 8
+.info_req:
+    dw MB2_TAG_INFO_REQ, MB2_TAG_OPTIONAL
+    dd .info_req_end - .info_req
+    dd MB2_INFO_CMDLINE, MB2_INFO_LOADER, MB2_INFO_MODULE, MB2_INFO_MEMINFO
+    dd MB2_INFO_MMAP, MB2_INFO_FB, MB2_INFO_ACPI_OLD, MB2_INFO_ACPI_NEW
+    dd MB2_INFO_EFI_MMAP
+.info_req_end:
+
+    ; Enter at the multiboot2 entry, whatever the ELF entry says.
+    align 8
+.entry:
+    dw MB2_TAG_ENTRY, 0
+    dd 12
+    dd mb2_entry
+
+    ; A linear framebuffer of any size: the screen console draws on it.
+    align 8
+.fb:
+    dw MB2_TAG_FB, MB2_TAG_OPTIONAL
+    dd 20
+    dd 0, 0, 0                        ; width, height, depth: no preference
+
+    align 8
+    dw MB2_TAG_END, 0
+    dd 8
+mb2_header_end:
+
+; PVH: an ELF note, owner "Xen", type XEN_ELFNOTE_PHYS32_ENTRY (18), holding
+; the 32-bit physical entry. The descriptor is 8 bytes wide because QEMU
+; reads a full word from it; the upper half is zero.
+section .note.Xen note alloc noexec nowrite align=4
+    dd 4                              ; namesz
+    dd 8                              ; descsz
+    dd 18                             ; XEN_ELFNOTE_PHYS32_ENTRY
+    db "Xen", 0
+    dq pvh_entry

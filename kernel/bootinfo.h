@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one boot-info structure. The multiboot2 and PVH entries each fill it
+ * from their own format; nothing after the hand-over reads a loader's raw
+ * data. The parsers are plain C over a physical-memory reader, so the host
+ * tests feed them hostile blobs.
+ */
+#ifndef KERNEL_BOOTINFO_H
+#define KERNEL_BOOTINFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define BI_MMAP_MAX         512     /* raw memory-map entries kept */
+#define BI_MODULES_MAX      16
+#define BI_RESV_MAX         (8 + 2 * BI_MODULES_MAX)
+#define BI_CMDLINE_MAX      1024    /* bytes, with the NUL */
+#define BI_NAME_MAX         64
+#define MB2_INFO_MAX        (1u << 20)  /* a larger total size is a lie */
+
+#define MB2_BOOTLOADER_MAGIC 0x36d76289u
+#define PVH_START_MAGIC      0x336ec578u
+
+enum bi_loader { BI_LOADER_NONE = 0, BI_LOADER_MB2 = 1, BI_LOADER_PVH = 2 };
+
+/* Parse errors: 0 is success, every failure is negative. */
+enum bi_err {
+    BI_OK = 0,
+    BI_EMAGIC = -1,         /* wrong magic value */
+    BI_EBADPTR = -2,        /* a pointer to memory the kernel cannot read */
+    BI_ETOTAL = -3,         /* multiboot2 total size is implausible or lies */
+    BI_ETRUNC = -4,         /* a tag or string is cut short */
+    BI_EOVERSIZE = -5,      /* a tag runs past the end of the info */
+    BI_ENOMMAP = -6,        /* no memory map at all */
+    BI_EMMAP = -7,          /* a malformed memory map */
+    BI_ETOOMANY = -8,       /* more entries than the kernel keeps */
+    BI_EVERSION = -9,       /* PVH start info too old */
+    BI_EDUP = -10,          /* a tag that may appear once appeared twice */
+};
+
+struct bi_mmap_entry {
+    uint64_t addr;
+    uint64_t len;
+    uint32_t type;          /* e820 numbering; loaders' own numbers kept */
+};
+
+struct bootinfo_fb {
+    bool present;
+    uint64_t addr;          /* physical */
+    uint32_t pitch, width, height;  /* bytes per line; pixels or characters */
+    uint8_t bpp;
+    uint8_t type;           /* 0 indexed, 1 RGB, 2 EGA text */
+    uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
+};
+
+struct bi_module {
+    uint64_t start, end;    /* physical bytes [start, end) */
+    char cmdline[64];
+};
+
+/* A physical byte range that loader data occupies and RAM must not reuse. */
+struct bi_range {
+    uint64_t start, end;
+    const char *what;
+};
+
+struct bootinfo {
+    enum bi_loader loader;
+    char loader_name[BI_NAME_MAX];
+    char cmdline[BI_CMDLINE_MAX];
+
+    struct bi_mmap_entry mmap[BI_MMAP_MAX];
+    unsigned mmap_count;
+    const char *mmap_source;        /* which table the map came from */
+
+    bool meminfo;                   /* multiboot2 basic meminfo */
+    uint32_t mem_lower_kib, mem_upper_kib;
+
+    uint8_t rsdp[36];               /* a copy of the ACPI RSDP */
+    uint32_t rsdp_len;              /* 0: none; 20: ACPI 1.0; 36: 2.0+ */
+    uint64_t rsdp_phys;             /* where it was, when the loader said */
+
+    struct bootinfo_fb fb;
+
+    struct bi_module modules[BI_MODULES_MAX];
+    unsigned module_count;
+
+    struct bi_range resv[BI_RESV_MAX];
+    unsigned resv_count;
+
+    char error[192];                /* why the last parse failed */
+};
+
+/*
+ * Physical memory reader: a pointer to len readable bytes at paddr, or NULL
+ * when they are not all readable.
+ */
+typedef const void *(*bi_phys_fn)(uint64_t paddr, uint64_t len, void *ctx);
+
+/*
+ * Fill bi from a multiboot2 info at info_paddr, given EAX at entry. Returns
+ * BI_OK or a negative enum bi_err, with bi->error naming the problem.
+ */
+int mb2_parse(struct bootinfo *bi, uint32_t magic, uint64_t info_paddr,
+              bi_phys_fn phys, void *ctx);
+
+/* Fill bi from a PVH hvm_start_info at paddr. Same return convention. */
+int pvh_parse(struct bootinfo *bi, uint64_t paddr, bi_phys_fn phys, void *ctx);
+
+const char *bi_loader_name(enum bi_loader l);
+
+#endif

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// Command-line parsing over a table of options (see kernel/cmdline.h).
+#include "kernel/cmdline.h"
+
+#include <stdint.h>
+
+#include "kernel/compiler.h"
+#include "kernel/libc.h"
+
+static bool parse_uint(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+
+    if (n == 0 || n > 19)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static bool word_is(const char *w, size_t n, const char *lit)
+{
+    return strlen(lit) == n && !strncmp(w, lit, n);
+}
+
+static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool has_val,
+                 char *err, size_t errlen)
+{
+    switch (o->type) {
+    case OPT_FLAG: {
+        bool v = true;
+        if (has_val) {
+            if (word_is(val, vlen, "1") || word_is(val, vlen, "on") || word_is(val, vlen, "yes"))
+                v = true;
+            else if (word_is(val, vlen, "0") || word_is(val, vlen, "off") || word_is(val, vlen, "no"))
+                v = false;
+            else
+                goto bad;
+        }
+        *(bool *)o->dst = v;
+        return 0;
+    }
+    case OPT_UINT: {
+        uint64_t v;
+        if (!has_val || !parse_uint(val, vlen, &v) || v < o->min || v > o->max)
+            goto bad;
+        *(unsigned *)o->dst = (unsigned)v;
+        return 0;
+    }
+    case OPT_STR:
+        if (!has_val || vlen + 1 > o->size)
+            goto bad;
+        memcpy(o->dst, val, vlen);
+        ((char *)o->dst)[vlen] = '\0';
+        return 0;
+    case OPT_CHOICE:
+        for (int i = 0; has_val && o->choices[i]; i++) {
+            if (word_is(val, vlen, o->choices[i])) {
+                *(int *)o->dst = i;
+                return 0;
+            }
+        }
+        goto bad;
+    }
+bad:
+    switch (o->type) {
+    case OPT_UINT:
+        snprintf(err, errlen, "%s=%.*s: expected a whole number from %u to %u",
+                 o->key, (int)vlen, val, o->min, o->max);
+        break;
+    case OPT_STR:
+        snprintf(err, errlen, "%s=%.*s: expected a value of at most %zu characters",
+                 o->key, (int)vlen, val, o->size - 1);
+        break;
+    case OPT_CHOICE: {
+        int n = snprintf(err, errlen, "%s=%.*s: expected one of", o->key, (int)vlen, val);
+        for (int i = 0; o->choices[i] && n > 0 && (size_t)n < errlen; i++)
+            n += snprintf(err + n, errlen - (size_t)n, " %s", o->choices[i]);
+        break;
+    }
+    default:
+        snprintf(err, errlen, "%s=%.*s: expected on or off", o->key, (int)vlen, val);
+        break;
+    }
+    return -1;
+}
+
+int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts,
+                  char *err, size_t errlen, cmdline_warn_fn warn)
+{
+    const char *p = line;
+    bool first = true;
+
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            return 0;
+        const char *w = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        size_t wlen = (size_t)(p - w);
+        if (first && *w == '/') {
+            first = false;
+            continue;
+        }
+        first = false;
+
+        const char *eq = memchr(w, '=', wlen);
+        size_t klen = eq ? (size_t)(eq - w) : wlen;
+        const char *val = eq ? eq + 1 : NULL;
+        size_t vlen = eq ? wlen - klen - 1 : 0;
+        const struct cmdline_opt *o = NULL;
+
+        for (size_t i = 0; i < nopts && !o; i++)
+            if (word_is(w, klen, opts[i].key))
+                o = &opts[i];
+        if (!o) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "unknown command-line option '%.*s' ignored",
+                     (int)MIN(wlen, 100), w);
+            if (warn)
+                warn(msg);
+            continue;
+        }
+        if (apply(o, val, vlen, eq != NULL, err, errlen))
+            return -1;
+    }
+}
+
+#ifndef BOOTHEAP_HOST
+extern const struct cmdline_opt __cmdline_opts_start[], __cmdline_opts_end[];
+
+static void warn_console(const char *msg)
+{
+    printk("warning: %s\n", msg);
+}
+
+void cmdline_apply(const char *line)
+{
+    char err[160];
+
+    if (cmdline_parse(line, __cmdline_opts_start,
+                      (size_t)(__cmdline_opts_end - __cmdline_opts_start),
+                      err, sizeof(err), warn_console))
+        panic("bad command line: %s", err);
+}
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel command line: space-separated "key=value" or bare "key" words.
+ * Each subsystem declares its own options with CMDLINE_OPT(); unknown keys
+ * draw a warning, a bad value for a known key is an error.
+ */
+#ifndef KERNEL_CMDLINE_H
+#define KERNEL_CMDLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum opt_type {
+    OPT_FLAG,       /* bool: "key", "key=1", "key=0", "key=on", "key=off" */
+    OPT_UINT,       /* unsigned int in [min, max] */
+    OPT_STR,        /* char[size], copied with its NUL */
+    OPT_CHOICE,     /* int: index into choices[] */
+};
+
+struct cmdline_opt {
+    const char *key;
+    enum opt_type type;
+    void *dst;
+    unsigned min, max;              /* OPT_UINT */
+    size_t size;                    /* OPT_STR */
+    const char *const *choices;     /* OPT_CHOICE, NULL-terminated */
+    const char *help;
+};
+
+#define CMDLINE_OPT(name, ...)                                              \
+    static const struct cmdline_opt cmdline_opt_##name                      \
+        __attribute__((used, section(".cmdline_opts"), aligned(8))) = { __VA_ARGS__ }
+
+typedef void (*cmdline_warn_fn)(const char *msg);
+
+/*
+ * Applies line to opts. Returns 0, or -1 with err holding the problem (a
+ * bad value for a known key). Unknown keys go to warn and are skipped.
+ * A first word that starts with '/' is a loader's kernel path and skipped.
+ */
+int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts,
+                  char *err, size_t errlen, cmdline_warn_fn warn);
+
+/* Applies the kernel's command line to every CMDLINE_OPT(); panics on error. */
+void cmdline_apply(const char *line);
+
+#endif

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// The screen console on the loader's framebuffer (RGB, 16 to 32 bits per
+// pixel, with an 8x16 font) or on an EGA text buffer, and the fan-out of
+// console output to serial and screen.
+#include "kernel/console.h"
+
+#include "kernel/bootinfo.h"
+#include "kernel/string.h"
+
+#define GLYPH_W 8
+#define GLYPH_H 16
+
+/* build/font.c, made from a console font of Debian's kbd package. */
+extern const uint8_t font8x16[96][16];
+
+static struct {
+    bool on;
+    uint8_t *base;          /* where the framebuffer is mapped now */
+    uint64_t phys;
+    uint32_t pitch, width, height, bpp, type;
+    uint32_t cols, rows, col, row;
+    uint32_t fg, bg;
+} scr;
+
+static void screen_clear_line_px(uint32_t y);
+
+static uint32_t rgb(const struct bootinfo_fb *fb, uint8_t r, uint8_t g, uint8_t b)
+{
+    return ((uint32_t)(r >> (8 - fb->red_size)) << fb->red_pos) |
+           ((uint32_t)(g >> (8 - fb->green_size)) << fb->green_pos) |
+           ((uint32_t)(b >> (8 - fb->blue_size)) << fb->blue_pos);
+}
+
+bool screen_init(const struct bootinfo_fb *fb)
+{
+    scr.on = false;
+    if (!fb->present)
+        return false;
+    if (fb->type == 2) {                    /* EGA text: 2 bytes per cell */
+        scr.cols = fb->width;
+        scr.rows = fb->height;
+    } else if (fb->type == 1 && fb->bpp >= 16 && fb->bpp <= 32 && fb->bpp % 8 == 0 &&
+               fb->red_size && fb->red_size <= 8 && fb->green_size && fb->green_size <= 8 &&
+               fb->blue_size && fb->blue_size <= 8) {
+        scr.cols = fb->width / GLYPH_W;
+        scr.rows = fb->height / GLYPH_H;
+        scr.fg = rgb(fb, 0xd0, 0xd0, 0xd0);
+        scr.bg = rgb(fb, 0, 0, 0);
+    } else {
+        return false;                       /* indexed colour: not drawn */
+    }
+    if (!scr.cols || !scr.rows || fb->addr == 0 || fb->addr + (uint64_t)fb->pitch * fb->height > (1ull << 32))
+        return false;                       /* must sit in the boot identity map */
+    scr.phys = fb->addr;
+    scr.base = (uint8_t *)(uintptr_t)fb->addr;
+    scr.pitch = fb->pitch;
+    scr.width = fb->width;
+    scr.height = fb->height;
+    scr.bpp = fb->bpp;
+    scr.type = fb->type;
+    scr.col = scr.row = 0;
+    scr.on = true;
+    for (uint32_t y = 0; y < (scr.type == 2 ? scr.rows : scr.height); y++)
+        screen_clear_line_px(y);
+    return true;
+}
+
+void screen_relocate(void *base)
+{
+    scr.base = base;
+}
+
+uint64_t screen_phys(uint64_t *bytes)
+{
+    *bytes = scr.on ? (uint64_t)scr.pitch * (scr.type == 2 ? scr.rows : scr.height) : 0;
+    return scr.phys;
+}
+
+static void screen_clear_line_px(uint32_t y)
+{
+    uint8_t *line = scr.base + (uint64_t)y * scr.pitch;
+
+    if (scr.type == 2) {
+        for (uint32_t x = 0; x < scr.cols; x++) {
+            line[2 * x] = ' ';
+            line[2 * x + 1] = 0x07;
+        }
+        return;
+    }
+    for (uint32_t x = 0; x < scr.width; x++) {
+        uint8_t *p = line + x * (scr.bpp / 8);
+        for (uint32_t b = 0; b < scr.bpp / 8; b++)
+            p[b] = (uint8_t)(scr.bg >> (8 * b));
+    }
+}
+
+static void put_pixel(uint32_t x, uint32_t y, uint32_t colour)
+{
+    uint8_t *p = scr.base + (uint64_t)y * scr.pitch + x * (scr.bpp / 8);
+
+    for (uint32_t b = 0; b < scr.bpp / 8; b++)
+        p[b] = (uint8_t)(colour >> (8 * b));
+}
+
+static void draw_char(char c)
+{
+    unsigned char uc = (unsigned char)c;
+
+    if (scr.type == 2) {
+        uint8_t *cell = scr.base + (uint64_t)scr.row * scr.pitch + scr.col * 2;
+        cell[0] = uc;
+        cell[1] = 0x07;
+        return;
+    }
+    const uint8_t *g = font8x16[(uc >= 0x20 && uc < 0x80 ? uc : '?') - 0x20];
+    for (uint32_t y = 0; y < GLYPH_H; y++)
+        for (uint32_t x = 0; x < GLYPH_W; x++)
+            put_pixel(scr.col * GLYPH_W + x, scr.row * GLYPH_H + y,
+                      (g[y] & (0x80 >> x)) ? scr.fg : scr.bg);
+}
+
+static void newline(void)
+{
+    scr.col = 0;
+    if (scr.row + 1 < scr.rows) {
+        scr.row++;
+        return;
+    }
+    /* Scroll one text row. */
+    uint32_t line_px = scr.type == 2 ? 1 : GLYPH_H;
+    uint64_t row_bytes = (uint64_t)scr.pitch * line_px;
+    memmove(scr.base, scr.base + row_bytes, row_bytes * (scr.rows - 1));
+    for (uint32_t y = 0; y < line_px; y++)
+        screen_clear_line_px((scr.rows - 1) * line_px + y);
+}
+
+void screen_write(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n && scr.on; i++) {
+        char c = s[i];
+        if (c == '\n') {
+            newline();
+        } else if (c == '\r') {
+            scr.col = 0;
+        } else if (c == '\t') {
+            do
+                screen_write(" ", 1);
+            while (scr.col % 8);
+        } else {
+            draw_char(c);
+            if (++scr.col == scr.cols)
+                newline();
+        }
+    }
+}
+
+void console_write(unsigned sinks, const char *s, size_t n)
+{
+    if (sinks & CON_SERIAL)
+        serial_write(s, n);
+    if (sinks & CON_SCREEN)
+        screen_write(s, n);
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// The end of every run. Under QEMU the exit status carries the verdict; on
+// real hardware the last lines stay on the screen and the CPU halts.
+#include "kernel/exit.h"
+
+#include "kernel/cpu.h"
+#include "kernel/printk.h"
+#include "kernel/record.h"
+
+static enum exit_mode mode = EXIT_MODE_AUTO;
+
+void exit_set_mode(enum exit_mode m)
+{
+    mode = m;
+}
+
+__noreturn void machine_exit(int status)
+{
+    bool port = mode == EXIT_MODE_QEMU ||
+                (mode == EXIT_MODE_AUTO && (cpu.accel == ACCEL_KVM || cpu.accel == ACCEL_TCG));
+
+    __asm__ volatile("cli");
+    if (port)
+        outl(DEBUG_EXIT_PORT, status == EXIT_OK ? DEBUG_EXIT_OK : DEBUG_EXIT_FAIL);
+    /* Real hardware, or QEMU without the exit device: stay here. */
+    for (;;)
+        __asm__ volatile("hlt");
+}
+
+__noreturn void machine_done(void)
+{
+    struct record r;
+
+    record_begin(&r, "done");
+    record_str(&r, "status", "ok");
+    record_end(&r);
+    printk("bootheap: finished, status ok\n");
+    machine_exit(EXIT_OK);
+}
+
+__noreturn void machine_fail(const char *why)
+{
+    struct record r;
+
+    record_begin(&r, "done");
+    record_str(&r, "status", "fail");
+    record_str(&r, "reason", why);
+    record_end(&r);
+    printk("bootheap: finished, status FAIL (%s)\n", why);
+    machine_exit(EXIT_FAIL);
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The C library subset that the parsers and mm/ share between the kernel and
+ * the host unit tests: strings and snprintf. Host builds define
+ * BOOTHEAP_HOST and get the system's versions.
+ */
+#ifndef KERNEL_LIBC_H
+#define KERNEL_LIBC_H
+
+#ifdef BOOTHEAP_HOST
+#include <stdio.h>
+#include <string.h>
+#else
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#endif
+
+#endif

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// kstart: the boot path, top to bottom, from the hand-over to the report.
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/cpu.h"
+#include "kernel/exit.h"
+#include "kernel/printk.h"
+#include "kernel/record.h"
+#include "kernel/selftest.h"
+#include "kernel/string.h"
+#include "kernel/traps.h"
+
+#define BOOTHEAP_VERSION "0.1"
+
+struct bootinfo bootinfo;
+
+static bool opt_selftest;
+static bool opt_verbose;
+static int opt_exit;
+static int opt_fault;
+
+static const char *const exit_modes[] = { "auto", "qemu", "halt", NULL };
+static const char *const faults[] = { "none", "ud", "pf", "gp", "de", "panic", NULL };
+
+CMDLINE_OPT(selftest, .key = "selftest", .type = OPT_FLAG, .dst = &opt_selftest,
+            .help = "run the in-kernel self-tests (KTAP on serial) instead of the benchmark");
+CMDLINE_OPT(verbose, .key = "verbose", .type = OPT_FLAG, .dst = &opt_verbose,
+            .help = "print more detail about each step");
+CMDLINE_OPT(exit, .key = "exit", .type = OPT_CHOICE, .dst = &opt_exit, .choices = exit_modes,
+            .help = "how a run ends: auto (QEMU exit device under KVM/TCG), qemu, or halt");
+CMDLINE_OPT(fault, .key = "fault", .type = OPT_CHOICE, .dst = &opt_fault, .choices = faults,
+            .help = "raise an exception or panic on purpose, to test the fatal-error path");
+
+/* Loader data lies below 4 GiB, which the boot page tables map 1:1. */
+static const void *boot_phys(uint64_t paddr, uint64_t len, void *ctx)
+{
+    (void)ctx;
+    if (paddr == 0 || paddr + len < paddr || paddr + len > (1ull << 32))
+        return NULL;
+    return (const void *)(uintptr_t)paddr;
+}
+
+static void parse_bootinfo(uint32_t loader, uint32_t magic, uint32_t info)
+{
+    int err;
+
+    if (loader == BI_LOADER_MB2)
+        err = mb2_parse(&bootinfo, magic, info, boot_phys, NULL);
+    else
+        err = pvh_parse(&bootinfo, info, boot_phys, NULL);
+    if (err)
+        panic("bad boot information from the %s loader: %s",
+              bi_loader_name((enum bi_loader)loader), bootinfo.error);
+}
+
+static void print_bootinfo(void)
+{
+    const struct bootinfo *bi = &bootinfo;
+    struct record r;
+
+    printk("loader: %s (%s)\n", bi->loader_name[0] ? bi->loader_name : "unnamed",
+           bi_loader_name(bi->loader));
+    printk("command line: %s\n", bi->cmdline[0] ? bi->cmdline : "(empty)");
+    printk("cpu: %s, %s; accelerator %s%s%s\n", cpu.vendor, cpu.brand[0] ? cpu.brand : "?",
+           accel_name(cpu.accel), cpu.hypervisor ? ", hypervisor " : "",
+           cpu.hypervisor ? cpu.hv_signature : "");
+    if (bi->fb.present)
+        printk("screen: %ux%u, %u bpp, type %u at 0x%llx\n", bi->fb.width, bi->fb.height,
+               bi->fb.bpp, bi->fb.type, (unsigned long long)bi->fb.addr);
+    for (unsigned i = 0; i < bi->module_count; i++)
+        printk("module %u: [0x%llx, 0x%llx) %s\n", i, (unsigned long long)bi->modules[i].start,
+               (unsigned long long)bi->modules[i].end, bi->modules[i].cmdline);
+
+    record_begin(&r, "boot");
+    record_str(&r, "version", BOOTHEAP_VERSION);
+    record_str(&r, "loader", bi_loader_name(bi->loader));
+    record_str(&r, "loader_name", bi->loader_name);
+    record_str(&r, "cmdline", bi->cmdline);
+    record_str(&r, "accel", accel_name(cpu.accel));
+    record_str(&r, "cpu_vendor", cpu.vendor);
+    record_str(&r, "cpu_brand", cpu.brand);
+    record_str(&r, "hypervisor", cpu.hypervisor ? cpu.hv_signature : "");
+    record_bool(&r, "nx", cpu.nx);
+    record_bool(&r, "gbpages", cpu.gbpages);
+    record_bool(&r, "invariant_tsc", cpu.invariant_tsc);
+    record_bool(&r, "serial", serial_present());
+    record_str(&r, "mmap_source", bi->mmap_source);
+    record_arr_begin(&r, "mmap");
+    for (unsigned i = 0; i < bi->mmap_count; i++) {
+        record_obj_begin(&r, NULL);
+        record_u64(&r, "addr", bi->mmap[i].addr);
+        record_u64(&r, "len", bi->mmap[i].len);
+        record_u64(&r, "type", bi->mmap[i].type);
+        record_obj_end(&r);
+    }
+    record_arr_end(&r);
+    record_arr_begin(&r, "reserved");
+    for (unsigned i = 0; i < bi->resv_count; i++) {
+        record_obj_begin(&r, NULL);
+        record_u64(&r, "start", bi->resv[i].start);
+        record_u64(&r, "end", bi->resv[i].end);
+        record_str(&r, "what", bi->resv[i].what);
+        record_obj_end(&r);
+    }
+    record_arr_end(&r);
+    record_u64(&r, "modules", bi->module_count);
+    record_u64(&r, "rsdp_len", bi->rsdp_len);
+    if (bi->fb.present) {
+        record_obj_begin(&r, "fb");
+        record_u64(&r, "addr", bi->fb.addr);
+        record_u64(&r, "width", bi->fb.width);
+        record_u64(&r, "height", bi->fb.height);
+        record_u64(&r, "bpp", bi->fb.bpp);
+        record_u64(&r, "type", bi->fb.type);
+        record_obj_end(&r);
+    }
+    record_end(&r);
+}
+
+/* fault=...: the fatal-error paths are tested by boots that take them. */
+static void raise_fault(void)
+{
+    switch (faults[opt_fault][0]) {
+    case 'u':
+        __asm__ volatile("ud2");
+        break;
+    case 'p':
+        if (faults[opt_fault][1] == 'f')
+            *(volatile uint64_t *)0xdead0000000ull = 1;
+        else
+            panic("panic requested on the command line (fault=panic)");
+        break;
+    case 'g':
+        __asm__ volatile("movq %0, %%rax; movq (%%rax), %%rax" : : "i"(0x8000000000000000ull) : "rax");
+        break;
+    case 'd': {
+        volatile unsigned zero = 0;
+        printk("%u\n", 1u / zero);
+        break;
+    }
+    default:
+        return;
+    }
+    panic("fault=%s did not fault", faults[opt_fault]);
+}
+
+__noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info);
+
+__noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info)
+{
+    /* Serial first: everything after this can speak. */
+    serial_init();
+    /* CPU identity: the exit path needs to know whether QEMU runs us. */
+    cpu_init();
+    /* Exceptions: from here a fault prints a report instead of rebooting. */
+    traps_init();
+    /* Boot information: the last read of the loader's own format. */
+    parse_bootinfo(loader, magic, info);
+    /* The screen, when the loader set up a framebuffer. */
+    screen_init(&bootinfo.fb);
+    printk("\nbootheap %s: how fast can a kernel hand its boot memory to its buddy heap?\n",
+           BOOTHEAP_VERSION);
+    if (!serial_present())
+        printk("no serial port found: records go nowhere, the screen shows the report\n");
+    /* Options for every subsystem. */
+    cmdline_apply(bootinfo.cmdline);
+    exit_set_mode((enum exit_mode)opt_exit);
+    print_bootinfo();
+    raise_fault();
+
+    if (opt_selftest) {
+        if (selftest_run_all())
+            machine_fail("self-tests failed");
+        machine_done();
+    }
+    machine_done();
+}

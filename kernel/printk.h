@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Formatted output: printk to every console, panic, and a kernel vsnprintf. */
+#ifndef KERNEL_PRINTK_H
+#define KERNEL_PRINTK_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/compiler.h"
+
+/*
+ * vsnprintf/snprintf: C99 semantics for flags "-+ #0", width and precision
+ * (also "*"), lengths hh h l ll z t j, and conversions d i u x X o c s p %.
+ * Returns the length the full output would have had.
+ */
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
+
+/* Prints to the serial and screen consoles. */
+void printk(const char *fmt, ...) __printf(1, 2);
+void vprintk(const char *fmt, va_list ap);
+
+/* Prints to the serial console only: machine-readable records. */
+void serial_printk(const char *fmt, ...) __printf(1, 2);
+
+/* Formats a byte count as "512 KiB", "3.50 GiB" into buf; returns buf. */
+char *fmt_size(char *buf, size_t size, uint64_t bytes);
+
+/* Prints "panic: <message>", the backtrace, then ends the run as failed. */
+__noreturn void panic(const char *fmt, ...) __printf(1, 2);
+
+#endif
