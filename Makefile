@@ -9,7 +9,7 @@ HOSTCC   ?= gcc
 FUZZCC   ?= clang
 NASM     ?= nasm
 LD       ?= ld
-PYTHON   ?= python3
+PYTHON   ?= /usr/bin/python3
 # Kernel command line for `make run`, memory for `make run*`.
 ARGS     ?=
 MEM      ?= 8G

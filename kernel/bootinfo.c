@@ -395,7 +395,7 @@ int pvh_parse(struct bootinfo *bi, uint64_t paddr, bi_phys_fn phys, void *ctx)
     struct pvh_start_info si;
 
     reset(bi, BI_LOADER_PVH);
-    strlcpy(bi->loader_name, "PVH", sizeof(bi->loader_name));
+    memcpy(bi->loader_name, "PVH", 4);
     const struct pvh_start_info *p = need(bi, phys, ctx, paddr, PVH_START_INFO_V0_SIZE,
                                           "PVH start info", &err);
     if (!p)

@@ -32,13 +32,13 @@
 #define TiB(x) ((uint64_t)(x) << 40)
 
 /* Index of the highest set bit, 1-based; 0 for 0 (Xen's flsl). */
-static inline unsigned int flsl(uint64_t x)
+static inline unsigned int fls64(uint64_t x)
 {
     return x ? 64 - (unsigned int)__builtin_clzll(x) : 0;
 }
 
 /* Index of the lowest set bit, 1-based; 0 for 0 (Xen's ffsl). */
-static inline unsigned int ffsl(uint64_t x)
+static inline unsigned int ffs64(uint64_t x)
 {
     return (unsigned int)__builtin_ffsll((long long)x);
 }

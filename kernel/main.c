@@ -119,7 +119,7 @@ static void print_bootinfo(void)
 }
 
 /* fault=...: the fatal-error paths are tested by boots that take them. */
-static void raise_fault(void)
+static __attribute__((noinline)) void raise_fault(void)
 {
     switch (faults[opt_fault][0]) {
     case 'u':

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: MIT
+"""Every boot path reaches 64-bit C, reports its loader and a sane memory map,
+runs the self-tests and exits cleanly (issue: bootable foundation)."""
+import pytest
+
+from bootlib import assert_ktap_ok, boot, explain, ram_pages_in, record
+
+MIB = 1 << 20
+
+
+@pytest.mark.parametrize("mode,loader", [
+    ("pvh", "pvh"),
+    ("iso-bios", "multiboot2"),
+    ("iso-uefi", "multiboot2"),
+])
+def test_boot_path_selftests(mode, loader):
+    mem = 512 * MIB
+    r = boot(mode, "512M", "selftest")
+    assert_ktap_ok(r)
+    b = record(r, "boot")
+    assert b["loader"] == loader, explain(r)
+    assert b["cmdline"].split()[-1] == "selftest"
+    if mode.startswith("iso"):
+        assert b["loader_name"].startswith("GRUB"), b["loader_name"]
+    # A sane map: RAM below 640 KiB and above 1 MiB, and in total close to
+    # what QEMU was given (firmware keeps a little, never more than 16 MiB).
+    ram = ram_pages_in(b["mmap"])
+    assert mem - 16 * MIB <= ram <= mem, f"RAM in map {ram} vs -m {mem}\n" + explain(r)
+    assert any(e["type"] == 1 and e["addr"] >= MIB for e in b["mmap"])
+    if mode == "iso-uefi":
+        assert b["mmap_source"].startswith("multiboot2"), b["mmap_source"]
+
+
+def test_unknown_option_warns_and_boots():
+    r = boot("pvh", "256M", "no_such_option=1 selftest")
+    assert "unknown command-line option 'no_such_option=1' ignored" in r.log, explain(r)
+    assert_ktap_ok(r)
+
+
+def test_bad_option_value_fails_cleanly():
+    r = boot("pvh", "256M", "exit=sometimes")
+    assert r.status == "fail", explain(r)
+    assert "bad command line: exit=sometimes: expected one of auto qemu halt" in r.log, explain(r)
+    done = record(r, "done")
+    assert done["status"] == "fail"
+
+
+@pytest.mark.parametrize("fault,name", [
+    ("ud", "#UD invalid opcode"),
+    ("pf", "#PF page fault"),
+    ("gp", "#GP general protection"),
+    ("de", "#DE divide error"),
+])
+def test_exception_report(fault, name):
+    r = boot("pvh", "256M", f"fault={fault}")
+    assert r.status == "fail", explain(r)
+    assert f"FATAL EXCEPTION: vector" in r.log and name in r.log, explain(r)
+    assert "RIP " in r.log and "CR2 " in r.log and "RAX " in r.log, explain(r)
+    # The backtrace names the function that faulted and its callers.
+    assert "raise_fault+0x" in r.log, explain(r)
+    assert "kstart+0x" in r.log, explain(r)
+    if fault == "pf":
+        assert "CR2 00000dead0000000" in r.log, explain(r)
+    assert record(r, "done")["status"] == "fail"
+
+
+def test_panic_is_a_clean_failure():
+    r = boot("pvh", "256M", "fault=panic")
+    assert r.status == "fail", explain(r)
+    assert "panic: panic requested on the command line" in r.log
+    assert "kstart+0x" in r.log, explain(r)
+
+
+def test_no_serial_port_does_not_hang():
+    # Without a UART the kernel must still finish and exit with its verdict.
+    r = boot("pvh", "256M", "selftest", serial=False, timeout=60)
+    assert r.status == "ok", explain(r)
+
+
+def test_halt_mode_does_not_exit():
+    # exit=halt is what real hardware gets: print, then halt. QEMU keeps
+    # running, so the harness times out, after the final record.
+    r = boot("pvh", "256M", "exit=halt", timeout=10)
+    assert r.status == "timeout", explain(r)
+    assert record(r, "done")["status"] == "ok"

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// Host tests for kernel/cmdline.c.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "kernel/cmdline.h"
+
+static bool flag;
+static unsigned runs;
+static char strat[16];
+static int mode;
+static const char *const modes[] = { "auto", "qemu", "halt", NULL };
+static char warned[256];
+
+static const struct cmdline_opt opts[] = {
+    { .key = "selftest", .type = OPT_FLAG, .dst = &flag },
+    { .key = "runs", .type = OPT_UINT, .dst = &runs, .min = 1, .max = 1000 },
+    { .key = "strategies", .type = OPT_STR, .dst = strat, .size = sizeof(strat) },
+    { .key = "exit", .type = OPT_CHOICE, .dst = &mode, .choices = modes },
+};
+
+static void warn(const char *msg)
+{
+    strncat(warned, msg, sizeof(warned) - strlen(warned) - 2);
+    strcat(warned, ";");
+}
+
+static int parse(const char *line, char *err)
+{
+    flag = false;
+    runs = 5;
+    strcpy(strat, "all");
+    mode = 0;
+    warned[0] = '\0';
+    err[0] = '\0';
+    return cmdline_parse(line, opts, sizeof(opts) / sizeof(opts[0]), err, 160, warn);
+}
+
+static void test_values(void **state)
+{
+    char err[160];
+    (void)state;
+    assert_int_equal(parse("  selftest runs=12\tstrategies=page,chunk exit=halt ", err), 0);
+    assert_true(flag);
+    assert_int_equal(runs, 12);
+    assert_string_equal(strat, "page,chunk");
+    assert_int_equal(mode, 2);
+    assert_string_equal(warned, "");
+}
+
+static void test_loader_path_skipped(void **state)
+{
+    char err[160];
+    (void)state;
+    assert_int_equal(parse("/boot/bootheap.elf runs=3", err), 0);
+    assert_int_equal(runs, 3);
+    assert_string_equal(warned, "");
+    /* Only the first word may be a path. */
+    assert_int_equal(parse("runs=3 /boot/x", err), 0);
+    assert_string_equal(warned, "unknown command-line option '/boot/x' ignored;");
+}
+
+static void test_unknown_key_warns(void **state)
+{
+    char err[160];
+    (void)state;
+    assert_int_equal(parse("frob=1 runs=7 zap", err), 0);
+    assert_int_equal(runs, 7);
+    assert_string_equal(warned, "unknown command-line option 'frob=1' ignored;"
+                                "unknown command-line option 'zap' ignored;");
+}
+
+static void test_bad_values(void **state)
+{
+    char err[160];
+    (void)state;
+    assert_int_equal(parse("runs=0", err), -1);
+    assert_string_equal(err, "runs=0: expected a whole number from 1 to 1000");
+    assert_int_equal(parse("runs=abc", err), -1);
+    assert_string_equal(err, "runs=abc: expected a whole number from 1 to 1000");
+    assert_int_equal(parse("runs=99999999999999999999", err), -1);
+    assert_int_equal(parse("runs", err), -1);
+    assert_int_equal(parse("exit=later", err), -1);
+    assert_string_equal(err, "exit=later: expected one of auto qemu halt");
+    assert_int_equal(parse("strategies=0123456789abcdef", err), -1);
+    assert_string_equal(err, "strategies=0123456789abcdef: expected a value of at most 15 characters");
+    assert_int_equal(parse("selftest=maybe", err), -1);
+    assert_string_equal(err, "selftest=maybe: expected on or off");
+    assert_int_equal(parse("selftest=off", err), 0);
+    assert_false(flag);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_loader_path_skipped),
+        cmocka_unit_test(test_unknown_key_warns),
+        cmocka_unit_test(test_bad_values),
+    };
+    return cmocka_run_group_tests_name("cmdline", tests, NULL, NULL);
+}
