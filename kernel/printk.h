@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "kernel/compiler.h"
+#include "kernel/panic.h"
 
 /*
  * vsnprintf/snprintf: C99 semantics for flags "-+ #0", width and precision
@@ -27,7 +28,5 @@ void serial_printk(const char *fmt, ...) __printf(1, 2);
 /* Formats a byte count as "512 KiB", "3.50 GiB" into buf; returns buf. */
 char *fmt_size(char *buf, size_t size, uint64_t bytes);
 
-/* Prints "panic: <message>", the backtrace, then ends the run as failed. */
-__noreturn void panic(const char *fmt, ...) __printf(1, 2);
 
 #endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Page size, the physical limit, and the kernel's virtual address map:
+ *
+ *   0xffff800000000000  direct map of physical memory (up to MAX_PHYS_ADDR)
+ *   0xffffc00000000000  frame table: one struct page_info per MFN
+ *   0xffffc80000000000  machine-to-phys table: one u64 per MFN
+ *   0xffffd00000000000  device mappings (phys_map with mmio)
+ *   0xffffffff80000000  the kernel image (linker.ld)
+ */
+#ifndef MM_LAYOUT_H
+#define MM_LAYOUT_H
+
+#include <stdint.h>
+
+#define PAGE_SHIFT      12
+#define PAGE_SIZE       (1ull << PAGE_SHIFT)
+
+/*
+ * 16 TiB: free-list links are 32-bit MFNs, as in Xen's compressed page
+ * lists, so MFNs stay below 2^32. RAM above this is left out, with a warning.
+ */
+#define MAX_PHYS_BITS   44
+#define MAX_PHYS_ADDR   (1ull << MAX_PHYS_BITS)
+#define MAX_PFN_LIMIT   (MAX_PHYS_ADDR >> PAGE_SHIFT)
+
+#define DIRECTMAP_BASE  0xffff800000000000ull
+#define FRAMETABLE_BASE 0xffffc00000000000ull
+#define M2P_BASE        0xffffc80000000000ull
+#define IOMAP_BASE      0xffffd00000000000ull
+#define IOMAP_SIZE      (1ull << 30)
+#define KERNEL_VMA      0xffffffff80000000ull
+
+#define PFN_DOWN(x)     ((x) >> PAGE_SHIFT)
+#define PFN_UP(x)       (((x) + PAGE_SIZE - 1) >> PAGE_SHIFT)
+
+#endif

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+// Memory bring-up: the sanitised map, usable RAM minus every reservation in
+// the boot allocator, the page tables, the frame table, and the summary.
+#include "mm/mm.h"
+
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/errno.h"
+#include "kernel/printk.h"
+#include "kernel/record.h"
+#include "kernel/string.h"
+#include "mm/bootmem.h"
+#include "mm/e820.h"
+#include "mm/frametable.h"
+#include "mm/heap_priv.h"
+#include "mm/numa.h"
+#include "mm/paging.h"
+
+struct mm_summary mm;
+struct e820_map e820;
+
+static unsigned opt_numa_fake = 1;
+static int opt_bootscrub;
+static const char *const bootscrub_modes[] = { "idle", "off", NULL };
+
+CMDLINE_OPT(numa_fake, .key = "numa_fake", .type = OPT_UINT, .dst = &opt_numa_fake, .min = 1,
+            .max = MAX_NUMNODES, .help = "split RAM into N fake NUMA nodes of whole 1 GiB granules");
+CMDLINE_OPT(bootscrub, .key = "bootscrub", .type = OPT_CHOICE, .dst = &opt_bootscrub,
+            .choices = bootscrub_modes,
+            .help = "idle (Xen's default: boot pages marked as needing scrub) or off");
+
+extern const char __kernel_phys_start[], __kernel_phys_end[];
+
+static void print_map(const char *title, const struct e820_map *m)
+{
+    char sz[24];
+
+    printk("%s (%u entries):\n", title, m->count);
+    for (unsigned i = 0; i < m->count; i++)
+        printk("  [%016llx-%016llx) %-8s %s\n", (unsigned long long)m->e[i].addr,
+               (unsigned long long)(m->e[i].addr + m->e[i].len), e820_type_name(m->e[i].type),
+               fmt_size(sz, sizeof(sz), m->e[i].len));
+}
+
+static void record_map(struct record *r, const char *key, const struct e820_map *m)
+{
+    record_arr_begin(r, key);
+    for (unsigned i = 0; i < m->count; i++) {
+        record_obj_begin(r, NULL);
+        record_u64(r, "addr", m->e[i].addr);
+        record_u64(r, "len", m->e[i].len);
+        record_u64(r, "type", m->e[i].type);
+        record_obj_end(r);
+    }
+    record_arr_end(r);
+}
+
+/* Adds bytes to the summary line for what; lines with one name are merged. */
+static void count_reserved(const char *what, uint64_t bytes)
+{
+    for (unsigned i = 0; i < mm.nresv; i++) {
+        if (!strcmp(mm.resv[i].what, what)) {
+            mm.resv[i].bytes += bytes;
+            return;
+        }
+    }
+    if (mm.nresv == MM_RESV_MAX)
+        panic("more than %u kinds of reserved memory", MM_RESV_MAX);
+    mm.resv[mm.nresv++] = (struct mm_resv){ what, bytes };
+}
+
+/* Cuts [start, end) bytes out of the boot allocator, counting what it removed. */
+static void reserve(uint64_t start, uint64_t end, const char *what)
+{
+    uint64_t before = bootmem_pages(&bootmem);
+    int err = bootmem_zap(&bootmem, PFN_DOWN(start), PFN_UP(end));
+
+    if (err)
+        panic("cannot reserve %s [0x%llx, 0x%llx): the boot allocator's %u-region list is full",
+              what, (unsigned long long)start, (unsigned long long)end, BOOTMEM_MAX_REGIONS);
+    count_reserved(what, (before - bootmem_pages(&bootmem)) << PAGE_SHIFT);
+}
+
+/* Whole pages of type-1 RAM into the boot allocator. */
+static void add_usable_ram(void)
+{
+    for (unsigned i = 0; i < e820.count; i++) {
+        const struct e820_entry *e = &e820.e[i];
+        if (e->type != E820_RAM)
+            continue;
+        mm.ram_bytes += e->len;
+        uint64_t s = PFN_UP(e->addr), end = PFN_DOWN(e->addr + e->len);
+        if (end > MAX_PFN_LIMIT) {
+            if (s < MAX_PFN_LIMIT)
+                printk("warning: RAM above %llu TiB is left out (free-list links are 32-bit MFNs)\n",
+                       (unsigned long long)(MAX_PHYS_ADDR >> 40));
+            mm.ignored_bytes += (end - MAX(s, MAX_PFN_LIMIT)) << PAGE_SHIFT;
+            end = MAX(s, MIN(end, MAX_PFN_LIMIT));
+        }
+        if (s >= end)
+            continue;
+        mm.usable_bytes += (end - s) << PAGE_SHIFT;
+        int err = bootmem_add(&bootmem, s, end);
+        if (err)
+            panic("cannot add RAM [0x%llx, 0x%llx) to the boot allocator: %s",
+                  (unsigned long long)(s << PAGE_SHIFT), (unsigned long long)(end << PAGE_SHIFT),
+                  err == -ENOSPC ? "its region list is full" : "it overlaps another region");
+    }
+}
+
+/* The highest byte any RAM-like entry reaches: what the direct map covers. */
+static uint64_t direct_map_top(void)
+{
+    uint64_t top = 1ull << 32;
+
+    for (unsigned i = 0; i < e820.count; i++) {
+        const struct e820_entry *e = &e820.e[i];
+        if (e->type == E820_RAM || e->type == E820_ACPI || e->type == E820_NVS)
+            top = MAX(top, e->addr + e->len);
+    }
+    return MIN(top, MAX_PHYS_ADDR);
+}
+
+static void setup_numa(void)
+{
+    /* One node unless numa_fake asks for more: equal runs of granules. */
+    uint64_t granules = ALIGN_UP(max_pfn, 1ull << MEMNODE_SHIFT) >> MEMNODE_SHIFT;
+    unsigned nodes = (unsigned)MIN((uint64_t)opt_numa_fake, granules);
+    uint64_t per = ALIGN_UP(granules, nodes) / nodes;
+
+    memset(memnodemap, 0, sizeof(memnodemap));
+    for (unsigned n = 0; n < nodes; n++)
+        numa_set_range((n * per) << MEMNODE_SHIFT, MIN((n + 1) * per, granules) << MEMNODE_SHIFT, n);
+    mm.nodes = nodes;
+}
+
+static void print_summary(void)
+{
+    char a[24], b[24], c[24];
+    struct record r;
+
+    printk("memory: %s RAM in the map, %s usable, %s handed to the heap (%llu pages)\n",
+           fmt_size(a, sizeof(a), mm.ram_bytes), fmt_size(b, sizeof(b), mm.usable_bytes),
+           fmt_size(c, sizeof(c), heap_handover_pages() << PAGE_SHIFT),
+           (unsigned long long)heap_handover_pages());
+    for (unsigned i = 0; i < mm.nresv; i++)
+        printk("  reserved: %-22s %s\n", mm.resv[i].what, fmt_size(a, sizeof(a), mm.resv[i].bytes));
+    printk("direct map: %s with %s pages; %llu page-table pages\n",
+           fmt_size(a, sizeof(a), paging.directmap_bytes),
+           paging.directmap_page == (1ull << 30) ? "1 GiB" : "2 MiB",
+           (unsigned long long)paging.table_pages);
+    printk("frame table: %s of page_info at 0x%llx for %llu frames (%llu sections of 1 GiB); "
+           "M2P %s at 0x%llx\n", fmt_size(a, sizeof(a), frametable.bytes),
+           (unsigned long long)FRAMETABLE_BASE, (unsigned long long)max_pfn,
+           (unsigned long long)frametable.sections, fmt_size(b, sizeof(b), frametable.m2p_bytes),
+           (unsigned long long)M2P_BASE);
+    printk("boot allocator: %u regions:\n", heap_regions.nr);
+    for (unsigned i = 0; i < heap_regions.nr; i++)
+        printk("  mfn [%09llx-%09llx) %s\n", (unsigned long long)heap_regions.r[i].s,
+               (unsigned long long)heap_regions.r[i].e,
+               fmt_size(a, sizeof(a), (heap_regions.r[i].e - heap_regions.r[i].s) << PAGE_SHIFT));
+
+    record_begin(&r, "memory");
+    record_u64(&r, "ram_bytes", mm.ram_bytes);
+    record_u64(&r, "usable_bytes", mm.usable_bytes);
+    record_u64(&r, "ignored_bytes", mm.ignored_bytes);
+    record_u64(&r, "heap_pages", heap_handover_pages());
+    record_arr_begin(&r, "reserved");
+    for (unsigned i = 0; i < mm.nresv; i++) {
+        record_obj_begin(&r, NULL);
+        record_str(&r, "what", mm.resv[i].what);
+        record_u64(&r, "bytes", mm.resv[i].bytes);
+        record_obj_end(&r);
+    }
+    record_arr_end(&r);
+    record_arr_begin(&r, "bootmem");
+    for (unsigned i = 0; i < heap_regions.nr; i++) {
+        record_arr_begin(&r, NULL);
+        record_u64(&r, NULL, heap_regions.r[i].s);
+        record_u64(&r, NULL, heap_regions.r[i].e);
+        record_arr_end(&r);
+    }
+    record_arr_end(&r);
+    record_u64(&r, "max_pfn", max_pfn);
+    record_obj_begin(&r, "frame_table");
+    record_hex(&r, "virt", FRAMETABLE_BASE);
+    record_u64(&r, "bytes", frametable.bytes);
+    record_u64(&r, "entry_bytes", sizeof(struct page_info));
+    record_u64(&r, "sections", frametable.sections);
+    record_obj_end(&r);
+    record_u64(&r, "m2p_bytes", frametable.m2p_bytes);
+    record_obj_begin(&r, "direct_map");
+    record_u64(&r, "bytes", paging.directmap_bytes);
+    record_u64(&r, "page_size", paging.directmap_page);
+    record_u64(&r, "table_pages", paging.table_pages);
+    record_obj_end(&r);
+    record_u64(&r, "nodes", mm.nodes);
+    record_end(&r);
+}
+
+void mm_init(const struct bootinfo *bi)
+{
+    char err[160];
+    struct record r;
+
+    /* The firmware's map, made trustworthy. */
+    printk("memory map from the %s (%u entries):\n", bi->mmap_source, bi->mmap_count);
+    for (unsigned i = 0; i < bi->mmap_count; i++)
+        printk("  [%016llx-%016llx) type %u\n", (unsigned long long)bi->mmap[i].addr,
+               (unsigned long long)(bi->mmap[i].addr + bi->mmap[i].len), bi->mmap[i].type);
+    if (e820_sanitise(bi->mmap, bi->mmap_count, &e820, err, sizeof(err)))
+        panic("bad memory map from %s: %s", bi->mmap_source, err);
+    print_map("memory map, sanitised", &e820);
+    record_begin(&r, "e820");
+    record_u64(&r, "raw_count", bi->mmap_count);
+    record_map(&r, "sanitised", &e820);
+    record_end(&r);
+
+    /* Usable RAM, minus everything in use. */
+    bootmem_reset(&bootmem);
+    add_usable_ram();
+    reserve(0, MiB(1), "first MiB");
+    reserve((uint64_t)__kernel_phys_start, (uint64_t)__kernel_phys_end,
+            "kernel image and stacks");
+    for (unsigned i = 0; i < bi->resv_count; i++)
+        reserve(bi->resv[i].start, bi->resv[i].end, bi->resv[i].what);
+    if (!bootmem.nr)
+        panic("no usable RAM: the memory map has no whole page of RAM above 1 MiB "
+              "outside the kernel and the loader's data");
+    max_pfn = bootmem.r[bootmem.nr - 1].e;
+
+    /* Page tables (from boot memory below 4 GiB), then the frame table. */
+    uint64_t before = bootmem_pages(&bootmem);
+    paging_init(direct_map_top());
+    count_reserved("page tables", (before - bootmem_pages(&bootmem)) << PAGE_SHIFT);
+    before = bootmem_pages(&bootmem);
+    frametable_init(max_pfn);
+    count_reserved("frame table and M2P", (before - bootmem_pages(&bootmem)) << PAGE_SHIFT);
+
+    /* Scratch bits for the audit: one per frame. */
+    uint64_t bitmap_pages = PFN_UP(ALIGN_UP(max_pfn, 64) / 8), mfn;
+    if (bootmem_alloc(&bootmem, bitmap_pages, 1, UINT64_MAX, &mfn))
+        panic("out of boot memory for the audit bitmap (%llu pages)", (unsigned long long)bitmap_pages);
+    count_reserved("audit bitmap", bitmap_pages << PAGE_SHIFT);
+    uint64_t *bitmap = phys_to_virt(mfn << PAGE_SHIFT);
+    memset(bitmap, 0, bitmap_pages << PAGE_SHIFT);
+
+    setup_numa();
+    heap_boot_scrub = opt_bootscrub == 0;
+    heap_setup(bitmap);
+    print_summary();
+}

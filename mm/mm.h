@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Memory bring-up, from the loader's map to a frame table and a ready heap. */
+#ifndef MM_MM_H
+#define MM_MM_H
+
+#include <stdint.h>
+
+#include "kernel/bootinfo.h"
+#include "mm/e820.h"
+
+#define MM_RESV_MAX 16
+
+struct mm_resv {
+    const char *what;
+    uint64_t bytes;         /* usable RAM this took out of the boot allocator */
+};
+
+struct mm_summary {
+    uint64_t ram_bytes;     /* type-1 RAM in the sanitised map */
+    uint64_t usable_bytes;  /* of which whole pages below the supported limit */
+    uint64_t ignored_bytes; /* RAM above MAX_PHYS_ADDR */
+    unsigned nresv;
+    struct mm_resv resv[MM_RESV_MAX];
+    unsigned nodes;
+};
+
+extern struct mm_summary mm;
+extern struct e820_map e820;
+
+/*
+ * Sanitises bi's memory map, fills the boot allocator with usable RAM minus
+ * the first MiB, the kernel image and stacks and the loader's data, builds
+ * the page tables and the frame table, prepares the heap, and prints the
+ * memory summary. Panics with a clear message on a map it cannot use.
+ */
+void mm_init(const struct bootinfo *bi);
+
+#endif
