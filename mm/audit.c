@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// The heap audit, run after every init: walks every free list and checks
+//  - list links are consistent, and no list loops;
+//  - each block sits on the list of its node, zone and order, is naturally
+//    aligned, of order at most MAX_ORDER, and lies wholly inside the
+//    handed-over regions (so inside usable RAM and clear of every
+//    reservation, which the regions already exclude);
+//  - no page is in two blocks, and each page of a free block is free, or,
+//    after the lazy strategy, uninitialised when it is not the head;
+//  - the per-node/zone and total counters match the lists;
+//  - the free page count equals the pages the boot allocator handed over,
+//    less those allocated since.
+// Then a digest of the set of (node, zone, order, MFN) blocks, the same
+// whatever order the lists are in.
+#include "mm/heap_priv.h"
+
+#include <stdarg.h>
+
+#include "kernel/libc.h"
+
+extern uint64_t *heap_audit_bitmap;
+
+__printf(2, 3)
+static void complain(struct heap_audit *a, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (a->nerrors < AUDIT_MAX_ERRORS) {
+        va_start(ap, fmt);
+        vsnprintf(a->errors[a->nerrors], sizeof(a->errors[0]), fmt, ap);
+        va_end(ap);
+    }
+    a->nerrors++;
+}
+
+/* A 64-bit mix (the SplitMix64 finaliser constants): blocks spread evenly. */
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+static uint64_t block_hash(unsigned node, unsigned zone, unsigned order, uint64_t mfn)
+{
+    return mix(mix(mfn) ^ ((uint64_t)node << 48 | (uint64_t)zone << 32 | order));
+}
+
+uint64_t heap_digest(void)
+{
+    uint64_t d = 0;
+
+    /* A sum is independent of list order; the mix makes collisions unlikely. */
+    for (unsigned node = 0; node < MAX_NUMNODES; node++)
+        for (unsigned zone = 0; zone < NR_ZONES; zone++)
+            for (unsigned order = 0; order <= MAX_ORDER; order++)
+                for (struct page_info *pg = heap(node, zone, order).next; pg; pg = pl_page(pg->list.next))
+                    d += block_hash(node, zone, order, page_to_mfn(pg));
+    return d;
+}
+
+static bool test_and_set(uint64_t *bm, uint64_t bit)
+{
+    bool was = (bm[bit / 64] >> (bit % 64)) & 1;
+
+    bm[bit / 64] |= 1ull << (bit % 64);
+    return was;
+}
+
+static void check_block(struct heap_audit *a, unsigned node, unsigned zone, unsigned order,
+                        struct page_info *pg)
+{
+    uint64_t mfn = page_to_mfn(pg), n = 1ull << order;
+
+    if (!IS_ALIGNED(mfn, n))
+        complain(a, "block 0x%llx order %u is not naturally aligned", (unsigned long long)mfn, order);
+    if (pg->v.order != order)
+        complain(a, "block 0x%llx on the order-%u list says order %u",
+                 (unsigned long long)mfn, order, pg->v.order);
+    if (mfn_to_nid(mfn) != node || mfn_to_zone(mfn) != zone)
+        complain(a, "block 0x%llx on list node %u zone %u belongs to node %u zone %u",
+                 (unsigned long long)mfn, node, zone, mfn_to_nid(mfn), mfn_to_zone(mfn));
+    if (!heap_range_handed_over(mfn, order)) {
+        complain(a, "block 0x%llx order %u reaches outside the handed-over memory",
+                 (unsigned long long)mfn, order);
+        return;     /* its pages may have no frame-table entries */
+    }
+    if (!page_state_is(pg, free))
+        complain(a, "head 0x%llx is not free (count_info 0x%llx)",
+                 (unsigned long long)mfn, (unsigned long long)pg->count_info);
+    for (uint64_t i = 0; i < n; i++) {
+        if (test_and_set(heap_audit_bitmap, mfn + i)) {
+            complain(a, "page 0x%llx is in two free blocks", (unsigned long long)(mfn + i));
+            break;
+        }
+        /* Tails are free, or uninitialised when the lazy strategy built the heap. */
+        bool tail_ok = page_state_is(&pg[i], free) || (heap_lazy_built && page_state_is(&pg[i], uninit));
+        if (i && !tail_ok) {
+            complain(a, "page 0x%llx of free block 0x%llx is %s (count_info 0x%llx)",
+                     (unsigned long long)(mfn + i), (unsigned long long)mfn,
+                     heap_lazy_built ? "neither free nor uninitialised" : "not free",
+                     (unsigned long long)pg[i].count_info);
+            break;
+        }
+        if (i && page_state_is(&pg[i], uninit) && pg[i].count_info != 0) {
+            complain(a, "uninitialised page 0x%llx carries bits 0x%llx",
+                     (unsigned long long)(mfn + i), (unsigned long long)pg[i].count_info);
+            break;
+        }
+    }
+}
+
+bool heap_audit(struct heap_audit *a)
+{
+    uint64_t counted[MAX_NUMNODES][NR_ZONES] = { { 0 } };
+
+    memset(a, 0, sizeof(*a));
+    /* Every handed-over page is free unless the heap handed it out since. */
+    a->expected_pages = heap_handover_pages() - heap_inuse_pages;
+    memset(heap_audit_bitmap, 0, ALIGN_UP(max_pfn, 64) / 8);
+
+    for (unsigned node = 0; node < MAX_NUMNODES; node++) {
+        for (unsigned zone = 0; zone < NR_ZONES; zone++) {
+            for (unsigned order = 0; order <= MAX_ORDER; order++) {
+                struct page_list_head *h = &heap(node, zone, order);
+                struct page_info *prev = NULL;
+                uint64_t steps = 0;
+                bool walked = true;
+
+                for (struct page_info *pg = h->next; pg; prev = pg, pg = pl_page(pg->list.next)) {
+                    uint64_t mfn = page_to_mfn(pg);
+                    if (mfn >= max_pfn || !mfn_valid(mfn)) {
+                        complain(a, "list node %u zone %u order %u links to MFN 0x%llx, "
+                                 "outside the frame table", node, zone, order, (unsigned long long)mfn);
+                        walked = false;
+                        break;
+                    }
+                    if (pl_page(pg->list.prev) != prev) {
+                        complain(a, "block 0x%llx has a stale prev link", (unsigned long long)mfn);
+                        walked = false;
+                        break;
+                    }
+                    if (++steps > a->expected_pages + 1) {
+                        complain(a, "list node %u zone %u order %u loops", node, zone, order);
+                        walked = false;
+                        break;
+                    }
+                    check_block(a, node, zone, order, pg);
+                    a->blocks[order]++;
+                    a->free_pages += 1ull << order;
+                    counted[node][zone] += 1ull << order;
+                }
+                if (walked && h->tail != prev)
+                    complain(a, "list node %u zone %u order %u has a stale tail", node, zone, order);
+            }
+            if (counted[node][zone] != avail[node][zone])
+                complain(a, "node %u zone %u counts %llu free pages, its lists hold %llu", node, zone,
+                         (unsigned long long)avail[node][zone], (unsigned long long)counted[node][zone]);
+        }
+    }
+    if (a->free_pages != total_avail_pages)
+        complain(a, "total_avail_pages is %llu, the lists hold %llu",
+                 (unsigned long long)total_avail_pages, (unsigned long long)a->free_pages);
+    if (a->free_pages != a->expected_pages)
+        complain(a, "the lists hold %llu pages, %llu were handed over and not allocated since",
+                 (unsigned long long)a->free_pages, (unsigned long long)a->expected_pages);
+    a->digest = heap_digest();
+    a->ok = a->nerrors == 0;
+    return a->ok;
+}

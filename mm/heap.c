@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+// The buddy heap: Xen's free and allocation paths, end_boot_allocator(),
+// and the reset between benchmark runs.
+#include "mm/heap_priv.h"
+
+#include "kernel/libc.h"
+#include "kernel/panic.h"
+
+struct page_list_head heap_lists[MAX_NUMNODES][NR_ZONES][MAX_ORDER + 1];
+uint64_t avail[MAX_NUMNODES][NR_ZONES];
+uint64_t total_avail_pages;
+uint64_t node_need_scrub[MAX_NUMNODES];
+spinlock_t heap_lock = SPINLOCK_INIT;
+uint64_t first_valid_mfn = UINT64_MAX;
+struct bootmem heap_regions;
+bool heap_boot_scrub = true;
+uint64_t heap_inuse_pages;
+bool heap_lazy_built;
+bool heap_lazy_dirty;
+
+/* The TLB-flush clock that Xen stamps freed pages with; nothing advances it here. */
+static uint32_t tlbflush_clock;
+
+uint64_t *heap_audit_bitmap;
+
+void heap_setup(uint64_t *audit_bitmap)
+{
+    heap_regions = bootmem;
+    heap_audit_bitmap = audit_bitmap;
+    heap_reset();
+}
+
+uint64_t heap_handover_pages(void)
+{
+    uint64_t n = bootmem_pages(&heap_regions);
+
+    /* MFN 0 never enters the heap (heap_init_prologue). */
+    if (heap_regions.nr && heap_regions.r[0].s == 0)
+        n--;
+    return n;
+}
+
+void heap_reset(void)
+{
+    for (unsigned i = 0; i < heap_regions.nr; i++) {
+        const struct bootmem_region *r = &heap_regions.r[i];
+        memset(mfn_to_page(r->s), 0, (r->e - r->s) * sizeof(struct page_info));
+        memset(&m2p[r->s], 0, (r->e - r->s) * sizeof(uint64_t));
+    }
+    memset(heap_lists, 0, sizeof(heap_lists));
+    memset(avail, 0, sizeof(avail));
+    memset(node_need_scrub, 0, sizeof(node_need_scrub));
+    total_avail_pages = 0;
+    heap_inuse_pages = 0;
+    first_valid_mfn = UINT64_MAX;
+    heap_lazy_built = false;
+    heap_lazy_dirty = false;
+    bootmem = heap_regions;
+}
+
+bool heap_range_handed_over(uint64_t mfn, unsigned order)
+{
+    uint64_t e = mfn + (1ull << order);
+    unsigned lo = 0, hi = heap_regions.nr;
+
+    /* The last region starting at or below mfn... */
+    while (hi - lo > 1) {
+        unsigned mid = (lo + hi) / 2;
+        if (heap_regions.r[mid].s <= mfn)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (!heap_regions.nr || heap_regions.r[lo].s > mfn || heap_regions.r[lo].e <= mfn)
+        return false;
+    /* ...and the regions that continue it without a gap. */
+    for (unsigned i = lo; i < heap_regions.nr; i++) {
+        if (heap_regions.r[i].e >= e)
+            return true;
+        if (i + 1 == heap_regions.nr || heap_regions.r[i + 1].s != heap_regions.r[i].e)
+            return false;
+    }
+    return false;
+}
+
+bool heap_init_prologue(uint64_t *mfn, uint64_t *nr)
+{
+    /* Keep MFN 0 out: a block holding it could merge across a zone boundary. */
+    if (*mfn == 0) {
+        if (*nr <= 1)
+            return false;
+        (*mfn)++;
+        (*nr)--;
+    }
+    spin_lock(&heap_lock);
+    first_valid_mfn = MIN(first_valid_mfn, *mfn);
+    spin_unlock(&heap_lock);
+    return *nr != 0;
+}
+
+void end_boot_allocator(const struct heap_strategy *s)
+{
+    /* First the region on the boot CPU's node (node 0 here)... */
+    for (unsigned i = 0; i < bootmem.nr; i++) {
+        struct bootmem_region *r = &bootmem.r[i];
+        if (r->s < r->e && mfn_to_nid(r->s) == 0) {
+            s->init_pages(r->s, r->e - r->s);
+            r->e = r->s;
+            break;
+        }
+    }
+    /* ...then every other region, highest first. */
+    for (unsigned i = bootmem.nr; i-- > 0;) {
+        struct bootmem_region *r = &bootmem.r[i];
+        if (r->s < r->e)
+            s->init_pages(r->s, r->e - r->s);
+    }
+    bootmem.nr = 0;
+}
+
+static void init_blocks_on_node(uint64_t s, uint64_t e, unsigned node, heap_mark_fn mark_tails)
+{
+    bool need_scrub = heap_boot_scrub;
+    uint64_t count_info = PGC_state_free | (need_scrub ? PGC_need_scrub : 0);
+    uint32_t first_dirty = need_scrub ? 0 : INVALID_DIRTY_IDX;
+
+    spin_lock(&heap_lock);
+    if (!mark_tails) {
+        heap_lazy_built = true;
+        heap_lazy_dirty = need_scrub;
+    }
+    while (s < e) {
+        unsigned order = chunk_order(s, e);
+        uint64_t n = 1ull << order;
+        unsigned zone = mfn_to_zone(s);
+        struct page_info *head = mfn_to_page(s);
+
+        if (mark_tails)
+            mark_tails(s + 1, s + n, count_info);
+        head->count_info = count_info;
+        head->u.free.need_tlbflush = 0;
+        head->u.free.first_dirty = first_dirty;
+        head->v.owner = 0;
+        head->tlbflush_timestamp = 0;
+        m2p[s] = INVALID_M2P_ENTRY;
+        avail[node][zone] += n;
+        total_avail_pages += n;
+        if (need_scrub)
+            node_need_scrub[node] += n;
+        if (order < MAX_ORDER && heap_range_handed_over(s ^ n, order))
+            heap_merge_and_list(head, order, node, zone);
+        else
+            page_list_add_scrub(head, node, zone, order, first_dirty);
+        s += n;
+    }
+    spin_unlock(&heap_lock);
+}
+
+void heap_init_blocks(uint64_t mfn, uint64_t nr, heap_mark_fn mark_tails)
+{
+    struct node_range ranges[MAX_NUMNODES * 2];
+
+    if (!heap_init_prologue(&mfn, &nr))
+        return;
+    for (uint64_t s = mfn, e = mfn + nr; s < e;) {
+        unsigned n = numa_ranges(s, e, ranges, ARRAY_SIZE(ranges));
+        for (unsigned i = 0; i < n; i++)
+            init_blocks_on_node(ranges[i].s, ranges[i].e, ranges[i].node, mark_tails);
+        s = ranges[n - 1].e;
+    }
+}
+
+/*
+ * Xen's mark_page_free(): the per-page part of freeing. A page handed over
+ * at boot is uninitialised, one given back is in use; a free page here is a
+ * double free.
+ */
+static inline void mark_page_free(struct page_info *pg, uint64_t mfn)
+{
+    switch (pg->count_info & PGC_state) {
+    case PGC_state_inuse:
+        heap_inuse_pages--;
+        pg->count_info = PGC_state_free;
+        break;
+    case PGC_state_uninit:
+        pg->count_info = PGC_state_free;
+        break;
+    default:
+        panic("freeing MFN 0x%llx, which is already free (count_info 0x%llx)",
+              (unsigned long long)mfn, (unsigned long long)pg->count_info);
+    }
+    /* A page without an owner needs no safety TLB flush. */
+    pg->u.free.need_tlbflush = pg->v.owner != 0;
+    if (pg->u.free.need_tlbflush)
+        pg->tlbflush_timestamp = tlbflush_clock;
+    pg->v.owner = 0;
+    /* Not a guest frame any more. */
+    m2p[mfn] = INVALID_M2P_ENTRY;
+}
+
+void heap_merge_and_list(struct page_info *pg, unsigned order, unsigned node, unsigned zone)
+{
+    while (order < MAX_ORDER) {
+        uint64_t mask = 1ull << order;
+        uint64_t mfn = page_to_mfn(pg);
+        uint64_t bmfn = mfn ^ mask;
+        struct page_info *buddy = mfn_to_page(bmfn);
+
+        /* Merge while the buddy is a free block of the same order on this node. */
+        if (!mfn_valid(bmfn) || !page_state_is(buddy, free) || buddy->v.order != order ||
+            mfn_to_nid(bmfn) != node)
+            break;
+        page_list_del(buddy, &heap(node, zone, order));
+        if (mfn & mask) {
+            /* The buddy comes first: it becomes the head. */
+            if (buddy->u.free.first_dirty == INVALID_DIRTY_IDX &&
+                pg->u.free.first_dirty != INVALID_DIRTY_IDX)
+                buddy->u.free.first_dirty = (uint32_t)mask + pg->u.free.first_dirty;
+            pg = buddy;
+        } else if (pg->u.free.first_dirty == INVALID_DIRTY_IDX &&
+                   buddy->u.free.first_dirty != INVALID_DIRTY_IDX) {
+            pg->u.free.first_dirty = (uint32_t)mask + buddy->u.free.first_dirty;
+        }
+        order++;
+    }
+    page_list_add_scrub(pg, node, zone, order, pg->u.free.first_dirty);
+}
+
+void heap_free_pages(struct page_info *pg, unsigned order, bool need_scrub)
+{
+    uint64_t mfn = page_to_mfn(pg);
+    unsigned node = mfn_to_nid(mfn), zone = mfn_to_zone(mfn);
+
+    spin_lock(&heap_lock);
+    for (uint64_t i = 0; i < (1ull << order); i++) {
+        mark_page_free(&pg[i], mfn + i);
+        if (need_scrub)
+            pg[i].count_info |= PGC_need_scrub;
+    }
+    avail[node][zone] += 1ull << order;
+    total_avail_pages += 1ull << order;
+    if (need_scrub) {
+        node_need_scrub[node] += 1ull << order;
+        pg->u.free.first_dirty = 0;
+    } else {
+        pg->u.free.first_dirty = INVALID_DIRTY_IDX;
+    }
+    heap_merge_and_list(pg, order, node, zone);
+    spin_unlock(&heap_lock);
+}
+
+/*
+ * Turns a page the lazy strategy left uninitialised into the free page that
+ * an eager strategy would have made of it: the deferred half of
+ * mark_page_free().
+ */
+static void lazy_make_free(struct page_info *pg)
+{
+    pg->count_info = PGC_state_free | (heap_lazy_dirty ? PGC_need_scrub : 0);
+    pg->u.free.need_tlbflush = 0;
+    pg->v.owner = 0;
+    m2p[page_to_mfn(pg)] = INVALID_M2P_ENTRY;
+}
+
+struct page_info *heap_alloc_pages(unsigned order, unsigned node)
+{
+    struct page_info *pg = NULL;
+    unsigned n = 0, zone = 0, j = 0;
+
+    if (order > MAX_ORDER)
+        return NULL;
+    spin_lock(&heap_lock);
+    /* The requested node first, then the others; high zones before low ones. */
+    for (unsigned k = 0; k < MAX_NUMNODES && !pg; k++) {
+        n = node == NUMA_NO_NODE ? k : (node + k) % MAX_NUMNODES;
+        for (zone = NR_ZONES - 1; zone > 0 && !pg; zone--) {
+            for (j = order; j <= MAX_ORDER; j++) {
+                if ((pg = heap(n, zone, j).next))
+                    break;
+            }
+            if (pg)
+                break;
+        }
+    }
+    if (!pg) {
+        spin_unlock(&heap_lock);
+        return NULL;
+    }
+    page_list_del(pg, &heap(n, zone, j));
+    uint32_t first_dirty = pg->u.free.first_dirty;
+
+    /* Halve as often as needed: the lower half goes back, the upper goes on. */
+    while (j != order) {
+        j--;
+        page_list_add_scrub(pg, n, zone, j, (1u << j) > first_dirty ? first_dirty : INVALID_DIRTY_IDX);
+        pg += 1u << j;
+        if (first_dirty != INVALID_DIRTY_IDX)
+            first_dirty = first_dirty >= (1u << j) ? first_dirty - (1u << j) : 0;
+        /* The new head may be a lazy tail: it needs its entry now. */
+        if (page_state_is(pg, uninit))
+            lazy_make_free(pg);
+    }
+    avail[n][zone] -= 1ull << order;
+    total_avail_pages -= 1ull << order;
+    heap_inuse_pages += 1ull << order;
+
+    uint64_t dirty = 0;
+    for (uint64_t i = 0; i < (1ull << order); i++) {
+        struct page_info *p = &pg[i];
+        if (page_state_is(p, uninit)) {
+            lazy_make_free(p);
+        } else if (!page_state_is(p, free)) {
+            panic("allocating MFN 0x%llx, which is not free (count_info 0x%llx)",
+                  (unsigned long long)page_to_mfn(p), (unsigned long long)p->count_info);
+        }
+        dirty += (p->count_info & PGC_need_scrub) != 0;
+        /* Scrubbing the contents is left out; the accounting stays. */
+        p->count_info = PGC_state_inuse;
+        p->u.type_info = 0;
+        p->v.owner = 0;
+    }
+    node_need_scrub[n] -= dirty;
+    spin_unlock(&heap_lock);
+    return pg;
+}
+
+uint64_t heap_free_count(void)
+{
+    return total_avail_pages;
+}
+
+const struct heap_strategy *heap_strategy_find(const char *name, size_t len)
+{
+    for (unsigned i = 0; heap_strategies[i]; i++)
+        if (strlen(heap_strategies[i]->name) == len && !strncmp(heap_strategies[i]->name, name, len))
+            return heap_strategies[i];
+    return NULL;
+}

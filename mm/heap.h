@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The buddy heap, modelled on Xen's domain heap (xen/common/page_alloc.c):
+ * free lists per (node, zone, order), zone = bit width of the MFN, blocks of
+ * up to 2^MAX_ORDER pages, one heap lock. This is the contract; the
+ * strategies and the audit share mm/heap_priv.h.
+ */
+#ifndef MM_HEAP_H
+#define MM_HEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mm/frametable.h"
+
+#define MAX_ORDER 18                /* 1 GiB blocks, as x86-64 Xen */
+
+/*
+ * A way to hand boot memory to the heap: Xen's init_heap_pages(), in one of
+ * its versions or beyond. init_pages() gives the heap the pages
+ * [mfn, mfn + nr), which are free, on any nodes, and never given twice.
+ */
+struct heap_strategy {
+    const char *name;               /* what strategies= takes */
+    const char *what;               /* one line for reports */
+    void (*init_pages)(uint64_t mfn, uint64_t nr);
+    bool lazy;                      /* leaves free blocks' tails uninitialised */
+};
+
+/* The registry: every strategy, in report order, NULL-terminated. */
+extern const struct heap_strategy *const heap_strategies[];
+
+/* The strategy called name (len bytes), or NULL. */
+const struct heap_strategy *heap_strategy_find(const char *name, size_t len);
+
+/*
+ * Takes the boot allocator's current regions as the memory to hand over
+ * (kept, so that every run hands over the same pages) and gives the audit
+ * audit_bitmap, max_pfn bits of zeroed scratch memory. Call once, after the
+ * frame table exists and before the first end_boot_allocator().
+ */
+void heap_setup(uint64_t *audit_bitmap);
+
+/*
+ * Xen's end_boot_allocator(): hands every boot-allocator region to s, the
+ * first region on the boot CPU's node first, then the others from the
+ * highest down. The boot allocator is empty afterwards.
+ */
+void end_boot_allocator(const struct heap_strategy *s);
+
+/*
+ * Puts the frame table and the M2P entries of the handed-over pages, the
+ * free lists, the counters and the boot allocator back as the boot
+ * allocator left them, so that another strategy can run.
+ */
+void heap_reset(void);
+
+/* Pages end_boot_allocator() hands over (MFN 0 excluded, as Xen does). */
+uint64_t heap_handover_pages(void);
+
+/*
+ * Takes a block of 2^order pages from node (NUMA_NO_NODE: any), splitting a
+ * larger one as needed, and marks its pages in use. Returns the first page,
+ * or NULL when no block that large is free. (Xen's alloc_heap_pages.)
+ */
+struct page_info *heap_alloc_pages(unsigned order, unsigned node);
+
+/*
+ * Returns a block of 2^order pages to the heap, merging it with free buddies.
+ * need_scrub marks its pages as needing scrubbing (they go to the list tail).
+ * Panics on a page that is already free. (Xen's free_heap_pages.)
+ */
+void heap_free_pages(struct page_info *pg, unsigned order, bool need_scrub);
+
+/* Free pages in the heap (Xen's total_avail_pages). */
+uint64_t heap_free_count(void);
+
+#define AUDIT_MAX_ERRORS 8
+
+struct heap_audit {
+    bool ok;
+    uint64_t free_pages;            /* pages found on the lists */
+    uint64_t expected_pages;        /* heap_handover_pages() less pages in use */
+    uint64_t blocks[MAX_ORDER + 1];
+    uint64_t digest;                /* over the set of (node, zone, order, mfn) */
+    unsigned nerrors;               /* all errors found; the first few are kept */
+    char errors[AUDIT_MAX_ERRORS][128];
+};
+
+/*
+ * Walks every free list and checks the heap (see mm/audit.c for the list).
+ * Fills a; returns true when the heap is sound.
+ */
+bool heap_audit(struct heap_audit *a);
+
+/*
+ * The digest alone, from the free lists, without checking pages: cheap
+ * enough to compare heaps between phases.
+ */
+uint64_t heap_digest(void);
+
+#endif

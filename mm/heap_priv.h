@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the heap shares with its init strategies and its audit: the free
+ * lists, counters, lock, the handed-over regions, and the building blocks
+ * of Xen's free path. Nothing outside mm/ includes this.
+ */
+#ifndef MM_HEAP_PRIV_H
+#define MM_HEAP_PRIV_H
+
+#include "kernel/spinlock.h"
+#include "mm/bootmem.h"
+#include "mm/heap.h"
+#include "mm/numa.h"
+
+/* Zones: the bit width of the MFN, 1 .. MAX_PHYS_BITS - PAGE_SHIFT. */
+#define NR_ZONES (MAX_PHYS_BITS - PAGE_SHIFT + 1)
+
+/* A free list: head and tail pages, links in the pages (Xen's page_list_head). */
+struct page_list_head {
+    struct page_info *next, *tail;
+};
+
+extern struct page_list_head heap_lists[MAX_NUMNODES][NR_ZONES][MAX_ORDER + 1];
+#define heap(node, zone, order) (heap_lists[node][zone][order])
+
+extern uint64_t avail[MAX_NUMNODES][NR_ZONES];
+extern uint64_t total_avail_pages;
+extern uint64_t heap_inuse_pages;       /* handed out by heap_alloc_pages() */
+extern uint64_t node_need_scrub[MAX_NUMNODES];
+extern spinlock_t heap_lock;
+extern uint64_t first_valid_mfn;
+
+/* The regions end_boot_allocator() hands over, as heap_setup() saw them. */
+extern struct bootmem heap_regions;
+
+/*
+ * Boot scrubbing is pending (Xen's default bootscrub=idle): pages handed
+ * over at boot are marked as needing scrub and queued at the list tails.
+ * bootscrub=off on the command line clears it.
+ */
+extern bool heap_boot_scrub;
+
+/* The heap was built by the lazy strategy: tails may be uninitialised. */
+extern bool heap_lazy_built;
+/* The need_scrub value the lazy strategy gave its uninitialised tails. */
+extern bool heap_lazy_dirty;
+
+/* Zone of an MFN: its bit width, and 1 for MFN 0 (Xen's page_to_zone). */
+static inline unsigned mfn_to_zone(uint64_t mfn)
+{
+    unsigned z = fls64(mfn);
+
+    return z ? z : 1;
+}
+
+static inline struct page_info *pl_page(uint32_t mfn)
+{
+    return mfn == PAGE_LIST_NULL ? NULL : mfn_to_page(mfn);
+}
+
+static inline void page_list_add(struct page_info *pg, struct page_list_head *h)
+{
+    pg->list.prev = PAGE_LIST_NULL;
+    if (h->next) {
+        pg->list.next = (uint32_t)page_to_mfn(h->next);
+        h->next->list.prev = (uint32_t)page_to_mfn(pg);
+    } else {
+        pg->list.next = PAGE_LIST_NULL;
+        h->tail = pg;
+    }
+    h->next = pg;
+}
+
+static inline void page_list_add_tail(struct page_info *pg, struct page_list_head *h)
+{
+    pg->list.next = PAGE_LIST_NULL;
+    if (h->next) {
+        pg->list.prev = (uint32_t)page_to_mfn(h->tail);
+        h->tail->list.next = (uint32_t)page_to_mfn(pg);
+    } else {
+        pg->list.prev = PAGE_LIST_NULL;
+        h->next = pg;
+    }
+    h->tail = pg;
+}
+
+static inline void page_list_del(struct page_info *pg, struct page_list_head *h)
+{
+    struct page_info *next = pl_page(pg->list.next), *prev = pl_page(pg->list.prev);
+
+    if (prev)
+        prev->list.next = pg->list.next;
+    else
+        h->next = next;
+    if (next)
+        next->list.prev = pg->list.prev;
+    else
+        h->tail = prev;
+}
+
+/*
+ * Puts a free block on its list with its order and dirty index: dirty
+ * blocks at the tail, clean ones at the head (Xen's page_list_add_scrub).
+ */
+static inline void page_list_add_scrub(struct page_info *pg, unsigned node, unsigned zone,
+                                       unsigned order, uint32_t first_dirty)
+{
+    pg->v.order = order;
+    pg->u.free.first_dirty = first_dirty;
+    pg->u.free.scrub_state = 0;
+    if (first_dirty != INVALID_DIRTY_IDX)
+        page_list_add_tail(pg, &heap(node, zone, order));
+    else
+        page_list_add(pg, &heap(node, zone, order));
+}
+
+/*
+ * Merges the free block pg of 2^order pages, already counted and marked,
+ * with its buddies as far as possible, then lists it. Caller holds the
+ * heap lock. (The second half of Xen's free_heap_pages.)
+ */
+void heap_merge_and_list(struct page_info *pg, unsigned order, unsigned node, unsigned zone);
+
+/*
+ * Xen's "keep MFN 0 away from the buddy allocator" and first_valid_mfn
+ * update, shared by every strategy's entry: adjusts [*mfn, *mfn + *nr) and
+ * returns false when nothing is left.
+ */
+bool heap_init_prologue(uint64_t *mfn, uint64_t *nr);
+
+/*
+ * True when the 2^order pages at mfn all lie in handed-over regions, so
+ * that a block there could one day be free and be merged with.
+ */
+bool heap_range_handed_over(uint64_t mfn, unsigned order);
+
+/*
+ * Initialises tail pages [s, e) of a free block as free, count_info given:
+ * how the eager single-pass strategy marks pages.
+ */
+typedef void (*heap_mark_fn)(uint64_t s, uint64_t e, uint64_t count_info);
+
+/*
+ * Hands [mfn, mfn + nr) to the heap in one pass: cut at the node map's
+ * ranges (no per-page lookups), each range under one hold of the heap lock,
+ * as the greedy blocks of _init_heap_pages(). Each block's head is written
+ * and counted; mark_tails initialises its other pages, or, when NULL, they
+ * stay uninitialised (the lazy strategy). A block whose buddy range is not
+ * all handed over cannot merge and is listed directly; the others go
+ * through the merge path.
+ */
+void heap_init_blocks(uint64_t mfn, uint64_t nr, heap_mark_fn mark_tails);
+
+/*
+ * The largest naturally aligned order that starts at s and fits before e,
+ * at most MAX_ORDER (the step of Xen's _init_heap_pages).
+ */
+static inline unsigned chunk_order(uint64_t s, uint64_t e)
+{
+    unsigned order = MIN((unsigned)MAX_ORDER, fls64(e - s) - 1);
+
+    if (s)
+        order = MIN(order, ffs64(s) - 1);
+    return order;
+}
+
+#endif

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: MIT
+// Host tests of the buddy heap and every init strategy over synthetic
+// region lists: exact block sets, equal digests, green audits, allocation,
+// a seeded random stress, and the lazy strategy's own cases.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm/heap_priv.h"
+#include "tests/unit/host_support.h"
+
+struct region { uint64_t s, e; };
+
+static uint64_t *bitmap;
+
+/* A fresh world: frame table and M2P for max frames, the given free regions. */
+static void world(const struct region *r, unsigned n, uint64_t frames)
+{
+    free(frame_table);
+    free(m2p);
+    free(bitmap);
+    frame_table = calloc(frames, sizeof(struct page_info));
+    m2p = calloc(frames, sizeof(uint64_t));
+    bitmap = calloc((frames + 63) / 64, sizeof(uint64_t));
+    assert_non_null(frame_table);
+    assert_non_null(m2p);
+    max_pfn = frames;
+    memset(section_valid, 0, sizeof(section_valid));
+    memset(memnodemap, 0, sizeof(memnodemap));
+    bootmem_reset(&bootmem);
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_equal(bootmem_add(&bootmem, r[i].s, r[i].e), 0);
+        frametable_mark_valid(r[i].s, r[i].e);
+    }
+    heap_boot_scrub = true;
+    heap_setup(bitmap);
+}
+
+static const struct heap_strategy *strategy(const char *name)
+{
+    const struct heap_strategy *s = heap_strategy_find(name, strlen(name));
+    assert_non_null(s);
+    return s;
+}
+
+static const char *const all[] = { "page", "chunk", "once", "lazy" };
+
+/* Builds the heap with s and returns its digest after a green audit. */
+static uint64_t build(const char *name)
+{
+    struct heap_audit a;
+
+    heap_reset();
+    end_boot_allocator(strategy(name));
+    if (!heap_audit(&a)) {
+        for (unsigned i = 0; i < a.nerrors && i < AUDIT_MAX_ERRORS; i++)
+            fprintf(stderr, "audit (%s): %s\n", name, a.errors[i]);
+        fail_msg("audit failed after %s", name);
+    }
+    assert_int_equal(a.free_pages, heap_handover_pages());
+    return a.digest;
+}
+
+/* Every strategy builds the same heap; returns its digest. */
+static uint64_t all_equal(void)
+{
+    uint64_t d = build("page");
+
+    for (unsigned i = 1; i < 4; i++) {
+        uint64_t di = build(all[i]);
+        if (di != d)
+            fail_msg("digest of %s is %llx, page gave %llx", all[i], (unsigned long long)di,
+                     (unsigned long long)d);
+    }
+    return d;
+}
+
+struct blk { uint64_t mfn; unsigned order; };
+
+static int cmp_blk(const void *a, const void *b)
+{
+    const struct blk *x = a, *y = b;
+    return x->mfn < y->mfn ? -1 : x->mfn > y->mfn;
+}
+
+/* The free blocks, sorted by MFN. */
+static unsigned blocks(struct blk *out, unsigned max)
+{
+    unsigned n = 0;
+
+    for (unsigned node = 0; node < MAX_NUMNODES; node++)
+        for (unsigned zone = 0; zone < NR_ZONES; zone++)
+            for (unsigned order = 0; order <= MAX_ORDER; order++)
+                for (struct page_info *pg = heap(node, zone, order).next; pg; pg = pl_page(pg->list.next)) {
+                    assert_true(n < max);
+                    out[n++] = (struct blk){ page_to_mfn(pg), order };
+                }
+    qsort(out, n, sizeof(*out), cmp_blk);
+    return n;
+}
+
+static void expect_blocks(const char *name, const struct blk *want, unsigned nwant)
+{
+    struct blk got[64];
+
+    build(name);
+    unsigned n = blocks(got, 64);
+    assert_int_equal(n, nwant);
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_equal(got[i].mfn, want[i].mfn);
+        assert_int_equal(got[i].order, want[i].order);
+    }
+}
+
+static void expect_all(const struct region *r, unsigned nr, uint64_t frames,
+                       const struct blk *want, unsigned nwant)
+{
+    world(r, nr, frames);
+    for (unsigned i = 0; i < 4; i++)
+        expect_blocks(all[i], want, nwant);
+}
+
+static void test_exact_small(void **state)
+{
+    (void)state;
+    /* MFNs 1..15: 1 + 2 + 4 + 8. */
+    const struct region r1[] = { { 1, 16 } };
+    const struct blk b1[] = { { 1, 0 }, { 2, 1 }, { 4, 2 }, { 8, 3 } };
+    expect_all(r1, 1, 64, b1, 4);
+
+    /* A region starting at MFN 0: MFN 0 stays out. */
+    const struct region r2[] = { { 0, 8 } };
+    const struct blk b2[] = { { 1, 0 }, { 2, 1 }, { 4, 2 } };
+    expect_all(r2, 1, 64, b2, 3);
+
+    /* Ending one page short of alignment: 0x40..0x7f without 0x7f. */
+    const struct region r3[] = { { 0x40, 0x7f } };
+    const struct blk b3[] = { { 0x40, 5 }, { 0x60, 4 }, { 0x70, 3 }, { 0x78, 2 }, { 0x7c, 1 }, { 0x7e, 0 } };
+    expect_all(r3, 1, 256, b3, 6);
+
+    /* A hole in the middle and odd alignment on both sides. */
+    const struct region r4[] = { { 3, 9 }, { 11, 13 } };
+    const struct blk b4[] = { { 3, 0 }, { 4, 2 }, { 8, 0 }, { 11, 0 }, { 12, 0 } };
+    expect_all(r4, 2, 64, b4, 5);
+
+    /* Two regions that touch merge into one block whoever goes first. */
+    const struct region r5[] = { { 0x100, 0x180 }, { 0x180, 0x200 } };
+    const struct blk b5[] = { { 0x100, 8 } };
+    expect_all(r5, 2, 0x400, b5, 1);
+
+    /* Three touching regions with odd edges. */
+    const struct region r6[] = { { 0x21, 0x30 }, { 0x30, 0x33 }, { 0x33, 0x40 } };
+    const struct blk b6[] = { { 0x21, 0 }, { 0x22, 1 }, { 0x24, 2 }, { 0x28, 3 }, { 0x30, 4 } };
+    expect_all(r6, 3, 0x100, b6, 5);
+}
+
+static void test_max_order_region(void **state)
+{
+    (void)state;
+    /* One region of 2^20 pages: four MAX_ORDER blocks, all strategies. */
+    const struct region r[] = { { 1ull << 20, 2ull << 20 } };
+    const struct blk b[] = {
+        { 1ull << 20, 18 }, { (1ull << 20) + (1 << 18), 18 },
+        { (1ull << 20) + (2 << 18), 18 }, { (1ull << 20) + (3 << 18), 18 },
+    };
+    expect_all(r, 1, 2ull << 20, b, 4);
+}
+
+static void test_many_tiny_regions(void **state)
+{
+    struct region r[200];
+    (void)state;
+    /* 200 regions of three pages with one-page holes: nothing merges across. */
+    for (unsigned i = 0; i < 200; i++)
+        r[i] = (struct region){ 16 + 4 * i, 16 + 4 * i + 3 };
+    world(r, 200, 1024);
+    all_equal();
+}
+
+static void test_irregular_regions(void **state)
+{
+    (void)state;
+    const struct region r[] = {
+        { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x3f400 }, { 0x3fe00, 0x3ffef },
+        { 0x40000, 0x40001 }, { 0x40002, 0x7ffff }, { 0x80000, 0x80800 },
+    };
+    world(r, 7, 0x100000);
+    all_equal();
+}
+
+static void test_node_boundaries(void **state)
+{
+    (void)state;
+    /* Two nodes split at 1 GiB: blocks never cross, on every strategy. */
+    const struct region r[] = { { 0x3ff00, 0x40200 } };
+    world(r, 1, 0x80000);
+    numa_set_range(0x40000, 0x80000, 1);
+    uint64_t d = all_equal();
+    (void)d;
+    struct blk b[64];
+    unsigned n = blocks(b, 64);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t end = b[i].mfn + (1ull << b[i].order);
+        assert_true(end <= 0x40000 || b[i].mfn >= 0x40000);
+    }
+    /* The node boundary stops the merge a single node would make. */
+    assert_int_equal(b[n - 1].mfn, 0x40000);
+    assert_int_equal(b[n - 1].order, 9);
+}
+
+static void test_alloc_all_free_all(void **state)
+{
+    (void)state;
+    const struct region r[] = { { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x2345 } };
+    for (unsigned s = 0; s < 4; s++) {
+        world(r, 3, 0x4000);
+        uint64_t d = build(all[s]);
+        uint64_t n = heap_free_count(), got = 0;
+        uint32_t chain = PAGE_LIST_NULL;
+        struct page_info *pg;
+        /* Chain the pages through their list links, as first touch does. */
+        while ((pg = heap_alloc_pages(0, NUMA_NO_NODE))) {
+            pg->list.next = chain;
+            chain = (uint32_t)page_to_mfn(pg);
+            got++;
+        }
+        assert_int_equal(got, n);
+        assert_int_equal(heap_free_count(), 0);
+        while (chain != PAGE_LIST_NULL) {
+            pg = mfn_to_page(chain);
+            chain = pg->list.next;
+            heap_free_pages(pg, 0, false);
+        }
+        struct heap_audit a;
+        assert_true(heap_audit(&a));
+        assert_int_equal(a.digest, d);
+    }
+}
+
+/* Deterministic xorshift, seeded per test. */
+static uint64_t rng;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void stress(const char *name, unsigned long ops)
+{
+    const struct region r[] = { { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x8000 }, { 0x8001, 0x10000 } };
+    struct held { uint64_t mfn; unsigned order; } *held = calloc(0x10000, sizeof(*held));
+    unsigned nheld = 0;
+    struct heap_audit a;
+
+    world(r, 4, 0x10000);
+    uint64_t d = build(name);
+    rng = 0x9e3779b97f4a7c15ull;
+    for (unsigned long i = 0; i < ops; i++) {
+        uint64_t x = next_rand();
+        if (nheld && (x & 1)) {
+            unsigned k = (unsigned)((x >> 1) % nheld);
+            heap_free_pages(mfn_to_page(held[k].mfn), held[k].order, (x >> 40) & 1);
+            held[k] = held[--nheld];
+        } else {
+            unsigned order = (unsigned)((x >> 8) % 6);
+            struct page_info *pg = heap_alloc_pages(order, NUMA_NO_NODE);
+            if (pg)
+                held[nheld++] = (struct held){ page_to_mfn(pg), order };
+        }
+        if (i % 250000 == 0) {
+            if (!heap_audit(&a))
+                fail_msg("%s: audit failed after %lu operations: %s", name, i, a.errors[0]);
+        }
+    }
+    while (nheld) {
+        nheld--;
+        heap_free_pages(mfn_to_page(held[nheld].mfn), held[nheld].order, false);
+    }
+    assert_true(heap_audit(&a));
+    assert_int_equal(a.digest, d);
+    free(held);
+}
+
+static void test_stress(void **state)
+{
+    (void)state;
+    for (unsigned s = 0; s < 4; s++)
+        stress(all[s], 1000000);
+}
+
+/* The lazy strategy's own cases. */
+
+static unsigned uninit_pages(uint64_t s, uint64_t e)
+{
+    unsigned n = 0;
+
+    for (uint64_t m = s; m < e; m++)
+        n += page_state_is(mfn_to_page(m), uninit);
+    return n;
+}
+
+static void test_lazy_every_order(void **state)
+{
+    (void)state;
+    const struct region r[] = { { 1ull << 18, 3ull << 18 } };
+    world(r, 1, 3ull << 18);
+    build("lazy");
+    /* Only the two block heads were written. */
+    assert_int_equal(uninit_pages(1ull << 18, 3ull << 18), (2u << 18) - 2);
+    for (unsigned order = 0; order <= MAX_ORDER - 1; order++) {
+        struct page_info *pg = heap_alloc_pages(order, NUMA_NO_NODE);
+        assert_non_null(pg);
+        assert_true(IS_ALIGNED(page_to_mfn(pg), 1ull << order));
+        for (uint64_t i = 0; i < (1ull << order); i++) {
+            assert_true(page_state_is(&pg[i], inuse));
+            assert_int_equal(m2p[page_to_mfn(pg) + i], INVALID_M2P_ENTRY);
+        }
+    }
+    struct page_info *big = heap_alloc_pages(MAX_ORDER, NUMA_NO_NODE);
+    assert_non_null(big);
+    struct heap_audit a;
+    assert_true(heap_audit(&a));
+}
+
+static void test_lazy_split_max_to_zero(void **state)
+{
+    (void)state;
+    const struct region r[] = { { 1ull << 18, 2ull << 18 } };
+    world(r, 1, 2ull << 18);
+    build("lazy");
+    struct page_info *pg = heap_alloc_pages(0, NUMA_NO_NODE);
+    assert_non_null(pg);
+    /* The split put back 18 halves: their heads and the page handed out are
+     * the only entries written; every other page is still uninitialised. */
+    assert_int_equal(uninit_pages(1ull << 18, 2ull << 18), (1u << 18) - 1 - 18);
+    assert_int_equal(page_to_mfn(pg), (2ull << 18) - 1);
+    struct heap_audit a;
+    assert_true(heap_audit(&a));
+    assert_int_equal(a.free_pages, (1u << 18) - 1);
+    for (unsigned o = 0; o < MAX_ORDER; o++)
+        assert_int_equal(a.blocks[o], 1);
+}
+
+static void test_lazy_free_into_partial_block(void **state)
+{
+    (void)state;
+    const struct region r[] = { { 1ull << 18, 2ull << 18 } };
+    world(r, 1, 2ull << 18);
+    uint64_t d = build("lazy");
+    struct page_info *a0 = heap_alloc_pages(0, NUMA_NO_NODE);
+    struct page_info *a3 = heap_alloc_pages(3, NUMA_NO_NODE);
+    assert_non_null(a0);
+    assert_non_null(a3);
+    /* Give them back into blocks whose tails are mostly uninitialised. */
+    heap_free_pages(a3, 3, false);
+    heap_free_pages(a0, 0, true);
+    struct heap_audit a;
+    assert_true(heap_audit(&a));
+    assert_int_equal(a.digest, d);
+    assert_int_equal(a.blocks[MAX_ORDER], 1);
+    assert_true(uninit_pages(1ull << 18, 2ull << 18) > (1u << 17));
+}
+
+static void test_lazy_audit_catches_corruption(void **state)
+{
+    (void)state;
+    const struct region r[] = { { 1ull << 18, 2ull << 18 } };
+    world(r, 1, 2ull << 18);
+    build("lazy");
+    struct heap_audit a;
+    assert_true(heap_audit(&a));
+
+    /* An uninitialised tail that claims to be in use. */
+    struct page_info *t = mfn_to_page((1ull << 18) + 12345);
+    t->count_info = PGC_state_inuse;
+    assert_false(heap_audit(&a));
+    assert_int_equal(a.nerrors, 1);
+    assert_non_null(strstr(a.errors[0], "neither free nor uninitialised"));
+
+    /* An uninitialised tail with stray bits. */
+    t->count_info = PGC_need_scrub;
+    assert_false(heap_audit(&a));
+    assert_non_null(strstr(a.errors[0], "carries bits"));
+    t->count_info = 0;
+    assert_true(heap_audit(&a));
+}
+
+static void test_eager_audit_catches_uninit_tail(void **state)
+{
+    (void)state;
+    const struct region r[] = { { 0x400, 0x800 } };
+    world(r, 1, 0x1000);
+    build("once");
+    mfn_to_page(0x555)->count_info = 0;
+    struct heap_audit a;
+    assert_false(heap_audit(&a));
+    assert_non_null(strstr(a.errors[0], "is not free"));
+}
+
+static void test_audit_catches_counter_and_overlap(void **state)
+{
+    (void)state;
+    const struct region r[] = { { 0x400, 0x800 } };
+    world(r, 1, 0x1000);
+    build("chunk");
+    struct heap_audit a;
+    total_avail_pages++;
+    assert_false(heap_audit(&a));
+    assert_non_null(strstr(a.errors[0], "total_avail_pages"));
+    total_avail_pages--;
+    /* A block outside the handed-over memory. */
+    struct page_info *pg = mfn_to_page(0x900);
+    pg->count_info = PGC_state_free;
+    frametable_mark_valid(0x900, 0x901);
+    page_list_add_scrub(pg, 0, mfn_to_zone(0x900), 0, INVALID_DIRTY_IDX);
+    assert_false(heap_audit(&a));
+    assert_non_null(strstr(a.errors[0], "outside the handed-over memory"));
+}
+
+static void test_double_free_panics(void **state)
+{
+    jmp_buf jb;
+    (void)state;
+    const struct region r[] = { { 0x400, 0x800 } };
+    world(r, 1, 0x1000);
+    build("page");
+    struct page_info *pg = heap_alloc_pages(0, NUMA_NO_NODE);
+    heap_free_pages(pg, 0, false);
+    panic_jump = &jb;
+    if (setjmp(jb) == 0) {
+        heap_free_pages(pg, 0, false);
+        panic_jump = NULL;
+        fail_msg("double free did not panic");
+    }
+    panic_jump = NULL;
+    assert_non_null(strstr(panic_message, "already free"));
+    /* The kernel never returns from panic(); the test did, holding the lock. */
+    assert_true(spin_is_locked(&heap_lock));
+    spin_unlock(&heap_lock);
+}
+
+static void test_dirty_blocks_go_to_tail(void **state)
+{
+    (void)state;
+    const struct region r[] = { { 0x400, 0x800 } };
+    world(r, 1, 0x1000);
+    build("chunk");
+    /* Free two clean order-0 pages elsewhere: clean goes to the head. */
+    struct page_info *x = heap_alloc_pages(0, NUMA_NO_NODE);
+    struct page_info *y = heap_alloc_pages(0, NUMA_NO_NODE);
+    assert_non_null(x);
+    assert_non_null(y);
+    unsigned zone = mfn_to_zone(page_to_mfn(x));
+    heap_free_pages(x, 0, true);    /* dirty: tail */
+    struct page_list_head *h = &heap(0, zone, 0);
+    assert_ptr_equal(h->tail, x);
+    assert_int_equal(x->u.free.first_dirty, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_small),
+        cmocka_unit_test(test_max_order_region),
+        cmocka_unit_test(test_many_tiny_regions),
+        cmocka_unit_test(test_irregular_regions),
+        cmocka_unit_test(test_node_boundaries),
+        cmocka_unit_test(test_alloc_all_free_all),
+        cmocka_unit_test(test_stress),
+        cmocka_unit_test(test_lazy_every_order),
+        cmocka_unit_test(test_lazy_split_max_to_zero),
+        cmocka_unit_test(test_lazy_free_into_partial_block),
+        cmocka_unit_test(test_lazy_audit_catches_corruption),
+        cmocka_unit_test(test_eager_audit_catches_uninit_tail),
+        cmocka_unit_test(test_audit_catches_counter_and_overlap),
+        cmocka_unit_test(test_double_free_panics),
+        cmocka_unit_test(test_dirty_blocks_go_to_tail),
+    };
+    return cmocka_run_group_tests_name("heap", tests, NULL, NULL);
+}
