@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// The 8254 PIT's channel 2 as a stopwatch for the TSC: a mode 0 one-shot,
+// gated through port 0x61 with the speaker off, its OUT2 polled until it rises.
+#include "kernel/cpu.h"
+#include "kernel/libc.h"
+#include "kernel/time.h"
+#include "kernel/tsc_math.h"
+
+#define PIT_CH2         0x42
+#define PIT_CMD         0x43
+/* Channel 2, low byte then high byte, mode 0 (interrupt on terminal count), binary. */
+#define PIT_CMD_CH2_ONESHOT 0xb0
+/* Port B of the PC's system control: gate of channel 2, speaker data, OUT2. */
+#define PORTB           0x61
+#define PORTB_GATE2     0x01
+#define PORTB_SPEAKER   0x02
+#define PORTB_OUT2      0x20
+#define PORTB_WRITABLE  0x0f    /* the high nibble is read-only status */
+
+/*
+ * Polls may not run faster than one per 1/64 us: no port read is that quick.
+ * The cap only matters if the TSC itself stood still, when the TSC timeout
+ * would never come.
+ */
+#define PIT_POLLS_PER_US_MAX 64u
+
+uint32_t pit_latch_for_us(uint32_t us)
+{
+    uint64_t latch = ((uint64_t)us * PIT_HZ + 500000u) / 1000000u;
+
+    return latch < 1 ? 1 : latch > 0xffff ? 0xffff : (uint32_t)latch;
+}
+
+/*
+ * The window of Xen's init_pit_and_calibrate_tsc(), with the poll statistics
+ * of Linux's pit_calibrate_tsc(): each poll reads OUT2 and then the TSC, so
+ * the step between two TSC reads is one poll, and the last read is the end.
+ */
+void pit_oneshot(uint32_t latch, uint64_t timeout_ticks, struct tsc_window *w)
+{
+    uint8_t portb = inb(PORTB);
+    uint64_t window_us = (uint64_t)latch * 1000000u / PIT_HZ + 1;
+    uint64_t cap = window_us * PIT_POLLS_PER_US_MAX + 1000;
+    uint64_t before, start, prev, now;
+
+    memset(w, 0, sizeof(*w));
+    if (latch == 0 || latch > 0xffff)
+        return;
+    /* Gate high so the count runs; speaker data low so nothing sounds. */
+    outb(PORTB, (uint8_t)((portb & PORTB_WRITABLE & ~PORTB_SPEAKER) | PORTB_GATE2));
+    outb(PIT_CMD, PIT_CMD_CH2_ONESHOT);
+    outb(PIT_CH2, latch & 0xff);
+    before = tsc_now();
+    outb(PIT_CH2, (uint8_t)(latch >> 8));   /* the count loads on the next input clock */
+    start = prev = now = tsc_now();
+    w->start_gap = start - before;
+    for (;;) {
+        uint8_t v = inb(PORTB);
+
+        now = tsc_now();
+        w->last_gap = now - prev;
+        if (w->last_gap > w->max_gap)
+            w->max_gap = w->last_gap;
+        prev = now;
+        w->passes++;
+        if (v & PORTB_OUT2) {
+            w->fired = true;
+            /* High at the very first poll: a count of a millisecond or
+             * more cannot have run out yet, so OUT2 is stuck (or the port
+             * floats high because there is no PIT behind it). */
+            w->high_at_start = w->passes == 1;
+            break;
+        }
+        /* OUT2 is read before the clock is checked, so a vCPU preempted
+         * past the deadline still sees the rise instead of timing out. */
+        if (now - start > timeout_ticks || w->passes >= cap)
+            break;
+    }
+    w->ticks = now - start;
+    /* Gate back as found; the speaker stays off. */
+    outb(PORTB, (uint8_t)(portb & PORTB_WRITABLE & ~PORTB_SPEAKER));
+}

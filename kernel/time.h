@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Timekeeping: the TSC, calibrated once at boot against the 8254 PIT and
+ * cross-checked against every other clock the machine offers, and the
+ * ticks-to-nanoseconds conversion that every benchmark figure goes through.
+ */
+#ifndef KERNEL_TIME_H
+#define KERNEL_TIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * The ordered TSC read that brackets every timed window: LFENCE, then RDTSC.
+ *
+ * RDTSC alone may execute before earlier instructions finish, so the end of
+ * a window could be read while its last stores are still in flight. LFENCE
+ * completes every earlier instruction locally before RDTSC starts: always on
+ * Intel, and on AMD whenever LFENCE is dispatch-serialising (enumerated by
+ * CPUID 0x80000021 EAX bit 2 on recent parts, set through MSR DE_CFG bit 1
+ * by Linux and Xen on older ones; hypervisors pass that on).
+ * LFENCE;RDTSC is chosen over RDTSCP;LFENCE because it needs no feature bit
+ * (some CPU models that hypervisors expose omit RDTSCP) and leaves ECX
+ * alone. Later instructions may start before RDTSC samples, so the start of
+ * a window can lose at most a pipeline's worth of work: tens of ns, far below
+ * the millisecond windows it brackets. The "memory" clobber stops the
+ * compiler from moving loads and stores across the read.
+ *
+ * Returns raw TSC ticks; tsc_to_ns() converts a difference of two reads.
+ */
+static inline uint64_t tsc_now(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/*
+ * Calibrates the TSC (PIT windows, CPUID 0x15/0x16, hypervisor leaf, ACPI PM
+ * timer, HPET), chooses a rate, and prints a short report and the
+ * `calibration` record. Takes about 110 ms with the default options. Never
+ * hangs on a dead clock and never panics: with no usable clock at all it
+ * prints an error and leaves the kernel uncalibrated.
+ */
+void time_init(void);
+
+/* True once time_init() found a usable TSC rate. */
+bool time_calibrated(void);
+
+/* The chosen TSC rate in kHz, rounded to nearest; 0 when uncalibrated. */
+uint64_t tsc_khz(void);
+
+/* The clock the rate came from: "pit", "hypervisor", "cpuid15", "hpet", "pmtimer", "cpuid16", or "none". */
+const char *time_source(void);
+
+/* What tsc_to_ns() returns for a nonzero interval when there is no rate. */
+#define TSC_NS_UNKNOWN UINT64_MAX
+
+/*
+ * ticks (a difference of two tsc_now() reads) in ns, by multiply and shift:
+ * less than 1 ns from the exact value for any interval under 292 years, so
+ * exact to 1 ns for an hour at 10 GHz. 0 ticks is 0 ns. Uncalibrated, it
+ * returns TSC_NS_UNKNOWN for any other interval rather than pretend.
+ */
+uint64_t tsc_to_ns(uint64_t ticks);
+
+/* CPUID 0x80000007 EDX bit 8: the TSC keeps its rate in every power state. */
+bool tsc_invariant(void);
+
+/*
+ * A one-line warning that every report of timed results must print, or NULL
+ * when there is nothing to warn about (an invariant, calibrated TSC).
+ */
+const char *tsc_warning(void);
+
+/* ---- inside the time subsystem (kernel/pit.c, used by kernel/time.c) ---- */
+
+struct tsc_window;
+
+/* PIT input clocks in us microseconds, for a one-shot count: 1..65535. */
+uint32_t pit_latch_for_us(uint32_t us);
+
+/*
+ * Runs PIT channel 2 once in mode 0 for latch input clocks (1..65535) and
+ * fills w with what the poll of OUT2 saw, bracketed by tsc_now(). Gives up
+ * after timeout_ticks of TSC (w->fired false). Leaves the speaker off.
+ */
+void pit_oneshot(uint32_t latch, uint64_t timeout_ticks, struct tsc_window *w);
+
+#endif

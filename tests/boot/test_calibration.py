@@ -1,0 +1,211 @@
+# SPDX-License-Identifier: MIT
+"""TSC calibration (issue 5): the `calibration` record, the PIT against the
+ACPI PM timer and the HPET, a dead PIT, a missing HPET, the PIT self-test and
+the hypervisor's TSC figure, under every accelerator this machine has."""
+import pytest
+
+from bootlib import assert_ktap_ok, boot, explain, qemu, record
+
+KEYS = {"type", "khz", "source", "calibrated", "reason", "windows", "window_ms", "accepted",
+        "spread_ppm", "invariant_tsc", "duration_us", "checks"}
+CHECKS = ["pit", "hypervisor", "cpuid15", "hpet", "pmtimer", "cpuid16"]
+SOURCES = set(CHECKS) | {"none"}
+
+# How far the PM timer and the HPET may sit from the PIT, in ppm.
+#
+# QEMU drives all three from its virtual clock and the guest TSC from the
+# host's, so they differ only by measurement. Over 40 TCG boots on this
+# (2-CPU, shared, often loaded) machine the worst |ppm| seen was 10. A window
+# that passes the rule may still carry up to 8 typical polls of slack at an
+# edge - about 2.5 us here under TCG, 120 ppm of a 20 ms window - and the PM
+# timer adds its 279 ns tick; 250 ppm covers both edges of such a window with
+# room to spare, and stays close to the 200 ppm the issue targets under KVM.
+# Disagreement beyond it means a broken window rule or a wrong conversion,
+# not noise.
+TOL_PPM = 250
+
+# Under TCG on a busy host the vCPU often stalls for 4-8 ms just as OUT2
+# rises, and those windows are rightly thrown away; now and then a boot keeps
+# no PIT window at all and calibrates from the HPET instead. The agreement
+# test needs a PIT figure, so it boots up to this many times to get one.
+BOOTS_FOR_PIT_FIGURE = 3
+
+
+def accels():
+    ok, why = qemu.kvm_usable()
+    return ["tcg", pytest.param("kvm", marks=pytest.mark.skipif(not ok, reason=why))]
+
+
+def cal_boot(accel="tcg", append="", **kw):
+    r = boot("pvh", "256M", append, accel=accel, timeout=90, **kw)
+    assert r.status == "ok", "run did not exit cleanly\n" + explain(r)
+    assert record(r, "done")["status"] == "ok"
+    c = record(r, "calibration")
+    return r, c, {x["name"]: x for x in c["checks"]}
+
+
+def assert_well_formed(r, c):
+    assert set(c) == KEYS, f"calibration keys {sorted(c)}\n" + explain(r)
+    assert c["source"] in SOURCES
+    assert isinstance(c["calibrated"], bool) and isinstance(c["invariant_tsc"], bool)
+    assert c["reason"], "empty reason"
+    for k in ("windows", "window_ms", "accepted", "spread_ppm"):
+        assert isinstance(c[k], int) and c[k] >= 0, f"{k}={c[k]!r}"
+    assert c["accepted"] <= c["windows"]
+    assert [x["name"] for x in c["checks"]] == CHECKS
+    for x in c["checks"]:
+        assert set(x) == {"name", "khz", "ppm", "status"}, x
+        assert x["status"] in ("ok", "absent", "bad"), x
+        if x["status"] == "absent":
+            assert x["khz"] is None and x["ppm"] is None, x
+        if x["khz"] is not None:
+            assert isinstance(x["khz"], int) and x["khz"] > 0, x
+    if c["calibrated"]:
+        assert c["source"] != "none"
+        assert isinstance(c["khz"], int) and 1000 <= c["khz"] <= 100_000_000, c["khz"]
+        # The rate is the chosen clock's own figure.
+        chosen = next(x for x in c["checks"] if x["name"] == c["source"])
+        assert chosen["khz"] == c["khz"] and chosen["status"] == "ok", chosen
+        assert isinstance(c["duration_us"], int) and 0 < c["duration_us"] < 2_000_000
+    else:
+        assert c["source"] == "none" and c["khz"] == 0
+
+
+def ppm(khz, ref_khz):
+    return (khz - ref_khz) * 1e6 / ref_khz
+
+
+@pytest.mark.parametrize("accel", accels())
+def test_calibration_record(accel):
+    r, c, chk = cal_boot(accel)
+    assert_well_formed(r, c)
+    assert c["calibrated"], explain(r)
+    assert c["window_ms"] == 20
+    b = record(r, "boot")
+    assert c["invariant_tsc"] == b["invariant_tsc"]
+    # Every report warns about a TSC that is not invariant.
+    warned = "TSC is not invariant" in r.log
+    assert warned == (not c["invariant_tsc"]), explain(r)
+    # The human lines are there too.
+    assert "time: cross-checks vs PIT:" in r.log
+    assert f"time: TSC {c['khz']} kHz from {c['source']}" in r.log, explain(r)
+    # q35 has both ACPI timers; qboot passes an ACPI 1.0 RSDP.
+    assert chk["pmtimer"]["status"] == "ok", explain(r)
+    assert chk["hpet"]["status"] == "ok", explain(r)
+    if accel == "tcg":
+        assert "under TCG every clock is emulated" in r.log
+    print(f"\n[{accel.upper()}] calibration {c['khz']} kHz from {c['source']} in "
+          f"{c['duration_us'] / 1000:.0f} ms, {c['accepted']}/{c['windows']} windows, "
+          f"spread {c['spread_ppm']} ppm; {c['reason']}")
+
+
+@pytest.mark.parametrize("accel", accels())
+def test_pit_agrees_with_pm_timer_and_hpet(accel):
+    for attempt in range(BOOTS_FOR_PIT_FIGURE):
+        r, c, chk = cal_boot(accel)
+        if chk["pit"]["khz"] is not None:
+            break
+    pit = chk["pit"]["khz"]
+    assert pit is not None, f"no PIT figure in {BOOTS_FOR_PIT_FIGURE} boots\n" + explain(r)
+    for name in ("pmtimer", "hpet"):
+        x = chk[name]
+        assert x["khz"] is not None and x["ppm"] is not None, f"{name}: {x}\n" + explain(r)
+        # The kernel's ppm matches the host's sum over its rounded kHz figures.
+        assert abs(x["ppm"] - ppm(x["khz"], pit)) <= 2, f"{name}: {x} vs pit {pit}"
+        assert abs(x["ppm"]) <= TOL_PPM, f"{name} is {x['ppm']} ppm from the PIT\n" + explain(r)
+    if c["source"] == "pit":
+        assert c["accepted"] >= 2 and c["spread_ppm"] <= 500, explain(r)
+    print(f"\n[{accel.upper()}] PIT {pit} kHz; pmtimer {chk['pmtimer']['ppm']:+d} ppm, "
+          f"hpet {chk['hpet']['ppm']:+d} ppm; boot {attempt + 1}; "
+          f"calibration {c['duration_us'] / 1000:.0f} ms")
+
+
+def test_dead_pit_falls_back_without_hanging():
+    # q35 without an 8254: port 0x61 floats high, so OUT2 reads high at once.
+    r, c, chk = cal_boot(machine_opts="pit=off")
+    assert_well_formed(r, c)
+    assert chk["pit"]["status"] == "bad" and chk["pit"]["khz"] is None, explain(r)
+    assert c["reason"].startswith("pit dead"), c["reason"]
+    assert "time: PIT: dead" in r.log
+    assert c["calibrated"] and c["source"] in ("hpet", "pmtimer"), explain(r)
+    assert c["windows"] == 0 and c["accepted"] == 0
+    # With no PIT figure there is nothing to take a ppm against.
+    assert chk["hpet"]["ppm"] is None and chk["pmtimer"]["ppm"] is None
+    # The two references still vouch for each other.
+    assert abs(ppm(chk["hpet"]["khz"], chk["pmtimer"]["khz"])) <= TOL_PPM, explain(r)
+    assert c["duration_us"] < 1_000_000
+
+
+def test_no_hpet_is_absent():
+    r, c, chk = cal_boot(machine_opts="hpet=off")
+    assert_well_formed(r, c)
+    assert chk["hpet"] == {"name": "hpet", "khz": None, "ppm": None, "status": "absent"}
+    assert chk["pmtimer"]["status"] == "ok", explain(r)
+    assert c["calibrated"] and c["source"] in ("pit", "pmtimer"), explain(r)
+
+
+def test_pm_timer_alone():
+    r, c, chk = cal_boot(machine_opts="pit=off,hpet=off")
+    assert_well_formed(r, c)
+    assert c["source"] == "pmtimer", explain(r)
+    assert c["reason"].endswith("pmtimer chosen, the only clock left"), c["reason"]
+
+
+def test_window_options():
+    r, c, chk = cal_boot(append="pit_windows=3 pit_ms=10")
+    assert_well_formed(r, c)
+    assert c["window_ms"] == 10
+    # 3 wanted, up to 6 run when windows are thrown away.
+    assert 3 <= c["windows"] <= 6 or c["windows"] == 0, explain(r)
+
+
+def test_bad_window_option_fails_cleanly():
+    r = boot("pvh", "256M", "pit_ms=99", timeout=60)
+    assert r.status == "fail", explain(r)
+    assert "bad command line: pit_ms=99: expected a whole number from 1 to 54" in r.log
+
+
+def test_calibration_on_grub_path():
+    # SeaBIOS + GRUB hand over the RSDP in a multiboot2 tag: the same tables.
+    r = boot("iso-bios", "256M", "", timeout=120)
+    assert r.status == "ok", explain(r)
+    c = record(r, "calibration")
+    assert_well_formed(r, c)
+    chk = {x["name"]: x for x in c["checks"]}
+    assert c["calibrated"] and chk["pmtimer"]["status"] == "ok" and chk["hpet"]["status"] == "ok"
+
+
+def test_selftest_pit_interval():
+    r = boot("pvh", "256M", "selftest", timeout=90)
+    results = assert_ktap_ok(r)
+    mine = {name: (ok, why) for ok, _, name, why in results}
+    assert mine.get("tsc_pit_interval") == (True, ""), f"{mine}\n" + explain(r)
+    assert mine.get("tsc_scale_second") == (True, ""), explain(r)
+
+
+def test_selftest_skips_on_dead_pit():
+    r = boot("pvh", "256M", "selftest", machine_opts="pit=off", timeout=90)
+    results = assert_ktap_ok(r)
+    mine = {name: why for ok, _, name, why in results}
+    assert mine.get("tsc_pit_interval") == "SKIP the PIT is dead", explain(r)
+
+
+@pytest.mark.parametrize("accel", accels())
+def test_hypervisor_tsc_leaf(accel):
+    # KVM fills leaf 0x40000010 when the TSC rate is stable and known:
+    # invariant TSC asked for, so the guest may rely on it. TCG does not.
+    cpu = "host,-arch-capabilities,+invtsc" if accel == "kvm" else None
+    r, c, chk = cal_boot(accel, cpu=cpu)
+    assert_well_formed(r, c)
+    hv = chk["hypervisor"]
+    if hv["khz"] is None:
+        print(f"\n[{accel.upper()}] hypervisor leaf 0x40000010 not exposed "
+              f"(status {hv['status']}); nothing to compare")
+        assert hv["status"] == "absent"
+        return
+    pit = chk["pit"]["khz"]
+    print(f"\n[{accel.upper()}] hypervisor says {hv['khz']} kHz, PIT {pit} kHz, "
+          f"{hv['ppm']} ppm")
+    if pit is not None:
+        assert abs(hv["ppm"]) <= TOL_PPM, explain(r)
+    assert hv["status"] == "ok", explain(r)
