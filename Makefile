@@ -13,6 +13,9 @@ PYTHON   ?= /usr/bin/python3
 # Kernel command line for `make run`, memory for `make run*`.
 ARGS     ?=
 MEM      ?= 8G
+# Options for `make bench` and `make bench-quick`, e.g. "--sizes 4,8 --runs 5"
+# (bench/bench.py run --help lists them).
+BENCH_ARGS ?=
 FONT     ?= /usr/share/consolefonts/Lat15-VGA16.psf.gz
 
 # ---- forced kernel flags ---------------------------------------------------
@@ -101,14 +104,26 @@ run-uefi: setup
 	@$(MAKE) --no-print-directory iso
 	$(PYTHON) bench/qemu.py --mode iso-uefi --mem $(MEM)
 
+# The sweep boots the ELF directly (pvh) or builds its own ISO per boot with
+# the benchmark's kernel arguments, so `all` is the only build it needs.
+bench: setup
+	@$(MAKE) --no-print-directory all
+	$(PYTHON) bench/bench.py run $(BENCH_ARGS)
+
+bench-quick: setup
+	@$(MAKE) --no-print-directory all
+	$(PYTHON) bench/bench.py run --quick $(BENCH_ARGS)
+
 debug: all
 	@echo "QEMU waits for gdb on :1234; in another terminal: gdb -x tools/gdbinit"
 	$(PYTHON) bench/qemu.py --mode pvh --accel tcg --mem $(MEM) --append "$(ARGS)" --gdb --timeout 0
 
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
-               -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-HOST_SRC := kernel/bootinfo.c kernel/cmdline.c
+               -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -no-pie
+HOST_SRC := kernel/bootinfo.c kernel/cmdline.c kernel/tsc_math.c kernel/acpi.c
+HOST_SRC += mm/e820.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/audit.c mm/strategies.c \
+            $(wildcard mm/init_*.c) tests/unit/host_support.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(wildcard tests/unit/test_*.c))
 
 $(B)/unit/%: tests/unit/%.c $(HOST_SRC) $(wildcard kernel/*.h mm/*.h tests/unit/*.h) Makefile
@@ -117,6 +132,32 @@ $(B)/unit/%: tests/unit/%.c $(HOST_SRC) $(wildcard kernel/*.h mm/*.h tests/unit/
 
 test-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+# libFuzzer over the boot-info parsers. Work copies of the corpus and any
+# crash artefacts stay under build/fuzz/; a crash fails the target.
+FUZZ_SECONDS ?= 600
+FUZZ_TEST_SECONDS ?= 30
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsanitize=fuzzer,address,undefined \
+               -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SRC := kernel/bootinfo.c
+FUZZ_BIN := $(B)/fuzz/fuzz_bootinfo
+FUZZ_ARGS := -max_len=16384 -timeout=10 -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-
+
+$(FUZZ_BIN): tests/fuzz/fuzz_bootinfo.c $(FUZZ_SRC) $(wildcard kernel/*.h) Makefile
+	@mkdir -p $(@D)
+	$(FUZZCC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC)
+
+# A fresh copy of the seeds each time, so `make test` is repeatable.
+test-fuzz: $(FUZZ_BIN)
+	@rm -rf $(B)/fuzz/test-corpus && mkdir -p $(B)/fuzz/test-corpus
+	@cp tests/fuzz/corpus/* $(B)/fuzz/test-corpus/
+	$(FUZZ_BIN) $(FUZZ_ARGS) -max_total_time=$(FUZZ_TEST_SECONDS) $(B)/fuzz/test-corpus
+
+# The long run keeps its corpus between runs, seeded from the repository's.
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(B)/fuzz/corpus
+	@cp -n tests/fuzz/corpus/* $(B)/fuzz/corpus/
+	$(FUZZ_BIN) $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) $(B)/fuzz/corpus
 
 test-boot: all iso
 	$(PYTHON) tests/boot/run_boot_tests.py

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: MIT
+"""Reading records: raw serial logs (noise, CR, a truncated last line) and
+the wrapped records.jsonl that `make bench` writes."""
+import os
+
+import pytest
+
+import bench
+from conftest import GIB, SYNTHETIC, read_jsonl
+
+BENCH = ('{"type":"bench","mem_bytes":1072693248,"pages":261888,"accel":"TCG","emulated":true,'
+         '"calibrated":true,"tsc_khz":2000000,"source":"pit","runs":1,"strategies":["page"]}')
+RESULT = ('{"type":"result","strategy":"page","run":0,"phase":"init","pages":261888,'
+          '"ticks":100,"ns":50,"ns_per_page":0.000,"first_alloc_ns":7}')
+
+
+def test_serial_noise_cr_and_truncated_last_line():
+    log = ("\r\nSeaBIOS (version 1.16)\r\n"
+           "bootheap 0.1: how fast can a kernel hand its boot memory to its buddy heap?\r\n"
+           + BENCH + "\r\n"
+           "bench: page run 0 init: 0.000 ms\r\n"
+           + RESULT + "\r\n"
+           '{"type":"done","sta')
+    records, problems = bench.parse_serial(log)
+    assert [r["type"] for r in records] == ["bench", "result"]
+    assert records[0]["pages"] == 261888 and records[0]["strategies"] == ["page"]
+    # The 3-decimal fixed point arrives as a number; the CR is gone from strings.
+    assert records[1]["ns_per_page"] == 0.0 and records[1]["first_alloc_ns"] == 7
+    assert len(problems) == 1 and "truncated last line" in problems[0]
+
+
+def test_serial_record_after_escape_codes_and_with_trailing_junk():
+    log = "\x1b[2J\x1b[0m" + BENCH + "\nnoise " + RESULT + "  <- junk\n"
+    records, problems = bench.parse_serial(log)
+    assert [r["type"] for r in records] == ["bench", "result"]
+    assert problems == []
+
+
+def test_serial_broken_record_in_the_middle_is_reported_not_fatal():
+    log = BENCH + '\n{"type":"result","strategy":\n' + '{"type":"done","status":"ok"}\n'
+    records, problems = bench.parse_serial(log)
+    assert [r["type"] for r in records] == ["bench", "done"]
+    assert len(problems) == 1 and "line 2" in problems[0]
+
+
+def test_serial_ignores_json_that_is_not_a_record():
+    records, _ = bench.parse_serial('config {"runs": 3}\n["type", 1]\n')
+    assert records == []
+
+
+def test_synthetic_logs_parse_completely():
+    # 4 runs x (4 heap strategies x 2 phases + the floor) results per size,
+    # one audit per heap init, and the 4G log is the one with CR line ends.
+    with open(os.path.join(SYNTHETIC, "serial-4G.log"), newline="") as f:
+        text = f.read()
+    assert "\r\n" in text
+    records, problems = bench.parse_serial(text)
+    assert problems == []
+    types = [r["type"] for r in records]
+    assert types.count("result") == 36 and types.count("audit") == 16
+    assert types.count("summary") == 9 and types.count("comparison") == 4
+    assert types[-1] == "done"
+
+
+def test_jsonl_wraps_each_record_with_its_size():
+    lines = read_jsonl(SYNTHETIC)
+    kernel = [w for w in lines if w["source"] == "kernel"]
+    assert kernel and all(w["size_bytes"] in (GIB, 4 * GIB, 8 * GIB) for w in kernel)
+    assert all(w["size"] == f"{w['size_bytes'] // GIB}G" for w in kernel)
+
+
+def test_load_jsonl_groups_by_size():
+    sweep = bench.load_folder(SYNTHETIC)
+    assert [s.nbytes for s in sweep.sizes] == [GIB, 4 * GIB, 8 * GIB]
+    four = sweep.sizes[1]
+    assert four.label == "4G" and four.harness["status"] == "ok"
+    assert len(four.of("result")) == 36
+    assert sweep.info["type"] == "sweep" and sweep.info["runs"] == 4
+
+
+def test_load_jsonl_survives_truncated_last_line(synth):
+    with open(os.path.join(synth, "records.jsonl"), "a") as f:
+        f.write('{"size_bytes": 1073741824, "size": "1G", "source": "kernel", "rec')
+    sweep = bench.load_folder(synth)
+    assert len(sweep.sizes) == 3 and len(sweep.sizes[0].of("result")) == 36
+    assert any("truncated last line" in p for p in sweep.problems)
+
+
+def test_logs_only_folder_reads_the_same_numbers(synth):
+    with_jsonl = bench.csv_rows(bench.load_folder(synth))
+    os.remove(os.path.join(synth, "records.jsonl"))
+    logs_only = bench.load_folder(synth)
+    assert logs_only.sizes[2].label == "8G" and logs_only.sizes[2].nbytes == 8 * GIB
+    assert bench.csv_rows(logs_only) == with_jsonl
+
+
+def test_empty_folder_is_an_error(tmp_path):
+    with pytest.raises(bench.BenchError, match="no records.jsonl"):
+        bench.load_folder(str(tmp_path))
+
+
+@pytest.mark.parametrize("text,want", [
+    ("1,2,4", [GIB, 2 * GIB, 4 * GIB]),
+    ("0.5", [GIB // 2]),
+    ("4, 1,4", [GIB, 4 * GIB]),
+    ("512M,90", [GIB // 2, 90 * GIB]),
+])
+def test_parse_sizes(text, want):
+    assert bench.parse_sizes(text) == want
+
+
+@pytest.mark.parametrize("text", ["", "abc", "0.01", "1.0000001"])
+def test_parse_sizes_rejects(text):
+    with pytest.raises(bench.BenchError):
+        bench.parse_sizes(text)
+
+
+def test_size_labels():
+    assert bench.size_label(90 * GIB) == "90G"
+    assert bench.size_label(GIB // 2) == "512M"
