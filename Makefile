@@ -26,6 +26,8 @@ KFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone \
           -Wall -Wextra -Werror -MMD -MP -I.
 KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 -z noexecstack \
             --build-id=none -T linker.ld
+# 128-bit division (__udivti3) and friends: freestanding code still needs libgcc.
+LIBGCC := $(shell $(KCC) -print-libgcc-file-name)
 NASMFLAGS := -f elf64 -Werror
 
 B := build
@@ -65,13 +67,13 @@ $(B)/gen/ksyms0.c: tools/ksyms.sh
 	printf '#include "kernel/ksyms.h"\nconst struct ksym ksyms[] __attribute__((section(".ksyms"))) = { { 0, 0 } };\nconst unsigned ksyms_count = 0;\n' > $@
 
 $(B)/stage1.elf: $(KOBJ) $(B)/gen/ksyms0.o linker.ld
-	$(LD) $(KLDFLAGS) -o $@ $(KOBJ) $(B)/gen/ksyms0.o
+	$(LD) $(KLDFLAGS) -o $@ $(KOBJ) $(B)/gen/ksyms0.o $(LIBGCC)
 
 $(B)/gen/ksyms.c: $(B)/stage1.elf tools/ksyms.sh
 	sh tools/ksyms.sh $< > $@
 
 $(B)/bootheap.elf: $(KOBJ) $(B)/gen/ksyms.o linker.ld
-	$(LD) $(KLDFLAGS) -Map=$(B)/bootheap.map -o $@ $(KOBJ) $(B)/gen/ksyms.o
+	$(LD) $(KLDFLAGS) -Map=$(B)/bootheap.map -o $@ $(KOBJ) $(B)/gen/ksyms.o $(LIBGCC)
 	@nm -n $(B)/stage1.elf | awk '$$2 ~ /^[tT]$$/' > $(B)/stage1.syms
 	@nm -n $@ | awk '$$2 ~ /^[tT]$$/' > $(B)/bootheap.syms
 	@cmp -s $(B)/stage1.syms $(B)/bootheap.syms || { echo "symbol table moved code: stage links differ"; exit 1; }

@@ -12,6 +12,7 @@
 #include "kernel/time.h"
 #include "kernel/traps.h"
 #include "mm/mm.h"
+#include "bench/bench.h"
 
 #define BOOTHEAP_VERSION "0.1"
 
@@ -177,9 +178,13 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info)
     time_init();
 
     if (opt_selftest) {
+        /* Self-tests instead of the benchmark: KTAP on serial. */
         if (selftest_run_all())
             machine_fail("self-tests failed");
         machine_done();
     }
+    /* The benchmark: every strategy, timed, audited, reported. */
+    if (!bench_main())
+        machine_fail(bench_failure());
     machine_done();
 }

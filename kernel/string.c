@@ -5,19 +5,29 @@
 
 #include <stdint.h>
 
+/*
+ * Bulk work moves eight bytes per step (rep stosq/movsq): as fast as the
+ * byte forms on hardware with fast strings, and eight times fewer steps
+ * where string instructions are emulated one element at a time (TCG).
+ */
 void *memset(void *dst, int c, size_t n)
 {
     void *d = dst;
+    uint64_t pattern = 0x0101010101010101ull * (uint8_t)c;
+    size_t q = n / 8, b = n % 8;
 
-    __asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
+    __asm__ volatile("rep stosq" : "+D"(d), "+c"(q) : "a"(pattern) : "memory");
+    __asm__ volatile("rep stosb" : "+D"(d), "+c"(b) : "a"(pattern) : "memory");
     return dst;
 }
 
 void *memcpy(void *dst, const void *src, size_t n)
 {
     void *d = dst;
+    size_t q = n / 8, b = n % 8;
 
-    __asm__ volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(n) : : "memory");
+    __asm__ volatile("rep movsq" : "+D"(d), "+S"(src), "+c"(q) : : "memory");
+    __asm__ volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(b) : : "memory");
     return dst;
 }
 

@@ -58,6 +58,15 @@ void heap_reset(void)
     bootmem = heap_regions;
 }
 
+void heap_floor_write(void)
+{
+    for (unsigned i = 0; i < heap_regions.nr; i++) {
+        const struct bootmem_region *r = &heap_regions.r[i];
+        memset(mfn_to_page(r->s), 0, (r->e - r->s) * sizeof(struct page_info));
+        memset(&m2p[r->s], 0xff, (r->e - r->s) * sizeof(uint64_t));
+    }
+}
+
 bool heap_range_handed_over(uint64_t mfn, unsigned order)
 {
     uint64_t e = mfn + (1ull << order);
@@ -274,6 +283,9 @@ struct page_info *heap_alloc_pages(unsigned order, unsigned node)
     for (unsigned k = 0; k < MAX_NUMNODES && !pg; k++) {
         n = node == NUMA_NO_NODE ? k : (node + k) % MAX_NUMNODES;
         for (zone = NR_ZONES - 1; zone > 0 && !pg; zone--) {
+            /* Skip zones that cannot hold the block, as Xen's get_free_buddy(). */
+            if (avail[n][zone] < (1ull << order))
+                continue;
             for (j = order; j <= MAX_ORDER; j++) {
                 if ((pg = heap(n, zone, j).next))
                     break;
@@ -304,16 +316,21 @@ struct page_info *heap_alloc_pages(unsigned order, unsigned node)
     total_avail_pages -= 1ull << order;
     heap_inuse_pages += 1ull << order;
 
-    uint64_t dirty = 0;
+    uint64_t dirty = 0, mfn = page_to_mfn(pg);
+    bool lazy_dirty = heap_lazy_dirty;
     for (uint64_t i = 0; i < (1ull << order); i++) {
         struct page_info *p = &pg[i];
         if (page_state_is(p, uninit)) {
-            lazy_make_free(p);
-        } else if (!page_state_is(p, free)) {
+            /* A lazy tail goes straight to in use: only the deferred part of
+             * freeing (the M2P entry, the dirty count) is left to do. */
+            m2p[mfn + i] = INVALID_M2P_ENTRY;
+            dirty += lazy_dirty;
+        } else if (page_state_is(p, free)) {
+            dirty += (p->count_info & PGC_need_scrub) != 0;
+        } else {
             panic("allocating MFN 0x%llx, which is not free (count_info 0x%llx)",
-                  (unsigned long long)page_to_mfn(p), (unsigned long long)p->count_info);
+                  (unsigned long long)(mfn + i), (unsigned long long)p->count_info);
         }
-        dirty += (p->count_info & PGC_need_scrub) != 0;
         /* Scrubbing the contents is left out; the accounting stays. */
         p->count_info = PGC_state_inuse;
         p->u.type_info = 0;

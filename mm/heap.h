@@ -56,6 +56,13 @@ void end_boot_allocator(const struct heap_strategy *s);
  */
 void heap_reset(void);
 
+/*
+ * Writes every byte of the page_info and M2P entries of the handed-over
+ * pages once, with plain memsets: the least any eager init must write, and
+ * the benchmark's floor. Leaves the heap to be reset.
+ */
+void heap_floor_write(void);
+
 /* Pages end_boot_allocator() hands over (MFN 0 excluded, as Xen does). */
 uint64_t heap_handover_pages(void);
 

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: MIT
+// The in-kernel benchmark: the seed's experiment, end_boot_allocator()
+// timed with each init strategy, interleaved run by run, audited after each
+// run, followed by a first touch of every page, with a memset floor; then
+// the records and the human report.
+#include "bench/bench.h"
+
+#include <stdarg.h>
+
+#include "bench/stats.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/exit.h"
+#include "kernel/printk.h"
+#include "kernel/record.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "mm/heap.h"
+#include "mm/mm.h"
+#include "mm/numa.h"
+
+#define BENCH_MAX_RUNS 100
+#define BENCH_MAX_STRATEGIES 8
+
+static unsigned opt_runs = 5;
+static char opt_strategies[96];
+
+CMDLINE_OPT(runs, .key = "runs", .type = OPT_UINT, .dst = &opt_runs, .min = 1,
+            .max = BENCH_MAX_RUNS, .help = "timed runs per strategy (default 5)");
+CMDLINE_OPT(strategies, .key = "strategies", .type = OPT_STR, .dst = opt_strategies,
+            .size = sizeof(opt_strategies),
+            .help = "comma-separated strategies to run, in this order (default: all)");
+
+/* One strategy's runs, or the floor's (s == NULL). */
+struct series {
+    const struct heap_strategy *s;
+    const char *name;
+    uint64_t init[BENCH_MAX_RUNS];          /* ns, or ticks when uncalibrated */
+    uint64_t touch[BENCH_MAX_RUNS];
+    uint64_t first_alloc[BENCH_MAX_RUNS];
+    uint64_t digest;
+};
+
+static struct series series[BENCH_MAX_STRATEGIES + 1];
+static unsigned nstrat;             /* heap strategies; series[nstrat] is the floor */
+static uint64_t pages;
+static bool calibrated;
+static char failure[160];
+
+/* Ticks to the unit every figure uses: ns when calibrated, else ticks. */
+static uint64_t to_units(uint64_t ticks)
+{
+    return calibrated ? tsc_to_ns(ticks) : ticks;
+}
+
+static void record_ns(struct record *r, const char *key, uint64_t v)
+{
+    if (calibrated)
+        record_u64(r, key, v);
+    else
+        record_null(r, key);
+}
+
+__printf(1, 2)
+static void bench_fail(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (failure[0])
+        return;
+    va_start(ap, fmt);
+    vsnprintf(failure, sizeof(failure), fmt, ap);
+    va_end(ap);
+    printk("bench: FAILED: %s\n", failure);
+}
+
+/* strategies=a,b: each name once, each one registered. */
+static bool pick_strategies(void)
+{
+    const char *p = opt_strategies;
+
+    if (!*p) {
+        for (unsigned i = 0; heap_strategies[i] && nstrat < BENCH_MAX_STRATEGIES; i++)
+            series[nstrat++].s = heap_strategies[i];
+    }
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const struct heap_strategy *s = heap_strategy_find(p, len);
+        if (!s) {
+            char known[64] = "";
+            for (unsigned i = 0; heap_strategies[i]; i++) {
+                size_t k = strlen(known);
+                snprintf(known + k, sizeof(known) - k, "%s%s", k ? " " : "", heap_strategies[i]->name);
+            }
+            snprintf(failure, sizeof(failure), "strategies=%s: unknown strategy '%.*s' (known: %s)",
+                     opt_strategies, (int)len, p, known);
+            return false;
+        }
+        for (unsigned i = 0; i < nstrat; i++) {
+            if (series[i].s == s) {
+                snprintf(failure, sizeof(failure), "strategies=%s: '%s' is listed twice",
+                         opt_strategies, s->name);
+                return false;
+            }
+        }
+        if (nstrat == BENCH_MAX_STRATEGIES) {
+            snprintf(failure, sizeof(failure), "strategies=%s: more than %u strategies",
+                     opt_strategies, BENCH_MAX_STRATEGIES);
+            return false;
+        }
+        series[nstrat++].s = s;
+        p += len + (comma ? 1 : 0);
+    }
+    for (unsigned i = 0; i < nstrat; i++)
+        series[i].name = series[i].s->name;
+    series[nstrat].name = "floor";
+    return true;
+}
+
+static void record_result(const struct series *x, unsigned run, const char *phase,
+                          uint64_t ticks, uint64_t first_alloc)
+{
+    struct record r;
+    uint64_t v = to_units(ticks);
+
+    record_begin(&r, "result");
+    record_str(&r, "strategy", x->name);
+    record_u64(&r, "run", run);
+    record_str(&r, "phase", phase);
+    record_u64(&r, "pages", pages);
+    record_u64(&r, "ticks", ticks);
+    record_ns(&r, "ns", v);
+    if (calibrated)
+        record_fixed(&r, "ns_per_page", (int64_t)stat_per_page_milli(v, pages), 3);
+    else
+        record_null(&r, "ns_per_page");
+    if (!x->s)
+        record_u64(&r, "bytes", pages * (sizeof(struct page_info) + sizeof(uint64_t)));
+    if (x->s && !strcmp(phase, "init"))
+        record_ns(&r, "first_alloc_ns", first_alloc);
+    record_end(&r);
+}
+
+static void record_audit(const struct series *x, unsigned run, const struct heap_audit *a)
+{
+    struct record r;
+    char hex[24];
+
+    record_begin(&r, "audit");
+    record_str(&r, "strategy", x->name);
+    record_u64(&r, "run", run);
+    record_bool(&r, "ok", a->ok);
+    record_u64(&r, "free_pages", a->free_pages);
+    record_u64(&r, "expected_pages", a->expected_pages);
+    record_arr_begin(&r, "blocks");
+    for (unsigned o = 0; o <= MAX_ORDER; o++)
+        record_u64(&r, NULL, a->blocks[o]);
+    record_arr_end(&r);
+    snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)a->digest);
+    record_str(&r, "digest", hex);
+    record_arr_begin(&r, "errors");
+    for (unsigned i = 0; i < a->nerrors && i < AUDIT_MAX_ERRORS; i++)
+        record_str(&r, NULL, a->errors[i]);
+    record_arr_end(&r);
+    record_end(&r);
+}
+
+/*
+ * First touch: heap_alloc_pages(0, any node) until the heap is empty,
+ * chaining the pages through their list links (free for in-use pages, as in
+ * Xen), then heap_free_pages(pg, 0, clean) in allocation order. Returns
+ * false when the count or the heap afterwards is wrong.
+ */
+static bool first_touch(const struct series *x, unsigned run, uint64_t *first_ticks,
+                        uint64_t *total_ticks)
+{
+    uint64_t t0 = tsc_now();
+    struct page_info *first = heap_alloc_pages(0, NUMA_NO_NODE);
+    uint64_t t1 = tsc_now();
+    struct page_info *last = first, *pg;
+    uint64_t n = first != NULL;
+
+    if (first)
+        first->list.next = PAGE_LIST_NULL;
+    while ((pg = heap_alloc_pages(0, NUMA_NO_NODE))) {
+        pg->list.next = PAGE_LIST_NULL;
+        last->list.next = (uint32_t)page_to_mfn(pg);
+        last = pg;
+        n++;
+    }
+    for (pg = first; pg;) {
+        uint32_t next = pg->list.next;
+        heap_free_pages(pg, 0, false);
+        pg = next == PAGE_LIST_NULL ? NULL : mfn_to_page(next);
+    }
+    uint64_t t2 = tsc_now();
+
+    *first_ticks = t1 - t0;
+    *total_ticks = t2 - t0;
+    if (n != pages) {
+        bench_fail("%s run %u: first touch allocated %llu pages of %llu", x->name, run,
+                   (unsigned long long)n, (unsigned long long)pages);
+        return false;
+    }
+    if (heap_digest() != x->digest) {
+        bench_fail("%s run %u: the heap after first touch differs from the heap after init",
+                   x->name, run);
+        return false;
+    }
+    return true;
+}
+
+static bool run_strategy(struct series *x, unsigned run, bool timed)
+{
+    struct heap_audit a;
+    uint64_t first, touch;
+
+    heap_reset();
+    uint64_t t0 = tsc_now();
+    end_boot_allocator(x->s);
+    uint64_t t1 = tsc_now();
+    bool ok = heap_audit(&a);
+
+    if (timed)
+        record_audit(x, run, &a);
+    if (!ok) {
+        bench_fail("%s run %u: audit failed: %s", x->name, run, a.errors[0]);
+        return false;
+    }
+    if (timed && series[0].digest && a.digest != series[0].digest) {
+        bench_fail("%s run %u: digest 0x%016llx differs from %s's 0x%016llx", x->name, run,
+                   (unsigned long long)a.digest, series[0].name,
+                   (unsigned long long)series[0].digest);
+        return false;
+    }
+    x->digest = a.digest;
+    if (!first_touch(x, run, &first, &touch))
+        return false;
+    if (timed) {
+        x->init[run] = to_units(t1 - t0);
+        x->touch[run] = to_units(touch);
+        x->first_alloc[run] = to_units(t1 - t0 + first);
+        record_result(x, run, "init", t1 - t0, x->first_alloc[run]);
+        record_result(x, run, "first_touch", touch, 0);
+    }
+    return true;
+}
+
+static void run_floor(unsigned run)
+{
+    heap_reset();
+    uint64_t t0 = tsc_now();
+    heap_floor_write();
+    uint64_t t1 = tsc_now();
+
+    series[nstrat].init[run] = to_units(t1 - t0);
+    record_result(&series[nstrat], run, "init", t1 - t0, 0);
+}
+
+static void record_summary(const struct series *x, const char *phase, const uint64_t *v)
+{
+    struct record r;
+    uint64_t med = stat_median(v, opt_runs), lo = v[0], hi = v[0];
+
+    for (unsigned i = 1; i < opt_runs; i++) {
+        lo = MIN(lo, v[i]);
+        hi = MAX(hi, v[i]);
+    }
+    record_begin(&r, "summary");
+    record_str(&r, "strategy", x->name);
+    record_str(&r, "phase", phase);
+    record_u64(&r, "runs", opt_runs);
+    record_ns(&r, "median_ns", med);
+    record_ns(&r, "min_ns", lo);
+    record_ns(&r, "max_ns", hi);
+    if (calibrated)
+        record_fixed(&r, "ns_per_page", (int64_t)stat_per_page_milli(med, pages), 3);
+    else
+        record_null(&r, "ns_per_page");
+    record_fixed(&r, "cv_pct", (int64_t)stat_cv_centipct(v, opt_runs), 2);
+    record_end(&r);
+}
+
+static const struct series *find(const char *name)
+{
+    for (unsigned i = 0; i < nstrat; i++)
+        if (!strcmp(series[i].name, name))
+            return &series[i];
+    return NULL;
+}
+
+static void fmt_ms(char *buf, size_t n, uint64_t ns)
+{
+    snprintf(buf, n, "%llu.%03llu", (unsigned long long)(ns / 1000000),
+             (unsigned long long)(ns / 1000 % 1000));
+}
+
+static void fmt_centi(char *buf, size_t n, uint64_t c)
+{
+    snprintf(buf, n, "%llu.%02llu", (unsigned long long)(c / 100), (unsigned long long)(c % 100));
+}
+
+static void report(void)
+{
+    const struct series *page = find("page"), *floor = &series[nstrat];
+    uint64_t floor_med = stat_median(floor->init, opt_runs);
+    char size[24], a[24], b[24], c[24], d[24], e[24], f[24];
+    struct record r;
+
+    for (unsigned i = 0; i < nstrat; i++) {
+        record_summary(&series[i], "init", series[i].init);
+        record_summary(&series[i], "first_touch", series[i].touch);
+    }
+    record_summary(floor, "init", floor->init);
+
+    bool equal = true;
+    for (unsigned i = 1; i < nstrat; i++)
+        equal &= series[i].digest == series[0].digest;
+
+    for (unsigned i = 0; i < nstrat; i++) {
+        const struct series *x = &series[i];
+        uint64_t init = stat_median(x->init, opt_runs), touch = stat_median(x->touch, opt_runs);
+        record_begin(&r, "comparison");
+        record_str(&r, "strategy", x->name);
+        if (page)
+            record_fixed(&r, "speedup_vs_page", (int64_t)stat_paired_ratio_centi(page->init, x->init, opt_runs), 2);
+        else
+            record_null(&r, "speedup_vs_page");
+        record_fixed(&r, "x_floor", (int64_t)stat_ratio_centi(init, floor_med), 2);
+        record_ns(&r, "init_median_ns", init);
+        record_ns(&r, "first_touch_median_ns", touch);
+        record_ns(&r, "end_to_end_median_ns", init + touch);
+        record_ns(&r, "first_alloc_median_ns", stat_median(x->first_alloc, opt_runs));
+        record_bool(&r, "digest_equal", equal);
+        record_end(&r);
+    }
+
+    /* The human report: serial and screen. */
+    const char *unit = calibrated ? "ms" : "Mticks";
+    bool tcg = cpu.accel == ACCEL_TCG;
+    fmt_size(size, sizeof(size), mm.ram_bytes);
+    printk("\n==== bootheap: heap init on %s (%llu pages handed over), %u runs each ====\n",
+           size, (unsigned long long)pages, opt_runs);
+    printk("accelerator %s%s; TSC %llu kHz from %s\n", accel_name(cpu.accel),
+           tcg ? " -- EMULATED TIMINGS, not comparable with hardware or KVM" : "",
+           (unsigned long long)tsc_khz(), time_source());
+    if (tsc_warning())
+        printk("%s\n", tsc_warning());
+    if (!calibrated)
+        printk("warning: no usable clock: figures are raw TSC ticks (millions), UNCALIBRATED\n");
+    printk("%-8s %12s %9s %8s %8s %12s %12s %11s\n", "strategy", unit, "ns/page", "vs page",
+           "x floor", "touch", "init+touch", "1st alloc");
+    for (unsigned i = 0; i < nstrat; i++) {
+        const struct series *x = &series[i];
+        uint64_t init = stat_median(x->init, opt_runs), touch = stat_median(x->touch, opt_runs);
+        uint64_t ppm = stat_per_page_milli(init, pages);
+        fmt_ms(a, sizeof(a), init);
+        snprintf(b, sizeof(b), "%llu.%03llu", (unsigned long long)(ppm / 1000), (unsigned long long)(ppm % 1000));
+        if (page)
+            fmt_centi(c, sizeof(c), stat_paired_ratio_centi(page->init, x->init, opt_runs));
+        else
+            snprintf(c, sizeof(c), "-");
+        fmt_centi(d, sizeof(d), stat_ratio_centi(init, floor_med));
+        fmt_ms(e, sizeof(e), touch);
+        fmt_ms(f, sizeof(f), init + touch);
+        uint64_t fa = stat_median(x->first_alloc, opt_runs);
+        printk("%-8s %12s %9s %7sx %7sx %12s %12s %8llu.%01llu\n", x->name, a, b, c, d, e, f,
+               (unsigned long long)(fa / 1000), (unsigned long long)(fa / 100 % 10));
+    }
+    uint64_t fppm = stat_per_page_milli(floor_med, pages);
+    fmt_ms(a, sizeof(a), floor_med);
+    printk("%-8s %12s %5llu.%03llu %8s %7sx   (memset of %llu bytes of page_info and M2P)\n",
+           "floor", a, (unsigned long long)(fppm / 1000), (unsigned long long)(fppm % 1000),
+           "-", "1.00", (unsigned long long)(pages * (sizeof(struct page_info) + sizeof(uint64_t))));
+    printk("columns: %s median of init; touch = alloc every page at order 0 and free it; "
+           "1st alloc in us from the start of init\n", unit);
+    printk("digests: %s (0x%016llx); every audit green\n",
+           equal ? "all strategies built the same heap" : "DIFFERENT HEAPS", (unsigned long long)series[0].digest);
+
+    /* The result in words. */
+    const struct series *chunk = find("chunk");
+    const struct series *base = page ? page : &series[0];
+    const struct series *best = chunk && page ? chunk : &series[nstrat - 1];
+    if (base != best) {
+        fmt_centi(a, sizeof(a), stat_paired_ratio_centi(base->init, best->init, opt_runs));
+        printk("%s init is %sx faster than %s on %s%s\n",
+               best == chunk ? "chunked" : best->name, a,
+               base == page ? "page-by-page" : base->name, size, tcg ? " (TCG, emulated)" : "");
+    }
+    for (unsigned i = 0; i < nstrat; i++) {
+        const struct series *x = &series[i];
+        if (x == base || x == best || !page)
+            continue;
+        fmt_centi(a, sizeof(a), stat_paired_ratio_centi(page->init, x->init, opt_runs));
+        fmt_centi(b, sizeof(b), stat_ratio_centi(stat_median(x->init, opt_runs), floor_med));
+        printk("%s init is %sx faster than page-by-page, at %sx the memset floor\n", x->name, a, b);
+    }
+}
+
+bool bench_main(void)
+{
+    struct record r;
+
+    calibrated = time_calibrated();
+    pages = heap_handover_pages();
+    if (!pick_strategies()) {
+        printk("bench: %s\n", failure);
+        return false;
+    }
+    record_begin(&r, "bench");
+    record_u64(&r, "mem_bytes", mm.ram_bytes);
+    record_u64(&r, "pages", pages);
+    record_str(&r, "accel", accel_name(cpu.accel));
+    record_bool(&r, "emulated", cpu.accel == ACCEL_TCG);
+    record_bool(&r, "calibrated", calibrated);
+    record_u64(&r, "tsc_khz", tsc_khz());
+    record_str(&r, "source", time_source());
+    record_u64(&r, "runs", opt_runs);
+    record_arr_begin(&r, "strategies");
+    for (unsigned i = 0; i < nstrat; i++)
+        record_str(&r, NULL, series[i].name);
+    record_arr_end(&r);
+    record_end(&r);
+
+    record_begin(&r, "frametable");
+    record_u64(&r, "bytes", frametable.bytes + frametable.m2p_bytes);
+    record_u64(&r, "entries", max_pfn);
+    record_u64(&r, "ticks", frametable.setup_ticks);
+    record_ns(&r, "ns", to_units(frametable.setup_ticks));
+    record_end(&r);
+
+    /* Warm-up, untimed: faults in the frame table and M2P (slow under KVM). */
+    printk("bench: warm-up with %s, then %u runs of %u strategies and the floor\n",
+           series[0].name, opt_runs, nstrat);
+    if (!run_strategy(&series[0], 0, false))
+        return false;
+    series[0].digest = 0;
+
+    for (unsigned run = 0; run < opt_runs; run++) {
+        for (unsigned i = 0; i < nstrat; i++)
+            if (!run_strategy(&series[i], run, true))
+                return false;
+        run_floor(run);
+        printk("bench: run %u of %u done\n", run + 1, opt_runs);
+    }
+    heap_reset();
+    report();
+    return true;
+}
+
+const char *bench_failure(void)
+{
+    return failure[0] ? failure : "benchmark failed";
+}
