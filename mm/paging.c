@@ -114,6 +114,28 @@ void paging_init(uint64_t top)
         screen_relocate(fb_va);
 }
 
+uint64_t paging_lookup(uint64_t va, uint64_t *flags)
+{
+    uint64_t *table = table_va(read_cr3() & ADDR_MASK);
+    uint64_t w = PTE_W, nx = 0;
+
+    for (unsigned level = 4; level >= 1; level--) {
+        unsigned shift = 12 + 9 * (level - 1);
+        uint64_t e = table[(va >> shift) & 511];
+        if (!(e & PTE_P))
+            return UINT64_MAX;
+        w &= e;
+        nx |= e & PTE_NX;
+        if (level == 1 || (e & PTE_PS)) {
+            *flags = (e & ~(PTE_W | PTE_NX | ADDR_MASK)) | w | nx;
+            uint64_t base = e & ADDR_MASK & ~((1ull << shift) - 1);
+            return base + (va & ((1ull << shift) - 1));
+        }
+        table = table_va(e & ADDR_MASK);
+    }
+    return UINT64_MAX;
+}
+
 void *phys_map(uint64_t phys, uint64_t len, bool mmio)
 {
     if (phys + len < phys)

@@ -43,6 +43,14 @@ void paging_map(uint64_t virt, uint64_t phys, uint64_t len, unsigned page_shift,
 #define PTE_G   (1ull << 8)
 #define PTE_NX  (1ull << 63)
 
+/*
+ * Walks the live page tables for va. Returns its physical address and sets
+ * *flags to the leaf entry's flags with PTE_W and PTE_NX resolved over every
+ * level (W only if all levels allow it, NX if any level sets it); returns
+ * UINT64_MAX when va is not mapped.
+ */
+uint64_t paging_lookup(uint64_t va, uint64_t *flags);
+
 /* Kernel virtual address of physical address pa through the direct map. */
 static inline void *phys_to_virt(uint64_t pa)
 {

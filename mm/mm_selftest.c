@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+// In-kernel self-tests of memory on the real map: the direct map reaches
+// every usable page, nothing in use is free, the kernel is W^X, the frame
+// table covers usable RAM, and every strategy builds the same, sound heap.
+#include "kernel/bootinfo.h"
+#include "kernel/cpu.h"
+#include "kernel/selftest.h"
+#include "kernel/string.h"
+#include "mm/heap_priv.h"
+#include "mm/mm.h"
+#include "mm/paging.h"
+
+extern struct bootinfo bootinfo;
+extern const char __kernel_phys_start[], __kernel_phys_end[];
+extern const char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
+extern const char __data_start[], __bss_end[];
+
+/* True when any handed-over page lies in bytes [s, e). */
+static bool overlaps_free(uint64_t s, uint64_t e)
+{
+    for (unsigned i = 0; i < heap_regions.nr; i++)
+        if (PFN_DOWN(s) < heap_regions.r[i].e && PFN_UP(e) > heap_regions.r[i].s)
+            return true;
+    return false;
+}
+
+SELFTEST(directmap_reaches_usable_ram)
+{
+    uint64_t pages = 0, bad = 0;
+
+    for (unsigned i = 0; i < heap_regions.nr; i++) {
+        for (uint64_t mfn = heap_regions.r[i].s; mfn < heap_regions.r[i].e; mfn++) {
+            uint64_t flags, pa = paging_lookup((uint64_t)phys_to_virt(mfn << PAGE_SHIFT), &flags);
+            bool ok = pa == mfn << PAGE_SHIFT && (flags & PTE_W) && (!paging.nx || (flags & PTE_NX));
+            if (!ok && bad++ < 3)
+                KT_EXPECT(t, ok, "MFN 0x%llx: direct map gives 0x%llx, flags 0x%llx",
+                          (unsigned long long)mfn, (unsigned long long)pa, (unsigned long long)flags);
+            /* Reach it for real: a write and a read through the mapping. */
+            volatile uint64_t *p = phys_to_virt(mfn << PAGE_SHIFT);
+            *p = mfn;
+            if (*p != mfn && bad++ < 3)
+                KT_EXPECT(t, false, "MFN 0x%llx does not keep a written value", (unsigned long long)mfn);
+            pages++;
+        }
+    }
+    KT_EXPECT(t, bad == 0, "%llu of %llu usable pages unreachable", (unsigned long long)bad,
+              (unsigned long long)pages);
+    KT_EXPECT(t, pages == bootmem_pages(&heap_regions), "walked %llu pages", (unsigned long long)pages);
+}
+
+SELFTEST(nothing_in_use_is_free)
+{
+    KT_EXPECT(t, !overlaps_free(0, MiB(1)), "the first MiB is in the boot allocator");
+    KT_EXPECT(t, !overlaps_free((uint64_t)__kernel_phys_start, (uint64_t)__kernel_phys_end),
+              "the kernel image is in the boot allocator");
+    for (unsigned i = 0; i < bootinfo.resv_count; i++)
+        KT_EXPECT(t, !overlaps_free(bootinfo.resv[i].start, bootinfo.resv[i].end),
+                  "%s [0x%llx, 0x%llx) is in the boot allocator", bootinfo.resv[i].what,
+                  (unsigned long long)bootinfo.resv[i].start, (unsigned long long)bootinfo.resv[i].end);
+    for (unsigned i = 0; i < e820.count; i++)
+        if (e820.e[i].type != E820_RAM)
+            KT_EXPECT(t, !overlaps_free(e820.e[i].addr, e820.e[i].addr + e820.e[i].len),
+                      "%s range at 0x%llx is in the boot allocator", e820_type_name(e820.e[i].type),
+                      (unsigned long long)e820.e[i].addr);
+    /* The frame table's and M2P's own backing pages are in use too. */
+    for (uint64_t mfn = 0; mfn < max_pfn; mfn += SECTION_PAGES) {
+        if (!mfn_valid(mfn))
+            continue;
+        uint64_t flags;
+        uint64_t ft = paging_lookup((uint64_t)mfn_to_page(mfn), &flags);
+        uint64_t mp = paging_lookup((uint64_t)&m2p[mfn], &flags);
+        KT_EXPECT(t, ft != UINT64_MAX && !overlaps_free(ft, ft + PAGE_SIZE),
+                  "frame table of section 0x%llx at 0x%llx", (unsigned long long)mfn, (unsigned long long)ft);
+        KT_EXPECT(t, mp != UINT64_MAX && !overlaps_free(mp, mp + PAGE_SIZE),
+                  "M2P of section 0x%llx at 0x%llx", (unsigned long long)mfn, (unsigned long long)mp);
+    }
+    uint64_t pml4 = read_cr3() & ~0xfffull;
+    KT_EXPECT(t, !overlaps_free(pml4, pml4 + PAGE_SIZE), "the PML4 is in the boot allocator");
+}
+
+static void expect_range(struct ktest *t, const char *what, const char *s, const char *e,
+                         bool writable, bool exec)
+{
+    for (uint64_t va = (uint64_t)s; va < (uint64_t)e; va += PAGE_SIZE) {
+        uint64_t flags, pa = paging_lookup(va, &flags);
+        bool w = flags & PTE_W, x = !(flags & PTE_NX) || !paging.nx;
+        if (!KT_EXPECT(t, pa == va - KERNEL_VMA && w == writable && x == exec,
+                       "%s page %llx: phys %llx, writable %d, executable %d", what,
+                       (unsigned long long)va, (unsigned long long)pa, w, x))
+            return;
+    }
+}
+
+SELFTEST(kernel_is_w_xor_x)
+{
+    expect_range(t, "text", __text_start, __text_end, false, true);
+    expect_range(t, "rodata", __rodata_start, __rodata_end, false, !paging.nx);
+    expect_range(t, "data", __data_start, __bss_end, true, !paging.nx);
+    KT_EXPECT(t, paging.nx, "the CPU has no NX: data is executable");
+}
+
+SELFTEST(frame_table_covers_usable_ram)
+{
+    uint64_t bad = 0;
+
+    for (unsigned i = 0; i < heap_regions.nr; i++)
+        for (uint64_t mfn = heap_regions.r[i].s; mfn < heap_regions.r[i].e; mfn++) {
+            const struct page_info *pg = mfn_to_page(mfn);
+            bool ok = mfn_valid(mfn) && pg->count_info == 0 && pg->v.order == 0 && m2p[mfn] == 0;
+            if (!ok && bad++ < 3)
+                KT_EXPECT(t, ok, "MFN 0x%llx: valid %d, count_info 0x%llx, M2P 0x%llx",
+                          (unsigned long long)mfn, mfn_valid(mfn),
+                          (unsigned long long)pg->count_info, (unsigned long long)m2p[mfn]);
+        }
+    KT_EXPECT(t, bad == 0, "%llu pages without a clean frame-table entry", (unsigned long long)bad);
+    KT_EXPECT(t, max_pfn == heap_regions.r[heap_regions.nr - 1].e || max_pfn >= heap_regions.r[heap_regions.nr - 1].e,
+              "max_pfn 0x%llx below the last free page", (unsigned long long)max_pfn);
+    KT_EXPECT(t, sizeof(struct page_info) == 32, "page_info is %zu bytes", sizeof(struct page_info));
+}
+
+/* Builds with s, audits, and returns the digest (0 after a failure). */
+static uint64_t build(struct ktest *t, const struct heap_strategy *s)
+{
+    struct heap_audit a;
+
+    heap_reset();
+    end_boot_allocator(s);
+    if (!KT_EXPECT(t, heap_audit(&a), "%s: audit: %s (%u errors)", s->name, a.errors[0], a.nerrors))
+        return 0;
+    KT_EXPECT(t, a.free_pages == heap_handover_pages(), "%s: %llu free pages of %llu", s->name,
+              (unsigned long long)a.free_pages, (unsigned long long)heap_handover_pages());
+    return a.digest;
+}
+
+SELFTEST(strategies_build_the_same_heap)
+{
+    uint64_t d0 = build(t, heap_strategies[0]);
+
+    for (unsigned i = 1; heap_strategies[i]; i++) {
+        uint64_t d = build(t, heap_strategies[i]);
+        KT_EXPECT(t, d == d0, "%s digest 0x%llx, %s 0x%llx", heap_strategies[i]->name,
+                  (unsigned long long)d, heap_strategies[0]->name, (unsigned long long)d0);
+    }
+    heap_reset();
+}
+
+SELFTEST(alloc_all_free_all_restores_heap)
+{
+    for (unsigned i = 0; heap_strategies[i]; i++) {
+        const struct heap_strategy *s = heap_strategies[i];
+        uint64_t d = build(t, s), n = 0;
+        uint32_t chain = PAGE_LIST_NULL;
+        struct page_info *pg;
+
+        while ((pg = heap_alloc_pages(0, NUMA_NO_NODE))) {
+            pg->list.next = chain;
+            chain = (uint32_t)page_to_mfn(pg);
+            n++;
+        }
+        KT_EXPECT(t, n == heap_handover_pages(), "%s: allocated %llu of %llu pages", s->name,
+                  (unsigned long long)n, (unsigned long long)heap_handover_pages());
+        while (chain != PAGE_LIST_NULL) {
+            pg = mfn_to_page(chain);
+            chain = pg->list.next;
+            heap_free_pages(pg, 0, false);
+        }
+        struct heap_audit a;
+        KT_EXPECT(t, heap_audit(&a) && a.digest == d, "%s: heap after alloc-all/free-all differs (%s)",
+                  s->name, a.errors[0]);
+    }
+    heap_reset();
+}
+
+SELFTEST(lazy_allocates_every_order)
+{
+    const struct heap_strategy *lazy = heap_strategy_find("lazy", 4);
+    struct page_info *held[MAX_ORDER + 1] = { 0 };
+
+    if (!lazy) {
+        KT_SKIP(t, "no lazy strategy registered");
+        return;
+    }
+    uint64_t d = build(t, lazy);
+    for (unsigned order = 0; order <= MAX_ORDER; order++) {
+        held[order] = heap_alloc_pages(order, NUMA_NO_NODE);
+        if (!held[order])
+            continue;       /* small guests have no block that large */
+        for (uint64_t i = 0; i < (1ull << order); i++)
+            if (!KT_EXPECT(t, page_state_is(&held[order][i], inuse), "order %u page %llu not in use",
+                           order, (unsigned long long)i))
+                break;
+    }
+    KT_EXPECT(t, held[0] && held[9], "no order-0 or order-9 block from a lazy heap");
+    struct heap_audit a;
+    KT_EXPECT(t, heap_audit(&a), "audit with blocks out: %s", a.errors[0]);
+    for (unsigned order = 0; order <= MAX_ORDER; order++)
+        if (held[order])
+            heap_free_pages(held[order], order, false);
+    KT_EXPECT(t, heap_audit(&a) && a.digest == d, "lazy heap after freeing every order differs (%s)",
+              a.errors[0]);
+    heap_reset();
+}
