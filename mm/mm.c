@@ -15,6 +15,7 @@
 #include "mm/heap_priv.h"
 #include "mm/numa.h"
 #include "mm/paging.h"
+#include "mm/usable.h"
 
 struct mm_summary mm;
 struct e820_map e820;
@@ -69,45 +70,6 @@ static void count_reserved(const char *what, uint64_t bytes)
     mm.resv[mm.nresv++] = (struct mm_resv){ what, bytes };
 }
 
-/* Cuts [start, end) bytes out of the boot allocator, counting what it removed. */
-static void reserve(uint64_t start, uint64_t end, const char *what)
-{
-    uint64_t before = bootmem_pages(&bootmem);
-    int err = bootmem_zap(&bootmem, PFN_DOWN(start), PFN_UP(end));
-
-    if (err)
-        panic("cannot reserve %s [0x%llx, 0x%llx): the boot allocator's %u-region list is full",
-              what, (unsigned long long)start, (unsigned long long)end, BOOTMEM_MAX_REGIONS);
-    count_reserved(what, (before - bootmem_pages(&bootmem)) << PAGE_SHIFT);
-}
-
-/* Whole pages of type-1 RAM into the boot allocator. */
-static void add_usable_ram(void)
-{
-    for (unsigned i = 0; i < e820.count; i++) {
-        const struct e820_entry *e = &e820.e[i];
-        if (e->type != E820_RAM)
-            continue;
-        mm.ram_bytes += e->len;
-        uint64_t s = PFN_UP(e->addr), end = PFN_DOWN(e->addr + e->len);
-        if (end > MAX_PFN_LIMIT) {
-            if (s < MAX_PFN_LIMIT)
-                printk("warning: RAM above %llu TiB is left out (free-list links are 32-bit MFNs)\n",
-                       (unsigned long long)(MAX_PHYS_ADDR >> 40));
-            mm.ignored_bytes += (end - MAX(s, MAX_PFN_LIMIT)) << PAGE_SHIFT;
-            end = MAX(s, MIN(end, MAX_PFN_LIMIT));
-        }
-        if (s >= end)
-            continue;
-        mm.usable_bytes += (end - s) << PAGE_SHIFT;
-        int err = bootmem_add(&bootmem, s, end);
-        if (err)
-            panic("cannot add RAM [0x%llx, 0x%llx) to the boot allocator: %s",
-                  (unsigned long long)(s << PAGE_SHIFT), (unsigned long long)(end << PAGE_SHIFT),
-                  err == -ENOSPC ? "its region list is full" : "it overlaps another region");
-    }
-}
-
 /* The highest byte any RAM-like entry reaches: what the direct map covers. */
 static uint64_t direct_map_top(void)
 {
@@ -144,7 +106,8 @@ static void print_summary(void)
            fmt_size(c, sizeof(c), heap_handover_pages() << PAGE_SHIFT),
            (unsigned long long)heap_handover_pages());
     for (unsigned i = 0; i < mm.nresv; i++)
-        printk("  reserved: %-22s %s\n", mm.resv[i].what, fmt_size(a, sizeof(a), mm.resv[i].bytes));
+        if (mm.resv[i].bytes)   /* loader data inside the first MiB costs nothing more */
+            printk("  reserved: %-24s %s\n", mm.resv[i].what, fmt_size(a, sizeof(a), mm.resv[i].bytes));
     printk("direct map: %s with %s pages; %llu page-table pages\n",
            fmt_size(a, sizeof(a), paging.directmap_bytes),
            paging.directmap_page == (1ull << 30) ? "1 GiB" : "2 MiB",
@@ -217,13 +180,30 @@ void mm_init(const struct bootinfo *bi)
     record_end(&r);
 
     /* Usable RAM, minus everything in use. */
-    bootmem_reset(&bootmem);
-    add_usable_ram();
-    reserve(0, MiB(1), "first MiB");
-    reserve((uint64_t)__kernel_phys_start, (uint64_t)__kernel_phys_end,
-            "kernel image and stacks");
+    struct usable_resv resv[2 + BI_RESV_MAX];
+    unsigned nresv = 0;
+    resv[nresv++] = (struct usable_resv){ "first MiB", 0, MiB(1) };
+    resv[nresv++] = (struct usable_resv){ "kernel image and stacks", (uint64_t)__kernel_phys_start,
+                                          (uint64_t)__kernel_phys_end };
     for (unsigned i = 0; i < bi->resv_count; i++)
-        reserve(bi->resv[i].start, bi->resv[i].end, bi->resv[i].what);
+        resv[nresv++] = (struct usable_resv){ bi->resv[i].what, bi->resv[i].start, bi->resv[i].end };
+    static struct usable_stats st;
+    int rc = usable_ram(&e820, resv, nresv, &bootmem, &st);
+    if (rc && st.failed < 0)
+        panic("cannot add RAM to the boot allocator: its %u-region list is full (error %d)",
+              BOOTMEM_MAX_REGIONS, rc);
+    if (rc)
+        panic("cannot reserve %s [0x%llx, 0x%llx): the boot allocator's %u-region list is full",
+              resv[st.failed].what, (unsigned long long)resv[st.failed].start,
+              (unsigned long long)resv[st.failed].end, BOOTMEM_MAX_REGIONS);
+    mm.ram_bytes = st.ram_bytes;
+    mm.usable_bytes = st.usable_bytes;
+    mm.ignored_bytes = st.ignored_bytes;
+    if (st.ignored_bytes)
+        printk("warning: %s of RAM above %llu TiB is left out (free-list links are 32-bit MFNs)\n",
+               fmt_size(err, sizeof(err), st.ignored_bytes), (unsigned long long)(MAX_PHYS_ADDR >> 40));
+    for (unsigned i = 0; i < nresv; i++)
+        count_reserved(resv[i].what, st.zapped[i] << PAGE_SHIFT);
     if (!bootmem.nr)
         panic("no usable RAM: the memory map has no whole page of RAM above 1 MiB "
               "outside the kernel and the loader's data");
