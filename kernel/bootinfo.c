@@ -183,6 +183,8 @@ static int mb2_mmap(struct bootinfo *bi, const uint8_t *body, uint32_t size)
     if ((size - 16) % esize)
         return fail(bi, BI_EMMAP, "memory map tag size %u is not 16 + n * %u", size, esize);
     uint32_t n = (size - 16) / esize;
+    if (n == 0)
+        return fail(bi, BI_ENOMMAP, "memory map tag has no entries");
     if (n > BI_MMAP_MAX)
         return fail(bi, BI_ETOOMANY, "memory map has %u entries, more than the %u kept", n, BI_MMAP_MAX);
     for (uint32_t i = 0; i < n; i++) {
@@ -205,6 +207,8 @@ static int mb2_efi_mmap(struct bootinfo *bi, const uint8_t *body, uint32_t size)
     if ((size - 16) % dsize)
         return fail(bi, BI_EMMAP, "EFI memory map tag size %u is not 16 + n * %u", size, dsize);
     uint32_t n = (size - 16) / dsize;
+    if (n == 0)
+        return fail(bi, BI_ENOMMAP, "EFI memory map tag has no entries");
     if (n > BI_MMAP_MAX)
         return fail(bi, BI_ETOOMANY, "EFI memory map has %u entries, more than the %u kept", n, BI_MMAP_MAX);
     for (uint32_t i = 0; i < n; i++) {
@@ -421,22 +425,38 @@ int pvh_parse(struct bootinfo *bi, uint64_t paddr, bi_phys_fn phys, void *ctx)
         return fail(bi, BI_ETOOMANY, "PVH memory map has %u entries, more than the %u kept",
                     si.memmap_entries, BI_MMAP_MAX);
     uint64_t mlen = (uint64_t)si.memmap_entries * sizeof(struct pvh_memmap_entry);
-    const struct pvh_memmap_entry *mm = need(bi, phys, ctx, si.memmap_paddr, mlen,
-                                             "PVH memory map", &err);
+    /* The tables need not be 8-byte aligned: copy each entry out. */
+    const uint8_t *mm = need(bi, phys, ctx, si.memmap_paddr, mlen, "PVH memory map", &err);
     if (!mm)
         return err;
-    for (uint32_t i = 0; i < si.memmap_entries; i++)
-        add_mmap_entry(bi, mm[i].addr, mm[i].size, mm[i].type);
+    for (uint32_t i = 0; i < si.memmap_entries; i++) {
+        struct pvh_memmap_entry e;
+        memcpy(&e, mm + (size_t)i * sizeof(e), sizeof(e));
+        add_mmap_entry(bi, e.addr, e.size, e.type);
+    }
     bi->mmap_source = "PVH memory map";
     if ((err = add_resv(bi, si.memmap_paddr, mlen, "PVH memory map")))
         return err;
 
     if (si.cmdline_paddr) {
-        /* The string's length is unknown: read what the limit allows. */
+        /*
+         * The string's length is unknown: read what the limit allows or, near
+         * the end of readable memory, the longest readable prefix, found by
+         * bisection (a shorter read of a readable range is readable too).
+         */
         uint64_t avail = BI_CMDLINE_MAX;
-        const char *s = NULL;
-        while (avail && !(s = phys(si.cmdline_paddr, avail, ctx)))
-            avail /= 2;
+        if (!phys(si.cmdline_paddr, avail, ctx)) {
+            uint64_t lo = 0, hi = BI_CMDLINE_MAX;   /* lo bytes readable, hi not */
+            while (hi - lo > 1) {
+                uint64_t mid = lo + (hi - lo) / 2;
+                if (phys(si.cmdline_paddr, mid, ctx))
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            avail = lo;
+        }
+        const char *s = avail ? phys(si.cmdline_paddr, avail, ctx) : NULL;
         if (!s)
             return fail(bi, BI_EBADPTR, "PVH command line at 0x%llx is not readable memory",
                         (unsigned long long)si.cmdline_paddr);
@@ -454,17 +474,18 @@ int pvh_parse(struct bootinfo *bi, uint64_t paddr, bi_phys_fn phys, void *ctx)
                     si.nr_modules, BI_MODULES_MAX);
     if (si.nr_modules) {
         uint64_t len = (uint64_t)si.nr_modules * sizeof(struct pvh_module);
-        const struct pvh_module *mods = need(bi, phys, ctx, si.modlist_paddr, len,
-                                             "PVH module list", &err);
+        const uint8_t *mods = need(bi, phys, ctx, si.modlist_paddr, len, "PVH module list", &err);
         if (!mods)
             return err;
         if ((err = add_resv(bi, si.modlist_paddr, len, "PVH module list")))
             return err;
         for (uint32_t i = 0; i < si.nr_modules; i++) {
-            if (mods[i].paddr + mods[i].size < mods[i].paddr)
+            struct pvh_module m;
+            memcpy(&m, mods + (size_t)i * sizeof(m), sizeof(m));
+            if (m.paddr + m.size < m.paddr)
                 return fail(bi, BI_EBADPTR, "PVH module %u wraps past 2^64", i);
-            bi->modules[i] = (struct bi_module){ mods[i].paddr, mods[i].paddr + mods[i].size, "" };
-            if ((err = add_resv(bi, mods[i].paddr, mods[i].size, "PVH module")))
+            bi->modules[i] = (struct bi_module){ m.paddr, m.paddr + m.size, "" };
+            if ((err = add_resv(bi, m.paddr, m.size, "PVH module")))
                 return err;
         }
         bi->module_count = si.nr_modules;
