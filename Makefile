@@ -135,17 +135,17 @@ $(B)/unit/%: tests/unit/%.c $(HOST_SRC) $(wildcard kernel/*.h mm/*.h tests/unit/
 test-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
-# libFuzzer over the boot-info parsers. Work copies of the corpus and any
+# libFuzzer over the boot-info parsers and the memory-map sanitiser. Work copies of the corpus and any
 # crash artefacts stay under build/fuzz/; a crash fails the target.
 FUZZ_SECONDS ?= 600
 FUZZ_TEST_SECONDS ?= 30
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_SRC := kernel/bootinfo.c
+FUZZ_SRC := kernel/bootinfo.c mm/e820.c mm/usable.c mm/bootmem.c
 FUZZ_BIN := $(B)/fuzz/fuzz_bootinfo
 FUZZ_ARGS := -max_len=16384 -timeout=10 -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-
 
-$(FUZZ_BIN): tests/fuzz/fuzz_bootinfo.c $(FUZZ_SRC) $(wildcard kernel/*.h) Makefile
+$(FUZZ_BIN): tests/fuzz/fuzz_bootinfo.c $(FUZZ_SRC) $(wildcard kernel/*.h mm/*.h) Makefile
 	@mkdir -p $(@D)
 	$(FUZZCC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC)
 

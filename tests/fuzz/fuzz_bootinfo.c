@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+// libFuzzer target: arbitrary bytes through the multiboot2 and PVH boot-info
+// parsers, then the e820 sanitiser and the usable-RAM step, with the
+// invariants every successful parse and every sanitised map must keep.
+//
+// Input: byte 0 selects, byte 1 places, the rest is physical memory at BASE.
+//   byte 0 bit 0: 0 multiboot2, 1 PVH
+//   byte 0 bit 1: multiboot2 only: pass a wrong magic (byte 0 mixed into it)
+//   byte 1:       offset of the info / start info from BASE, in bytes
+// tests/fuzz/make_corpus.py writes seeds in this format.
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/bootinfo.h"
+#include "mm/e820.h"
+#include "mm/layout.h"
+#include "mm/usable.h"
+
+#define BASE 0x100000ull
+
+#define SEL_PVH       0x01
+#define SEL_BAD_MAGIC 0x02
+
+struct mem {
+    const uint8_t *buf;
+    size_t size;
+};
+
+/* Reports a broken invariant as a crash, so libFuzzer keeps the input. */
+#define CHECK(cond) do {                                                    \
+        if (!(cond)) {                                                      \
+            fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__,      \
+                    __LINE__, #cond);                                       \
+            abort();                                                        \
+        }                                                                   \
+    } while (0)
+
+static const void *phys(uint64_t paddr, uint64_t len, void *ctx)
+{
+    const struct mem *m = ctx;
+
+    if (paddr < BASE || paddr - BASE > m->size || len > m->size - (paddr - BASE))
+        return NULL;
+    return m->buf + (paddr - BASE);
+}
+
+static bool inside(const struct mem *m, uint64_t start, uint64_t end)
+{
+    return start >= BASE && start <= end && end - BASE <= m->size;
+}
+
+static uint32_t rd32(const struct mem *m, uint64_t paddr)
+{
+    uint32_t v;
+    memcpy(&v, phys(paddr, 4, (void *)m), 4);
+    return v;
+}
+
+static uint64_t rd64(const struct mem *m, uint64_t paddr)
+{
+    uint64_t v;
+    memcpy(&v, phys(paddr, 8, (void *)m), 8);
+    return v;
+}
+
+static void check_string(const char *s, size_t size)
+{
+    CHECK(memchr(s, '\0', size) != NULL);
+}
+
+/* Parse succeeded, so the tags are well formed: find the first of a type. */
+static uint64_t mb2_find(const struct mem *m, uint64_t info, uint32_t type)
+{
+    uint64_t t = info + 8;
+
+    for (;;) {
+        uint32_t ttype = rd32(m, t), tsize = rd32(m, t + 4);
+        if (ttype == type)
+            return t;
+        if (ttype == 0)
+            return 0;
+        t += (tsize + 7) & ~7u;
+    }
+}
+
+/* Tag 6 entries, or EFI descriptors from tag 17, copied entry by entry. */
+static void check_mb2_map(const struct bootinfo *bi, const struct mem *m, uint64_t info)
+{
+    uint64_t t;
+
+    if (strcmp(bi->mmap_source, "multiboot2 memory map") == 0) {
+        t = mb2_find(m, info, 6);
+        CHECK(t != 0);
+        uint32_t size = rd32(m, t + 4), esize = rd32(m, t + 8);
+        CHECK(bi->mmap_count == (size - 16) / esize);
+        for (unsigned i = 0; i < bi->mmap_count; i++) {
+            uint64_t e = t + 16 + (uint64_t)i * esize;
+            CHECK(bi->mmap[i].addr == rd64(m, e));
+            CHECK(bi->mmap[i].len == rd64(m, e + 8));
+            CHECK(bi->mmap[i].type == rd32(m, e + 16));
+        }
+    } else {
+        CHECK(strcmp(bi->mmap_source, "multiboot2 EFI memory map") == 0);
+        CHECK(mb2_find(m, info, 6) == 0);       /* tag 6 wins when present */
+        t = mb2_find(m, info, 17);
+        CHECK(t != 0);
+        uint32_t size = rd32(m, t + 4), dsize = rd32(m, t + 8);
+        CHECK(bi->mmap_count == (size - 16) / dsize);
+        for (unsigned i = 0; i < bi->mmap_count; i++) {
+            uint64_t d = t + 16 + (uint64_t)i * dsize;
+            uint32_t efi_type = rd32(m, d);
+            uint64_t pages = rd64(m, d + 24);
+            bool usable = efi_type == 7 || (efi_type >= 1 && efi_type <= 4);
+            CHECK(bi->mmap[i].addr == rd64(m, d + 8));
+            CHECK(pages <= UINT64_MAX >> 12 && bi->mmap[i].len == pages << 12);
+            CHECK(bi->mmap[i].type >= 1 && bi->mmap[i].type <= 5);
+            CHECK((bi->mmap[i].type == 1) == usable);
+        }
+    }
+}
+
+static void check_pvh_map(const struct bootinfo *bi, const struct mem *m, uint64_t si)
+{
+    uint64_t map = rd64(m, si + 40);
+    uint32_t n = rd32(m, si + 48);
+
+    CHECK(strcmp(bi->mmap_source, "PVH memory map") == 0);
+    CHECK(n >= 1 && bi->mmap_count == n);
+    for (unsigned i = 0; i < n; i++) {
+        CHECK(bi->mmap[i].addr == rd64(m, map + 24 * i));
+        CHECK(bi->mmap[i].len == rd64(m, map + 24 * i + 8));
+        CHECK(bi->mmap[i].type == rd32(m, map + 24 * i + 16));
+    }
+    uint64_t rsdp = rd64(m, si + 32);
+    CHECK(bi->rsdp_phys == rsdp);
+    if (rsdp)
+        CHECK(memcmp(bi->rsdp, phys(rsdp, bi->rsdp_len, (void *)m), bi->rsdp_len) == 0);
+    else
+        CHECK(bi->rsdp_len == 0);
+}
+
+/*
+ * The parsed map through the e820 sanitiser and the usable-RAM step, with
+ * what they promise of their output: entries sorted, none empty, none
+ * overlapping or wrapping, types among the e820 ones, same types never
+ * touching; usable regions whole pages of RAM clear of the first MiB.
+ */
+static void check_sanitised_map(const struct bootinfo *bi)
+{
+    static struct e820_map map;
+    static struct bootmem bm;
+    char err[160];
+
+    if (e820_sanitise(bi->mmap, bi->mmap_count, &map, err, sizeof(err))) {
+        CHECK(map.count == 0 && strlen(err) > 0);
+        return;
+    }
+    for (unsigned i = 0; i < map.count; i++) {
+        const struct e820_entry *e = &map.e[i];
+        CHECK(e->len > 0 && e->addr + e->len > e->addr);
+        CHECK(e->type >= E820_RAM && e->type <= E820_UNUSABLE);
+        if (i) {
+            const struct e820_entry *p = &map.e[i - 1];
+            CHECK(p->addr + p->len <= e->addr);
+            CHECK(p->addr + p->len < e->addr || p->type != e->type);
+        }
+    }
+    struct usable_resv resv[] = { { "first MiB", 0, 1u << 20 } };
+    struct usable_stats st;
+    if (usable_ram(&map, resv, 1, &bm, &st))
+        return;
+    for (unsigned i = 0; i < bm.nr; i++) {
+        CHECK(bm.r[i].s < bm.r[i].e && bm.r[i].s >= 256);
+        CHECK(i == 0 || bm.r[i - 1].e <= bm.r[i].s);
+        CHECK(bm.r[i].e <= MAX_PFN_LIMIT);
+        /* Every usable page lies inside one RAM entry. */
+        uint64_t s = bm.r[i].s << PAGE_SHIFT, e = bm.r[i].e << PAGE_SHIFT;
+        bool inside = false;
+        for (unsigned j = 0; j < map.count && !inside; j++)
+            inside = map.e[j].type == E820_RAM && map.e[j].addr <= s &&
+                     e - map.e[j].addr <= map.e[j].len;
+        CHECK(inside);
+    }
+}
+
+static void check_success(const struct bootinfo *bi, const struct mem *m, bool pvh, uint64_t at)
+{
+    CHECK(bi->loader == (pvh ? BI_LOADER_PVH : BI_LOADER_MB2));
+    CHECK(bi->error[0] == '\0');
+    check_string(bi->cmdline, sizeof(bi->cmdline));
+    check_string(bi->loader_name, sizeof(bi->loader_name));
+    CHECK(bi->mmap_count >= 1 && bi->mmap_count <= BI_MMAP_MAX);
+    CHECK(bi->mmap_source != NULL);
+    CHECK(bi->module_count <= BI_MODULES_MAX);
+    CHECK(bi->resv_count <= BI_RESV_MAX);
+    CHECK(bi->rsdp_len == 0 || bi->rsdp_len == 20 || bi->rsdp_len == 36);
+
+    unsigned module_ranges = 0;
+    for (unsigned i = 0; i < bi->module_count; i++) {
+        check_string(bi->modules[i].cmdline, sizeof(bi->modules[i].cmdline));
+        CHECK(bi->modules[i].start <= bi->modules[i].end);
+        module_ranges += bi->modules[i].start != bi->modules[i].end;
+    }
+
+    /*
+     * Loader data the parser read lies inside the served memory; a module is
+     * only an address range, so its reservation must match its entry.
+     */
+    unsigned seen_modules = 0;
+    for (unsigned i = 0; i < bi->resv_count; i++) {
+        const struct bi_range *r = &bi->resv[i];
+        CHECK(r->what != NULL && r->start < r->end);
+        if (strstr(r->what, "module") && !strstr(r->what, "module list")) {
+            bool match = false;
+            for (unsigned j = 0; j < bi->module_count; j++)
+                match |= bi->modules[j].start == r->start && bi->modules[j].end == r->end;
+            CHECK(match);
+            seen_modules++;
+        } else {
+            CHECK(inside(m, r->start, r->end));
+        }
+    }
+    CHECK(seen_modules == module_ranges);
+
+    if (pvh) {
+        CHECK(strcmp(bi->loader_name, "PVH") == 0);
+        CHECK(bi->resv_count >= 2);
+        CHECK(bi->resv[0].start == at && bi->resv[0].end == at + 56);
+        check_pvh_map(bi, m, at);
+    } else {
+        CHECK(bi->resv_count >= 1);
+        const struct bi_range *last = &bi->resv[bi->resv_count - 1];
+        CHECK(last->start == at && last->end == at + rd32(m, at));
+        CHECK(bi->rsdp_phys == 0);
+        check_mb2_map(bi, m, at);
+    }
+    check_sanitised_map(bi);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static struct bootinfo bi;
+
+    if (size < 2)
+        return 0;
+    uint8_t sel = data[0];
+    bool pvh = sel & SEL_PVH;
+    uint64_t at = BASE + data[1];
+
+    /*
+     * A heap block of exactly the served size, so ASan sees any read past
+     * it; malloc's alignment keeps host and physical alignment the same.
+     */
+    struct mem m = { NULL, size - 2 };
+    uint8_t *buf = malloc(m.size ? m.size : 1);
+    if (!buf)
+        return 0;
+    memcpy(buf, data + 2, m.size);
+    m.buf = buf;
+
+    int err;
+    if (pvh) {
+        err = pvh_parse(&bi, at, phys, &m);
+    } else {
+        uint32_t magic = MB2_BOOTLOADER_MAGIC;
+        if (sel & SEL_BAD_MAGIC)
+            magic ^= (uint32_t)sel << 24 | 1;
+        err = mb2_parse(&bi, magic, at, phys, &m);
+        if (sel & SEL_BAD_MAGIC)
+            CHECK(err == BI_EMAGIC);
+    }
+
+    if (err == BI_OK) {
+        check_success(&bi, &m, pvh, at);
+    } else {
+        /* Every failure is a known code with a message that names it. */
+        CHECK(err >= BI_EDUP && err <= BI_EMAGIC);
+        CHECK(bi.error[0] != '\0');
+        check_string(bi.error, sizeof(bi.error));
+    }
+    free(buf);
+    return 0;
+}

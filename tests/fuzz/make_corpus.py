@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Writes the seed corpus for tests/fuzz/fuzz_bootinfo.c: valid and nearly
+valid multiboot2 infos and PVH start infos, in the fuzzer's input format
+(selector byte, placement byte, then physical memory at BASE).
+Usage: make_corpus.py [DIR]   (default: tests/fuzz/corpus beside this file)"""
+import os
+import struct
+import sys
+
+BASE = 0x100000
+SEL_MB2, SEL_PVH, SEL_BAD_MAGIC = 0x00, 0x01, 0x02
+PVH_MAGIC = 0x336EC578
+
+
+def seed(sel, where, memory):
+    return bytes([sel, where]) + bytes(memory)
+
+
+# ---- multiboot2 -----------------------------------------------------------
+
+def tag(ttype, body):
+    raw = struct.pack("<II", ttype, 8 + len(body)) + body
+    return raw + b"\0" * (-len(raw) % 8)
+
+
+def end_tag(size=8):
+    return struct.pack("<II", 0, size)
+
+
+def info(*tags, total=None, pad=0, end=end_tag()):
+    """A multiboot2 info pad bytes into memory: header, the tags, an end tag;
+    total overrides the size in the header."""
+    body = b"".join(tags) + end
+    size = 8 + len(body)
+    return b"\xee" * pad + struct.pack("<II", size if total is None else total, 0) + body
+
+
+def cstr(ttype, text):
+    return tag(ttype, text.encode() + b"\0")
+
+
+def mmap(entries, esize=24):
+    body = struct.pack("<II", esize, 0)
+    for addr, length, etype in entries:
+        e = struct.pack("<QQII", addr, length, etype, 0)
+        body += e + b"\0" * (esize - len(e))
+    return tag(6, body)
+
+
+def efi_mmap(descs, dsize=48):
+    body = struct.pack("<II", dsize, 1)
+    for etype, start, pages in descs:
+        d = struct.pack("<IIQQQQ", etype, 0, start, 0, pages, 0xF)
+        body += d + b"\0" * (dsize - len(d))
+    return tag(17, body)
+
+
+def module(start, end, name):
+    return tag(3, struct.pack("<II", start, end) + name.encode() + b"\0")
+
+
+def framebuffer(addr, width, height):
+    return tag(8, struct.pack("<QIIIBBH6B", addr, width * 4, width, height, 32, 1, 0,
+                              16, 8, 8, 8, 0, 8))
+
+
+def rsdp(revision):
+    size = 36 if revision >= 2 else 20
+    raw = bytearray(b"RSD PTR " + bytes(range(8, size)))
+    raw[15] = revision
+    return bytes(raw)
+
+
+BIOS_MAP = [(0x0, 0x9FC00, 1), (0x9FC00, 0x400, 2), (0xF0000, 0x10000, 2),
+            (0x100000, 0x1FEE0000, 1), (0x1FFE0000, 0x20000, 2),
+            (0xB0000000, 0x10000000, 2), (0xFED1C000, 0x4000, 2), (0xFFFC0000, 0x40000, 2)]
+EFI_MAP = [(3, 0x0, 0xA0), (7, 0x100000, 0x700), (1, 0x800000, 0x20), (2, 0x820000, 0x100),
+           (4, 0x920000, 0x3000), (9, 0x3F000000, 0x10), (10, 0x3F010000, 0x20),
+           (6, 0x3F030000, 0x40), (8, 0x3F070000, 0x10), (11, 0xFFC00000, 0x400)]
+
+
+def mb2_seeds():
+    grub_bios = info(cstr(1, "/boot/bootheap.elf selftest exit=auto"), cstr(2, "GRUB 2.06"),
+                     tag(4, struct.pack("<II", 639, 523136)), mmap(BIOS_MAP),
+                     tag(14, rsdp(0)), framebuffer(0xFD000000, 1024, 768))
+    minimal = info(mmap(BIOS_MAP[:4]))
+    yield "mb2-grub-bios", seed(SEL_MB2, 0, grub_bios)
+    yield "mb2-grub-uefi", seed(SEL_MB2, 8, info(
+        cstr(1, "/boot/bootheap.elf"), cstr(2, "GRUB 2.06"), efi_mmap(EFI_MAP),
+        tag(15, rsdp(2)), framebuffer(0x80000000, 1280, 800), pad=8))
+    yield "mb2-modules-both-rsdp", seed(SEL_MB2, 0, info(
+        tag(14, rsdp(0)), mmap(BIOS_MAP, esize=32), module(0x200000, 0x212345, "/boot/initrd"),
+        module(0x300000, 0x300000, ""), module(0x400000, 0x401000, "x" * 80),
+        tag(15, rsdp(2))))
+    yield "mb2-sixteen-modules", seed(SEL_MB2, 0, info(
+        mmap(BIOS_MAP[:4]), *[module(0x1000000 + i * 0x10000, 0x1000100 + i * 0x10000, "m%d" % i)
+                              for i in range(16)]))
+    yield "mb2-minimal", seed(SEL_MB2, 0, minimal)
+    yield "mb2-bad-magic", seed(SEL_MB2 | SEL_BAD_MAGIC, 0, minimal)
+    yield "mb2-misaligned", seed(SEL_MB2, 4, info(mmap(BIOS_MAP[:4]), pad=4))
+    # Near misses: each breaks one rule of the format.
+    short_map = mmap(BIOS_MAP[:2])
+    yield "mb2-total-lies", seed(SEL_MB2, 0, info(short_map, total=8 + len(short_map) + 24)
+                                 + b"\0" * 16)
+    yield "mb2-end-tag-size", seed(SEL_MB2, 0, info(short_map, end=end_tag(16),
+                                                     total=8 + len(short_map) + 16) + b"\0" * 8)
+    yield "mb2-no-mmap", seed(SEL_MB2, 0, info(cstr(1, "selftest"),
+                                               tag(4, struct.pack("<II", 639, 130048))))
+
+
+# ---- PVH ------------------------------------------------------------------
+
+def pvh(version=1, cmdline=b"console=ttyS0 selftest\0", modules=(), with_rsdp=True,
+        entries=None, memmap=BIOS_MAP[:5]):
+    """Start info at offset 0, then the memory map, the command line, the
+    module list and the RSDP, each at a fixed offset."""
+    mem = bytearray(0x300)
+    off_map, off_cmd, off_mods, off_rsdp = 0x40, 0x140, 0x240, 0x2C0
+    for i, (addr, length, etype) in enumerate(memmap):
+        struct.pack_into("<QQII", mem, off_map + 24 * i, addr, length, etype, 0)
+    mem[off_cmd:off_cmd + len(cmdline)] = cmdline
+    for i, (paddr, size) in enumerate(modules):
+        struct.pack_into("<QQQQ", mem, off_mods + 32 * i, paddr, size, 0, 0)
+    mem[off_rsdp:off_rsdp + 36] = rsdp(2)
+    struct.pack_into("<IIIIQQQQII", mem, 0, PVH_MAGIC, version, 0, len(modules),
+                     BASE + off_mods if modules else 0,
+                     BASE + off_cmd if cmdline else 0,
+                     BASE + off_rsdp if with_rsdp else 0,
+                     BASE + off_map, len(memmap) if entries is None else entries, 0)
+    return bytes(mem)
+
+
+def pvh_seeds():
+    yield "pvh-full", seed(SEL_PVH, 0, pvh(modules=[(0x1F000000, 0x1234), (0x1E000000, 0x800000)]))
+    yield "pvh-minimal", seed(SEL_PVH, 0, pvh(cmdline=b"", with_rsdp=False)[:0x40 + 5 * 24])
+    yield "pvh-version-0", seed(SEL_PVH, 0, pvh(version=0))
+    yield "pvh-memmap-runs-off", seed(SEL_PVH, 0, pvh(entries=40))
+    # The command line is the last thing in memory, and unterminated.
+    yield "pvh-cmdline-at-end", seed(SEL_PVH, 0, pvh(cmdline=b"selftest runs=3" + b"x" * 16)[:0x140 + 31])
+    yield "pvh-module-wraps", seed(SEL_PVH, 0, pvh(modules=[(0xFFFFFFFFFFFFF000, 0x2000)]))
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+    os.makedirs(out, exist_ok=True)
+    for name, data in list(mb2_seeds()) + list(pvh_seeds()):
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
