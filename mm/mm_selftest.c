@@ -35,11 +35,11 @@ SELFTEST(directmap_reaches_usable_ram)
             if (!ok && bad++ < 3)
                 KT_EXPECT(t, ok, "MFN 0x%llx: direct map gives 0x%llx, flags 0x%llx",
                           (unsigned long long)mfn, (unsigned long long)pa, (unsigned long long)flags);
-            /* Reach it for real: a write and a read through the mapping. */
-            volatile uint64_t *p = phys_to_virt(mfn << PAGE_SHIFT);
-            *p = mfn;
-            if (*p != mfn && bad++ < 3)
-                KT_EXPECT(t, false, "MFN 0x%llx does not keep a written value", (unsigned long long)mfn);
+            /* The walk covers every page; a real read per 2 MiB (and at
+             * each region's ends) proves the hardware agrees with it. Reading
+             * every page would make the host map each one. */
+            if (mfn == heap_regions.r[i].s || mfn + 1 == heap_regions.r[i].e || !(mfn & 511))
+                (void)*(volatile const uint64_t *)phys_to_virt(mfn << PAGE_SHIFT);
             pages++;
         }
     }
