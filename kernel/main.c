@@ -176,6 +176,8 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info)
     /* The TSC's rate, with ACPI tables and the HPET mapped properly now:
      * every figure after this is ticks turned into ns. */
     time_init();
+    /* The heap's memory: whatever the boot allocator still holds. */
+    mm_heap_takeover();
 
     if (opt_selftest) {
         /* Self-tests instead of the benchmark: KTAP on serial. */

@@ -285,17 +285,17 @@ char *fmt_size(char *buf, size_t size, uint64_t bytes)
 void panic(const char *fmt, ...)
 {
     static bool in_panic;
+    static char msg[192];
     va_list ap;
 
     __asm__ volatile("cli");
     if (in_panic)
         machine_exit(EXIT_FAIL);
     in_panic = true;
-    printk("\npanic: ");
     va_start(ap, fmt);
-    vprintk(fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    printk("\n");
+    printk("\npanic: %s\n", msg);
     backtrace((uintptr_t)__builtin_frame_address(0));
-    machine_fail("panic");
+    machine_fail(msg);
 }

@@ -210,20 +210,24 @@ void mm_init(const struct bootinfo *bi)
     max_pfn = bootmem.r[bootmem.nr - 1].e;
 
     /* Page tables (from boot memory below 4 GiB), then the frame table. */
-    uint64_t before = bootmem_pages(&bootmem);
     paging_init(direct_map_top());
-    count_reserved("page tables", (before - bootmem_pages(&bootmem)) << PAGE_SHIFT);
-    before = bootmem_pages(&bootmem);
     frametable_init(max_pfn);
-    count_reserved("frame table and M2P", (before - bootmem_pages(&bootmem)) << PAGE_SHIFT);
 
+}
+
+void mm_heap_takeover(void)
+{
     /* Scratch bits for the audit: one per frame. */
     uint64_t bitmap_pages = PFN_UP(ALIGN_UP(max_pfn, 64) / 8), mfn;
     if (bootmem_alloc(&bootmem, bitmap_pages, 1, UINT64_MAX, &mfn))
         panic("out of boot memory for the audit bitmap (%llu pages)", (unsigned long long)bitmap_pages);
-    count_reserved("audit bitmap", bitmap_pages << PAGE_SHIFT);
     uint64_t *bitmap = phys_to_virt(mfn << PAGE_SHIFT);
     memset(bitmap, 0, bitmap_pages << PAGE_SHIFT);
+
+    /* What the kernel itself took from the boot allocator, every page of it. */
+    count_reserved("page tables", paging.table_pages << PAGE_SHIFT);
+    count_reserved("frame table and M2P", frametable.bytes + frametable.m2p_bytes);
+    count_reserved("audit bitmap", bitmap_pages << PAGE_SHIFT);
 
     setup_numa();
     heap_boot_scrub = opt_bootscrub == 0;

@@ -29,10 +29,18 @@ extern struct e820_map e820;
 
 /*
  * Sanitises bi's memory map, fills the boot allocator with usable RAM minus
- * the first MiB, the kernel image and stacks and the loader's data, builds
- * the page tables and the frame table, prepares the heap, and prints the
- * memory summary. Panics with a clear message on a map it cannot use.
+ * the first MiB, the kernel image and stacks and the loader's data, and
+ * builds the page tables and the frame table. Panics with a clear message
+ * on a map it cannot use.
  */
 void mm_init(const struct bootinfo *bi);
+
+/*
+ * Ends boot allocation: takes the audit's scratch bitmap, sets up the node
+ * map, gives what the boot allocator still holds to the heap as the memory
+ * every end_boot_allocator() run hands over, and prints the memory summary.
+ * Call once, after every boot-time allocation (page tables included).
+ */
+void mm_heap_takeover(void);
 
 #endif
