@@ -31,7 +31,8 @@ LIBGCC := $(shell $(KCC) -print-libgcc-file-name)
 NASMFLAGS := -f elf64 -Werror
 
 B := build
-KSRC_C   := $(wildcard kernel/*.c mm/*.c bench/*.c)
+# bench/ holds the in-kernel driver and host-side tools; stores.c is a host program.
+KSRC_C   := $(filter-out bench/stores.c,$(wildcard kernel/*.c mm/*.c bench/*.c))
 KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
             $(B)/gen/font.o

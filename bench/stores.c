@@ -88,6 +88,43 @@ static void mark_sse_nt(struct entry *e, uint64_t *m, size_t n)
     _mm_sfence();
 }
 
+/*
+ * rep movsq from a template of 128 tail entries (4 KiB), then rep stosq for
+ * the M2P: string instructions stream whole lines, like the floor's memset.
+ */
+static void mark_rep(struct entry *e, uint64_t *m, size_t n)
+{
+    static struct entry tmpl[128];
+
+    if (tmpl[0].w[1] != W1)
+        for (int i = 0; i < 128; i++)
+            tmpl[i] = (struct entry){ { W0, W1, W2, W3 } };
+    for (size_t i = 0; i < n; i += 128) {
+        size_t k = n - i < 128 ? n - i : 128, q = k * 4;
+        void *d = &e[i];
+        const void *src = tmpl;
+        __asm__ volatile("rep movsq" : "+D"(d), "+S"(src), "+c"(q) : : "memory");
+    }
+    size_t q = n;
+    void *d = m;
+    __asm__ volatile("rep stosq" : "+D"(d), "+c"(q) : "a"(M2P_INVALID) : "memory");
+}
+
+/* AVX-512 non-temporal: one 64-byte line (two entries) per store. */
+__attribute__((target("avx512f")))
+static void mark_avx512_nt(struct entry *e, uint64_t *m, size_t n)
+{
+    __m512i two = _mm512_set_epi64((long long)W3, (long long)W2, (long long)W1, (long long)W0,
+                                   (long long)W3, (long long)W2, (long long)W1, (long long)W0);
+    __m512i inv = _mm512_set1_epi64((long long)M2P_INVALID);
+
+    for (size_t i = 0; i < n; i += 2)
+        _mm512_stream_si512((void *)&e[i], two);
+    for (size_t i = 0; i < n; i += 8)
+        _mm512_stream_si512((void *)&m[i], inv);
+    _mm_sfence();
+}
+
 /* The floor: plain memsets of the same bytes (the kernel's rep stosq). */
 static void floor_memset(struct entry *e, uint64_t *m, size_t n)
 {
@@ -122,6 +159,8 @@ int main(int argc, char **argv)
         { "nt (movnti)", mark_nt },
         { "sse", mark_sse },
         { "sse-nt (movntdq)", mark_sse_nt },
+        { "rep movsq template", mark_rep },
+        { "avx512-nt", mark_avx512_nt },
     };
     enum { K = sizeof(kinds) / sizeof(kinds[0]) };
     double t[K][64];
@@ -130,7 +169,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s [GiB] [repeats 1..64]\n", argv[0]);
         return 2;
     }
-    n &= ~(size_t)1;
+    n &= ~(size_t)7;
     struct entry *e = mmap(NULL, n * sizeof(*e), PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     uint64_t *m = mmap(NULL, n * sizeof(*m), PROT_READ | PROT_WRITE,

@@ -19,6 +19,7 @@
 struct bootinfo bootinfo;
 
 static bool opt_selftest;
+static bool opt_memonly;
 static bool opt_verbose;
 static int opt_exit;
 static int opt_fault;
@@ -28,6 +29,8 @@ static const char *const faults[] = { "none", "ud", "pf", "gp", "de", "panic", N
 
 CMDLINE_OPT(selftest, .key = "selftest", .type = OPT_FLAG, .dst = &opt_selftest,
             .help = "run the in-kernel self-tests (KTAP on serial) instead of the benchmark");
+CMDLINE_OPT(memonly, .key = "memonly", .type = OPT_FLAG, .dst = &opt_memonly,
+            .help = "stop after the memory summary (large guests, memory tests)");
 CMDLINE_OPT(verbose, .key = "verbose", .type = OPT_FLAG, .dst = &opt_verbose,
             .help = "print more detail about each step");
 CMDLINE_OPT(exit, .key = "exit", .type = OPT_CHOICE, .dst = &opt_exit, .choices = exit_modes,
@@ -179,6 +182,8 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info)
     /* The heap's memory: whatever the boot allocator still holds. */
     mm_heap_takeover();
 
+    if (opt_memonly)
+        machine_done();
     if (opt_selftest) {
         /* Self-tests instead of the benchmark: KTAP on serial. */
         if (selftest_run_all())

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: MIT
+"""Large guests, started with reserve=off so that only what the kernel
+touches costs host memory: 90 GiB (Xen's largest published size) and
+1 TiB. Slow under TCG, so `make test-big` runs these, not `make test`."""
+from bootlib import assert_ktap_ok, boot, explain, record
+from test_bench_records import check_run
+from test_memory import check_memory
+
+
+def test_1tib_reaches_memory_summary():
+    r = boot("pvh", "1T", "memonly", timeout=1200)
+    assert r.status == "ok", explain(r)
+    m = check_memory(r)
+    # 1 TiB of RAM: 1024 backed sections of 8 MiB of page_info each.
+    assert m["frame_table"]["sections"] == 1024
+    assert m["frame_table"]["bytes"] == 1024 * 8 << 20
+
+
+def test_90gib_selftests():
+    r = boot("pvh", "90G", "selftest", timeout=1800)
+    assert_ktap_ok(r, min_tests=9)
+    check_memory(r)
+
+
+def test_90gib_benchmark_records():
+    r = boot("pvh", "90G", "runs=1", timeout=1800)
+    check_run(r, 1, ["page", "chunk", "once", "lazy"])
+    assert record(r, "bench")["mem_bytes"] >= 90 << 30
