@@ -4,7 +4,31 @@
 
 #include <stdarg.h>
 
+#include "kernel/cmdline.h"
 #include "kernel/printk.h"
+#include "kernel/string.h"
+
+static char opt_only[128];
+CMDLINE_OPT(selftest_only, .key = "selftest_only", .type = OPT_STR, .dst = opt_only,
+            .size = sizeof(opt_only),
+            .help = "run only the self-tests whose names are listed (comma-separated)");
+
+/* True when the test is selected: no list, or its name is in the list. */
+static bool selected(const char *name)
+{
+    size_t n = strlen(name);
+
+    if (!opt_only[0])
+        return true;
+    for (const char *p = opt_only; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return true;
+        p += len + (comma ? 1 : 0);
+    }
+    return false;
+}
 
 extern const struct selftest __selftests_start[], __selftests_end[];
 
@@ -27,23 +51,28 @@ bool ktest_check(struct ktest *t, bool cond, const char *expr, const char *file,
 
 unsigned selftest_run_all(void)
 {
-    unsigned n = (unsigned)(__selftests_end - __selftests_start);
-    unsigned failed = 0, skipped = 0;
+    unsigned total = (unsigned)(__selftests_end - __selftests_start);
+    unsigned n = 0, num = 0, failed = 0, skipped = 0;
 
+    for (unsigned i = 0; i < total; i++)
+        n += selected(__selftests_start[i].name);
     serial_printk("KTAP version 1\n1..%u\n", n);
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; i < total; i++) {
         const struct selftest *st = &__selftests_start[i];
         struct ktest t = { .name = st->name };
 
+        if (!selected(st->name))
+            continue;
+        num++;
         st->fn(&t);
         if (t.skip) {
             skipped++;
-            serial_printk("ok %u %s # SKIP %s\n", i + 1, st->name, t.skip);
+            serial_printk("ok %u %s # SKIP %s\n", num, st->name, t.skip);
         } else if (t.failures) {
             failed++;
-            serial_printk("not ok %u %s\n", i + 1, st->name);
+            serial_printk("not ok %u %s\n", num, st->name);
         } else {
-            serial_printk("ok %u %s\n", i + 1, st->name);
+            serial_printk("ok %u %s\n", num, st->name);
         }
     }
     serial_printk("# selftests: %u passed, %u failed, %u skipped\n",

@@ -25,4 +25,5 @@ def test_90gib_selftests():
 def test_90gib_benchmark_records():
     r = boot("pvh", "90G", "runs=1", timeout=1800)
     check_run(r, 1, ["page", "chunk", "once", "lazy"])
-    assert record(r, "bench")["mem_bytes"] >= 90 << 30
+    # 90 GiB less the firmware's holes below 1 MiB.
+    assert 89 << 30 < record(r, "bench")["mem_bytes"] <= 90 << 30
