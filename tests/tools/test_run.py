@@ -61,7 +61,7 @@ def test_tcg_default_is_the_reduced_sweep(fake, tmp_path, capsys):
     q = fake("tcg")
     out = str(tmp_path / "r")
     assert bench.main(["--out", out]) == 0
-    assert [b["bytes"] for b in q.boots] == [GIB, 2 * GIB, 4 * GIB, 8 * GIB]
+    assert [b["bytes"] for b in q.boots] == [g * GIB for g in (1, 2, 4, 8, 16, 32, 64, 90)]
     assert {b["append"] for b in q.boots} == {"runs=3"}
     assert {b["accel"] for b in q.boots} == {"tcg"}
     text = capsys.readouterr()
