@@ -238,6 +238,9 @@ static bool run_strategy(struct series *x, unsigned run, bool timed)
     if (!first_touch(x, run, &first, &touch))
         return false;
     if (timed) {
+        printk_v("bench: run %u %-6s init %llu ticks, first touch %llu ticks, %llu blocks of order %u\n",
+                 run, x->name, (unsigned long long)(t1 - t0), (unsigned long long)touch,
+                 (unsigned long long)a.blocks[MAX_ORDER], MAX_ORDER);
         x->init[run] = to_units(t1 - t0);
         x->touch[run] = to_units(touch);
         x->first_alloc[run] = to_units(t1 - t0 + first);
@@ -349,8 +352,9 @@ static void report(void)
         printk("%s\n", tsc_warning());
     if (!calibrated)
         printk("warning: no usable clock: figures are raw TSC ticks (millions), UNCALIBRATED\n");
-    printk("%-8s %12s %9s %8s %8s %12s %12s %11s\n", "strategy", unit, "ns/page", "vs page",
-           "x floor", "touch", "init+touch", "1st alloc");
+    printk("%-8s %12s %9s %8s %8s %12s %12s %11s\n", "strategy", unit,
+           calibrated ? "ns/page" : "tick/page", "vs page", "x floor", "touch", "init+touch",
+           calibrated ? "1st alloc" : "1st kticks");
     for (unsigned i = 0; i < nstrat; i++) {
         const struct series *x = &series[i];
         uint64_t init = stat_median(x->init, opt_runs), touch = stat_median(x->touch, opt_runs);
@@ -374,7 +378,7 @@ static void report(void)
            "floor", a, (unsigned long long)(fppm / 1000), (unsigned long long)(fppm % 1000),
            "-", "1.00", (unsigned long long)(pages * (sizeof(struct page_info) + sizeof(uint64_t))));
     printk("columns: %s median of init; touch = alloc every page at order 0 and free it; "
-           "1st alloc in us from the start of init\n", unit);
+           "1st alloc in %s from the start of init\n", unit, calibrated ? "us" : "thousands of ticks");
     printk("digests: %s (0x%016llx); every audit green\n",
            equal ? "all strategies built the same heap" : "DIFFERENT HEAPS", (unsigned long long)series[0].digest);
 

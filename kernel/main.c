@@ -20,7 +20,6 @@ struct bootinfo bootinfo;
 
 static bool opt_selftest;
 static bool opt_memonly;
-static bool opt_verbose;
 static int opt_exit;
 static int opt_fault;
 
@@ -31,7 +30,7 @@ CMDLINE_OPT(selftest, .key = "selftest", .type = OPT_FLAG, .dst = &opt_selftest,
             .help = "run the in-kernel self-tests (KTAP on serial) instead of the benchmark");
 CMDLINE_OPT(memonly, .key = "memonly", .type = OPT_FLAG, .dst = &opt_memonly,
             .help = "stop after the memory summary (large guests, memory tests)");
-CMDLINE_OPT(verbose, .key = "verbose", .type = OPT_FLAG, .dst = &opt_verbose,
+CMDLINE_OPT(verbose, .key = "verbose", .type = OPT_FLAG, .dst = &printk_verbose,
             .help = "print more detail about each step");
 CMDLINE_OPT(exit, .key = "exit", .type = OPT_CHOICE, .dst = &opt_exit, .choices = exit_modes,
             .help = "how a run ends: auto (QEMU exit device under KVM/TCG), qemu, or halt");

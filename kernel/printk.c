@@ -7,6 +7,8 @@
 #include "kernel/string.h"
 #include "kernel/traps.h"
 
+bool printk_verbose;
+
 struct out {
     char *buf;
     size_t size;

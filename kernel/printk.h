@@ -22,6 +22,10 @@ int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
 void printk(const char *fmt, ...) __printf(1, 2);
 void vprintk(const char *fmt, va_list ap);
 
+/* verbose on the command line: printk_v() prints only then. */
+extern bool printk_verbose;
+#define printk_v(...) do { if (printk_verbose) printk(__VA_ARGS__); } while (0)
+
 /* Prints to the serial console only: machine-readable records. */
 void serial_printk(const char *fmt, ...) __printf(1, 2);
 

@@ -18,6 +18,7 @@ void frametable_mark_valid(uint64_t s, uint64_t e)
 #ifndef BOOTHEAP_HOST       /* host tests bring their own storage */
 #include "kernel/cpu.h"
 #include "kernel/panic.h"
+#include "kernel/time.h"
 #include "mm/paging.h"
 
 /* Backs [virt, virt + bytes) with 2 MiB-aligned boot memory and zeroes it. */
@@ -35,7 +36,7 @@ static void back(uint64_t virt, uint64_t bytes, const char *what)
 
 void frametable_init(uint64_t pfn_limit)
 {
-    uint64_t t0 = rdtsc();
+    uint64_t t0 = tsc_now();
 
     max_pfn = pfn_limit;
     memset(section_valid, 0, sizeof(section_valid));
@@ -56,6 +57,6 @@ void frametable_init(uint64_t pfn_limit)
         frametable.bytes += ft;
         frametable.m2p_bytes += mp;
     }
-    frametable.setup_ticks = rdtsc() - t0;
+    frametable.setup_ticks = tsc_now() - t0;
 }
 #endif
