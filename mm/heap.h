@@ -58,8 +58,8 @@ void heap_reset(void);
 
 /*
  * Writes every byte of the page_info and M2P entries of the handed-over
- * pages once, with plain memsets: the least any eager init must write, and
- * the benchmark's floor. Leaves the heap to be reset.
+ * pages once, with plain memsets of a non-zero byte: the least any eager
+ * init must write, and the benchmark's floor. Leaves the heap to be reset.
  */
 void heap_floor_write(void);
 

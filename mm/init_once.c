@@ -15,29 +15,62 @@
 #include "kernel/cmdline.h"
 
 /*
- * How the marking loop stores a 32-byte entry. "plain" is four 8-byte
- * stores; "nt" is four non-temporal MOVNTI stores, fenced once per block.
- * bench/stores.c measured both on this project's machines (README.md).
+ * How the marking loop writes. bench/stores.c measured the kinds on this
+ * project's machines (README.md, "The once strategy's stores"):
+ *
+ *  "rep" (the default): a memset. Every tail entry is filled with one
+ *  repeated qword, the tail's count_info itself. The fields a free tail
+ *  needs then read right: count_info holds the state, and its low 48 bits,
+ *  which also form the owner (v), need_tlbflush and scrub_state bytes of
+ *  the entry, are zero. The fields only a block head uses (list links,
+ *  first_dirty, the TLB stamp) hold don't-care values, as tails in Xen hold
+ *  stale ones; a tail that becomes a head gets them written then. So the
+ *  loop is rep stosq over the entries and over the M2P entries: the very
+ *  stores of the memset floor.
+ *  "plain": four 8-byte stores of a tidy entry (NULL links, no dirty index).
+ *  "nt": the same with non-temporal MOVNTI stores, fenced per block.
  */
 static int opt_once_stores;
-static const char *const store_kinds[] = { "plain", "nt", NULL };
+static const char *const store_kinds[] = { "rep", "plain", "nt", NULL };
 CMDLINE_OPT(once_stores, .key = "once_stores", .type = OPT_CHOICE, .dst = &opt_once_stores,
-            .choices = store_kinds, .help = "stores of the once strategy's marking loop: plain or nt");
+            .choices = store_kinds,
+            .help = "stores of the once strategy's marking loop: rep (default), plain or nt");
+
+_Static_assert(((PGC_state_free | PGC_need_scrub) & ((1ull << 48) - 1)) == 0,
+               "a free tail's count_info must leave the owner and need_tlbflush bytes zero");
 
 static inline void store_nt(uint64_t *p, uint64_t v)
 {
     __asm__ volatile("movnti %1, %0" : "=m"(*p) : "r"(v));
 }
 
-/* Writes the free-tail entry and the invalid M2P entry of pages [s, e). */
+static inline void rep_stosq(uint64_t *p, uint64_t v, uint64_t n)
+{
+    __asm__ volatile("rep stosq" : "+D"(p), "+c"(n) : "a"(v) : "memory");
+}
+
+/* Writes the free-tail entries and the invalid M2P entries of pages [s, e). */
 static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
 {
-    /* list = {NULL, NULL}; first_dirty = INVALID_DIRTY_IDX; order, owner, stamp 0. */
     const uint64_t w0 = ~0ull, w2 = INVALID_DIRTY_IDX, w3 = 0;
     uint64_t *ft = (uint64_t *)mfn_to_page(s);
     uint64_t *m = &m2p[s];
 
-    if (opt_once_stores == 1) {
+    switch (opt_once_stores) {
+    case 0:
+        rep_stosq(ft, count_info, (e - s) * (sizeof(struct page_info) / 8));
+        rep_stosq(m, INVALID_M2P_ENTRY, e - s);
+        break;
+    case 1:
+        for (uint64_t i = 0; i < e - s; i++, ft += 4) {
+            ft[0] = w0;
+            ft[1] = count_info;
+            ft[2] = w2;
+            ft[3] = w3;
+            m[i] = INVALID_M2P_ENTRY;
+        }
+        break;
+    default:
         for (uint64_t i = 0; i < e - s; i++, ft += 4) {
             store_nt(ft + 0, w0);
             store_nt(ft + 1, count_info);
@@ -47,14 +80,7 @@ static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
         }
         /* Weakly ordered stores: drain them before the block is listed. */
         __asm__ volatile("sfence" ::: "memory");
-        return;
-    }
-    for (uint64_t i = 0; i < e - s; i++, ft += 4) {
-        ft[0] = w0;
-        ft[1] = count_info;
-        ft[2] = w2;
-        ft[3] = w3;
-        m[i] = INVALID_M2P_ENTRY;
+        break;
     }
 }
 

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: MIT
+"""Every strategy on the real memory map under each option that changes how
+it works: the once strategy's store kinds, fake NUMA nodes (blocks must not
+cross a node), and boot scrubbing off (clean blocks, list heads)."""
+import pytest
+
+from bootlib import assert_ktap_ok, boot, record
+
+TESTS = "strategies_build_the_same_heap,alloc_all_free_all_restores_heap,lazy_allocates_every_order"
+
+
+@pytest.mark.parametrize("args", [
+    "once_stores=rep",
+    "once_stores=plain",
+    "once_stores=nt",
+    "numa_fake=2",
+    "numa_fake=3 once_stores=plain",
+    "bootscrub=off",
+])
+def test_strategies_agree(args):
+    r = boot("pvh", "3G", f"selftest selftest_only={TESTS} {args}", timeout=300)
+    results = assert_ktap_ok(r, min_tests=3)
+    assert len(results) == 3
+    if "numa_fake" in args:
+        assert record(r, "memory")["nodes"] == int(args.split("numa_fake=")[1][0])
