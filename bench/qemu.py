@@ -69,6 +69,10 @@ def choose_accel(requested, mode, say=print):
         else:
             say("harness: iso-uefi runs under TCG (OVMF stops under KVM here)")
         return "tcg"
+    if mode == "iso-bios" and requested == "auto":
+        say("harness: iso-bios runs under TCG unless --accel kvm asks: SeaBIOS and GRUB take "
+            "tens of seconds under nested KVM on these machines")
+        return "tcg"
     if requested == "tcg":
         say("harness: accelerator TCG (requested); timings are emulated")
         return "tcg"
