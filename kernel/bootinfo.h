@@ -109,4 +109,7 @@ int pvh_parse(struct bootinfo *bi, uint64_t paddr, bi_phys_fn phys, void *ctx);
 
 const char *bi_loader_name(enum bi_loader l);
 
+/* The kernel's own, filled by kstart() from the loader's data (kernel/main.c). */
+extern struct bootinfo bootinfo;
+
 #endif

@@ -14,7 +14,6 @@
 #include "kernel/tsc_math.h"
 #include "mm/paging.h"
 
-extern struct bootinfo bootinfo;        /* kernel/main.c */
 
 /*
  * 5 clean windows of 20 ms: about 105 ms in all when none is thrown away,

@@ -5,7 +5,6 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
-#include "kernel/errno.h"
 #include "kernel/printk.h"
 #include "kernel/record.h"
 #include "kernel/string.h"

@@ -10,7 +10,6 @@
 #include "mm/mm.h"
 #include "mm/paging.h"
 
-extern struct bootinfo bootinfo;
 extern const char __kernel_phys_start[], __kernel_phys_end[];
 extern const char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
 extern const char __data_start[], __bss_end[];
