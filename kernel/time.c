@@ -14,7 +14,6 @@
 #include "kernel/tsc_math.h"
 #include "mm/paging.h"
 
-
 /*
  * 5 clean windows of 20 ms: about 105 ms in all when none is thrown away,
  * and the retries stop at CAL_BUDGET_MS, inside the 250 ms budget.
