@@ -8,6 +8,7 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "mm/bootmem.h"
+#include "mm/heap_priv.h"
 
 struct paging_info paging;
 
@@ -26,6 +27,10 @@ static uint64_t *table_va(uint64_t pa)
 static uint64_t alloc_table(void)
 {
     uint64_t mfn;
+
+    /* Once the heap owns the boot allocator's pages, none may be taken. */
+    if (heap_regions.nr)
+        panic("a page table was needed after the heap took over boot memory");
     /* Before the switch, only the boot identity map (first 4 GiB) reaches them. */
     uint64_t limit = live ? UINT64_MAX : PFN_DOWN(1ull << 32);
     int err = bootmem_alloc(&bootmem, 1, 1, limit, &mfn);

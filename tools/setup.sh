@@ -27,7 +27,7 @@ else
     exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-log=$(mktemp /tmp/bootheap-setup.XXXXXX)
+log=$(mktemp)
 # shellcheck disable=SC2086
 if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends $missing; } >"$log" 2>&1; then
     cat "$log" >&2
