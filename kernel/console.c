@@ -68,6 +68,7 @@ bool screen_init(const struct bootinfo_fb *fb)
 void screen_relocate(void *base)
 {
     scr.base = base;
+    scr.on = base != NULL;
 }
 
 uint64_t screen_phys(uint64_t *bytes)

@@ -21,7 +21,7 @@ bool screen_init(const struct bootinfo_fb *fb);
 void screen_write(const char *s, size_t n);
 /* Physical base and size in bytes of the screen in use; size 0 if none. */
 uint64_t screen_phys(uint64_t *bytes);
-/* Points the console at a new mapping of the same framebuffer. */
+/* Points the console at a new mapping of the same framebuffer; NULL turns it off. */
 void screen_relocate(void *base);
 
 /* Writes to the chosen consoles; "\n" becomes "\r\n" on serial. */

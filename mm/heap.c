@@ -40,13 +40,19 @@ uint64_t heap_handover_pages(void)
     return n;
 }
 
-void heap_reset(void)
+/* Memsets the page_info and M2P entries of every handed-over page. */
+static void fill_metadata(uint8_t page_byte, uint8_t m2p_byte)
 {
     for (unsigned i = 0; i < heap_regions.nr; i++) {
         const struct bootmem_region *r = &heap_regions.r[i];
-        memset(mfn_to_page(r->s), 0, (r->e - r->s) * sizeof(struct page_info));
-        memset(&m2p[r->s], 0, (r->e - r->s) * sizeof(uint64_t));
+        memset(mfn_to_page(r->s), page_byte, (r->e - r->s) * sizeof(struct page_info));
+        memset(&m2p[r->s], m2p_byte, (r->e - r->s) * sizeof(uint64_t));
     }
+}
+
+void heap_reset(void)
+{
+    fill_metadata(0, 0);
     memset(heap_lists, 0, sizeof(heap_lists));
     memset(avail, 0, sizeof(avail));
     memset(node_need_scrub, 0, sizeof(node_need_scrub));
@@ -66,11 +72,7 @@ void heap_floor_write(void)
      * 1.1-1.5x on this project's machines), which would set the floor below
      * what any init can reach.
      */
-    for (unsigned i = 0; i < heap_regions.nr; i++) {
-        const struct bootmem_region *r = &heap_regions.r[i];
-        memset(mfn_to_page(r->s), 0xff, (r->e - r->s) * sizeof(struct page_info));
-        memset(&m2p[r->s], 0xff, (r->e - r->s) * sizeof(uint64_t));
-    }
+    fill_metadata(0xff, 0xff);
 }
 
 bool heap_range_handed_over(uint64_t mfn, unsigned order)

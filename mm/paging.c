@@ -84,6 +84,24 @@ static void map_kernel(const char *start, const char *end, uint64_t flags)
     paging_map(va, va - KERNEL_VMA, len, 12, flags);
 }
 
+/*
+ * Maps [phys, phys + len) at the next free device-mapping address with 4 KiB
+ * pages, writable, non-executable, plus cache flags; NULL when the range
+ * does not fit in what is left of the area.
+ */
+static void *iomap(uint64_t phys, uint64_t len, uint64_t cache)
+{
+    uint64_t base = ALIGN_DOWN(phys, PAGE_SIZE);
+    uint64_t size = ALIGN_UP(phys + len, PAGE_SIZE) - base;
+
+    if (iomap_next + size > IOMAP_BASE + IOMAP_SIZE)
+        return NULL;
+    paging_map(iomap_next, base, size, 12, PTE_W | PTE_NX | cache);
+    void *va = (void *)(uintptr_t)(iomap_next + (phys - base));
+    iomap_next += size;
+    return va;
+}
+
 void paging_init(uint64_t top)
 {
     paging.nx = cpu.nx;
@@ -101,22 +119,14 @@ void paging_init(uint64_t top)
      * device mapping when it lies above the direct map. */
     uint64_t fb_bytes, fb = screen_phys(&fb_bytes);
     void *fb_va = NULL;
-    if (fb_bytes) {
-        if (fb + fb_bytes <= paging.directmap_bytes) {
-            fb_va = phys_to_virt(fb);
-        } else {
-            uint64_t base = ALIGN_DOWN(fb, PAGE_SIZE);
-            uint64_t len = ALIGN_UP(fb + fb_bytes, PAGE_SIZE) - base;
-            paging_map(iomap_next, base, len, 12, PTE_W | PTE_NX | PTE_PCD);
-            fb_va = (void *)(uintptr_t)(iomap_next + (fb - base));
-            iomap_next += len;
-        }
-    }
+    if (fb_bytes)
+        fb_va = fb + fb_bytes <= paging.directmap_bytes ? phys_to_virt(fb)
+                                                        : iomap(fb, fb_bytes, PTE_PCD);
 
     write_cr3(pml4_pa);
     live = true;
-    if (fb_va)
-        screen_relocate(fb_va);
+    if (fb_bytes)
+        screen_relocate(fb_va);     /* NULL: no room to map it; the screen goes dark */
 }
 
 uint64_t paging_lookup(uint64_t va, uint64_t *flags)
@@ -149,12 +159,5 @@ void *phys_map(uint64_t phys, uint64_t len, bool mmio)
         return phys + len <= (1ull << 32) ? (void *)(uintptr_t)phys : NULL;
     if (!mmio && phys + len <= paging.directmap_bytes)
         return phys_to_virt(phys);
-    uint64_t base = ALIGN_DOWN(phys, PAGE_SIZE);
-    uint64_t size = ALIGN_UP(phys + len, PAGE_SIZE) - base;
-    if (iomap_next + size > IOMAP_BASE + IOMAP_SIZE)
-        return NULL;
-    paging_map(iomap_next, base, size, 12, PTE_W | PTE_NX | (mmio ? PTE_PCD | PTE_PWT : 0));
-    void *va = (void *)(uintptr_t)(iomap_next + (phys - base));
-    iomap_next += size;
-    return va;
+    return iomap(phys, len, mmio ? PTE_PCD | PTE_PWT : 0);
 }
