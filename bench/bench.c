@@ -84,9 +84,9 @@ static bool pick_strategies(void)
             series[nstrat++].s = heap_strategies[i];
     }
     while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        const struct heap_strategy *s = heap_strategy_find(p, len);
+        const char *item = p;
+        size_t len = cmdline_list_item(&p);
+        const struct heap_strategy *s = heap_strategy_find(item, len);
         if (!s) {
             char known[64] = "";
             for (unsigned i = 0; heap_strategies[i]; i++) {
@@ -94,7 +94,7 @@ static bool pick_strategies(void)
                 snprintf(known + k, sizeof(known) - k, "%s%s", k ? " " : "", heap_strategies[i]->name);
             }
             snprintf(failure, sizeof(failure), "strategies=%s: unknown strategy '%.*s' (known: %s)",
-                     opt_strategies, (int)len, p, known);
+                     opt_strategies, (int)len, item, known);
             return false;
         }
         for (unsigned i = 0; i < nstrat; i++) {
@@ -110,7 +110,6 @@ static bool pick_strategies(void)
             return false;
         }
         series[nstrat++].s = s;
-        p += len + (comma ? 1 : 0);
     }
     for (unsigned i = 0; i < nstrat; i++)
         series[i].name = series[i].s->name;

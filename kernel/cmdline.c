@@ -89,6 +89,15 @@ bad:
     return -1;
 }
 
+size_t cmdline_list_item(const char **p)
+{
+    const char *comma = strchr(*p, ',');
+    size_t len = comma ? (size_t)(comma - *p) : strlen(*p);
+
+    *p += len + (comma ? 1 : 0);
+    return len;
+}
+
 int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts,
                   char *err, size_t errlen, cmdline_warn_fn warn)
 {

@@ -41,6 +41,12 @@ typedef void (*cmdline_warn_fn)(const char *msg);
 int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts,
                   char *err, size_t errlen, cmdline_warn_fn warn);
 
+/*
+ * Walks a comma-separated option value: returns the length of the item that
+ * starts at *p and moves *p past it and its comma. Loop while **p.
+ */
+size_t cmdline_list_item(const char **p);
+
 /* Applies the kernel's command line to every CMDLINE_OPT(); panics on error. */
 void cmdline_apply(const char *line);
 

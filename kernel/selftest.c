@@ -21,11 +21,9 @@ static bool selected(const char *name)
     if (!opt_only[0])
         return true;
     for (const char *p = opt_only; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == n && !strncmp(p, name, n))
+        const char *item = p;
+        if (cmdline_list_item(&p) == n && !strncmp(item, name, n))
             return true;
-        p += len + (comma ? 1 : 0);
     }
     return false;
 }

@@ -94,6 +94,22 @@ static void test_bad_values(void **state)
     assert_false(flag);
 }
 
+static void test_list_items(void **state)
+{
+    const char *p = "page,,chunk,once";
+    const char *item;
+    (void)state;
+    item = p;
+    assert_int_equal(cmdline_list_item(&p), 4);
+    assert_memory_equal(item, "page", 4);
+    assert_int_equal(cmdline_list_item(&p), 0);    /* an empty item */
+    item = p;
+    assert_int_equal(cmdline_list_item(&p), 5);
+    assert_memory_equal(item, "chunk", 5);
+    assert_int_equal(cmdline_list_item(&p), 4);
+    assert_int_equal(*p, '\0');
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -101,6 +117,7 @@ int main(void)
         cmocka_unit_test(test_loader_path_skipped),
         cmocka_unit_test(test_unknown_key_warns),
         cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_list_items),
     };
     return cmocka_run_group_tests_name("cmdline", tests, NULL, NULL);
 }
