@@ -124,7 +124,7 @@ debug: all
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -no-pie
-HOST_SRC := kernel/bootinfo.c kernel/cmdline.c kernel/tsc_math.c kernel/acpi.c
+HOST_SRC := kernel/err.c kernel/bootinfo.c kernel/cmdline.c kernel/tsc_math.c kernel/acpi.c
 HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/audit.c mm/strategies.c \
             $(wildcard mm/init_*.c) tests/unit/host_support.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(wildcard tests/unit/test_*.c))
@@ -142,7 +142,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_TEST_SECONDS ?= 30
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_SRC := kernel/bootinfo.c mm/e820.c mm/usable.c mm/bootmem.c
+FUZZ_SRC := kernel/err.c kernel/bootinfo.c mm/e820.c mm/usable.c mm/bootmem.c
 FUZZ_BIN := $(B)/fuzz/fuzz_bootinfo
 FUZZ_ARGS := -max_len=16384 -timeout=10 -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-
 

@@ -1,16 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Error numbers. The one convention: a function that can fail returns 0 on
- * success and one of these, negated, on failure.
+ * Errors. The one convention: a function that can fail returns 0 on success
+ * and one of the numbers below, negated, on failure. When a caller needs to
+ * say why, it passes a struct err, and the function that finds the problem
+ * builds the message there, once, with err_set(); callers above it add
+ * nothing and print or record e->msg as it is.
  */
 #ifndef KERNEL_ERRNO_H
 #define KERNEL_ERRNO_H
 
-#define EINVAL  22      /* malformed input */
-#define ENOMEM  12      /* out of memory */
-#define ENOSPC  28      /* a fixed-size table is full */
-#define E2BIG   7       /* more entries than the documented limit */
-#define ERANGE  34      /* a value outside what is supported */
+#include "kernel/compiler.h"
+
 #define ENOENT  2       /* nothing there */
+#define E2BIG   7       /* more entries than the documented limit */
+#define ENOMEM  12      /* out of memory */
+#define EINVAL  22      /* malformed input */
+#define ENOSPC  28      /* a fixed-size table is full */
+#define ERANGE  34      /* a value outside what is supported */
+#define ETIMEDOUT 110   /* a device or CPU did not answer in time */
+#define ENODEV  19      /* a device that should be there is absent or dead */
+
+/* Why a call failed, in words: filled by the code that found the problem. */
+struct err {
+    char msg[192];
+};
+
+/*
+ * Formats the message into e (when e is not NULL) and returns code, a
+ * negative errno: `return err_set(e, -EINVAL, "tag %u is cut short", i);`.
+ */
+__printf(3, 4) int err_set(struct err *e, int code, const char *fmt, ...);
 
 #endif

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// err_set(): the one place an error message is formatted (kernel/errno.h).
+#include "kernel/errno.h"
+
+#include <stdarg.h>
+
+#include "kernel/libc.h"
+
+int err_set(struct err *e, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (e) {
+        va_start(ap, fmt);
+        vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
