@@ -13,6 +13,7 @@
 #include "kernel/traps.h"
 #include "mm/mm.h"
 #include "bench/bench.h"
+#include "bench/probe.h"
 
 #define BOOTHEAP_VERSION "0.1"
 
@@ -175,6 +176,8 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info)
     raise_fault();
     /* Memory: the map, the boot allocator, page tables, frame table. */
     mm_init(&bootinfo);
+    /* probe: time what picks the accelerator, before calibration, and exit. */
+    probe_maybe_run();
     /* The TSC's rate, with ACPI tables and the HPET mapped properly now:
      * every figure after this is ticks turned into ns. */
     time_init();
