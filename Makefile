@@ -14,8 +14,14 @@ PYTHON   ?= /usr/bin/python3
 ARGS     ?=
 MEM      ?= 8G
 # Options for `make bench` and `make bench-quick`, e.g. "--sizes 4,8 --runs 5"
-# (bench/bench.py run --help lists them).
+# (python3 -m harness run --help lists them).
 BENCH_ARGS ?=
+# Accelerator for every target that boots, tests included: auto (chosen by
+# measurement, see README.md), kvm or tcg.
+ACCEL    ?= auto
+# Seconds of serial silence after which a boot counts as stopped (0: never);
+# empty keeps the harness's default.
+STALL    ?=
 FONT     ?= /usr/share/consolefonts/Lat15-VGA16.psf.gz
 
 # ---- forced kernel flags ---------------------------------------------------
@@ -31,14 +37,21 @@ LIBGCC := $(shell $(KCC) -print-libgcc-file-name)
 NASMFLAGS := -f elf64 -Werror
 
 B := build
-# bench/ holds the in-kernel driver and host-side tools; stores.c is a host program.
-KSRC_C   := $(filter-out bench/stores.c,$(wildcard kernel/*.c mm/*.c bench/*.c))
+# The harness reads these from the environment, so tests see them too.
+export BOOTHEAP_ACCEL := $(ACCEL)
+ifneq ($(strip $(STALL)),)
+export BOOTHEAP_STALL := $(STALL)
+endif
+
+# Everything in kernel/, mm/ and bench/ runs in the kernel; host C programs
+# live in hosted/ and the host Python in harness/.
+KSRC_C   := $(wildcard kernel/*.c mm/*.c bench/*.c)
 KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
             $(B)/gen/font.o
 
 .PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz \
-        bench bench-quick bench-stores test-big debug clean setup compile_commands.json
+        bench bench-quick bench-stores test-big debug clean setup check-fresh compile_commands.json
 .DEFAULT_GOAL := all
 
 all: $(B)/bootheap.elf
@@ -54,7 +67,7 @@ $(B)/%.o: %.asm Makefile
 
 $(B)/gen/font.c: tools/psf2c.py
 	@mkdir -p $(@D)
-	@test -r $(FONT) || { echo "missing console font $(FONT): run 'make setup' (Debian package kbd)"; exit 1; }
+	@test -r $(FONT) || { echo "missing console font $(FONT): run 'make setup' (Debian package $$(awk '$$1 == "$(FONT)" { print $$2 }' tools/host-files.txt))"; exit 1; }
 	$(PYTHON) tools/psf2c.py $(FONT) > $@
 
 $(B)/gen/%.o: $(B)/gen/%.c Makefile
@@ -97,29 +110,29 @@ setup:
 
 run: setup
 	@$(MAKE) --no-print-directory all
-	$(PYTHON) bench/qemu.py --mode pvh --mem $(MEM) --append "$(ARGS)"
+	$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)"
 
 run-iso: setup
 	@$(MAKE) --no-print-directory iso
-	$(PYTHON) bench/qemu.py --mode iso-bios --accel $${ACCEL:-tcg} --mem $(MEM)
+	$(PYTHON) -m harness boot --mode iso-bios --accel $(ACCEL) --mem $(MEM)
 
 run-uefi: setup
 	@$(MAKE) --no-print-directory iso
-	$(PYTHON) bench/qemu.py --mode iso-uefi --mem $(MEM)
+	$(PYTHON) -m harness boot --mode iso-uefi --accel $(ACCEL) --mem $(MEM)
 
 # The sweep boots the ELF directly (pvh) or builds its own ISO per boot with
 # the benchmark's kernel arguments, so `all` is the only build it needs.
 bench: setup
 	@$(MAKE) --no-print-directory all
-	$(PYTHON) bench/bench.py run $(BENCH_ARGS)
+	$(PYTHON) -m harness run --accel $(ACCEL) $(BENCH_ARGS)
 
 bench-quick: setup
 	@$(MAKE) --no-print-directory all
-	$(PYTHON) bench/bench.py run --quick $(BENCH_ARGS)
+	$(PYTHON) -m harness run --quick --accel $(ACCEL) $(BENCH_ARGS)
 
 debug: all
 	@echo "QEMU waits for gdb on :1234; in another terminal: gdb -x tools/gdbinit"
-	$(PYTHON) bench/qemu.py --mode pvh --accel tcg --mem $(MEM) --append "$(ARGS)" --gdb --timeout 0
+	$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" --gdb --timeout 0
 
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
@@ -173,13 +186,21 @@ test: setup
 	@$(MAKE) --no-print-directory all iso
 	$(PYTHON) tests/run_all.py
 
+# ---- host C programs ------------------------------------------------------------
+# Each hosted/NAME.c is one program, $(B)/NAME. One that also needs other
+# sources (kernel code built for the host, say) names them in
+# HOSTED_EXTRA_NAME and its flags in HOSTED_FLAGS_NAME.
+HOSTED_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
+HOSTED_PROGS  := $(patsubst hosted/%.c,$(B)/%,$(wildcard hosted/*.c))
+
+.SECONDEXPANSION:
+$(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_$*) -o $@ $< $(HOSTED_EXTRA_$*)
+
 # Which stores write page_info fastest on this CPU: the once strategy's
 # marking loop, measured in user space (the kernel only runs under TCG here).
 STORES_GIB ?= 16
-$(B)/stores: bench/stores.c Makefile
-	@mkdir -p $(@D)
-	$(HOSTCC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $<
-
 bench-stores: $(B)/stores
 	$(B)/stores $(STORES_GIB) 9
 

@@ -1,22 +1,21 @@
 # SPDX-License-Identifier: MIT
-"""Shared checks for the QEMU boot tests: boots through bench/qemu.py, KTAP
+"""Shared checks for the QEMU boot tests: boots through harness.qemu, KTAP
 parsing, and memory-map arithmetic done independently of the kernel."""
 import os
 import re
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
-
-import qemu  # noqa: E402  (bench/qemu.py)
+from harness import ROOT, qemu
 
 PAGE = 4096
 E820_RAM = 1
 
 
-def boot(mode="pvh", mem="512M", append="", accel="auto", timeout=240, **kw):
-    """Boots quietly and returns bench/qemu.py's Result; the serial log is
-    kept under build/test-logs/ for a failing test to point at."""
+def boot(mode="pvh", mem="512M", append="", accel=None, timeout=240, **kw):
+    """Boots quietly and returns harness.qemu's Result; the serial log is
+    kept under build/test-logs/ for a failing test to point at. The
+    accelerator is BOOTHEAP_ACCEL's (`make test ACCEL=...`) unless a test
+    names one; a guest silent for BOOTHEAP_STALL seconds ends as 'stalled'."""
+    accel = accel or qemu.default_accel()
     logdir = os.path.join(ROOT, "build", "test-logs")
     os.makedirs(logdir, exist_ok=True)
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{mode}-{mem}-{append}")[:120]
@@ -26,8 +25,9 @@ def boot(mode="pvh", mem="512M", append="", accel="auto", timeout=240, **kw):
 
 def explain(r):
     """Last lines of the log, for assertion messages."""
-    tail = "\n".join(r.log.splitlines()[-25:])
-    return f"status={r.status} qemu_rc={r.qemu_rc} accel={r.accel}\n--- serial tail ---\n{tail}"
+    stalled = f" (no serial output for {r.stall:g} s)" if r.status == "stalled" else ""
+    return (f"status={r.status}{stalled} qemu_rc={r.qemu_rc} accel={r.accel}\n"
+            f"--- serial tail ---\n{r.tail()}")
 
 
 def record(r, rtype):

@@ -1,16 +1,14 @@
 # SPDX-License-Identifier: MIT
-"""Shared fixtures for the host-tool tests: bench/ on the import path, a
-scratch copy of the synthetic sweep, and helpers that edit its records."""
+"""Shared fixtures for the host-tool tests: a scratch copy of the synthetic
+sweep, and helpers that edit its records."""
 import json
 import os
 import shutil
-import sys
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 SYNTHETIC = os.path.join(HERE, "data", "synthetic-sweep")
 GIB = 1 << 30

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""`bench.py compare A B`: per-strategy change with a noise estimate."""
+"""`python3 -m harness compare A B`: per-strategy change with a noise estimate."""
 import shutil
 
-import bench
+from harness import cli, common, compare, records
 from conftest import SYNTHETIC, rewrite, to_kvm
 
 
@@ -18,7 +18,7 @@ def scaled(folder, strategy, factors):
 
 def rows_by_key(a, b):
     return {(r["nbytes"] >> 30, r["strategy"], r["phase"]): r
-            for r in bench.compare_rows(bench.load_folder(a), bench.load_folder(b))}
+            for r in compare.compare_rows(records.load_folder(a), records.load_folder(b))}
 
 
 def test_same_folder_is_within_noise():
@@ -72,9 +72,9 @@ def test_sizes_in_one_folder_only(synth):
 
 def test_compare_text_and_accelerator_mismatch(synth, capsys):
     to_kvm(synth)
-    assert bench.main(["compare", SYNTHETIC, synth]) == 0
+    assert cli.main(["compare", SYNTHETIC, synth]) == 0
     out = capsys.readouterr().out
-    assert bench.TCG_LABEL in out
+    assert common.TCG_LABEL in out
     assert "A ran under TCG and B under KVM" in out
     assert "4 GiB  chunk     init" in out and "within noise" in out
 
@@ -83,7 +83,7 @@ def test_compare_counts_real_changes_and_shows_failures(synth, capsys):
     scaled(synth, "lazy", [3.0, 3.0, 3.0, 3.0])
     from conftest import edit_records
     edit_records(synth, "1G", "done", {}, status="fail", reason="audit failed")
-    assert bench.main(["compare", SYNTHETIC, synth]) == 0
+    assert cli.main(["compare", SYNTHETIC, synth]) == 0
     out = capsys.readouterr().out
     # lazy init three times slower at each of the 3 sizes, nothing else moved
     assert "3 of 27 changes are beyond noise." in out

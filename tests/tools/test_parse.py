@@ -5,7 +5,8 @@ import os
 
 import pytest
 
-import bench
+from harness import common, records, report
+from harness.records import parse_serial
 from conftest import GIB, SYNTHETIC, read_jsonl
 
 BENCH = ('{"type":"bench","mem_bytes":1072693248,"pages":261888,"accel":"TCG","emulated":true,'
@@ -21,7 +22,7 @@ def test_serial_noise_cr_and_truncated_last_line():
            "bench: page run 0 init: 0.000 ms\r\n"
            + RESULT + "\r\n"
            '{"type":"done","sta')
-    records, problems = bench.parse_serial(log)
+    records, problems = parse_serial(log)
     assert [r["type"] for r in records] == ["bench", "result"]
     assert records[0]["pages"] == 261888 and records[0]["strategies"] == ["page"]
     # The 3-decimal fixed point arrives as a number; the CR is gone from strings.
@@ -31,20 +32,20 @@ def test_serial_noise_cr_and_truncated_last_line():
 
 def test_serial_record_after_escape_codes_and_with_trailing_junk():
     log = "\x1b[2J\x1b[0m" + BENCH + "\nnoise " + RESULT + "  <- junk\n"
-    records, problems = bench.parse_serial(log)
+    records, problems = parse_serial(log)
     assert [r["type"] for r in records] == ["bench", "result"]
     assert problems == []
 
 
 def test_serial_broken_record_in_the_middle_is_reported_not_fatal():
     log = BENCH + '\n{"type":"result","strategy":\n' + '{"type":"done","status":"ok"}\n'
-    records, problems = bench.parse_serial(log)
+    records, problems = parse_serial(log)
     assert [r["type"] for r in records] == ["bench", "done"]
     assert len(problems) == 1 and "line 2" in problems[0]
 
 
 def test_serial_ignores_json_that_is_not_a_record():
-    records, _ = bench.parse_serial('config {"runs": 3}\n["type", 1]\n')
+    records, _ = parse_serial('config {"runs": 3}\n["type", 1]\n')
     assert records == []
 
 
@@ -54,7 +55,7 @@ def test_synthetic_logs_parse_completely():
     with open(os.path.join(SYNTHETIC, "serial-4G.log"), newline="") as f:
         text = f.read()
     assert "\r\n" in text
-    records, problems = bench.parse_serial(text)
+    records, problems = parse_serial(text)
     assert problems == []
     types = [r["type"] for r in records]
     assert types.count("result") == 36 and types.count("audit") == 16
@@ -70,7 +71,7 @@ def test_jsonl_wraps_each_record_with_its_size():
 
 
 def test_load_jsonl_groups_by_size():
-    sweep = bench.load_folder(SYNTHETIC)
+    sweep = records.load_folder(SYNTHETIC)
     assert [s.nbytes for s in sweep.sizes] == [GIB, 4 * GIB, 8 * GIB]
     four = sweep.sizes[1]
     assert four.label == "4G" and four.harness["status"] == "ok"
@@ -81,22 +82,22 @@ def test_load_jsonl_groups_by_size():
 def test_load_jsonl_survives_truncated_last_line(synth):
     with open(os.path.join(synth, "records.jsonl"), "a") as f:
         f.write('{"size_bytes": 1073741824, "size": "1G", "source": "kernel", "rec')
-    sweep = bench.load_folder(synth)
+    sweep = records.load_folder(synth)
     assert len(sweep.sizes) == 3 and len(sweep.sizes[0].of("result")) == 36
     assert any("truncated last line" in p for p in sweep.problems)
 
 
 def test_logs_only_folder_reads_the_same_numbers(synth):
-    with_jsonl = bench.csv_rows(bench.load_folder(synth))
+    with_jsonl = report.csv_rows(records.load_folder(synth))
     os.remove(os.path.join(synth, "records.jsonl"))
-    logs_only = bench.load_folder(synth)
+    logs_only = records.load_folder(synth)
     assert logs_only.sizes[2].label == "8G" and logs_only.sizes[2].nbytes == 8 * GIB
-    assert bench.csv_rows(logs_only) == with_jsonl
+    assert report.csv_rows(logs_only) == with_jsonl
 
 
 def test_empty_folder_is_an_error(tmp_path):
-    with pytest.raises(bench.BenchError, match="no records.jsonl"):
-        bench.load_folder(str(tmp_path))
+    with pytest.raises(common.BenchError, match="no records.jsonl"):
+        records.load_folder(str(tmp_path))
 
 
 @pytest.mark.parametrize("text,want", [
@@ -106,15 +107,15 @@ def test_empty_folder_is_an_error(tmp_path):
     ("512M,90", [GIB // 2, 90 * GIB]),
 ])
 def test_parse_sizes(text, want):
-    assert bench.parse_sizes(text) == want
+    assert common.parse_sizes(text) == want
 
 
 @pytest.mark.parametrize("text", ["", "abc", "0.01", "1.0000001"])
 def test_parse_sizes_rejects(text):
-    with pytest.raises(bench.BenchError):
-        bench.parse_sizes(text)
+    with pytest.raises(common.BenchError):
+        common.parse_sizes(text)
 
 
 def test_size_labels():
-    assert bench.size_label(90 * GIB) == "90G"
-    assert bench.size_label(GIB // 2) == "512M"
+    assert common.size_label(90 * GIB) == "90G"
+    assert common.size_label(GIB // 2) == "512M"

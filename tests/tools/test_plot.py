@@ -6,14 +6,14 @@ import re
 
 import pytest
 
-import bench
+from harness import common, plot, records, report
 from conftest import rewrite
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def test_gnuplot_writes_a_png(synth):
-    png = bench.write_plot(bench.load_folder(synth), synth)
+    png = plot.write_plot(records.load_folder(synth), synth)
     assert png == os.path.join(synth, "plot.png")
     with open(png, "rb") as f:
         data = f.read()
@@ -24,7 +24,7 @@ def test_gnuplot_writes_a_png(synth):
 
 
 def test_script_has_every_strategy_the_floor_and_xen(synth):
-    script = bench.plot_script(bench.load_folder(synth))
+    script = plot.plot_script(records.load_folder(synth))
     titles = re.findall(r'title "([^"]*)"', script)
     for s in ("page", "chunk", "once", "lazy"):
         assert s in titles
@@ -47,23 +47,23 @@ def test_script_takes_unknown_strategies_and_skips_zeros(synth):
                 r["ns"] = 0          # a log axis cannot show it
         return w
     rewrite(synth, edit)
-    sweep = bench.load_folder(synth)
-    script = bench.plot_script(sweep)
+    sweep = records.load_folder(synth)
+    script = plot.plot_script(sweep)
     assert 'title "deferred"' in script and 'title "lazy"' not in script
     block = script.split("$s3 << EOD\n")[1].split("EOD")[0].splitlines()
     assert [line.split()[0] for line in block] == ["4", "8"]
-    assert bench.write_plot(sweep, synth)
+    assert plot.write_plot(sweep, synth)
 
 
 def test_missing_gnuplot_names_the_package(synth, monkeypatch):
-    monkeypatch.setattr(bench.shutil, "which", lambda name: None)
-    with pytest.raises(bench.BenchError, match="gnuplot-nox"):
-        bench.write_plot(bench.load_folder(synth), synth)
+    monkeypatch.setattr(plot.shutil, "which", lambda name: None)
+    with pytest.raises(common.BenchError, match="gnuplot-nox"):
+        plot.write_plot(records.load_folder(synth), synth)
 
 
 def test_missing_gnuplot_still_writes_csv_and_report(synth, monkeypatch):
-    monkeypatch.setattr(bench.shutil, "which", lambda name: None)
-    assert bench.finish(bench.load_folder(synth)) == 1
+    monkeypatch.setattr(plot.shutil, "which", lambda name: None)
+    assert report.finish(records.load_folder(synth)) == 1
     with open(os.path.join(synth, "report.md")) as f:
         assert "No plot: gnuplot is not installed" in f.read()
     assert os.path.getsize(os.path.join(synth, "summary.csv")) > 0

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-import bench
+from harness import common, records, report, stats
 from conftest import HERE
 
 RECORDED = os.path.join(HERE, "data", "recorded-tcg")
@@ -22,24 +22,24 @@ def recorded(tmp_path):
 
 
 def test_serial_logs_hold_the_same_records(recorded):
-    sweep = bench.load_folder(recorded)
+    sweep = records.load_folder(recorded)
     for run in sweep.sizes:
-        name = os.path.join(recorded, f"serial-{bench.size_label(run.nbytes)}.log")
+        name = os.path.join(recorded, f"serial-{common.size_label(run.nbytes)}.log")
         with open(name, encoding="utf-8") as f:
-            recs, problems = bench.parse_serial(f.read())
+            recs, problems = records.parse_serial(f.read())
         assert problems == []
         assert recs == run.records, name
         assert recs[-1] == {"type": "done", "status": "ok"}
 
 
 def test_kernel_statistics_agree_with_the_raw_results(recorded):
-    sweep = bench.load_folder(recorded)
+    sweep = records.load_folder(recorded)
     assert [r.nbytes for r in sweep.sizes] == [1 << 30, 2 << 30]
     for run in sweep.sizes:
-        ss = bench.SizeStats(run)
+        ss = stats.SizeStats(run)
         assert ss.strategies == ["page", "chunk", "once", "lazy", "floor"]
-        assert bench.disagreements(ss) == {}
-        assert not bench.failures(run)
+        assert stats.disagreements(ss) == {}
+        assert not stats.failures(run)
         assert len(ss.digests()) == 1
         # The old/new ratio, recomputed here from the paired results.
         page, chunk = ss.get("page"), ss.get("chunk")
@@ -49,8 +49,8 @@ def test_kernel_statistics_agree_with_the_raw_results(recorded):
 
 
 def test_writers_and_plot_on_the_recording(recorded):
-    sweep = bench.load_folder(recorded)
-    bench.write_outputs(sweep)
+    sweep = records.load_folder(recorded)
+    report.write_outputs(sweep)
     with open(os.path.join(recorded, "summary.csv"), newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 2 * (4 * 2 + 1)
@@ -58,6 +58,6 @@ def test_writers_and_plot_on_the_recording(recorded):
     assert all(r["kernel_check"] == "agrees" for r in rows)
     with open(os.path.join(recorded, "report.md"), encoding="utf-8") as f:
         md = f.read()
-    assert md.index(bench.TCG_LABEL) < md.index("| 1 GiB |")
+    assert md.index(common.TCG_LABEL) < md.index("| 1 GiB |")
     with open(os.path.join(recorded, "plot.png"), "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"

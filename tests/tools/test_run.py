@@ -1,13 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""`bench.py run` with QEMU replaced by the synthetic logs: which sizes and
+"""`python3 -m harness run` with QEMU replaced by the synthetic logs: which sizes and
 kernel arguments it boots with, what it writes, and how a failure ends."""
 import json
 import os
 
 import pytest
 
-import bench
-import qemu
+from harness import accel as accel_mod, cli, common, qemu
 from conftest import GIB, SYNTHETIC
 
 MIB = 1 << 20
@@ -20,16 +19,16 @@ def synthetic_log(nbytes):
 
 
 class FakeQemu:
-    """Stands in for qemu.boot and qemu.choose_accel; remembers each boot."""
+    """Stands in for qemu.boot and accel.choose; remembers each boot."""
 
     def __init__(self, accel, fail_at=()):
         self.accel, self.fail_at, self.boots = accel, fail_at, []
 
-    def choose_accel(self, requested, mode, say=print):
+    def choose_accel(self, requested, mode, say=print, work=None):
         say(f"harness: accelerator {self.accel.upper()} (fake)")
         return self.accel
 
-    def boot(self, mode, mem, append, accel, timeout, quiet, log_path, say):
+    def boot(self, mode, mem, append, accel, timeout, quiet, log_path, say, stall=None):
         nbytes = qemu.parse_size(mem)
         self.boots.append({"mode": mode, "bytes": nbytes, "append": append, "accel": accel})
         log, status, rc = synthetic_log(nbytes), "ok", 33
@@ -51,8 +50,8 @@ class FakeQemu:
 def fake(monkeypatch):
     def make(accel, fail_at=()):
         q = FakeQemu(accel, fail_at)
-        monkeypatch.setattr(bench.qemu, "boot", q.boot)
-        monkeypatch.setattr(bench.qemu, "choose_accel", q.choose_accel)
+        monkeypatch.setattr(qemu, "boot", q.boot)
+        monkeypatch.setattr(accel_mod, "choose", q.choose_accel)
         return q
     return make
 
@@ -60,20 +59,20 @@ def fake(monkeypatch):
 def test_tcg_default_is_the_reduced_sweep(fake, tmp_path, capsys):
     q = fake("tcg")
     out = str(tmp_path / "r")
-    assert bench.main(["--out", out]) == 0
+    assert cli.main(["--out", out]) == 0
     assert [b["bytes"] for b in q.boots] == [g * GIB for g in (1, 2, 4, 8, 16, 32, 64, 90)]
     assert {b["append"] for b in q.boots} == {"runs=3"}
     assert {b["accel"] for b in q.boots} == {"tcg"}
     text = capsys.readouterr()
     assert "reduced default sweep" in text.out
-    assert bench.TCG_LABEL in text.err
+    assert common.TCG_LABEL in text.err
     with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
         assert "reduced default sweep" in f.read()
 
 
 def test_explicit_sizes_are_honoured_under_tcg(fake, tmp_path):
     q = fake("tcg")
-    assert bench.main(["run", "--sizes", "0.5,16", "--runs", "2", "--out", str(tmp_path / "r")]) == 0
+    assert cli.main(["run", "--sizes", "0.5,16", "--runs", "2", "--out", str(tmp_path / "r")]) == 0
     assert [b["bytes"] for b in q.boots] == [512 * MIB, 16 * GIB]
     assert {b["append"] for b in q.boots} == {"runs=2"}
     assert sorted(os.listdir(tmp_path / "r")) == ["plot.gp", "plot.png", "records.jsonl", "report.md",
@@ -82,7 +81,7 @@ def test_explicit_sizes_are_honoured_under_tcg(fake, tmp_path):
 
 def test_kvm_default_is_the_full_sweep(fake, tmp_path):
     q = fake("kvm")
-    assert bench.main(["--out", str(tmp_path / "r"), "--mode", "pvh"]) == 0
+    assert cli.main(["--out", str(tmp_path / "r"), "--mode", "pvh"]) == 0
     assert [b["bytes"] // GIB for b in q.boots] == [1, 2, 4, 8, 16, 32, 64, 90]
     assert {b["append"] for b in q.boots} == {"runs=5"}
 
@@ -90,10 +89,10 @@ def test_kvm_default_is_the_full_sweep(fake, tmp_path):
 def test_kvm_report_shows_reserve_off_and_the_speed_targets(fake, tmp_path, capsys):
     fake("kvm")
     out = str(tmp_path / "r")
-    assert bench.main(["--out", out]) == 0
+    assert cli.main(["--out", out]) == 0
     with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
         md = f.read()
-    assert bench.TCG_LABEL not in md + capsys.readouterr().err
+    assert common.TCG_LABEL not in md + capsys.readouterr().err
     assert "| 90 GiB | ok | ok | KVM | 1.5 | reserve=off |" in md
     assert "| 16 GiB | ok | ok | KVM | 1.5 |  |" in md
     assert "one 8 GiB boot with 5 runs per strategy under 10 s: 1.5 s, met" in md
@@ -102,8 +101,8 @@ def test_kvm_report_shows_reserve_off_and_the_speed_targets(fake, tmp_path, caps
 
 def test_quick_and_strategies(fake, tmp_path):
     q = fake("kvm")
-    assert bench.main(["--quick", "--strategies", "page, chunk", "--mode", "iso-bios",
-                       "--out", str(tmp_path / "r")]) == 0
+    assert cli.main(["--quick", "--strategies", "page, chunk", "--mode", "iso-bios",
+                     "--out", str(tmp_path / "r")]) == 0
     assert [b["bytes"] // GIB for b in q.boots] == [1, 4]
     assert {b["append"] for b in q.boots} == {"runs=3 strategies=page,chunk"}
     assert {b["mode"] for b in q.boots} == {"iso-bios"}
@@ -112,7 +111,7 @@ def test_quick_and_strategies(fake, tmp_path):
 def test_records_jsonl_is_self_describing(fake, tmp_path):
     fake("tcg")
     out = str(tmp_path / "r")
-    assert bench.main(["--sizes", "1,4", "--out", out]) == 0
+    assert cli.main(["--sizes", "1,4", "--out", out]) == 0
     with open(os.path.join(out, "records.jsonl")) as f:
         lines = [json.loads(line) for line in f]
     assert lines[0]["record"]["type"] == "sweep" and lines[0]["record"]["sizes_bytes"] == [GIB, 4 * GIB]
@@ -129,7 +128,7 @@ def test_records_jsonl_is_self_describing(fake, tmp_path):
 def test_a_failed_boot_fails_the_sweep_but_keeps_everything(fake, tmp_path, capsys):
     q = fake("tcg", fail_at=(2 * GIB,))
     out = str(tmp_path / "r")
-    assert bench.main(["--sizes", "1,2,4", "--out", out]) == 1
+    assert cli.main(["--sizes", "1,2,4", "--out", out]) == 1
     assert len(q.boots) == 3                      # the sweep went on after the failure
     err = capsys.readouterr().err
     assert "FAILED 2 GiB: boot ended fail (qemu exit 35)" in err
@@ -139,7 +138,7 @@ def test_a_failed_boot_fails_the_sweep_but_keeps_everything(fake, tmp_path, caps
     with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
         assert "**FAILED** 2 GiB" in f.read()
     # `report` on the same folder says the same.
-    assert bench.main(["report", out]) == 1
+    assert cli.main(["report", out]) == 1
 
 
 @pytest.mark.parametrize("args,message", [
@@ -149,7 +148,7 @@ def test_a_failed_boot_fails_the_sweep_but_keeps_everything(fake, tmp_path, caps
 ])
 def test_bad_options(fake, tmp_path, capsys, args, message):
     fake("tcg")
-    assert bench.main(args + ["--out", str(tmp_path / "r")]) == 2
+    assert cli.main(args + ["--out", str(tmp_path / "r")]) == 2
     assert message in capsys.readouterr().err
 
 
@@ -157,7 +156,7 @@ def test_out_folder_must_be_empty(fake, tmp_path, capsys):
     fake("tcg")
     (tmp_path / "r").mkdir()
     (tmp_path / "r" / "old.txt").write_text("x")
-    assert bench.main(["--sizes", "1", "--out", str(tmp_path / "r")]) == 2
+    assert cli.main(["--sizes", "1", "--out", str(tmp_path / "r")]) == 2
     assert "not empty" in capsys.readouterr().err
 
 
@@ -165,7 +164,7 @@ def test_options_the_kernel_ignored_are_noted(fake, tmp_path, capsys):
     # The synthetic kernel always runs 4 runs of page,chunk,once,lazy.
     fake("tcg")
     out = str(tmp_path / "r")
-    assert bench.main(["--sizes", "1", "--runs", "2", "--strategies", "chunk", "--out", out]) == 0
+    assert cli.main(["--sizes", "1", "--runs", "2", "--strategies", "chunk", "--out", out]) == 0
     err = capsys.readouterr().err
     assert "asked for runs=2, the kernel ran 4" in err
     assert "asked for strategies=chunk, the kernel ran page,chunk,once,lazy" in err

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-import bench
+from harness import records, stats
 from conftest import SYNTHETIC, edit_records
 
 
@@ -18,45 +18,45 @@ from conftest import SYNTHETIC, edit_records
     ([999, 1000], 999),                 # 999.5 -> 999
 ])
 def test_median_integers(values, want):
-    got = bench.median(values)
+    got = stats.median(values)
     assert got == want and isinstance(got, int)
 
 
 def test_median_of_ratios_is_not_rounded():
-    assert bench.median([1.5, 2.0]) == 1.75
-    assert bench.median([2.0, 1.0, 4.0]) == 2.0
+    assert stats.median([1.5, 2.0]) == 1.75
+    assert stats.median([2.0, 1.0, 4.0]) == 2.0
 
 
 def test_median_of_nothing_raises():
     with pytest.raises(ValueError):
-        bench.median([])
+        stats.median([])
 
 
 def test_cv_pct():
-    assert bench.cv_pct([123]) == 0.0                       # one run
-    assert bench.cv_pct([100, 100, 100]) == 0.0
+    assert stats.cv_pct([123]) == 0.0                       # one run
+    assert stats.cv_pct([100, 100, 100]) == 0.0
     # [10, 20]: mean 15, sample sd sqrt(50) = 7.0711 -> 47.14 %
-    assert bench.cv_pct([10, 20]) == pytest.approx(47.1405, abs=1e-4)
+    assert stats.cv_pct([10, 20]) == pytest.approx(47.1405, abs=1e-4)
     # [2, 4, 4, 4, 5, 5, 7, 9]: mean 5, squares sum 32, sample sd sqrt(32/7) = 2.1381
-    assert bench.cv_pct([2, 4, 4, 4, 5, 5, 7, 9]) == pytest.approx(42.762, abs=1e-3)
+    assert stats.cv_pct([2, 4, 4, 4, 5, 5, 7, 9]) == pytest.approx(42.762, abs=1e-3)
 
 
 def test_speedup_pairs_by_run_index():
     # Ratios 100/50, 200/50, 300/300 = 2, 4, 1 -> median 2, while the ratio
     # of the medians would be 200 / 50 = 4.
     ref = {0: 100, 1: 200, 2: 300}
-    assert bench.paired_speedup(ref, {0: 50, 1: 50, 2: 300}) == 2.0
+    assert stats.paired_speedup(ref, {0: 50, 1: 50, 2: 300}) == 2.0
     # Pairing follows the index, not the order of the values: 6/3, 8/2.
-    assert bench.paired_speedup({1: 8, 0: 6}, {0: 3, 1: 2}) == 3.0
+    assert stats.paired_speedup({1: 8, 0: 6}, {0: 3, 1: 2}) == 3.0
     # Even n takes the mean of the two middle ratios without rounding: 2, 3.
-    assert bench.paired_speedup({0: 4, 1: 9}, {0: 2, 1: 3}) == 2.5
+    assert stats.paired_speedup({0: 4, 1: 9}, {0: 2, 1: 3}) == 2.5
     # Runs missing on one side are left out; none in common means no value.
-    assert bench.paired_speedup({0: 10, 5: 99}, {0: 5, 7: 1}) == 2.0
-    assert bench.paired_speedup({0: 10}, {1: 5}) is None
+    assert stats.paired_speedup({0: 10, 5: 99}, {0: 5, 7: 1}) == 2.0
+    assert stats.paired_speedup({0: 10}, {1: 5}) is None
 
 
 def four_gib():
-    return bench.SizeStats(bench.load_folder(SYNTHETIC).sizes[1])
+    return stats.SizeStats(records.load_folder(SYNTHETIC).sizes[1])
 
 
 def test_stats_of_a_synthetic_size():
@@ -96,17 +96,17 @@ def test_new_strategy_names_need_no_code(synth):
         return w
     from conftest import rewrite
     rewrite(synth, rename)
-    ss = bench.SizeStats(bench.load_folder(synth).sizes[0])
+    ss = stats.SizeStats(records.load_folder(synth).sizes[0])
     assert ss.strategies == ["page", "chunk", "sparse_v2", "lazy", "floor"]
     assert ss.get("sparse_v2", "first_touch").runs == 4
-    assert not bench.disagreements(ss)
+    assert not stats.disagreements(ss)
 
 
 def test_cross_check_agrees_on_the_synthetic_kernel_records():
     # The generator rounds like a kernel (truncated fixed point); the host
     # computes in floating point. That difference must not be flagged.
-    for run in bench.load_folder(SYNTHETIC).sizes:
-        assert bench.disagreements(bench.SizeStats(run)) == {}
+    for run in records.load_folder(SYNTHETIC).sizes:
+        assert stats.disagreements(stats.SizeStats(run)) == {}
 
 
 @pytest.mark.parametrize("rtype,match,change,flagged", [
@@ -123,8 +123,8 @@ def test_cross_check_agrees_on_the_synthetic_kernel_records():
 ])
 def test_cross_check_flags_beyond_rounding(synth, rtype, match, change, flagged):
     assert edit_records(synth, "4G", rtype, match, **change) == 1
-    ss = bench.SizeStats(bench.load_folder(synth).sizes[1])
-    bad = bench.disagreements(ss)
+    ss = stats.SizeStats(records.load_folder(synth).sizes[1])
+    bad = stats.disagreements(ss)
     key = (match["strategy"], match.get("phase", "init"))
     assert (key in bad) == flagged, bad
     if flagged:
@@ -134,16 +134,16 @@ def test_cross_check_flags_beyond_rounding(synth, rtype, match, change, flagged)
 def test_cross_check_notices_digest_claims(synth):
     # The audits of 'lazy' built another heap, but the kernel says equal.
     edit_records(synth, "1G", "audit", {"strategy": "lazy"}, digest="00")
-    ss = bench.SizeStats(bench.load_folder(synth).sizes[0])
-    bad = bench.disagreements(ss)
+    ss = stats.SizeStats(records.load_folder(synth).sizes[0])
+    bad = stats.disagreements(ss)
     assert any("digest_equal" in p for p in bad[("lazy", "init")])
 
 
 def test_missing_kernel_summary_is_marked_absent(synth):
     from conftest import rewrite
     rewrite(synth, lambda w: None if w["record"].get("type") == "summary" else w)
-    ss = bench.SizeStats(bench.load_folder(synth).sizes[0])
-    checks = bench.cross_check(ss)
+    ss = stats.SizeStats(records.load_folder(synth).sizes[0])
+    checks = stats.cross_check(ss)
     assert checks[("page", "init")] == ["absent"]
-    assert bench.check_text(checks[("page", "init")]) == "no kernel summary"
+    assert stats.check_text(checks[("page", "init")]) == "no kernel summary"
     assert not math.isnan(ss.get("page").cv)

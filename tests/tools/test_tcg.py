@@ -4,15 +4,15 @@ beside Xen's figures; KVM results are, without the label."""
 import csv
 import os
 
-import bench
+from harness import common, records, report
 from conftest import to_kvm
 
 LABEL = "EMULATED TIMINGS (TCG) — not comparable with KVM or Xen's figures"
 
 
 def outputs(folder):
-    sweep = bench.load_folder(folder)
-    bench.write_outputs(sweep)
+    sweep = records.load_folder(folder)
+    report.write_outputs(sweep)
     with open(os.path.join(folder, "report.md"), encoding="utf-8") as f:
         md = f.read()
     with open(os.path.join(folder, "summary.csv"), newline="", encoding="utf-8") as f:
@@ -28,7 +28,7 @@ def old_new_table(md):
 
 
 def test_label_text_is_the_agreed_one():
-    assert bench.TCG_LABEL == LABEL
+    assert common.TCG_LABEL == LABEL
 
 
 def test_tcg_sweep_is_labelled_everywhere(synth, capsys):
@@ -42,7 +42,7 @@ def test_tcg_sweep_is_labelled_everywhere(synth, capsys):
     title = [line for line in gp.splitlines() if line.startswith("set title")][0]
     assert LABEL in title
     # terminal
-    bench.finish(sweep)
+    report.finish(sweep)
     err = capsys.readouterr().err
     assert LABEL in err
 
@@ -74,7 +74,7 @@ def test_kvm_sweep_is_side_by_side_and_unlabelled(synth, capsys):
     assert "| 124 -> 12 | 126 -> 8 | 10.33, 15.75 |" in eight
     one = [line for line in table if line.startswith("| 1 GiB")][0]
     assert one.endswith("|  |  |  |  |")
-    bench.finish(sweep)
+    report.finish(sweep)
     assert LABEL not in capsys.readouterr().err
 
 

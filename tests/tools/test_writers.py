@@ -4,14 +4,14 @@ failures that must show."""
 import csv
 import os
 
-import bench
+from harness import records, report, stats
 from conftest import SYNTHETIC, edit_records, rewrite
 
 
 def csv_of(folder):
-    sweep = bench.load_folder(folder)
+    sweep = records.load_folder(folder)
     path = os.path.join(folder, "summary.csv")
-    bench.write_csv(sweep, path)
+    report.write_csv(sweep, path)
     with open(path, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
 
@@ -64,7 +64,7 @@ def test_csv_marks_disagreement_and_failure(synth):
 
 
 def md_of(folder):
-    return bench.render_markdown(bench.load_folder(folder))
+    return report.render_markdown(records.load_folder(folder))
 
 
 def test_markdown_tables(synth):
@@ -101,8 +101,8 @@ def test_markdown_checks_section(synth):
 
 
 def test_failures():
-    runs = bench.load_folder(SYNTHETIC).sizes
-    assert [bench.failures(r) for r in runs] == [[], [], []]
+    runs = records.load_folder(SYNTHETIC).sizes
+    assert [stats.failures(r) for r in runs] == [[], [], []]
 
 
 def test_failures_name_each_cause(synth):
@@ -116,16 +116,16 @@ def test_failures_name_each_cause(synth):
             r["digest_equal"] = False
         return w
     rewrite(synth, edit)
-    one, four, eight = bench.load_folder(synth).sizes
-    assert "boot ended timeout (qemu exit -9)" in bench.failures(one)
-    assert any("no done record" in f for f in bench.failures(one))
-    assert bench.failures(four) == []
-    assert bench.failures(eight) == ["lazy built a different heap (digest_equal=false)"]
+    one, four, eight = records.load_folder(synth).sizes
+    assert "boot ended timeout (qemu exit -9)" in stats.failures(one)
+    assert any("no done record" in f for f in stats.failures(one))
+    assert stats.failures(four) == []
+    assert stats.failures(eight) == ["lazy built a different heap (digest_equal=false)"]
 
 
 def test_boot_without_benchmark_records_fails(synth):
     rewrite(synth, lambda w: None if w["record"]["type"] in ("bench", "result") and w["size"] == "4G" else w)
-    four = bench.load_folder(synth).sizes[1]
-    assert any("no benchmark records" in f for f in bench.failures(four))
+    four = records.load_folder(synth).sizes[1]
+    assert any("no benchmark records" in f for f in stats.failures(four))
     rows = csv_of(synth)
     assert [r["status"] for r in rows if r["size_gib"] == "4"] == ["FAILED"]

@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: MIT
+"""`python3 -m harness ...`: the command line (see harness/cli.py)."""
+import sys
+
+from harness.cli import main
+
+sys.exit(main())

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: MIT
+"""The command line: `python3 -m harness [run|report|compare|boot|accel] ...`.
+`run` (the sweep) is the default: `python3 -m harness --sizes 1,2` runs it."""
+import argparse
+import sys
+
+from harness import accel, qemu, sweep
+from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, say, warn
+from harness.compare import compare_text
+from harness.records import load_folder
+from harness.report import finish
+
+COMMANDS = ("run", "report", "compare", "boot", "accel")
+
+
+def cmd_report(args):
+    return finish(load_folder(args.folder))
+
+
+def cmd_compare(args):
+    say(compare_text(load_folder(args.a), load_folder(args.b)))
+    return 0
+
+
+def cmd_boot(args):
+    """One boot, as `make run`, `run-iso`, `run-uefi` and `debug` do -> 0 ok,
+    1 the kernel failed, 2 no verdict (timeout, stall, QEMU error)."""
+    try:
+        r = qemu.boot(args.mode, args.mem, args.append, args.accel, args.timeout, args.quiet,
+                      args.log, args.machine_opts, not args.no_serial, args.gdb, stall=args.stall)
+    except (RuntimeError, ValueError) as e:
+        print(f"harness: {e}", file=sys.stderr)
+        return 2
+    print(f"harness: {args.mode} boot under {r.accel.upper()} ended: {r.status} "
+          f"(qemu exit {r.qemu_rc}, {r.elapsed:.1f} s)", file=sys.stderr)
+    return {"ok": 0, "fail": 1}.get(r.status, 2)
+
+
+def cmd_accel(args):
+    """Which accelerator a boot of this size would get, and why."""
+    work = accel.Work.for_boot(qemu.parse_size(args.mem), args.append)
+    acc = accel.choose(args.accel, args.mode, lambda m: say(m), work)
+    say(acc)
+    return 0
+
+
+def add_boot_options(p):
+    p.add_argument("--mode", choices=qemu.MODES, default="pvh", help="boot path")
+    p.add_argument("--accel", choices=qemu.ACCELS, default=qemu.default_accel(),
+                   help="accelerator (default: BOOTHEAP_ACCEL, else auto: chosen by measurement)")
+    p.add_argument("--stall", type=float, default=None,
+                   help=f"seconds of serial silence that end a boot (default: BOOTHEAP_STALL, else "
+                        f"{qemu.DEFAULT_STALL:g}; 0 never)")
+
+
+def parser():
+    ap = argparse.ArgumentParser(
+        prog="python3 -m harness", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="bootheap's host side: boot a sweep (run, the default), rewrite a results "
+                    "folder's outputs (report), compare two results folders (compare), boot once "
+                    "(boot), or show the accelerator a boot would get (accel).",
+        epilog="examples:\n  python3 -m harness --sizes 4,8 --runs 5\n"
+               "  python3 -m harness report results/<date-time>\n"
+               "  python3 -m harness compare results/<before> results/<after>\n"
+               "  python3 -m harness boot --mem 8G --append 'runs=3'")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="boot a sweep of memory sizes and report it",
+                       description=f"Sizes default to {','.join(map(str, DEFAULT_SIZES_GIB))} GiB with "
+                       f"{DEFAULT_RUNS} runs under KVM, and to "
+                       f"{','.join(map(str, sweep.TCG_SIZES_GIB))} GiB with {sweep.TCG_RUNS} runs "
+                       "under TCG; --sizes and --runs always win.")
+    r.add_argument("--sizes", help="GiB list, e.g. 1,2,4 or 0.5 (units like 512M also work)")
+    r.add_argument("--runs", type=int, help="runs per strategy (kernel arg runs=N)")
+    r.add_argument("--strategies", help="comma list passed as strategies=...; default: the kernel's")
+    add_boot_options(r)
+    r.add_argument("--out", help="results folder (default results/<date-time>)")
+    r.add_argument("--quick", action="store_true",
+                   help=f"sizes {','.join(map(str, sweep.QUICK_SIZES_GIB))} GiB, {sweep.QUICK_RUNS} runs")
+    r.add_argument("--timeout", type=float, default=sweep.DEFAULT_TIMEOUT, help="seconds per boot")
+    r.add_argument("--verbose", "-v", action="store_true", help="show the serial output and QEMU command")
+    p = sub.add_parser("report", help="rewrite summary.csv, report.md and plot.png of a results folder")
+    p.add_argument("folder")
+    c = sub.add_parser("compare", help="per-strategy change from results folder A to B")
+    c.add_argument("a")
+    c.add_argument("b")
+    b = sub.add_parser("boot", help="boot once, serial on the terminal; exit 0 ok, 1 fail, 2 no verdict")
+    add_boot_options(b)
+    b.add_argument("--mem", default="1G", help="guest memory, e.g. 512M, 8G, 1T")
+    b.add_argument("--append", default="", help="kernel command line")
+    b.add_argument("--timeout", type=float, default=600, help="seconds; 0 waits forever")
+    b.add_argument("--log", help="also write the serial log here")
+    b.add_argument("--machine-opts", default="", help="extra -machine options, e.g. pit=off")
+    b.add_argument("--no-serial", action="store_true", help="boot without a serial port")
+    b.add_argument("--gdb", action="store_true", help="wait for gdb on :1234")
+    b.add_argument("--quiet", action="store_true")
+    a = sub.add_parser("accel", help="the accelerator a boot would get, and why (probes when KVM is offered)")
+    add_boot_options(a)
+    a.add_argument("--mem", default="8G", help="guest memory of the boot in question")
+    a.add_argument("--append", default="", help="its kernel command line")
+    return ap
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in COMMANDS + ("-h", "--help"):
+        argv.insert(0, "run")
+    try:
+        args = parser().parse_args(argv)
+    except ValueError as e:         # a bad BOOTHEAP_ACCEL
+        warn(f"harness: {e}")
+        return 2
+    run = {"run": sweep.cmd_run, "report": cmd_report, "compare": cmd_compare, "boot": cmd_boot,
+           "accel": cmd_accel}[args.cmd]
+    try:
+        return run(args)
+    except BenchError as e:
+        warn(f"bench: {e}")
+        return 2
+    except (RuntimeError, ValueError) as e:
+        warn(f"harness: {e}")
+        return 2

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: MIT
+"""plot.png: ns per page against guest memory, drawn by gnuplot from a
+script this module writes beside it (plot.gp)."""
+import io
+import os
+import re
+import shutil
+import subprocess
+
+from harness.common import GIB, TCG_LABEL, BenchError
+from harness.xen import XEN_ARM, XEN_X86, xen_ns_per_page
+from harness.stats import FLOOR, SizeStats
+
+
+def gnuplot_terminal():
+    """'pngcairo' when gnuplot has it, else 'png'. Fails naming the package."""
+    exe = shutil.which("gnuplot")
+    if not exe:
+        raise BenchError("gnuplot is not installed: install the Debian package gnuplot-nox "
+                         "(`make setup` does)")
+    r = subprocess.run([exe, "-e", "set terminal"], capture_output=True, text=True)
+    listing = r.stdout + r.stderr
+    if re.search(r"^\s*pngcairo\s", listing, re.M):
+        return "pngcairo"
+    if re.search(r"^\s*png\s", listing, re.M):
+        return "png"
+    raise BenchError("this gnuplot has no PNG terminal: install the Debian package gnuplot-nox")
+
+
+def gp_str(s):
+    """A gnuplot double-quoted string."""
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def plot_script(sweep, terminal="pngcairo", output="plot.png"):
+    """The gnuplot script for plot.png: ns/page (init) against GiB, log-log,
+    one line per strategy and the floor, Xen's published points marked."""
+    emulated = sweep.emulated
+    series = {}                 # strategy -> [(gib, ns_per_page)]
+    for run in sweep.sizes:
+        ss = SizeStats(run)
+        for s in ss.strategies:
+            st = ss.get(s)
+            if st and st.pages:
+                series.setdefault(s, []).append((run.nbytes / GIB, st.per_page()))
+    # The floor last so it draws above the others, heap strategies in order.
+    names = [s for s in series if s != FLOOR] + ([FLOOR] if FLOOR in series else [])
+    xen = {"v1 before": [], "v1 after": [], "v2 before": [], "v2 after": []}
+    for gb, b1, a1, b2, a2 in XEN_X86:
+        for key, ms in zip(xen, (b1, a1, b2, a2)):
+            xen[key].append((gb, xen_ns_per_page(gb, ms)))
+    gb, b, a = XEN_ARM
+    xen["Arm64 N1 before -> after"] = [(gb, xen_ns_per_page(gb, b)), (gb, xen_ns_per_page(gb, a))]
+
+    xs = [x for pts in list(series.values()) + list(xen.values()) for x, _ in pts]
+    title = "bootheap: boot memory to buddy heap, ns per page (init phase)"
+    if emulated:
+        title += "\n" + TCG_LABEL + "\n(Xen's points: real hardware under KVM, for reference only)"
+    out = io.StringIO()
+    w = out.write
+    w("# SPDX-License-Identifier: MIT\n# Written by harness/plot.py; rerun with: gnuplot plot.gp\n")
+    font = ' font "Sans,10"' if terminal == "pngcairo" else ""
+    w("set encoding utf8\n")
+    w(f"set terminal {terminal} size 1100,700{font}\n")
+    w(f"set output {gp_str(output)}\n")
+    w(f"set title {gp_str(title)} noenhanced\n")
+    w('set xlabel "guest memory (GiB, log scale)"\nset ylabel "ns per page (log scale)"\n')
+    w("set logscale x 2\nset logscale y 10\nset grid xtics ytics mytics\n")
+    w(f"set xrange [{min(xs) / 1.4:g}:{max(xs) * 1.4:g}]\n")
+    ticks = sorted({x for x in xs})
+    w("set xtics (" + ", ".join(f'"{t:g}" {t:g}' for t in ticks) + ")\n")
+    w("set key below maxcols 3 noenhanced\n")
+    plots = []
+    for i, s in enumerate(names):
+        pts = [(x, y) for x, y in series[s] if y and y > 0]     # log axis: drop zeros
+        if not pts:
+            continue
+        w(f"$s{i} << EOD\n" + "".join(f"{x:g} {y:.6g}\n" for x, y in pts) + "EOD\n")
+        if s == FLOOR:
+            plots.append(f'$s{i} using 1:2 with linespoints lw 2 dt 2 lc rgb "black" pt 1 '
+                         f'title {gp_str("floor (memset of page_info and M2P)")}')
+        else:
+            plots.append(f"$s{i} using 1:2 with linespoints lw 2 pt 7 title {gp_str(s)}")
+    # Xen's points in grey: reference marks, not another curve of this run.
+    styles = {"v1 before": "pt 8", "v1 after": "pt 10", "v2 before": "pt 9", "v2 after": "pt 11",
+              "Arm64 N1 before -> after": "pt 12"}
+    for j, (key, pts) in enumerate(xen.items()):
+        w(f"$x{j} << EOD\n" + "".join(f"{x:g} {y:.6g}\n" for x, y in pts) + "EOD\n")
+        plots.append(f'$x{j} using 1:2 with points {styles[key]} ps 1.6 lc rgb "#666666" '
+                     f'title {gp_str("Xen " + key + " (published)")}')
+    w("plot " + ", \\\n     ".join(plots) + "\n")
+    return out.getvalue()
+
+
+def write_plot(sweep, folder):
+    """Writes plot.gp and runs gnuplot on it -> path of plot.png."""
+    terminal = gnuplot_terminal()
+    script = plot_script(sweep, terminal)
+    gp = os.path.join(folder, "plot.gp")
+    with open(gp, "w", encoding="utf-8") as f:
+        f.write(script)
+    png = os.path.join(folder, "plot.png")
+    if os.path.exists(png):
+        os.remove(png)
+    r = subprocess.run(["gnuplot", "plot.gp"], cwd=folder, capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(png) or os.path.getsize(png) == 0:
+        raise BenchError(f"gnuplot failed on {gp}:\n{r.stderr.strip()}")
+    return png
+
+

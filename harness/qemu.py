@@ -1,0 +1,314 @@
+# SPDX-License-Identifier: MIT
+"""Boots bootheap under QEMU: the one runner that `make run`, `make test` and
+`make bench` share.
+
+Modes: pvh (QEMU -kernel with qboot, the fast path), iso-bios (SeaBIOS +
+GRUB from the ISO) and iso-uefi (OVMF + GRUB, TCG only here). Serial output
+is shown on the terminal (unless quiet), kept in a log and time-stamped line
+by line as it arrives. The kernel's verdict comes back through
+isa-debug-exit: QEMU exits 33 for ok and 35 for fail; anything else means the
+kernel never said. A guest whose serial output stops for `stall` seconds is
+killed at once rather than left to its timeout.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from harness import ROOT
+from harness.common import parse_size  # noqa: F401  (the runner's callers use qemu.parse_size)
+
+ELF = os.path.join(ROOT, "build", "bootheap.elf")
+ISO = os.path.join(ROOT, "build", "bootheap.iso")
+QBOOT = "/usr/share/qemu/qboot.rom"
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+
+EXIT_OK, EXIT_FAIL = 33, 35      # (0x10 << 1) | 1 and (0x11 << 1) | 1
+MODES = ("pvh", "iso-bios", "iso-uefi")
+ACCELS = ("auto", "kvm", "tcg")
+
+# Seconds of serial silence after which a guest counts as stopped. The
+# longest silences of healthy boots measured here (TCG, shared 2-CPU host)
+# are in README.md ("Fail fast"); this leaves room for a host far busier.
+DEFAULT_STALL = 60.0
+
+
+def default_stall():
+    """BOOTHEAP_STALL from the environment (seconds, 0 = never), else DEFAULT_STALL."""
+    text = os.environ.get("BOOTHEAP_STALL", "").strip()
+    if not text:
+        return DEFAULT_STALL
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"BOOTHEAP_STALL={text!r}: give seconds of serial silence, or 0 for never")
+    if value < 0:
+        raise ValueError(f"BOOTHEAP_STALL={text!r}: must not be negative")
+    return value
+
+
+def default_accel():
+    """BOOTHEAP_ACCEL from the environment (auto, kvm or tcg), else auto."""
+    text = os.environ.get("BOOTHEAP_ACCEL", "").strip() or "auto"
+    if text not in ACCELS:
+        raise ValueError(f"BOOTHEAP_ACCEL={text!r}: use auto, kvm or tcg")
+    return text
+
+
+def mem_available():
+    """Host MemAvailable in bytes."""
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def kvm_usable():
+    """(usable, reason): whether /dev/kvm can be opened read-write."""
+    if not os.path.exists("/dev/kvm"):
+        return False, "/dev/kvm does not exist"
+    try:
+        fd = os.open("/dev/kvm", os.O_RDWR)
+        os.close(fd)
+    except OSError as e:
+        return False, f"/dev/kvm cannot be opened: {e.strerror}"
+    return True, "/dev/kvm is usable"
+
+
+def choose_accel(requested, mode, say=print, work=None):
+    """Returns 'kvm' or 'tcg', saying which and why (see harness/accel.py)."""
+    from harness import accel
+    return accel.choose(requested, mode, say, work)
+
+
+def make_iso(append, workdir):
+    """An ISO like build/bootheap.iso whose only entry boots with `append`."""
+    tree = os.path.join(workdir, "iso")
+    os.makedirs(os.path.join(tree, "boot", "grub"))
+    shutil.copy(ELF, os.path.join(tree, "boot", "bootheap.elf"))
+    with open(os.path.join(tree, "boot", "grub", "grub.cfg"), "w") as f:
+        f.write("serial --unit=0 --speed=115200\n"
+                "terminal_input serial console\nterminal_output serial console\n"
+                "set timeout=0\nset default=0\n"
+                f"menuentry 'bootheap (harness)' {{\n"
+                f"    multiboot2 /boot/bootheap.elf {append}\n    boot\n}}\n")
+    out = os.path.join(workdir, "bootheap.iso")
+    r = subprocess.run(["grub-mkrescue", "-o", out, tree], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("grub-mkrescue failed:\n" + r.stderr)
+    return out
+
+
+def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
+                 machine_opts="", serial=True, gdb=False, extra=(), cpu=None, say=print):
+    mem_mib = mem_bytes >> 20
+    cmd = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
+           "-monitor", "none", "-m", f"{mem_mib}M"]
+    machine = "q35"
+    if machine_opts:
+        machine += "," + machine_opts
+    # Guests larger than what the host has free: only touched pages cost RAM.
+    if mem_bytes > mem_available() * 0.9:
+        say(f"harness: {mem_mib} MiB guest is larger than free host RAM: reserve=off")
+        cmd += ["-object", f"memory-backend-ram,id=ram0,size={mem_mib}M,reserve=off"]
+        machine += ",memory-backend=ram0"
+    cmd += ["-machine", machine]
+    if accel == "kvm":
+        cmd += ["-accel", "kvm", "-cpu", cpu or "host,-arch-capabilities"]
+    else:
+        # TCG's "max" CPU has 40 physical address bits; a guest near 1 TiB
+        # has RAM above that (QEMU moves it past the 1 TiB HyperTransport
+        # hole on AMD-like CPUs), so give it 46 then. Only then: OVMF maps
+        # the whole physical address space and takes seconds more with 46.
+        wide = mem_bytes > (512 << 30)
+        cmd += ["-accel", "tcg", "-cpu", cpu or ("max,phys-bits=46" if wide else "max")]
+    cmd += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    cmd += ["-serial", "stdio" if serial else "none"]
+    if mode == "pvh":
+        cmd += ["-bios", QBOOT, "-kernel", ELF]
+        if append:
+            cmd += ["-append", append]
+    elif mode == "iso-bios":
+        cmd += ["-cdrom", iso or ISO, "-boot", "d"]
+    elif mode == "iso-uefi":
+        vars_copy = os.path.join(workdir, "OVMF_VARS.fd")
+        shutil.copy(OVMF_VARS, vars_copy)
+        cmd += ["-drive", f"if=pflash,format=raw,unit=0,readonly=on,file={OVMF_CODE}",
+                "-drive", f"if=pflash,format=raw,unit=1,file={vars_copy}",
+                "-cdrom", iso or ISO, "-boot", "d"]
+    if gdb:
+        cmd += ["-s", "-S"]
+    cmd += list(extra)
+    return cmd
+
+
+class Result:
+    def __init__(self, status, qemu_rc, log, elapsed, accel, cmd, lines=None, stall=None):
+        self.status = status        # "ok", "fail", "timeout", "stalled", "no-verdict", "qemu-error"
+        self.qemu_rc = qemu_rc
+        self.log = log              # serial output, '\r' removed
+        self.elapsed = elapsed
+        self.accel = accel
+        self.cmd = cmd
+        self.lines = lines or []    # [(seconds since QEMU started, line)] as each line arrived
+        self.stall = stall          # the stall limit this boot ran under, None when off
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+    def records(self):
+        """Every JSON record line, parsed."""
+        out = []
+        for line in self.log.splitlines():
+            if line.startswith('{"type":'):
+                out.append(json.loads(line))
+        return out
+
+    def timed_records(self):
+        """[(arrival seconds, record)] for every JSON record line."""
+        return [(t, json.loads(line)) for t, line in self.lines if line.startswith('{"type":')]
+
+    def max_gap(self):
+        """(seconds, line after the gap): the longest serial silence from QEMU's
+        start to the last line; the silence after the last line is not counted."""
+        best, after, prev = 0.0, None, 0.0
+        for t, line in self.lines:
+            if t - prev > best:
+                best, after = t - prev, line
+            prev = t
+        return best, after
+
+    def tail(self, n=25):
+        return "\n".join(self.log.splitlines()[-n:])
+
+
+class _Reader:
+    """Reads QEMU's serial output as it comes: time-stamps each line, keeps the
+    log, echoes it, and remembers when the guest last said anything."""
+
+    def __init__(self, proc, start, quiet, log_path):
+        self.proc, self.start, self.quiet = proc, start, quiet
+        self.chunks, self.lines, self.errs = [], [], []
+        self.last = start
+        self.partial = b""
+        self.logf = open(log_path, "wb") if log_path else None
+        self.threads = [threading.Thread(target=self._out, daemon=True),
+                        threading.Thread(target=self._err, daemon=True)]
+        for t in self.threads:
+            t.start()
+
+    def _out(self):
+        fd = self.proc.stdout.fileno()
+        while True:
+            raw = os.read(fd, 65536)
+            if not raw:
+                break
+            now = time.monotonic()
+            self.last = now
+            self.chunks.append(raw)
+            *done, self.partial = (self.partial + raw).split(b"\n")
+            for line in done:
+                text = line.decode("utf-8", "replace").replace("\r", "")
+                self.lines.append((now - self.start, text))
+            if self.logf:
+                self.logf.write(raw.replace(b"\r", b""))
+                self.logf.flush()
+            if not self.quiet:
+                sys.stdout.write(raw.decode("utf-8", "replace").replace("\r", ""))
+                sys.stdout.flush()
+        if self.partial:
+            self.lines.append((time.monotonic() - self.start,
+                               self.partial.decode("utf-8", "replace").replace("\r", "")))
+
+    def _err(self):
+        for raw in iter(lambda: self.proc.stderr.readline(), b""):
+            self.errs.append(raw.decode("utf-8", "replace"))
+
+    def finish(self):
+        for t in self.threads:
+            t.join(timeout=5)
+        if self.logf:
+            self.logf.close()
+        return b"".join(self.chunks).decode("utf-8", "replace").replace("\r", "")
+
+
+def _wait(proc, reader, timeout, stall):
+    """Waits for QEMU -> 'exited', 'timeout' or 'stalled' (QEMU killed)."""
+    deadline = reader.start + timeout if timeout else None
+    while True:
+        try:
+            proc.wait(timeout=0.2)
+            return "exited"
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        why = None
+        if deadline is not None and now > deadline:
+            why = "timeout"
+        elif stall and now - reader.last > stall:
+            why = "stalled"
+        if why:
+            proc.kill()
+            proc.wait()
+            return why
+
+
+def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False,
+         log_path=None, machine_opts="", serial=True, gdb=False, extra=(), cpu=None,
+         say=None, stall=None):
+    """Boots once and returns a Result. Never raises for a kernel failure.
+    stall: seconds of serial silence that end the boot as 'stalled' (None:
+    default_stall(); 0: never; always off without serial or with gdb)."""
+    if say is None:
+        say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}")
+    mem_bytes = parse_size(mem) if isinstance(mem, str) else int(mem)
+    stall = default_stall() if stall is None else stall
+    if not serial or gdb:
+        stall = 0
+    if mode == "pvh" and not os.path.exists(ELF):
+        raise RuntimeError(f"{ELF} is missing: run `make`")
+    from harness import accel as accel_mod
+    acc = accel_mod.choose(accel, mode, say, accel_mod.Work.for_boot(mem_bytes, append))
+    with tempfile.TemporaryDirectory(prefix="bootheap-") as work:
+        iso = None
+        if mode != "pvh":
+            iso = make_iso(append, work) if append else ISO
+            if not os.path.exists(iso):
+                raise RuntimeError(f"{iso} is missing: run `make iso`")
+        cmd = qemu_command(mode, acc, mem_bytes, append, iso, work, machine_opts, serial,
+                           gdb, extra, cpu, say)
+        say("harness: " + " ".join(cmd))
+        start = time.monotonic()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        reader = _Reader(proc, start, quiet, log_path)
+        how = _wait(proc, reader, timeout, stall)
+        log = reader.finish()
+        elapsed = time.monotonic() - start
+    rc = proc.returncode
+    if how != "exited":
+        status = how
+    elif rc == EXIT_OK:
+        status = "ok"
+    elif rc == EXIT_FAIL:
+        status = "fail"
+    elif rc == 0:
+        status = "no-verdict"       # e.g. a triple fault with -no-reboot
+    else:
+        status = "qemu-error"
+        if reader.errs:
+            say("harness: qemu said: " + "".join(reader.errs).strip())
+    r = Result(status, rc, log, elapsed, acc, cmd, reader.lines, stall or None)
+    if status == "stalled":
+        say(f"harness: no serial output for {stall:g} s: the guest stopped making progress; "
+            f"QEMU killed after {elapsed:.1f} s. The log ends:\n{r.tail()}")
+    return r

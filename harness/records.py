@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: MIT
+"""Reading what the kernel said: records out of a serial log, and a results
+folder (records.jsonl, or bare serial-<size>.log files) as a Sweep of
+SizeRuns. README.md's Records table is the schema."""
+import json
+import os
+import re
+
+from harness.common import BenchError, parse_size, size_label
+
+RECORD_START = '{"type":'
+
+
+def parse_serial(text):
+    """Records from a raw serial log -> (records, problems).
+
+    The log mixes the kernel's human text with one JSON record per line.
+    Serial capture may keep CR characters, and a boot that dies mid-line
+    leaves a truncated last record: that one is reported, not fatal."""
+    records, problems = [], []
+    decoder = json.JSONDecoder()
+    lines = text.replace("\r", "").split("\n")
+    for i, line in enumerate(lines):
+        at = line.find(RECORD_START)
+        if at < 0:
+            continue
+        try:
+            rec, _ = decoder.raw_decode(line, at)
+        except json.JSONDecodeError:
+            where = "truncated last line" if i == len(lines) - 1 else f"line {i + 1}"
+            problems.append(f"unreadable record ({where}): {line[at:at + 60]}...")
+            continue
+        if isinstance(rec, dict):
+            records.append(rec)
+    return records, problems
+
+
+class SizeRun:
+    """One boot of the sweep: its size, the kernel's records and what the
+    harness saw (None when read back from a bare serial log)."""
+
+    def __init__(self, nbytes, label=None):
+        self.nbytes = nbytes
+        self.label = label or size_label(nbytes)
+        self.records = []
+        self.harness = None
+        self.problems = []
+
+    def of(self, rtype):
+        return [r for r in self.records if r.get("type") == rtype]
+
+    def first(self, rtype):
+        recs = self.of(rtype)
+        return recs[0] if recs else None
+
+    @property
+    def accel(self):
+        """'kvm', 'tcg' or 'unknown'."""
+        if self.harness and self.harness.get("accel") in ("kvm", "tcg"):
+            return self.harness["accel"]
+        for rec in (self.first("bench"), self.first("boot")):
+            if rec and str(rec.get("accel", "")).upper() in ("KVM", "TCG"):
+                return rec["accel"].lower()
+        return "unknown"
+
+    @property
+    def emulated(self):
+        bench = self.first("bench") or {}
+        return self.accel == "tcg" or bench.get("emulated") is True
+
+    @property
+    def status(self):
+        if self.harness:
+            return self.harness.get("status", "unknown")
+        done = self.first("done")
+        return done.get("status", "unknown") if done else "no-verdict"
+
+
+class Sweep:
+    def __init__(self, folder):
+        self.folder = folder
+        self.info = {}          # the harness's `sweep` record, when there is one
+        self.sizes = []         # SizeRun, ascending
+        self.problems = []
+
+    @property
+    def emulated(self):
+        return any(s.emulated for s in self.sizes) or self.info.get("accel") == "tcg"
+
+    @property
+    def accels(self):
+        return sorted({s.accel for s in self.sizes} | ({self.info["accel"]} if "accel" in self.info else set()))
+
+
+def load_jsonl(path):
+    """records.jsonl -> Sweep. Each line wraps one record with the size it
+    came from; a truncated last line is reported, not fatal."""
+    sweep = Sweep(os.path.dirname(os.path.abspath(path)))
+    by_label = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().replace("\r", "").split("\n")
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            w = json.loads(line)
+        except json.JSONDecodeError:
+            where = "truncated last line" if i == len(lines) - 1 else f"line {i + 1}"
+            sweep.problems.append(f"{os.path.basename(path)}: unreadable ({where})")
+            continue
+        rec = w.get("record") if isinstance(w, dict) else None
+        if not isinstance(rec, dict):
+            sweep.problems.append(f"{os.path.basename(path)}: line {i + 1} has no record")
+            continue
+        if w.get("source") == "harness" and rec.get("type") == "sweep":
+            sweep.info = rec
+            continue
+        if w.get("size_bytes") is None:
+            sweep.problems.append(f"{os.path.basename(path)}: line {i + 1} has no size")
+            continue
+        nbytes = int(w["size_bytes"])
+        label = w.get("size") or size_label(nbytes)
+        run = by_label.get(label)
+        if run is None:
+            run = by_label[label] = SizeRun(nbytes, label)
+        if w.get("source") == "harness":
+            if rec.get("type") == "boot_result":
+                run.harness = rec
+                run.problems.extend(rec.get("parse_problems", []))
+        else:
+            run.records.append(rec)
+    sweep.sizes = sorted(by_label.values(), key=lambda s: s.nbytes)
+    return sweep
+
+
+def load_logs(folder):
+    """A folder with only serial-<size>.log files -> Sweep."""
+    sweep = Sweep(os.path.abspath(folder))
+    for name in sorted(os.listdir(folder)):
+        m = re.fullmatch(r"serial-(.+)\.log", name)
+        if not m:
+            continue
+        try:
+            nbytes = parse_size(m.group(1))
+        except ValueError:
+            sweep.problems.append(f"{name}: cannot tell the memory size from the name")
+            continue
+        run = SizeRun(nbytes, m.group(1))
+        with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
+            run.records, run.problems = parse_serial(f.read())
+        sweep.sizes.append(run)
+    sweep.sizes.sort(key=lambda s: s.nbytes)
+    return sweep
+
+
+def load_folder(folder):
+    if not os.path.isdir(folder):
+        raise BenchError(f"{folder}: no such results folder")
+    path = os.path.join(folder, "records.jsonl")
+    sweep = load_jsonl(path) if os.path.exists(path) else load_logs(folder)
+    if not sweep.sizes:
+        raise BenchError(f"{folder}: no records.jsonl records and no serial-<size>.log files")
+    return sweep
+

@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: MIT
+"""The accelerator chosen by measurement (harness/accel.py), with fake probe
+results: a fast KVM, a KVM 1000x slower on memory than TCG, a KVM that
+fails to start, no /dev/kvm, and a cache that has gone stale."""
+import json
+
+import pytest
+
+from harness import accel, qemu
+
+GIB = 1 << 30
+MIB = 1 << 20
+
+# Figures of the shape probe_figures() returns. TCG's are rounded from a
+# probe boot on this machine (512 MiB guest): first line 0.17 s, 6 MiB of
+# frame table in 36 ms, 64 MiB written in 101 ms, 4096 PIT reads in 0.4 ms.
+TCG = {"start_s": 0.17, "frametable_s": 0.036, "frametable_bytes": 6 * MIB, "write_s": 0.101,
+       "write_bytes": 64 * MIB, "pit_reads": 4096, "pit_s": 0.0004, "total_s": 0.33, "tsc_khz": 2096000}
+
+
+def scaled(fig, start=1.0, memory=1.0, pit=1.0):
+    out = dict(fig)
+    out["start_s"] *= start
+    out["frametable_s"] *= memory
+    out["write_s"] *= memory
+    out["pit_s"] *= pit
+    out["total_s"] = out["start_s"] + out["frametable_s"] + out["write_s"] + out["pit_s"]
+    return out
+
+
+FAST_KVM = scaled(TCG, start=0.5, memory=0.1, pit=20)          # real hardware: memory at full speed
+SLOW_KVM = scaled(TCG, start=0.5, memory=1000, pit=100)        # a software hypervisor
+
+
+class Prober:
+    """Stands in for run_probe: answers from a table and counts the boots."""
+
+    def __init__(self, kvm, tcg=TCG, kvm_why="probe ended qemu-error after 0.1 s (no figures)"):
+        self.table = {"kvm": (kvm, None if kvm else kvm_why), "tcg": (tcg, None)}
+        self.calls = []
+
+    def __call__(self, name, timeout=accel.PROBE_TIMEOUT):
+        self.calls.append((name, timeout))
+        return self.table[name]
+
+
+def choose(tmp_path, prober, kvm_ok=True, work=None, requested="auto", mode="pvh", key="key A"):
+    said = []
+    acc = accel.choose(requested, mode, said.append, work or accel.Work.for_boot(8 * GIB),
+                       cache_path=str(tmp_path / "accel-cache.json"), probe=prober,
+                       kvm_check=lambda: (kvm_ok, "/dev/kvm is usable" if kvm_ok else "/dev/kvm does not exist"),
+                       key=key)
+    return acc, "\n".join(said)
+
+
+def test_fast_kvm_is_chosen(tmp_path):
+    acc, said = choose(tmp_path, Prober(FAST_KVM))
+    assert acc == "kvm"
+    assert "accelerator KVM, chosen by measurement (probed just now)" in said
+    assert "probe under KVM:" in said and "probe under TCG:" in said
+    assert "timings are emulated" not in said
+
+
+def test_kvm_slow_on_memory_loses_to_tcg(tmp_path):
+    acc, said = choose(tmp_path, Prober(SLOW_KVM))
+    assert acc == "tcg"
+    line = said.splitlines()[0]
+    assert "accelerator TCG, chosen by measurement" in line and "timings are emulated" in line
+    # The estimates behind the choice are shown, KVM's the larger.
+    kvm_s = float(line.split("about ")[1].split(" s under KVM")[0])
+    tcg_s = float(line.split("against ")[1].split(" s under TCG")[0])
+    assert kvm_s > 100 * tcg_s
+
+
+def test_the_work_at_hand_decides(tmp_path):
+    # Without memory work, the slow KVM's quicker start-up wins; with a
+    # benchmark's, its memory loses.
+    assert choose(tmp_path, Prober(SLOW_KVM), work=accel.Work(0, 0, "nothing"))[0] == "kvm"
+    assert choose(tmp_path, Prober(SLOW_KVM), work=accel.Work.for_boot(GIB))[0] == "tcg"
+
+
+def test_kvm_that_fails_to_start(tmp_path):
+    acc, said = choose(tmp_path, Prober(None))
+    assert acc == "tcg"
+    assert "KVM did not run the probe (probe ended qemu-error" in said
+
+
+def test_kvm_probe_gets_a_deadline_from_tcgs(tmp_path):
+    p = Prober(None, kvm_why="probe ended timeout after 5.0 s (frametable)")
+    _, said = choose(tmp_path, p)
+    assert [c[0] for c in p.calls] == ["tcg", "kvm"]
+    assert p.calls[1][1] == max(accel.KVM_PATIENCE * TCG["total_s"], 5.0)
+    assert "still running after 5.0 s" in said
+
+
+def test_no_dev_kvm_means_tcg_without_probing(tmp_path):
+    p = Prober(FAST_KVM)
+    acc, said = choose(tmp_path, p, kvm_ok=False)
+    assert acc == "tcg" and p.calls == []
+    assert said == "harness: accelerator TCG because /dev/kvm does not exist; timings are emulated"
+
+
+def test_requests_and_modes_need_no_probe(tmp_path):
+    p = Prober(SLOW_KVM)
+    assert choose(tmp_path, p, requested="kvm")[0] == "kvm"
+    assert choose(tmp_path, p, requested="tcg")[0] == "tcg"
+    assert choose(tmp_path, p, requested="kvm", kvm_ok=False)[0] == "tcg"
+    assert choose(tmp_path, p, mode="iso-uefi")[0] == "tcg"
+    assert choose(tmp_path, p, mode="iso-bios")[0] == "tcg"
+    assert p.calls == []
+    with pytest.raises(ValueError, match="use auto, kvm or tcg"):
+        choose(tmp_path, p, requested="fast")
+
+
+def test_the_verdict_is_cached_per_key(tmp_path):
+    p = Prober(FAST_KVM)
+    assert choose(tmp_path, p)[0] == "kvm"
+    acc, said = choose(tmp_path, p)
+    assert acc == "kvm" and len(p.calls) == 2          # one probe per accelerator, once
+    assert "(cached in " in said
+    with open(tmp_path / "accel-cache.json") as f:
+        cache = json.load(f)
+    assert cache["key"] == "key A" and cache["kvm"] == FAST_KVM and cache["tcg"] == TCG
+
+
+def test_a_stale_cache_is_probed_again(tmp_path):
+    assert choose(tmp_path, Prober(FAST_KVM), key="kernel 1")[0] == "kvm"
+    # A new kernel (or QEMU, or CPU): the old verdict does not hold.
+    p = Prober(SLOW_KVM)
+    acc, said = choose(tmp_path, p, key="kernel 2")
+    assert acc == "tcg" and len(p.calls) == 2 and "probed just now" in said
+    # A cache from an older harness, or a damaged one, is probed again too.
+    for text in ('{"version": 0, "key": "kernel 2"}', "{not json"):
+        (tmp_path / "accel-cache.json").write_text(text)
+        p = Prober(SLOW_KVM)
+        assert choose(tmp_path, p, key="kernel 2")[0] == "tcg" and len(p.calls) == 2
+
+
+def test_cache_key_follows_the_kernel(tmp_path, monkeypatch):
+    elf = tmp_path / "bootheap.elf"
+    elf.write_bytes(b"one kernel")
+    monkeypatch.setattr(qemu, "ELF", str(elf))
+    a = accel.cache_key()
+    elf.write_bytes(b"another kernel")
+    b = accel.cache_key()
+    assert a != b and "QEMU emulator version" in a and a.split("; ", 1)[1] == b.split("; ", 1)[1]
+
+
+def probe_result(lines, status="ok", elapsed=0.5):
+    return qemu.Result(status, 33 if status == "ok" else 2, "\n".join(text for _, text in lines),
+                       elapsed, "tcg", [], lines)
+
+
+def test_probe_figures_take_the_rate_from_arrival_times():
+    # 2 GHz ticks; the records arrive 0.2 s apart for 400M ticks.
+    lines = [(0.10, "probe: frame-table setup, a 64 MiB write, 4096 PIT port reads"),
+             (0.15, '{"type":"probe","item":"start","ticks":0,"tsc":1000000000}'),
+             (0.16, '{"type":"probe","item":"frametable","bytes":6291456,"ticks":40000000,"tsc":1010000000}'),
+             (0.34, '{"type":"probe","item":"write","bytes":67108864,"ticks":300000000,"tsc":1380000000}'),
+             (0.35, '{"type":"probe","item":"pit_reads","reads":4096,"ticks":2000000,"tsc":1400000000}'),
+             (0.36, '{"type":"done","status":"ok"}')]
+    fig, why = accel.probe_figures(probe_result(lines))
+    assert why is None
+    assert fig["tsc_khz"] == 2000000
+    assert fig["start_s"] == 0.15 and fig["total_s"] == 0.5
+    assert fig["frametable_s"] == pytest.approx(0.02) and fig["write_s"] == pytest.approx(0.15)
+    assert fig["pit_s"] == pytest.approx(0.001) and fig["pit_reads"] == 4096
+    # A probe cut short says how far it got.
+    fig, why = accel.probe_figures(probe_result(lines[:3], status="timeout", elapsed=5.0))
+    assert fig is None and why == "probe ended timeout after 5.0 s (frametable)"
+
+
+@pytest.mark.parametrize("append,passes,what", [
+    ("", 2 * 6 * 5, "benchmark, 5 runs"),
+    ("runs=3 strategies=page,chunk", 2 * 4 * 3, "benchmark, 3 runs"),
+    ("selftest", 4, "self-tests"),
+    ("memonly", 0, "memory summary"),
+])
+def test_work_from_the_command_line(append, passes, what):
+    w = accel.Work.for_boot(8 * GIB, append)
+    assert (w.mem_bytes, w.passes, w.what) == (8 * GIB, passes, what)
