@@ -439,6 +439,7 @@ bool bench_main(void)
     if (!run_strategy(&series[0], 0, false))
         return false;
     series[0].digest = 0;
+    printk("bench: warm-up done\n");
 
     for (unsigned run = 0; run < opt_runs; run++) {
         for (unsigned i = 0; i < nstrat; i++)

@@ -18,6 +18,8 @@ void frametable_mark_valid(uint64_t s, uint64_t e)
 #ifndef BOOTHEAP_HOST       /* host tests bring their own storage */
 #include "kernel/cpu.h"
 #include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/progress.h"
 #include "kernel/time.h"
 #include "mm/paging.h"
 
@@ -37,6 +39,7 @@ static void back(uint64_t virt, uint64_t bytes, const char *what)
 void frametable_init(uint64_t pfn_limit)
 {
     uint64_t t0 = tsc_now();
+    struct progress prog;
 
     max_pfn = pfn_limit;
     memset(section_valid, 0, sizeof(section_valid));
@@ -44,7 +47,11 @@ void frametable_init(uint64_t pfn_limit)
         frametable_mark_valid(bootmem.r[i].s, bootmem.r[i].e);
 
     /* Decide first, allocate after: allocating changes the boot allocator. */
+    progress_start(&prog);
     for (uint64_t sec = 0; sec << SECTION_SHIFT < max_pfn; sec++) {
+        if (progress_due(&prog))
+            printk("frame table: %llu GiB of %llu backed\n", (unsigned long long)sec,
+                   (unsigned long long)((max_pfn + SECTION_PAGES - 1) >> SECTION_SHIFT));
         if (!((section_valid[sec / 64] >> (sec % 64)) & 1))
             continue;
         uint64_t first = sec << SECTION_SHIFT;

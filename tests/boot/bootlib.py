@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Shared checks for the QEMU boot tests: boots through harness.qemu, KTAP
 parsing, and memory-map arithmetic done independently of the kernel."""
+import json
 import os
 import re
 
@@ -19,8 +20,20 @@ def boot(mode="pvh", mem="512M", append="", accel=None, timeout=240, **kw):
     logdir = os.path.join(ROOT, "build", "test-logs")
     os.makedirs(logdir, exist_ok=True)
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{mode}-{mem}-{append}")[:120]
-    return qemu.boot(mode=mode, mem=mem, append=append, accel=accel, timeout=timeout,
-                     quiet=True, log_path=os.path.join(logdir, name + ".log"), **kw)
+    r = qemu.boot(mode=mode, mem=mem, append=append, accel=accel, timeout=timeout,
+                  quiet=True, log_path=os.path.join(logdir, name + ".log"), **kw)
+    note_silence(logdir, name, r)
+    return r
+
+
+def note_silence(logdir, name, r):
+    """Appends the boot's longest serial silence to build/test-logs/silences.jsonl:
+    the figures the default stall limit (harness/qemu.py) is chosen from."""
+    gap, after = r.max_gap()
+    with open(os.path.join(logdir, "silences.jsonl"), "a") as f:
+        f.write(json.dumps({"log": name, "status": r.status, "accel": r.accel,
+                            "elapsed_s": round(r.elapsed, 2), "max_gap_s": round(gap, 2),
+                            "before": (after or "")[:100]}) + "\n")
 
 
 def explain(r):
