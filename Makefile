@@ -204,6 +204,11 @@ STORES_GIB ?= 16
 bench-stores: $(B)/stores
 	$(B)/stores $(STORES_GIB) 9
 
+# A minimal Debian 12 under build/fresh/, a clean clone of this commit, and
+# the README's set-up, build and one TCG boot inside it (root; minutes).
+check-fresh:
+	sh tools/check-fresh.sh
+
 # ---- tooling -----------------------------------------------------------------
 compile_commands.json:
 	$(MAKE) clean

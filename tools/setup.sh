@@ -1,38 +1,54 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Installs the Debian packages bootheap needs, if any are missing: apt-get as
-# root, sudo otherwise, or a message naming them. Quiet when all are there.
+# Installs the Debian packages that tools/host-files.txt names, if any are
+# missing (apt-get as root, sudo otherwise), then checks every file on that
+# list and fails naming the first missing file and its package.
 set -eu
+cd "$(dirname "$0")/.."
+LIST=${BOOTHEAP_HOST_FILES:-tools/host-files.txt}     # another list: for setup's own test
 
-PKGS="gcc make binutils nasm clang libclang-rt-14-dev libcmocka-dev \
-qemu-system-x86 qemu-system-data grub-common grub-pc-bin grub-efi-amd64-bin \
-xorriso mtools ovmf kbd gnuplot-nox python3 python3-pytest python3-pytest-xdist \
-bear gdb"
+# Packages and files to check: skip comments and the parenthesised kinds.
+entries=$(awk '!/^#/ && NF >= 2 && $2 !~ /^\(/ { print $1, $2 }' "$LIST")
+pkgs=$(printf '%s\n' "$entries" | awk '{ print $2 }' | sort -u)
 
 missing=""
-for p in $PKGS; do
+for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
         missing="$missing $p"
     fi
 done
-[ -z "$missing" ] && exit 0
 
-echo "setup: installing missing Debian packages:$missing"
-if [ "$(id -u)" -eq 0 ]; then
-    SUDO=""
-elif command -v sudo >/dev/null 2>&1; then
-    SUDO="sudo"
-else
-    echo "setup: not root and no sudo; please install:$missing" >&2
-    exit 1
+if [ -n "$missing" ]; then
+    echo "setup: installing missing Debian packages:$missing"
+    if [ "$(id -u)" -eq 0 ]; then
+        SUDO=""
+    elif command -v sudo >/dev/null 2>&1; then
+        SUDO="sudo"
+    else
+        echo "setup: not root and no sudo; please install:$missing" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    log=$(mktemp)
+    # shellcheck disable=SC2086
+    if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends $missing; } >"$log" 2>&1; then
+        cat "$log" >&2
+        echo "setup: apt-get failed; see above" >&2
+        exit 1
+    fi
+    rm -f "$log"
 fi
-export DEBIAN_FRONTEND=noninteractive
-log=$(mktemp)
-# shellcheck disable=SC2086
-if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends $missing; } >"$log" 2>&1; then
-    cat "$log" >&2
-    echo "setup: apt-get failed; see above" >&2
-    exit 1
-fi
-rm -f "$log"
-echo "setup: done"
+
+# A package can be installed and still lack a file (a renamed path, a file
+# removed by hand): check the files themselves.
+bad=0
+printf '%s\n' "$entries" | {
+    while read -r path pkg; do
+        if [ ! -e "$path" ]; then
+            echo "setup: missing $path (Debian package $pkg): install it with 'apt-get install --reinstall $pkg'" >&2
+            bad=1
+        fi
+    done
+    exit $bad
+} || exit 1
+[ -z "$missing" ] || echo "setup: done"
