@@ -98,7 +98,7 @@ def decide(kvm, tcg, work):
     if tcg is None and kvm is None:
         return "tcg", "neither probe finished; TCG is the one that runs everywhere"
     if kvm is None:
-        return "tcg", "KVM did not run the probe"
+        return "tcg", "KVM did not finish the probe"
     if tcg is None:
         return "kvm", "TCG did not run the probe"
     ek, et = estimate(kvm, work), estimate(tcg, work)
@@ -164,7 +164,7 @@ def probe_both(key, cache_path=CACHE, probe=run_probe):
         patience = max(KVM_PATIENCE * tcg["total_s"], 5.0) if tcg else PROBE_TIMEOUT
         kvm, kvm_why = probe("kvm", timeout=patience)
         if kvm is None and kvm_why and "timeout" in kvm_why:
-            kvm_why = f"KVM's probe was still running after {patience:.1f} s; {kvm_why}"
+            kvm_why = f"stopped at its deadline of {patience:.1f} s, {KVM_PATIENCE:g}x TCG's probe: {kvm_why}"
         data = {"version": CACHE_VERSION, "key": key, "kvm": kvm, "tcg": tcg,
                 "kvm_why": kvm_why, "tcg_why": tcg_why}
         tmp = cache_path + ".tmp"

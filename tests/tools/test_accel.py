@@ -82,7 +82,7 @@ def test_the_work_at_hand_decides(tmp_path):
 def test_kvm_that_fails_to_start(tmp_path):
     acc, said = choose(tmp_path, Prober(None))
     assert acc == "tcg"
-    assert "KVM did not run the probe (probe ended qemu-error" in said
+    assert "KVM did not finish the probe (probe ended qemu-error" in said
 
 
 def test_kvm_probe_gets_a_deadline_from_tcgs(tmp_path):
@@ -90,7 +90,7 @@ def test_kvm_probe_gets_a_deadline_from_tcgs(tmp_path):
     _, said = choose(tmp_path, p)
     assert [c[0] for c in p.calls] == ["tcg", "kvm"]
     assert p.calls[1][1] == max(accel.KVM_PATIENCE * TCG["total_s"], 5.0)
-    assert "still running after 5.0 s" in said
+    assert "stopped at its deadline of 5.0 s" in said
 
 
 def test_no_dev_kvm_means_tcg_without_probing(tmp_path):
