@@ -33,7 +33,7 @@ KFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone \
 KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 -z noexecstack \
             --build-id=none -T linker.ld
 # 128-bit division (__udivti3) and friends: freestanding code still needs libgcc.
-LIBGCC := $(shell $(KCC) -print-libgcc-file-name)
+LIBGCC = $(shell $(KCC) -print-libgcc-file-name)
 NASMFLAGS := -f elf64 -Werror
 
 B := build
@@ -215,6 +215,6 @@ compile_commands.json:
 	bear -- $(MAKE) all $(UNIT_TESTS)
 
 clean:
-	rm -rf $(B)
+	rm -rf --one-file-system $(B)
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -234,6 +234,9 @@ static bool run_strategy(struct series *x, unsigned run, bool timed)
         return false;
     }
     x->digest = a.digest;
+    /* The warm-up prints no records: say where it is, the phases are long. */
+    if (!timed)
+        printk("bench: warm-up: %s init audited, first touch next\n", x->name);
     if (!first_touch(x, run, &first, &touch))
         return false;
     if (timed) {

@@ -50,7 +50,7 @@ void frametable_init(uint64_t pfn_limit)
     progress_start(&prog);
     for (uint64_t sec = 0; sec << SECTION_SHIFT < max_pfn; sec++) {
         if (progress_due(&prog))
-            printk("frame table: %llu GiB of %llu backed\n", (unsigned long long)sec,
+            printk("frame table: %llu of %llu GiB of physical addresses done\n", (unsigned long long)sec,
                    (unsigned long long)((max_pfn + SECTION_PAGES - 1) >> SECTION_SHIFT));
         if (!((section_valid[sec / 64] >> (sec % 64)) & 1))
             continue;

@@ -32,7 +32,7 @@ trap 'exit 130' INT TERM
 start=$(date +%s)
 lap() { echo "$(( $(date +%s) - start ))"; }
 unmount_all
-rm -rf "$WORK"
+rm -rf --one-file-system "$WORK"     # never into a mount left by a killed run
 mkdir -p "$WORK"
 say "debootstrap $SUITE (minbase) from $MIRROR into $ROOTFS"
 debootstrap --variant=minbase "$SUITE" "$ROOTFS" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 || {
@@ -63,7 +63,7 @@ chroot "$ROOTFS" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin L
         cd /root/bootheap
         make setup
         echo "check-fresh: set-up done"
-        make -j2 all iso >/tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
+        make -j2 all iso >fresh-build.log 2>&1 || { tail -30 fresh-build.log; exit 1; }
         echo "check-fresh: build done"
         make run ACCEL=tcg MEM=1G ARGS="runs=1"
     ' 2>&1 | tee "$WORK/inside.log"
