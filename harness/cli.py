@@ -50,7 +50,8 @@ def add_boot_options(p):
                    help="accelerator (default: BOOTHEAP_ACCEL, else auto: chosen by measurement)")
     p.add_argument("--stall", type=float, default=None,
                    help=f"seconds of serial silence that end a boot (default: BOOTHEAP_STALL, else "
-                        f"{qemu.DEFAULT_STALL:g}; 0 never)")
+                        f"{qemu.STALL_BASE:g} plus {qemu.STALL_PER_GIB:g} per GiB of guest, at most "
+                        f"{qemu.STALL_MAX:g}; 0 never)")
 
 
 def parser():

@@ -32,17 +32,25 @@ EXIT_OK, EXIT_FAIL = 33, 35      # (0x10 << 1) | 1 and (0x11 << 1) | 1
 MODES = ("pvh", "iso-bios", "iso-uefi")
 ACCELS = ("auto", "kvm", "tcg")
 
-# Seconds of serial silence after which a guest counts as stopped. The
-# longest silences of healthy boots measured here (TCG, shared 2-CPU host)
-# are in README.md ("Fail fast"); this leaves room for a host far busier.
-DEFAULT_STALL = 60.0
+# Seconds of serial silence after which a guest counts as stopped: a base
+# for firmware and boot, plus a share per GiB for the benchmark's per-page
+# phases (init, audit, first touch of every page), which cannot print
+# without disturbing what they time. Chosen from the longest silences of
+# healthy boots measured here (README.md, "Fail fast"): under TCG on this
+# shared 2-CPU host, at a load average near 10, OVMF was silent for 26 s
+# before GRUB, the 16 GiB self-tests for 21 s, and the 90 GiB benchmark's
+# warm-up for 64 s before it printed more often.
+STALL_BASE = 60.0
+STALL_PER_GIB = 1.0
+STALL_MAX = 300.0
 
 
-def default_stall():
-    """BOOTHEAP_STALL from the environment (seconds, 0 = never), else DEFAULT_STALL."""
+def default_stall(mem_bytes=0):
+    """BOOTHEAP_STALL from the environment (seconds, 0 = never), else
+    STALL_BASE plus STALL_PER_GIB per GiB of guest memory, at most STALL_MAX."""
     text = os.environ.get("BOOTHEAP_STALL", "").strip()
     if not text:
-        return DEFAULT_STALL
+        return min(STALL_BASE + STALL_PER_GIB * mem_bytes / (1 << 30), STALL_MAX)
     try:
         value = float(text)
     except ValueError:
@@ -265,13 +273,13 @@ def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False
          say=None, stall=None):
     """Boots once and returns a Result. Never raises for a kernel failure.
     stall: seconds of serial silence that end the boot as 'stalled' (None:
-    default_stall(); 0: never; always off without serial or with gdb)."""
+    default_stall(mem); 0: never; always off without serial or with gdb)."""
     if say is None:
         say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
     mem_bytes = parse_size(mem) if isinstance(mem, str) else int(mem)
-    stall = default_stall() if stall is None else stall
+    stall = default_stall(mem_bytes) if stall is None else stall
     if not serial or gdb:
         stall = 0
     if mode == "pvh" and not os.path.exists(ELF):
