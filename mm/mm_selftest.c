@@ -4,6 +4,8 @@
 // table covers usable RAM, and every strategy builds the same, sound heap.
 #include "kernel/bootinfo.h"
 #include "kernel/cpu.h"
+#include "kernel/printk.h"
+#include "kernel/progress.h"
 #include "kernel/selftest.h"
 #include "kernel/string.h"
 #include "mm/heap_priv.h"
@@ -148,14 +150,20 @@ SELFTEST(alloc_all_free_all_restores_heap)
 {
     for (unsigned i = 0; heap_strategies[i]; i++) {
         const struct heap_strategy *s = heap_strategies[i];
-        uint64_t d = build(t, s), n = 0;
+        uint64_t d = build(t, s), n = 0, freed = 0;
         uint32_t chain = PAGE_LIST_NULL;
         struct page_info *pg;
+        struct progress prog;
 
+        /* Minutes for a large guest under a loaded emulator: KTAP
+         * diagnostics show the host it is still going. */
+        progress_start(&prog);
         while ((pg = heap_alloc_pages(0, NUMA_NO_NODE))) {
             pg->list.next = chain;
             chain = (uint32_t)page_to_mfn(pg);
             n++;
+            if (progress_due(&prog))
+                printk("# %s: %llu pages allocated\n", s->name, (unsigned long long)n);
         }
         KT_EXPECT(t, n == heap_handover_pages(), "%s: allocated %llu of %llu pages", s->name,
                   (unsigned long long)n, (unsigned long long)heap_handover_pages());
@@ -163,6 +171,10 @@ SELFTEST(alloc_all_free_all_restores_heap)
             pg = mfn_to_page(chain);
             chain = pg->list.next;
             heap_free_pages(pg, 0, false);
+            freed++;
+            if (progress_due(&prog))
+                printk("# %s: %llu of %llu pages freed\n", s->name, (unsigned long long)freed,
+                       (unsigned long long)n);
         }
         struct heap_audit a;
         KT_EXPECT(t, heap_audit(&a) && a.digest == d, "%s: heap after alloc-all/free-all differs (%s)",
