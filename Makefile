@@ -217,4 +217,5 @@ compile_commands.json:
 clean:
 	rm -rf --one-file-system $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# Dependency files of the build, not of check-fresh's scratch Debian (its etc/ has rc2.d folders).
+-include $(shell find $(B) -path $(B)/fresh -prune -o -type f -name '*.d' -print 2>/dev/null)
