@@ -45,7 +45,7 @@ endif
 
 # Everything in kernel/, mm/ and bench/ runs in the kernel; host C programs
 # live in hosted/ and the host Python in harness/.
-KSRC_C   := $(wildcard kernel/*.c mm/*.c bench/*.c)
+KSRC_C   := $(wildcard kernel/*.c kernel/time/*.c mm/*.c bench/*.c)
 KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
             $(B)/gen/font.o
@@ -137,12 +137,13 @@ debug: all
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -no-pie
-HOST_SRC := kernel/err.c kernel/bootinfo.c kernel/cmdline.c kernel/tsc_math.c kernel/acpi.c
+HOST_SRC := kernel/err.c kernel/bootinfo.c kernel/cmdline.c kernel/acpi.c
+HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c
 HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/audit.c mm/strategies.c \
             $(wildcard mm/init_*.c) tests/unit/host_support.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(wildcard tests/unit/test_*.c))
 
-$(B)/unit/%: tests/unit/%.c $(HOST_SRC) $(wildcard kernel/*.h mm/*.h tests/unit/*.h) Makefile
+$(B)/unit/%: tests/unit/%.c $(HOST_SRC) $(wildcard kernel/*.h kernel/time/*.h mm/*.h tests/unit/*.h) Makefile
 	@mkdir -p $(@D)
 	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_SRC) -lcmocka
 

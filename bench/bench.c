@@ -14,7 +14,7 @@
 #include "kernel/printk.h"
 #include "kernel/record.h"
 #include "kernel/string.h"
-#include "kernel/time.h"
+#include "kernel/time/tsc.h"
 #include "mm/heap.h"
 #include "mm/mm.h"
 #include "mm/numa.h"
@@ -349,7 +349,7 @@ static void report(void)
            size, (unsigned long long)pages, opt_runs);
     printk("accelerator %s%s; TSC %llu kHz from %s\n", accel_name(cpu.accel),
            tcg ? " -- EMULATED TIMINGS, not comparable with hardware or KVM" : "",
-           (unsigned long long)tsc_khz(), time_source());
+           (unsigned long long)tsc_khz(), tsc_source());
     if (tsc_warning())
         printk("%s\n", tsc_warning());
     if (!calibrated)
@@ -408,7 +408,7 @@ bool bench_main(void)
 {
     struct record r;
 
-    calibrated = time_calibrated();
+    calibrated = tsc_calibrated();
     pages = heap_handover_pages();
     if (!pick_strategies()) {
         printk("bench: %s\n", failure);
@@ -421,7 +421,7 @@ bool bench_main(void)
     record_bool(&r, "emulated", cpu.accel == ACCEL_TCG);
     record_bool(&r, "calibrated", calibrated);
     record_u64(&r, "tsc_khz", tsc_khz());
-    record_str(&r, "source", time_source());
+    record_str(&r, "source", tsc_source());
     record_u64(&r, "runs", opt_runs);
     record_arr_begin(&r, "strategies");
     for (unsigned i = 0; i < nstrat; i++)

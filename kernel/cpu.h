@@ -37,7 +37,7 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
     __asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
 }
 
-/* Unordered TSC read; timed windows use tsc_now() from kernel/time.h. */
+/* Unordered TSC read; timed windows use tsc_now() from kernel/time/tsc.h. */
 static inline uint64_t rdtsc(void)
 {
     uint32_t lo, hi;

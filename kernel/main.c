@@ -9,9 +9,10 @@
 #include "kernel/record.h"
 #include "kernel/selftest.h"
 #include "kernel/string.h"
-#include "kernel/time.h"
+#include "kernel/time/time.h"
 #include "kernel/traps.h"
 #include "mm/mm.h"
+#include "mm/paging.h"
 #include "bench/bench.h"
 #include "bench/probe.h"
 
@@ -180,7 +181,7 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info)
     probe_maybe_run();
     /* The TSC's rate, with ACPI tables and the HPET mapped properly now:
      * every figure after this is ticks turned into ns. */
-    time_init();
+    time_init(&bootinfo, phys_map);
     /* The heap's memory: whatever the boot allocator still holds. */
     mm_heap_takeover();
 

@@ -20,7 +20,7 @@ void frametable_mark_valid(uint64_t s, uint64_t e)
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/progress.h"
-#include "kernel/time.h"
+#include "kernel/time/tsc.h"
 #include "mm/paging.h"
 
 /* Backs [virt, virt + bytes) with 2 MiB-aligned boot memory and zeroes it. */

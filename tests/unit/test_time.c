@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host tests for kernel/tsc_math.c and kernel/acpi.c: the ns scale at its
+// Host tests for kernel/time/ (arithmetic, windows, choice) and kernel/acpi.c: the ns scale at its
 // edges, the PIT window rule, the consensus, the choice of clock, ACPI tables.
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,10 @@
 #include <string.h>
 
 #include "kernel/acpi.h"
-#include "kernel/tsc_math.h"
+#include "kernel/time/choose.h"
+#include "kernel/time/pmtimer.h"
+#include "kernel/time/tsc_math.h"
+#include "kernel/time/window.h"
 
 typedef unsigned __int128 u128;
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The 8254 PIT's channel 2 as a stopwatch for the TSC: a mode 0 one-shot,
 // gated through port 0x61 with the speaker off, its OUT2 polled until it rises.
-#include "kernel/cpu.h"
+#include "kernel/time/pit.h"
+
 #include "kernel/libc.h"
-#include "kernel/time.h"
-#include "kernel/tsc_math.h"
+#include "kernel/time/clkio.h"
 
 #define PIT_CH2         0x42
 #define PIT_CMD         0x43
@@ -38,7 +38,7 @@ uint32_t pit_latch_for_us(uint32_t us)
  */
 void pit_oneshot(uint32_t latch, uint64_t timeout_ticks, struct tsc_window *w)
 {
-    uint8_t portb = inb(PORTB);
+    uint8_t portb = clkio_inb(PORTB);
     uint64_t window_us = (uint64_t)latch * 1000000u / PIT_HZ + 1;
     uint64_t cap = window_us * PIT_POLLS_PER_US_MAX + 1000;
     uint64_t before, start, prev, now;
@@ -47,17 +47,17 @@ void pit_oneshot(uint32_t latch, uint64_t timeout_ticks, struct tsc_window *w)
     if (latch == 0 || latch > 0xffff)
         return;
     /* Gate high so the count runs; speaker data low so nothing sounds. */
-    outb(PORTB, (uint8_t)((portb & PORTB_WRITABLE & ~PORTB_SPEAKER) | PORTB_GATE2));
-    outb(PIT_CMD, PIT_CMD_CH2_ONESHOT);
-    outb(PIT_CH2, latch & 0xff);
-    before = tsc_now();
-    outb(PIT_CH2, (uint8_t)(latch >> 8));   /* the count loads on the next input clock */
-    start = prev = now = tsc_now();
+    clkio_outb(PORTB, (uint8_t)((portb & PORTB_WRITABLE & ~PORTB_SPEAKER) | PORTB_GATE2));
+    clkio_outb(PIT_CMD, PIT_CMD_CH2_ONESHOT);
+    clkio_outb(PIT_CH2, latch & 0xff);
+    before = clkio_tsc();
+    clkio_outb(PIT_CH2, (uint8_t)(latch >> 8));   /* the count loads on the next input clock */
+    start = prev = now = clkio_tsc();
     w->start_gap = start - before;
     for (;;) {
-        uint8_t v = inb(PORTB);
+        uint8_t v = clkio_inb(PORTB);
 
-        now = tsc_now();
+        now = clkio_tsc();
         w->last_gap = now - prev;
         if (w->last_gap > w->max_gap)
             w->max_gap = w->last_gap;
@@ -78,5 +78,5 @@ void pit_oneshot(uint32_t latch, uint64_t timeout_ticks, struct tsc_window *w)
     }
     w->ticks = now - start;
     /* Gate back as found; the speaker stays off. */
-    outb(PORTB, (uint8_t)(portb & PORTB_WRITABLE & ~PORTB_SPEAKER));
+    clkio_outb(PORTB, (uint8_t)(portb & PORTB_WRITABLE & ~PORTB_SPEAKER));
 }

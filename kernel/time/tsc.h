@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Timekeeping: the TSC, calibrated once at boot against the 8254 PIT and
- * cross-checked against every other clock the machine offers, and the
- * ticks-to-nanoseconds conversion that every benchmark figure goes through.
+ * The TSC as the benchmark's clock: the ordered read that brackets every
+ * timed window, and ticks turned into nanoseconds at the rate that
+ * time_init() (kernel/time/time.h) chose. Everything a timed window needs.
  */
-#ifndef KERNEL_TIME_H
-#define KERNEL_TIME_H
+#ifndef KERNEL_TIME_TSC_H
+#define KERNEL_TIME_TSC_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,23 +36,17 @@ static inline uint64_t tsc_now(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-/*
- * Calibrates the TSC (PIT windows, CPUID 0x15/0x16, hypervisor leaf, ACPI PM
- * timer, HPET), chooses a rate, and prints a short report and the
- * `calibration` record. Takes about 110 ms with the default options. Never
- * hangs on a dead clock and never panics: with no usable clock at all it
- * prints an error and leaves the kernel uncalibrated.
- */
-void time_init(void);
-
 /* True once time_init() found a usable TSC rate. */
-bool time_calibrated(void);
+bool tsc_calibrated(void);
 
 /* The chosen TSC rate in kHz, rounded to nearest; 0 when uncalibrated. */
 uint64_t tsc_khz(void);
 
+/* The chosen TSC rate in Hz, as the scale uses it; 0 when uncalibrated. */
+uint64_t tsc_hz(void);
+
 /* The clock the rate came from: "pit", "hypervisor", "cpuid15", "hpet", "pmtimer", "cpuid16", or "none". */
-const char *time_source(void);
+const char *tsc_source(void);
 
 /* What tsc_to_ns() returns for a nonzero interval when there is no rate. */
 #define TSC_NS_UNKNOWN UINT64_MAX
@@ -65,27 +59,10 @@ const char *time_source(void);
  */
 uint64_t tsc_to_ns(uint64_t ticks);
 
-/* CPUID 0x80000007 EDX bit 8: the TSC keeps its rate in every power state. */
-bool tsc_invariant(void);
-
 /*
  * A one-line warning that every report of timed results must print, or NULL
  * when there is nothing to warn about (an invariant, calibrated TSC).
  */
 const char *tsc_warning(void);
-
-/* ---- inside the time subsystem (kernel/pit.c, used by kernel/time.c) ---- */
-
-struct tsc_window;
-
-/* PIT input clocks in us microseconds, for a one-shot count: 1..65535. */
-uint32_t pit_latch_for_us(uint32_t us);
-
-/*
- * Runs PIT channel 2 once in mode 0 for latch input clocks (1..65535) and
- * fills w with what the poll of OUT2 saw, bracketed by tsc_now(). Gives up
- * after timeout_ticks of TSC (w->fired false). Leaves the speaker off.
- */
-void pit_oneshot(uint32_t latch, uint64_t timeout_ticks, struct tsc_window *w);
 
 #endif

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// The calibration run: the PIT probe, the windows and their retries, and the
+// reference counters read at every window boundary.
+#include "kernel/time/calibrate.h"
+
+#include "kernel/libc.h"
+#include "kernel/time/clkio.h"
+#include "kernel/time/pit.h"
+#include "kernel/time/tsc_math.h"
+
+/*
+ * The probe's timeouts assume a 10 GHz TSC (refclock.h): its 4 ms timeout
+ * is 19 ms at 2.1 GHz. The probe is tried three times before the PIT is
+ * called dead, because an emulated PIT can stand still for several ms when
+ * the host deschedules QEMU.
+ */
+#define PIT_PROBE_US        1000u
+#define PIT_PROBE_TIMEOUT_US 4000u
+#define PIT_PROBE_TRIES     3u
+/* Windows beyond the number wanted (retries) are not started past this point. */
+#define CAL_BUDGET_MS       230u
+
+static void refs_sample(struct cal *c)
+{
+    ref_sample(&c->hpet);
+    ref_sample(&c->pm);
+}
+
+/*
+ * With the PIT dead the references still measure the TSC, over windows that
+ * one of them paces.
+ */
+static void paced_windows(struct cal *c, enum tsc_win_verdict v)
+{
+    struct ref *timer = c->hpet.present ? &c->hpet : c->pm.present ? &c->pm : NULL;
+
+    tsc_pit_summarise(c->w, 0, c->latch, c->want, &c->res);
+    c->res.dead = v;
+    snprintf(c->res.why, sizeof(c->res.why), "dead (%s%s, %u tries)",
+             tsc_win_verdict_name(v), v == TSC_WIN_NO_RISE ? " within 4 ms" : "",
+             PIT_PROBE_TRIES);
+    for (unsigned i = 0; timer && i < c->want; i++) {
+        ref_wait(timer, c->ms);
+        refs_sample(c);
+    }
+}
+
+/*
+ * A 1 ms probe first: it finds a dead PIT within three 4 ms timeouts "at
+ * 10 GHz", and its rough rate bounds the real windows' timeouts. Then
+ * windows until want of them pass the rule, or twice that many ran, or the
+ * retries would take the calibration past CAL_BUDGET_MS; the references are
+ * read at every window boundary.
+ */
+void calibrate(struct cal *c, uint64_t t0)
+{
+    struct tsc_window probe;
+    uint32_t probe_latch = pit_latch_for_us(PIT_PROBE_US);
+    uint64_t probe_timeout = tsc_muldiv(TSC_HZ_CEIL, PIT_PROBE_TIMEOUT_US, 1000000u);
+    uint64_t rough_hz, timeout, budget;
+    enum tsc_win_verdict v = TSC_WIN_OK;
+    unsigned passed = 0;
+
+    c->latch = pit_latch_for_us(c->ms * 1000u);
+    for (unsigned i = 0; i < PIT_PROBE_TRIES; i++) {
+        pit_oneshot(probe_latch, probe_timeout, &probe);
+        v = tsc_window_check(&probe, probe_latch);
+        if (v != TSC_WIN_STUCK_HIGH && v != TSC_WIN_NO_RISE)
+            break;
+    }
+    refs_sample(c);
+    if (v == TSC_WIN_NO_RISE || v == TSC_WIN_STUCK_HIGH) {
+        paced_windows(c, v);
+        return;
+    }
+    c->pit_fires = true;
+    /* Four windows' worth at the probe's rate; a probe stretched by a stall
+     * only makes the timeout longer. */
+    rough_hz = tsc_hz_measured(probe.ticks, probe_latch, PIT_HZ, 1);
+    if (!rough_hz)
+        rough_hz = TSC_HZ_CEIL;
+    timeout = tsc_muldiv(rough_hz, 4ull * c->latch, PIT_HZ);
+    budget = tsc_muldiv(rough_hz, CAL_BUDGET_MS, 1000u);
+    for (c->n = 0; c->n < 2 * c->want && passed < c->want; c->n++) {
+        if (c->n >= c->want && clkio_tsc() - t0 + tsc_muldiv(rough_hz, c->ms, 1000u) > budget)
+            break;
+        pit_oneshot(c->latch, timeout, &c->w[c->n]);
+        refs_sample(c);
+        v = tsc_window_check(&c->w[c->n], c->latch);
+        passed += v == TSC_WIN_OK;
+        if (v == TSC_WIN_NO_RISE) {
+            c->n++;
+            break;
+        }
+    }
+    tsc_pit_summarise(c->w, c->n, c->latch, c->want, &c->res);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The calibration run: PIT windows with the reference counters sampled at
+ * every boundary. Shared by time_init(), its report and its self-tests;
+ * free of printing, so the host tests run it against simulated devices.
+ */
+#ifndef KERNEL_TIME_CALIBRATE_H
+#define KERNEL_TIME_CALIBRATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/time/choose.h"
+#include "kernel/time/refclock.h"
+#include "kernel/time/window.h"
+
+struct cal {
+    unsigned want;                  /* pit_windows: clean windows wanted */
+    unsigned ms;                    /* pit_ms: the length of one */
+    struct tsc_window w[TSC_RUNS_MAX];
+    unsigned n;                     /* PIT windows run */
+    uint32_t latch;
+    bool pit_fires;                 /* the PIT counted down in the probe */
+    struct tsc_pit_result res;
+    struct ref hpet, pm;            /* set up by the caller; absent when not */
+};
+
+/*
+ * Runs the calibration into c, whose want, ms, hpet and pm the caller set:
+ * a probe that finds a dead PIT, then PIT windows (or, with the PIT dead,
+ * windows paced by a reference counter), the references sampled at every
+ * boundary, and the PIT's summary in c->res. t0 is the TSC when the
+ * calibration began: retries stop at its time budget.
+ */
+void calibrate(struct cal *c, uint64_t t0);
+
+/*
+ * Installs the rate the choice settled on (hz 0: none) for tsc_to_ns() and
+ * friends, and the warning every report must print. Called once, by
+ * time_init().
+ */
+void tsc_set_rate(enum tsc_src source, uint64_t hz);
+
+/* Everything time_init() found, kept for the report and the self-tests. */
+struct time_result {
+    struct cal cal;
+    struct tsc_clock clk[TSC_SRC_COUNT];    /* by enum tsc_src */
+    struct tsc_choice choice;
+    uint64_t duration_ns;           /* the whole of time_init() up to the report */
+};
+
+/* The result of the boot's time_init() (kernel only). */
+const struct time_result *time_result(void);
+
+/* Prints the calibration report and the `calibration` record; every window with verbose. */
+void time_report(const struct time_result *t, bool verbose);
+
+#endif

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* The ACPI PM timer as a reference clock: 3.579545 MHz, 24 or 32 bits. */
+#ifndef KERNEL_TIME_PMTIMER_H
+#define KERNEL_TIME_PMTIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/time/refclock.h"
+
+#define PMTMR_HZ        3579545u
+
+/* Sets r up to read the PM timer at I/O port port, 32 bits wide or 24. */
+void pmtmr_open(struct ref *r, uint16_t port, bool bits32);
+
+#endif

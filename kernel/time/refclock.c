@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// Reference counters sampled at window boundaries: the sampling, the paced
+// wait that stands in for a dead PIT, and the rate their windows agree on.
+#include "kernel/time/refclock.h"
+
+#include "kernel/time/clkio.h"
+#include "kernel/time/tsc_math.h"
+
+/*
+ * One (TSC, counter) pair: the counter read between two TSC reads, the
+ * tightest bracket of a few tries kept, so that an SMI or a preempted vCPU
+ * inside one try does not skew the pair (Linux's tsc_read_refs() keeps only
+ * reads with a small bracket for the same reason).
+ */
+void ref_sample(struct ref *r)
+{
+    uint64_t best = UINT64_MAX;
+
+    if (!r->present || r->n >= REF_SAMPLES_MAX)
+        return;
+    for (unsigned i = 0; i < REF_SAMPLE_TRIES; i++) {
+        uint64_t a = clkio_tsc();
+        uint64_t c = r->read(r);
+        uint64_t b = clkio_tsc();
+
+        if (b - a < best) {
+            best = b - a;
+            r->tsc[r->n] = a + (b - a) / 2;
+            r->cnt[r->n] = c;
+        }
+    }
+    r->n++;
+}
+
+void ref_wait(const struct ref *r, unsigned ms)
+{
+    uint64_t want = tsc_muldiv(r->num, ms, r->den * 1000u);
+    uint64_t limit = tsc_muldiv(TSC_HZ_CEIL, 2ull * ms, 1000u);
+    uint64_t t0 = clkio_tsc();
+    uint64_t c0 = r->n ? r->cnt[r->n - 1] : r->read(r);
+
+    while (((r->read(r) - c0) & r->mask) < want && clkio_tsc() - t0 < limit)
+        clkio_relax();
+}
+
+void ref_result(const struct ref *r, struct tsc_clock *c)
+{
+    uint64_t hz[REF_SAMPLES_MAX];
+    struct tsc_consensus k;
+    unsigned n = 0, windows = r->n ? r->n - 1 : 0;
+
+    c->why = r->why;
+    if (!r->present) {
+        c->state = r->why ? TSC_CLK_BAD : TSC_CLK_ABSENT;
+        return;
+    }
+    for (unsigned i = 1; i < r->n; i++) {
+        uint64_t d = (r->cnt[i] - r->cnt[i - 1]) & r->mask;
+        if (d)
+            hz[n++] = tsc_hz_measured(r->tsc[i] - r->tsc[i - 1], d, r->num, r->den);
+    }
+    tsc_consensus(hz, n, TSC_BAND_PPM, &k);
+    c->hz = k.hz;
+    if (n == 0) {
+        c->why = windows ? "counter does not advance" : "no window to measure over";
+        c->state = TSC_CLK_BAD;
+    } else if (k.kept * 2 <= windows) {
+        c->why = "its windows disagree";
+        c->state = TSC_CLK_BAD;
+    } else {
+        c->state = TSC_CLK_OK;
+    }
+}

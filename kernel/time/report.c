@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// The calibration's report: a few human lines on every console and the
+// `calibration` record on serial (README.md lists its keys).
+#include "kernel/compiler.h"
+#include "kernel/cpu.h"
+#include "kernel/printk.h"
+#include "kernel/record.h"
+#include "kernel/time/calibrate.h"
+#include "kernel/time/tsc.h"
+
+static const char *const status_names[] = {
+    [TSC_CLK_ABSENT] = "absent", [TSC_CLK_OK] = "ok", [TSC_CLK_BAD] = "bad",
+};
+
+static uint64_t hz_to_khz(uint64_t hz) { return (hz + 500) / 1000; }
+
+/* time_verbose: every window, for a reader who doubts the summary. */
+static void print_windows(const struct cal *c)
+{
+    for (unsigned i = 0; i < c->n; i++) {
+        const struct tsc_window *w = &c->w[i];
+
+        printk("time:   window %u: %llu ticks, %u polls, edges %llu/%llu ticks, "
+               "longest gap %llu ticks: %s\n", i, (unsigned long long)w->ticks, w->passes,
+               (unsigned long long)w->start_gap, (unsigned long long)w->last_gap,
+               (unsigned long long)w->max_gap,
+               tsc_win_verdict_name(tsc_window_check(w, c->latch)));
+    }
+}
+
+static void print_pit(const struct cal *c)
+{
+    const struct tsc_pit_result *p = &c->res;
+
+    if (c->n && p->hz)
+        printk("time: PIT: %u of %u windows of %u ms kept (%u too few polls, %u edge gaps, "
+               "%u outliers), TSC %llu kHz, spread %u ppm\n", p->accepted, c->n, c->ms,
+               p->rejected[TSC_WIN_FEW_PASSES], p->rejected[TSC_WIN_GAP], p->outliers,
+               (unsigned long long)hz_to_khz(p->hz), p->spread_ppm);
+    else if (c->n)
+        printk("time: PIT: none of %u windows of %u ms kept (%u too few polls, %u edge gaps)\n",
+               c->n, c->ms, p->rejected[TSC_WIN_FEW_PASSES], p->rejected[TSC_WIN_GAP]);
+    else
+        printk("time: PIT: %s\n", p->why);
+}
+
+/* One line with every other clock's figure and its distance from the PIT. */
+static void print_checks(const struct tsc_clock *clk, const struct tsc_choice *ch)
+{
+    char line[360];
+    size_t len = 0;
+
+    line[0] = '\0';
+    for (int i = TSC_SRC_PIT + 1; i < TSC_SRC_COUNT; i++) {
+        const char *name = tsc_src_name(i);
+        int k;
+
+        if (clk[i].hz && ch->has_ppm[i])
+            k = snprintf(line + len, sizeof(line) - len, "%s %s %llu kHz (%+lld ppm)",
+                         len ? "," : "", name, (unsigned long long)hz_to_khz(clk[i].hz),
+                         (long long)ch->ppm[i]);
+        else if (clk[i].hz)
+            k = snprintf(line + len, sizeof(line) - len, "%s %s %llu kHz", len ? "," : "",
+                         name, (unsigned long long)hz_to_khz(clk[i].hz));
+        else
+            k = snprintf(line + len, sizeof(line) - len, "%s %s %s", len ? "," : "", name,
+                         status_names[ch->status[i]]);
+        if (k > 0)
+            len = MIN(len + (size_t)k, sizeof(line) - 1);
+        if (clk[i].state == TSC_CLK_BAD && clk[i].why) {
+            k = snprintf(line + len, sizeof(line) - len, " [%s]", clk[i].why);
+            if (k > 0)
+                len = MIN(len + (size_t)k, sizeof(line) - 1);
+        }
+    }
+    printk("time: cross-checks vs PIT:%s\n", line);
+}
+
+static void record_calibration(const struct time_result *t)
+{
+    const struct tsc_choice *ch = &t->choice;
+    const struct cal *c = &t->cal;
+    struct record r;
+
+    record_begin(&r, "calibration");
+    record_u64(&r, "khz", tsc_khz());
+    record_str(&r, "source", tsc_src_name(ch->source));
+    record_bool(&r, "calibrated", ch->calibrated);
+    record_str(&r, "reason", ch->reason);
+    record_u64(&r, "windows", c->n);
+    record_u64(&r, "window_ms", c->ms);
+    record_u64(&r, "accepted", c->res.accepted);
+    record_u64(&r, "spread_ppm", c->res.spread_ppm);
+    record_bool(&r, "invariant_tsc", cpu.invariant_tsc);
+    if (ch->calibrated)
+        record_u64(&r, "duration_us", t->duration_ns / 1000u);
+    else
+        record_null(&r, "duration_us");
+    record_arr_begin(&r, "checks");
+    for (int i = 0; i < TSC_SRC_COUNT; i++) {
+        record_obj_begin(&r, NULL);
+        record_str(&r, "name", tsc_src_name(i));
+        if (t->clk[i].hz)
+            record_u64(&r, "khz", hz_to_khz(t->clk[i].hz));
+        else
+            record_null(&r, "khz");
+        if (ch->has_ppm[i])
+            record_i64(&r, "ppm", ch->ppm[i]);
+        else
+            record_null(&r, "ppm");
+        record_str(&r, "status", status_names[ch->status[i]]);
+        record_obj_end(&r);
+    }
+    record_arr_end(&r);
+    record_end(&r);
+}
+
+void time_report(const struct time_result *t, bool verbose)
+{
+    const struct tsc_choice *ch = &t->choice;
+
+    print_pit(&t->cal);
+    if (verbose)
+        print_windows(&t->cal);
+    print_checks(t->clk, ch);
+    if (ch->calibrated)
+        printk("time: TSC %llu kHz from %s: %s; calibration took %llu ms\n",
+               (unsigned long long)tsc_khz(), tsc_src_name(ch->source), ch->reason,
+               (unsigned long long)(t->duration_ns / 1000000u));
+    else
+        printk("time: error: no usable clock to calibrate the TSC (%s); every result "
+               "is labelled uncalibrated and given in TSC ticks\n", ch->reason);
+    if (tsc_warning())
+        printk("time: %s\n", tsc_warning());
+    if (cpu.accel == ACCEL_TCG)
+        printk("time: note: under TCG every clock is emulated; these are not hardware timings\n");
+    record_calibration(t);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Timekeeping's bring-up: the TSC calibrated once at boot against the 8254
+ * PIT and cross-checked against every other clock the machine offers. The
+ * TSC itself, and what the rest of the kernel asks of it, is kernel/time/tsc.h.
+ */
+#ifndef KERNEL_TIME_TIME_H
+#define KERNEL_TIME_TIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bootinfo;
+
+/*
+ * How timekeeping reaches physical memory: a pointer to len bytes at phys,
+ * device registers (mmio) uncached, that stays valid until the kernel ends;
+ * NULL when the range cannot be mapped. The kernel passes mm's phys_map().
+ */
+typedef void *(*time_map_fn)(uint64_t phys, uint64_t len, bool mmio);
+
+/*
+ * Calibrates the TSC (PIT windows, CPUID 0x15/0x16, hypervisor leaf, ACPI PM
+ * timer, HPET found from bi's RSDP through map), chooses a rate, and prints
+ * a short report and the `calibration` record. Takes about 110 ms with the
+ * default options. Never hangs on a dead clock and never panics: with no
+ * usable clock at all it prints an error and leaves the TSC uncalibrated.
+ */
+void time_init(const struct bootinfo *bi, time_map_fn map);
+
+#endif

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// PIT windows: the rule that judges one window, and the summary that turns
+// the windows of a calibration into one rate or a reason it has none.
+#include "kernel/time/window.h"
+
+#include "kernel/compiler.h"
+#include "kernel/libc.h"
+#include "kernel/time/tsc_math.h"
+
+/*
+ * The rule of Linux's pit_calibrate_tsc() - too few polls, or one poll that
+ * stalled far longer than the rest - refined by where the stall fell. A
+ * window is only as good as its two edges: the TSC read right after the
+ * write that loads the count, and the TSC read right after the poll that
+ * saw OUT2 high. A stall (an SMI, the vCPU preempted) inside the window
+ * costs nothing, since the PIT and the TSC both keep counting through it;
+ * the same stall at an edge moves the result by its whole length. So every
+ * gap is measured, and a window is thrown away when the gap at either edge
+ * is outsized: longer than TSC_WIN_GAP_FACTOR typical polls, and longer than
+ * TSC_WIN_GAP_MIN_PPM of the window (below that it cannot matter). Under
+ * TCG the vCPU stalls for milliseconds inside most 20 ms windows, which
+ * Linux's rule would reject every time.
+ */
+enum tsc_win_verdict tsc_window_check(const struct tsc_window *w, uint32_t latch)
+{
+    uint64_t window_us = (uint64_t)latch * 1000000u / PIT_HZ;
+    uint64_t min_passes = window_us * TSC_WIN_PASSES_PER_MS / 1000u;
+    uint64_t typical, edge;
+
+    if (w->high_at_start)
+        return TSC_WIN_STUCK_HIGH;
+    if (!w->fired)
+        return TSC_WIN_NO_RISE;
+    if (w->passes < 2 || w->passes < min_passes)
+        return TSC_WIN_FEW_PASSES;
+    /* The mean poll with the longest stall left out, so the stall being
+     * judged does not raise its own bar. */
+    typical = (w->ticks - MIN(w->max_gap, w->ticks)) / (w->passes - 1);
+    edge = MAX(w->start_gap, w->last_gap);
+    if (edge > typical * TSC_WIN_GAP_FACTOR &&
+        edge > tsc_muldiv(w->ticks, TSC_WIN_GAP_MIN_PPM, 1000000u))
+        return TSC_WIN_GAP;
+    return TSC_WIN_OK;
+}
+
+const char *tsc_win_verdict_name(enum tsc_win_verdict v)
+{
+    switch (v) {
+    case TSC_WIN_OK: return "ok";
+    case TSC_WIN_NO_RISE: return "OUT2 never rose";
+    case TSC_WIN_STUCK_HIGH: return "OUT2 high before the count ran out";
+    case TSC_WIN_FEW_PASSES: return "too few polls";
+    case TSC_WIN_GAP: return "an outsized gap at an edge";
+    }
+    return "?";
+}
+
+void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch, unsigned want,
+                       struct tsc_pit_result *out)
+{
+    uint64_t hz[TSC_RUNS_MAX];
+    struct tsc_consensus c;
+    unsigned passed = 0;
+
+    memset(out, 0, sizeof(*out));
+    out->dead = TSC_WIN_OK;
+    if (n > TSC_RUNS_MAX)
+        n = TSC_RUNS_MAX;
+    out->windows = n;
+    for (unsigned i = 0; i < n; i++) {
+        enum tsc_win_verdict v = tsc_window_check(&w[i], latch);
+
+        if (v == TSC_WIN_OK)
+            hz[passed++] = tsc_hz_measured(w[i].ticks, latch, PIT_HZ, 1);
+        else
+            out->rejected[v]++;
+    }
+    /* A count that never ran out within its timeout is a dead PIT. OUT2 high
+     * at the first poll can also be a vCPU preempted for a whole window, so
+     * that marks the PIT dead only when every window saw it. */
+    if (out->rejected[TSC_WIN_NO_RISE])
+        out->dead = TSC_WIN_NO_RISE;
+    else if (n && out->rejected[TSC_WIN_STUCK_HIGH] == n)
+        out->dead = TSC_WIN_STUCK_HIGH;
+
+    tsc_consensus(hz, passed, TSC_BAND_PPM, &c);
+    out->hz = c.hz;
+    out->accepted = c.kept;
+    out->outliers = passed - c.kept;
+    out->spread_ppm = c.spread_ppm;
+
+    if (out->dead != TSC_WIN_OK)
+        snprintf(out->why, sizeof(out->why), "dead (%s)", tsc_win_verdict_name(out->dead));
+    else if (n == 0)
+        snprintf(out->why, sizeof(out->why), "not run");
+    else if (passed == 0)
+        snprintf(out->why, sizeof(out->why),
+                 "unusable: no window passed (%u with too few polls, %u with an edge gap)",
+                 out->rejected[TSC_WIN_FEW_PASSES], out->rejected[TSC_WIN_GAP]);
+    else if (c.kept * 2 <= passed || c.kept < MIN(2u, want))
+        snprintf(out->why, sizeof(out->why),
+                 "unusable: only %u of %u windows agree within %u ppm", c.kept, n, TSC_BAND_PPM);
+    else if (out->hz < TSC_HZ_MIN || out->hz > TSC_HZ_MAX)
+        snprintf(out->why, sizeof(out->why), "unusable: rate %llu Hz out of range",
+                 (unsigned long long)out->hz);
+    else
+        out->usable = true;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PIT windows: what one poll of channel 2 through a one-shot count saw, the
+ * rule that keeps or rejects it, and the summary of a calibration's windows.
+ */
+#ifndef KERNEL_TIME_WINDOW_H
+#define KERNEL_TIME_WINDOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PIT_HZ          1193182u        /* 8254 input clock */
+
+/* What polling PIT channel 2 through one one-shot count saw, in TSC ticks. */
+struct tsc_window {
+    uint64_t ticks;         /* from the count being loaded to OUT2 seen high */
+    uint64_t start_gap;     /* the TSC bracket around the write that loads the count */
+    uint64_t last_gap;      /* the final poll: from the last read of OUT2 low to the end */
+    uint64_t max_gap;       /* largest step between two consecutive polls, anywhere */
+    uint32_t passes;        /* polls of port 0x61 */
+    bool fired;             /* OUT2 rose before the timeout */
+    bool high_at_start;     /* OUT2 was already high at the first poll */
+};
+
+enum tsc_win_verdict {
+    TSC_WIN_OK,
+    TSC_WIN_NO_RISE,        /* OUT2 never rose: a clock-gated or missing PIT */
+    TSC_WIN_STUCK_HIGH,     /* OUT2 high before the count could expire */
+    TSC_WIN_FEW_PASSES,     /* the loop hardly ran: the vCPU was mostly away */
+    TSC_WIN_GAP,            /* an outsized gap at an edge: an SMI, a preempted vCPU */
+};
+
+/*
+ * Polls needed per millisecond of window: one every 10 us on average, as
+ * Linux's pit_calibrate_tsc() asks (1000 passes in 10 ms).
+ */
+#define TSC_WIN_PASSES_PER_MS   100u
+/* A gap longer than this many typical polls is outsized... */
+#define TSC_WIN_GAP_FACTOR      8u
+/* ...unless it is too short to matter: at most this share of the window. */
+#define TSC_WIN_GAP_MIN_PPM     50u
+
+/*
+ * Judges one window of latch PIT input clocks. Rejected: OUT2 high at the
+ * first poll or never high; fewer polls than the window's length asks; an
+ * outsized gap at either edge (the count's start bracket or the final poll).
+ * See window.c for why a gap inside the window is kept.
+ */
+enum tsc_win_verdict tsc_window_check(const struct tsc_window *w, uint32_t latch);
+const char *tsc_win_verdict_name(enum tsc_win_verdict v);
+
+#define TSC_WINDOWS_MAX         16u                     /* pit_windows= */
+#define TSC_RUNS_MAX            (2 * TSC_WINDOWS_MAX)   /* with retries */
+
+struct tsc_pit_result {
+    unsigned windows;               /* windows run */
+    unsigned accepted;              /* windows the rate rests on */
+    unsigned rejected[TSC_WIN_GAP + 1];     /* by verdict */
+    unsigned outliers;              /* passed the rule, outside the consensus */
+    uint64_t hz;                    /* the consensus; 0 if no window passed */
+    uint32_t spread_ppm;
+    bool usable;
+    enum tsc_win_verdict dead;      /* NO_RISE or STUCK_HIGH if the PIT is dead, else OK */
+    char why[80];                   /* when not usable: the reason, for reports */
+};
+
+/*
+ * Summarises n windows of latch input clocks each, want of them asked for.
+ * Windows that pass tsc_window_check() go to tsc_consensus(). The PIT is
+ * usable when the consensus holds a strict majority of those windows, at
+ * least two of them (one if want is 1), and lies in [TSC_HZ_MIN, TSC_HZ_MAX].
+ * One window whose OUT2 never rose, or OUT2 high at the start of every
+ * window, marks it dead.
+ */
+void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch, unsigned want,
+                       struct tsc_pit_result *out);
+
+#endif
