@@ -10,8 +10,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/acpi.h"
 #include "kernel/time/choose.h"
 #include "kernel/time/refclock.h"
+#include "kernel/time/time.h"
 #include "kernel/time/window.h"
 
 struct cal {
@@ -48,6 +50,21 @@ struct time_result {
     struct tsc_choice choice;
     uint64_t duration_ns;           /* the whole of time_init() up to the report */
 };
+
+/* The command line's say in the calibration. */
+struct time_opts {
+    unsigned windows;               /* pit_windows */
+    unsigned ms;                    /* pit_ms */
+};
+
+/*
+ * Everything time_init() does short of installing the rate and reporting:
+ * the CPUID leaves, the HPET and PM timer that at describes (the HPET
+ * mapped through map), the calibration run, and the choice, into t. t0 is
+ * the TSC when time_init() began.
+ */
+void time_measure(struct time_result *t, const struct time_opts *o, const struct acpi_timers *at,
+                  time_map_fn map, uint64_t t0);
 
 /* The result of the boot's time_init() (kernel only). */
 const struct time_result *time_result(void);

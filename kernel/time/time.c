@@ -3,15 +3,11 @@
 // rate every figure is converted with.
 #include "kernel/time/time.h"
 
-#include "kernel/acpi.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/time/calibrate.h"
-#include "kernel/time/hpet.h"
-#include "kernel/time/leaves.h"
-#include "kernel/time/pmtimer.h"
 #include "kernel/time/tsc.h"
 
 /*
@@ -46,49 +42,17 @@ static const void *acpi_phys(uint64_t paddr, uint64_t len, void *ctx)
     return map(paddr, len, false);
 }
 
-/* The HPET and the PM timer, as the ACPI tables describe them. */
-static void find_refs(const struct bootinfo *bi, time_map_fn map, struct cal *c)
+void time_init(const struct bootinfo *bi, time_map_fn map)
 {
+    struct time_opts o = { .windows = opt_pit_windows, .ms = opt_pit_ms };
+    struct time_result *t = &result;
     struct acpi_timers at;
+    uint64_t t0 = tsc_now();
 
-    c->hpet.src = TSC_SRC_HPET;
-    c->pm.src = TSC_SRC_PMTIMER;
     acpi_find_timers(bi->rsdp, bi->rsdp_len, acpi_phys, &map, &at);
     for (unsigned i = 0; i < at.nnotes; i++)
         printk("time: %s\n", at.notes[i]);
-    if (at.hpet == ACPI_OK)
-        hpet_open(&c->hpet, at.hpet_base, map);
-    else if (at.hpet == ACPI_BAD)
-        c->hpet.why = "bad ACPI HPET table";
-    if (at.pm == ACPI_OK)
-        pmtmr_open(&c->pm, at.pm_port, at.pm_32bit);
-    else if (at.pm == ACPI_BAD)
-        c->pm.why = "bad ACPI FADT";
-}
-
-void time_init(const struct bootinfo *bi, time_map_fn map)
-{
-    struct time_result *t = &result;
-    struct cal *c = &t->cal;
-    struct tsc_leaves leaves;
-    uint64_t t0 = tsc_now();
-
-    memset(t, 0, sizeof(*t));
-    c->want = opt_pit_windows;
-    c->ms = opt_pit_ms;
-    tsc_leaves_read(&leaves);
-    tsc_leaves_clocks(&leaves, t->clk);
-    find_refs(bi, map, c);
-
-    calibrate(c, t0);
-    hpet_close(&c->hpet);
-    ref_result(&c->hpet, &t->clk[TSC_SRC_HPET]);
-    ref_result(&c->pm, &t->clk[TSC_SRC_PMTIMER]);
-    t->clk[TSC_SRC_PIT].hz = c->res.hz;
-    t->clk[TSC_SRC_PIT].state = c->res.usable ? TSC_CLK_OK : TSC_CLK_BAD;
-    t->clk[TSC_SRC_PIT].why = c->res.why;
-
-    tsc_choose(t->clk, &t->choice);
+    time_measure(t, &o, &at, map, t0);
     tsc_set_rate(t->choice.source, t->choice.calibrated ? t->choice.hz : 0);
     t->duration_ns = tsc_to_ns(tsc_now() - t0);
     time_report(t, opt_time_verbose);

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// time_measure(): every clock the machine offers, measured or read, and the
+// choice among them; no printing, so the host tests run it whole.
+#include "kernel/libc.h"
+#include "kernel/time/calibrate.h"
+#include "kernel/time/hpet.h"
+#include "kernel/time/leaves.h"
+#include "kernel/time/pmtimer.h"
+
+/* The HPET and the PM timer, as the ACPI tables describe them. */
+static void open_refs(struct cal *c, const struct acpi_timers *at, time_map_fn map)
+{
+    c->hpet.src = TSC_SRC_HPET;
+    c->pm.src = TSC_SRC_PMTIMER;
+    if (at->hpet == ACPI_OK)
+        hpet_open(&c->hpet, at->hpet_base, map);
+    else if (at->hpet == ACPI_BAD)
+        c->hpet.why = "bad ACPI HPET table";
+    if (at->pm == ACPI_OK)
+        pmtmr_open(&c->pm, at->pm_port, at->pm_32bit);
+    else if (at->pm == ACPI_BAD)
+        c->pm.why = "bad ACPI FADT";
+}
+
+void time_measure(struct time_result *t, const struct time_opts *o, const struct acpi_timers *at,
+                  time_map_fn map, uint64_t t0)
+{
+    struct cal *c = &t->cal;
+    struct tsc_leaves leaves;
+
+    memset(t, 0, sizeof(*t));
+    c->want = o->windows;
+    c->ms = o->ms;
+    tsc_leaves_read(&leaves);
+    tsc_leaves_clocks(&leaves, t->clk);
+    open_refs(c, at, map);
+
+    calibrate(c, t0);
+    hpet_close(&c->hpet);
+    ref_result(&c->hpet, &t->clk[TSC_SRC_HPET]);
+    ref_result(&c->pm, &t->clk[TSC_SRC_PMTIMER]);
+    t->clk[TSC_SRC_PIT].hz = c->res.hz;
+    t->clk[TSC_SRC_PIT].state = c->res.usable ? TSC_CLK_OK : TSC_CLK_BAD;
+    t->clk[TSC_SRC_PIT].why = c->res.why;
+    tsc_choose(t->clk, &t->choice);
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+// Host tests of the clock drivers and the whole calibration run against a
+// simulated machine (tests/unit/sim_clock.c): the PIT's one-shot, the HPET
+// and PM timer reads and wraps, dead and slow clocks, and the choice made.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/time/calibrate.h"
+#include "kernel/time/clkio.h"
+#include "kernel/time/hpet.h"
+#include "kernel/time/pit.h"
+#include "kernel/time/pmtimer.h"
+#include "kernel/time/tsc_math.h"
+#include "tests/unit/sim_clock.h"
+
+static struct time_result res;
+static struct acpi_timers at;
+
+/* q35 as the ACPI tables describe it: an HPET and a 24-bit PM timer. */
+static void machine(void)
+{
+    sim_reset();
+    memset(&at, 0, sizeof(at));
+    at.hpet = ACPI_OK;
+    at.hpet_base = SIM_HPET_BASE;
+    at.pm = ACPI_OK;
+    at.pm_port = SIM_PM_PORT;
+}
+
+static void measure(unsigned windows, unsigned ms)
+{
+    struct time_opts o = { .windows = windows, .ms = ms };
+
+    time_measure(&res, &o, &at, sim_map, clkio_tsc());
+}
+
+/* |hz - the simulated TSC's rate| in ppm. */
+static int64_t off_ppm(uint64_t hz)
+{
+    int64_t p = tsc_ppm(hz, sim.tsc_hz);
+
+    return p < 0 ? -p : p;
+}
+
+static uint64_t elapsed_ms(uint64_t since_ps)
+{
+    return (sim.now_ps - since_ps) / SIM_PS_PER_MS;
+}
+
+/* ---- the PIT's one-shot -------------------------------------------------------- */
+
+static void test_oneshot_clean(void **state)
+{
+    struct tsc_window w;
+    uint32_t latch = pit_latch_for_us(20000);
+    (void)state;
+
+    machine();
+    pit_oneshot(latch, sim_tsc_at(100 * SIM_PS_PER_MS), &w);
+    assert_true(w.fired);
+    assert_false(w.high_at_start);
+    assert_int_equal(tsc_window_check(&w, latch), TSC_WIN_OK);
+    /* 23864 input clocks at 2.096 GHz: 41921 ticks a ms, within a poll. */
+    uint64_t want = (uint64_t)latch * sim.tsc_hz / PIT_HZ;
+    assert_in_range(w.ticks, want, want + sim_tsc_at(2 * sim.pit.read_ps));
+    /* One poll per read of port 0x61 and TSC read. */
+    assert_in_range(w.passes, 20000 * SIM_PS_PER_US / (sim.pit.read_ps + sim.tsc_read_ps) - 2,
+                    20000 * SIM_PS_PER_US / (sim.pit.read_ps + sim.tsc_read_ps) + 2);
+    /* The gate is back off: the speaker and channel 2 as found. */
+    assert_false(sim.pit.gate);
+}
+
+static void test_oneshot_dead(void **state)
+{
+    struct tsc_window w;
+    uint32_t latch = pit_latch_for_us(1000);
+    uint64_t t0;
+    (void)state;
+
+    machine();
+    sim.pit.mode = SIM_PIT_STUCK_HIGH;
+    pit_oneshot(latch, sim_tsc_at(4 * SIM_PS_PER_MS), &w);
+    assert_int_equal(tsc_window_check(&w, latch), TSC_WIN_STUCK_HIGH);
+
+    sim.pit.mode = SIM_PIT_NO_RISE;
+    t0 = sim.now_ps;
+    pit_oneshot(latch, sim_tsc_at(4 * SIM_PS_PER_MS), &w);
+    assert_int_equal(tsc_window_check(&w, latch), TSC_WIN_NO_RISE);
+    /* It gave up at its timeout, not later. */
+    assert_int_equal(elapsed_ms(t0), 4);
+}
+
+/* ---- the whole run ------------------------------------------------------------- */
+
+static void test_measure_q35(void **state)
+{
+    (void)state;
+
+    machine();
+    measure(5, 20);
+    assert_int_equal(res.choice.source, TSC_SRC_PIT);
+    assert_true(res.choice.calibrated);
+    assert_int_equal(res.cal.n, 5);
+    assert_int_equal(res.cal.res.accepted, 5);
+    assert_true(off_ppm(res.clk[TSC_SRC_PIT].hz) <= 20);
+    assert_int_equal(res.clk[TSC_SRC_HPET].state, TSC_CLK_OK);
+    assert_true(off_ppm(res.clk[TSC_SRC_HPET].hz) <= 20);
+    assert_int_equal(res.clk[TSC_SRC_PMTIMER].state, TSC_CLK_OK);
+    assert_true(off_ppm(res.clk[TSC_SRC_PMTIMER].hz) <= 20);
+    /* The HPET was stopped, started for the run and stopped again. */
+    assert_int_equal(sim.hpet.cfg & 1, 0);
+}
+
+static void test_measure_dead_pit(void **state)
+{
+    (void)state;
+
+    machine();
+    sim.pit.mode = SIM_PIT_STUCK_HIGH;
+    measure(5, 20);
+    assert_int_equal(res.clk[TSC_SRC_PIT].state, TSC_CLK_BAD);
+    assert_int_equal(res.choice.source, TSC_SRC_HPET);
+    assert_true(off_ppm(res.choice.hz) <= 20);
+    assert_true(off_ppm(res.clk[TSC_SRC_PMTIMER].hz) <= 20);
+    assert_non_null(strstr(res.choice.reason, "pit dead (OUT2 high before the count ran out"));
+}
+
+static void test_measure_no_clock(void **state)
+{
+    (void)state;
+
+    machine();
+    sim.pit.mode = SIM_PIT_STUCK_HIGH;
+    at.hpet = at.pm = ACPI_ABSENT;
+    measure(5, 20);
+    assert_false(res.choice.calibrated);
+    assert_int_equal(res.choice.source, TSC_SRC_NONE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_oneshot_clean),
+        cmocka_unit_test(test_oneshot_dead),
+        cmocka_unit_test(test_measure_q35),
+        cmocka_unit_test(test_measure_dead_pit),
+        cmocka_unit_test(test_measure_no_clock),
+    };
+    return cmocka_run_group_tests_name("clocks", tests, NULL, NULL);
+}
