@@ -9,6 +9,12 @@
 #include "kernel/libc.h"
 #include "kernel/time/tsc_math.h"
 
+/* Within a kind, the order in which ties are broken. */
+static const enum tsc_src rank[TSC_SRC_COUNT] = {
+    TSC_SRC_PIT, TSC_SRC_HPET, TSC_SRC_PMTIMER, TSC_SRC_CPUID15, TSC_SRC_HYPERVISOR,
+    TSC_SRC_CPUID16,
+};
+
 const char *tsc_src_name(enum tsc_src s)
 {
     static const char *const names[TSC_SRC_COUNT + 1] = {
@@ -23,9 +29,19 @@ const char *tsc_src_name(enum tsc_src s)
     return (unsigned)s <= TSC_SRC_NONE ? names[s] : "?";
 }
 
-uint32_t tsc_agree_ppm(enum tsc_src s)
+const char *tsc_kind_name(enum tsc_kind k)
 {
-    return s == TSC_SRC_CPUID16 ? TSC_AGREE_NOMINAL_PPM : TSC_AGREE_PPM;
+    switch (k) {
+    case TSC_KIND_NOMINAL: return "nominal";
+    case TSC_KIND_COMPUTED: return "computed";
+    case TSC_KIND_MEASURED: return "measured";
+    }
+    return "?";
+}
+
+uint32_t tsc_agree_ppm(enum tsc_kind k)
+{
+    return k == TSC_KIND_NOMINAL ? TSC_AGREE_NOMINAL_PPM : TSC_AGREE_PPM;
 }
 
 /* Symmetric: the difference is taken against the lower figure, the stricter way. */
@@ -33,8 +49,9 @@ static bool agree(const struct tsc_clock *clk, enum tsc_src a, enum tsc_src b)
 {
     uint64_t lo = MIN(clk[a].hz, clk[b].hz), hi = MAX(clk[a].hz, clk[b].hz);
     uint64_t mag = (uint64_t)tsc_ppm(hi, lo);
+    uint64_t tol = MAX(tsc_agree_ppm(clk[a].kind), tsc_agree_ppm(clk[b].kind));
 
-    return mag <= MAX(tsc_agree_ppm(a), tsc_agree_ppm(b));
+    return mag <= tol + clk[a].unc_ppm + clk[b].unc_ppm;
 }
 
 __printf(2, 3) static void cat(char *buf, const char *fmt, ...)
@@ -49,106 +66,142 @@ __printf(2, 3) static void cat(char *buf, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Appends "a (+1 ppm), b (-2 ppm)" for the references with want == agree(PIT, r). */
-static void list_vs_pit(char *buf, const struct tsc_clock *clk, const bool *usable,
-                        const int64_t *ppm, bool want)
+/*
+ * Appends "a, b" for the usable clocks other than of whose agreement with
+ * of is want, each with its ppm against the PIT when of is the PIT
+ * ("a (+1 ppm), b (-2 ppm)"); returns how many it listed.
+ */
+static unsigned list(char *buf, const struct tsc_clock *clk, const bool *usable,
+                     const struct tsc_choice *out, enum tsc_src of, bool want)
 {
-    const char *sep = "";
+    unsigned n = 0;
 
-    for (int r = TSC_SRC_PIT + 1; r < TSC_SRC_COUNT; r++) {
-        if (!usable[r] || agree(clk, TSC_SRC_PIT, r) != want)
+    for (int r = 0; r < TSC_SRC_COUNT; r++) {
+        if (r == (int)of || !usable[r] || agree(clk, of, r) != want)
             continue;
-        cat(buf, "%s%s (%+lld ppm)", sep, tsc_src_name(r), (long long)ppm[r]);
-        sep = ", ";
+        if (of == TSC_SRC_PIT && out->has_ppm[r])
+            cat(buf, "%s%s (%+lld ppm)", n ? ", " : "", tsc_src_name(r), (long long)out->ppm[r]);
+        else
+            cat(buf, "%s%s", n ? ", " : "", tsc_src_name(r));
+        n++;
     }
+    return n;
+}
+
+/* The winner within the most trusted kind present (rule 2), or NONE. */
+static int pick(const struct tsc_clock *clk, const bool *usable)
+{
+    int best = TSC_SRC_NONE, kind = -1;
+    unsigned best_peers = 0, best_lesser = 0;
+
+    for (int i = 0; i < TSC_SRC_COUNT; i++)
+        if (usable[i] && (int)clk[i].kind > kind)
+            kind = (int)clk[i].kind;
+    for (int k = 0; kind >= 0 && k < TSC_SRC_COUNT; k++) {
+        int i = rank[k];
+        unsigned peers = 0, lesser = 0;
+
+        if (!usable[i] || (int)clk[i].kind != kind)
+            continue;
+        for (int j = 0; j < TSC_SRC_COUNT; j++) {
+            if (j == i || !usable[j] || !agree(clk, i, j))
+                continue;
+            if ((int)clk[j].kind == kind)
+                peers++;
+            else
+                lesser++;
+        }
+        if (best == TSC_SRC_NONE || peers > best_peers ||
+            (peers == best_peers && lesser > best_lesser)) {
+            best = i;
+            best_peers = peers;
+            best_lesser = lesser;
+        }
+    }
+    return best;
+}
+
+/* True when a usable clock of the same kind as of disagrees with it. */
+static bool peer_dissents(const struct tsc_clock *clk, const bool *usable, enum tsc_src of)
+{
+    for (int r = 0; r < TSC_SRC_COUNT; r++)
+        if (r != (int)of && usable[r] && clk[r].kind == clk[of].kind && !agree(clk, of, r))
+            return true;
+    return false;
+}
+
+/* The reason, in words: first what the PIT said, then what was chosen instead. */
+static void explain(const struct tsc_clock *clk, const bool *usable, unsigned nusable, int best,
+                    struct tsc_choice *out)
+{
+    char *why = out->reason;
+    char part[TSC_REASON_MAX] = "";
+
+    if (!usable[TSC_SRC_PIT]) {
+        cat(why, "pit %s", clk[TSC_SRC_PIT].why ? clk[TSC_SRC_PIT].why
+                          : clk[TSC_SRC_PIT].state == TSC_CLK_ABSENT ? "absent" : "unusable");
+    } else if (nusable == 1) {
+        cat(why, "pit: no other clock to compare with");
+        return;
+    } else if (best == TSC_SRC_PIT) {
+        char dis[TSC_REASON_MAX] = "";
+        unsigned ndis = list(dis, clk, usable, out, TSC_SRC_PIT, false);
+
+        if (list(part, clk, usable, out, TSC_SRC_PIT, true)) {
+            cat(why, "pit agrees with %s", part);
+            if (ndis)
+                cat(why, "; %s disagree%s", dis, ndis == 1 ? "s" : "");
+        } else if (peer_dissents(clk, usable, TSC_SRC_PIT)) {
+            cat(why, "pit disagrees with %s; kept, first in rank with nothing to break the tie",
+                dis);
+        } else {
+            cat(why, "pit disagrees with %s; kept, as no lesser kind of figure overrides a %s one",
+                dis, tsc_kind_name(clk[TSC_SRC_PIT].kind));
+        }
+        return;
+    } else {
+        cat(why, "pit disagrees with ");
+        list(why, clk, usable, out, TSC_SRC_PIT, false);
+    }
+    if (best == TSC_SRC_NONE)
+        cat(why, "; no usable reference: uncalibrated");
+    else if (nusable == 1)
+        cat(why, "; %s chosen, the only clock left", tsc_src_name(best));
+    else if (list(part, clk, usable, out, (enum tsc_src)best, true))
+        cat(why, "; %s chosen, agrees with %s", tsc_src_name(best), part);
+    else
+        cat(why, "; %s chosen, uncorroborated", tsc_src_name(best));
 }
 
 void tsc_choose(const struct tsc_clock clk[TSC_SRC_COUNT], struct tsc_choice *out)
 {
     bool usable[TSC_SRC_COUNT];
-    unsigned nref = 0, nagree = 0;
-    int best = TSC_SRC_NONE;
-    bool vouched = false;
+    unsigned nusable = 0;
+    int best;
 
     memset(out, 0, sizeof(*out));
     out->source = TSC_SRC_NONE;
     for (int i = 0; i < TSC_SRC_COUNT; i++) {
         usable[i] = clk[i].state == TSC_CLK_OK && clk[i].hz >= TSC_HZ_MIN &&
                     clk[i].hz <= TSC_HZ_MAX;
+        nusable += usable[i];
         out->status[i] = clk[i].state == TSC_CLK_ABSENT ? TSC_CLK_ABSENT
                          : usable[i] ? TSC_CLK_OK : TSC_CLK_BAD;
         out->has_ppm[i] = clk[i].hz && clk[TSC_SRC_PIT].hz;
         if (out->has_ppm[i])
             out->ppm[i] = tsc_ppm(clk[i].hz, clk[TSC_SRC_PIT].hz);
-        if (i != TSC_SRC_PIT && usable[i]) {
-            nref++;
-            nagree += usable[TSC_SRC_PIT] && agree(clk, TSC_SRC_PIT, i);
-        }
     }
-
-    if (usable[TSC_SRC_PIT]) {
-        if (nref == 0) {
-            best = TSC_SRC_PIT;
-            cat(out->reason, "pit: no other clock to compare with");
-        } else if (2 * nagree > nref) {
-            /* All, or a strict majority: one dissenting reference is
-             * likelier wrong than the PIT and the rest together. */
-            best = TSC_SRC_PIT;
-            cat(out->reason, "pit agrees with ");
-            list_vs_pit(out->reason, clk, usable, out->ppm, true);
-            if (nagree < nref) {
-                cat(out->reason, "; ");
-                list_vs_pit(out->reason, clk, usable, out->ppm, false);
-                cat(out->reason, " disagree%s", nref - nagree == 1 ? "s" : "");
-            }
-        } else {
-            cat(out->reason, "pit disagrees with ");
-            list_vs_pit(out->reason, clk, usable, out->ppm, false);
-        }
-    } else {
-        cat(out->reason, "pit %s", clk[TSC_SRC_PIT].why ? clk[TSC_SRC_PIT].why
-                          : clk[TSC_SRC_PIT].state == TSC_CLK_ABSENT ? "absent" : "unusable");
+    best = pick(clk, usable);
+    if (best != TSC_SRC_NONE) {
+        out->source = (enum tsc_src)best;
+        out->hz = clk[best].hz;
+        out->kind = clk[best].kind;
+        out->unc_ppm = clk[best].unc_ppm;
+        out->calibrated = true;
     }
-
-    /* Otherwise the best reference that another clock vouches for. */
-    for (int r = TSC_SRC_PIT + 1; best == TSC_SRC_NONE && r < TSC_SRC_COUNT; r++) {
-        if (!usable[r])
-            continue;
-        for (int k = 0; k < TSC_SRC_COUNT; k++) {
-            if (k != r && usable[k] && agree(clk, r, k)) {
-                best = r;
-                vouched = true;
-                break;
-            }
-        }
-    }
-    for (int r = TSC_SRC_PIT + 1; best == TSC_SRC_NONE && r < TSC_SRC_COUNT; r++)
-        if (usable[r])
-            best = r;
-
-    if (best == TSC_SRC_NONE) {
-        cat(out->reason, "; no usable reference: uncalibrated");
-        return;
-    }
-    if (best != TSC_SRC_PIT && vouched) {
-        const char *sep = " ";
-
-        cat(out->reason, "; %s chosen, agrees with", tsc_src_name(best));
-        for (int k = 0; k < TSC_SRC_COUNT; k++) {
-            if (k != best && usable[k] && agree(clk, best, k)) {
-                cat(out->reason, "%s%s", sep, tsc_src_name(k));
-                sep = ", ";
-            }
-        }
-    } else if (best != TSC_SRC_PIT) {
-        cat(out->reason, "; %s chosen, %s", tsc_src_name(best),
-            nref + usable[TSC_SRC_PIT] > 1 ? "uncorroborated" : "the only clock left");
-    }
-    out->source = best;
-    out->hz = clk[best].hz;
-    out->calibrated = true;
+    explain(clk, usable, nusable, best, out);
     /* A usable clock that disagrees with the rate chosen is marked bad. */
-    for (int i = 0; i < TSC_SRC_COUNT; i++)
+    for (int i = 0; best != TSC_SRC_NONE && i < TSC_SRC_COUNT; i++)
         if (usable[i] && i != best && !agree(clk, i, best))
             out->status[i] = TSC_CLK_BAD;
 }

@@ -43,25 +43,43 @@ void tsc_leaves_read(struct tsc_leaves *l)
     }
 }
 
+/*
+ * Hypervisors known to fill the timing leaf with the TSC rate they run the
+ * guest's TSC at (VMware defined the leaf; KVM fills it when asked to).
+ * Any other signature's leaf 0x40000010 may mean something else entirely.
+ */
+static bool hv_fills_timing_leaf(const char *sig)
+{
+    return !memcmp(sig, "KVMKVMKVM\0\0\0", 12) || !memcmp(sig, "VMwareVMware", 12);
+}
+
+static void set_clock(struct tsc_clock *c, enum tsc_kind kind, uint64_t hz, uint32_t unc_ppm)
+{
+    c->state = TSC_CLK_OK;
+    c->kind = kind;
+    c->hz = hz;
+    c->unc_ppm = unc_ppm;
+}
+
 void tsc_leaves_clocks(const struct tsc_leaves *l, struct tsc_clock *clk)
 {
     const struct cpuid_regs *r = &l->l15;
     uint32_t mhz = l->l16.eax & 0xffff;
+    uint64_t khz = l->l40000010.eax;
 
-    /* TSC = crystal * EBX / EAX; a zero ECX means the crystal is not enumerated. */
-    if (r->eax && r->ebx && r->ecx) {
-        clk[TSC_SRC_CPUID15].state = TSC_CLK_OK;
-        clk[TSC_SRC_CPUID15].hz = tsc_muldiv(r->ecx, r->ebx, r->eax);
-    } else if (r->eax && r->ebx) {
+    /* TSC = crystal * EBX / EAX, exact to the Hz; a zero ECX means the
+     * crystal is not enumerated. */
+    if (r->eax && r->ebx && r->ecx)
+        set_clock(&clk[TSC_SRC_CPUID15], TSC_KIND_COMPUTED, tsc_muldiv(r->ecx, r->ebx, r->eax), 0);
+    else if (r->eax && r->ebx)
         clk[TSC_SRC_CPUID15].why = "ratio without crystal frequency";
-    }
-    if (mhz) {
-        clk[TSC_SRC_CPUID16].state = TSC_CLK_OK;
-        clk[TSC_SRC_CPUID16].hz = (uint64_t)mhz * 1000000u;
-    }
-    /* The timing leaf that VMware defined and KVM/QEMU fill: EAX = TSC kHz. */
-    if (l->l40000010.eax) {
-        clk[TSC_SRC_HYPERVISOR].state = TSC_CLK_OK;
-        clk[TSC_SRC_HYPERVISOR].hz = (uint64_t)l->l40000010.eax * 1000u;
-    }
+    if (mhz)
+        set_clock(&clk[TSC_SRC_CPUID16], TSC_KIND_NOMINAL, (uint64_t)mhz * 1000000u,
+                  TSC_NOMINAL_UNC_PPM);
+    /* EAX = TSC kHz: rounded to 500 Hz at most. */
+    if (khz && hv_fills_timing_leaf(l->hv_signature))
+        set_clock(&clk[TSC_SRC_HYPERVISOR], TSC_KIND_COMPUTED, khz * 1000u,
+                  (uint32_t)((500000000u + khz * 1000u - 1) / (khz * 1000u)));
+    else if (khz)
+        set_clock(&clk[TSC_SRC_HYPERVISOR], TSC_KIND_NOMINAL, khz * 1000u, TSC_NOMINAL_UNC_PPM);
 }

@@ -39,7 +39,9 @@ void time_measure(struct time_result *t, const struct time_opts *o, const struct
     hpet_close(&c->hpet);
     ref_result(&c->hpet, &t->clk[TSC_SRC_HPET]);
     ref_result(&c->pm, &t->clk[TSC_SRC_PMTIMER]);
+    t->clk[TSC_SRC_PIT].kind = TSC_KIND_MEASURED;
     t->clk[TSC_SRC_PIT].hz = c->res.hz;
+    t->clk[TSC_SRC_PIT].unc_ppm = c->res.unc_ppm;
     t->clk[TSC_SRC_PIT].state = c->res.usable ? TSC_CLK_OK : TSC_CLK_BAD;
     t->clk[TSC_SRC_PIT].why = c->res.why;
     tsc_choose(t->clk, &t->choice);

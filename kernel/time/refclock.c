@@ -3,6 +3,7 @@
 // wait that stands in for a dead PIT, and the rate their windows agree on.
 #include "kernel/time/refclock.h"
 
+#include "kernel/compiler.h"
 #include "kernel/time/clkio.h"
 #include "kernel/time/tsc_math.h"
 
@@ -27,6 +28,7 @@ void ref_sample(struct ref *r)
             best = b - a;
             r->tsc[r->n] = a + (b - a) / 2;
             r->cnt[r->n] = c;
+            r->bracket[r->n] = b - a;
         }
     }
     r->n++;
@@ -45,22 +47,30 @@ void ref_wait(const struct ref *r, unsigned ms)
 
 void ref_result(const struct ref *r, struct tsc_clock *c)
 {
-    uint64_t hz[REF_SAMPLES_MAX];
+    uint64_t hz[REF_SAMPLES_MAX], edge_ppm = 0;
     struct tsc_consensus k;
     unsigned n = 0, windows = r->n ? r->n - 1 : 0;
 
     c->why = r->why;
+    c->kind = TSC_KIND_MEASURED;
     if (!r->present) {
         c->state = r->why ? TSC_CLK_BAD : TSC_CLK_ABSENT;
         return;
     }
     for (unsigned i = 1; i < r->n; i++) {
         uint64_t d = (r->cnt[i] - r->cnt[i - 1]) & r->mask;
-        if (d)
-            hz[n++] = tsc_hz_measured(r->tsc[i] - r->tsc[i - 1], d, r->num, r->den);
+        uint64_t dt = r->tsc[i] - r->tsc[i - 1];
+
+        if (!d || !dt)
+            continue;
+        hz[n++] = tsc_hz_measured(dt, d, r->num, r->den);
+        /* Each sample is known to within half its bracket, and the count to one tick. */
+        edge_ppm = MAX(edge_ppm, tsc_muldiv(r->bracket[i - 1] + r->bracket[i], 1000000u, 2 * dt) +
+                                 (1000000u + d - 1) / d);
     }
     tsc_consensus(hz, n, TSC_BAND_PPM, &k);
     c->hz = k.hz;
+    c->unc_ppm = (uint32_t)MIN(edge_ppm + (k.spread_ppm + 1) / 2, UINT32_MAX);
     if (n == 0) {
         c->why = windows ? "counter does not advance" : "no window to measure over";
         c->state = TSC_CLK_BAD;

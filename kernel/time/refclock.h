@@ -37,6 +37,7 @@ struct ref {
     uint64_t hpet_cfg;
     unsigned n;                     /* samples taken */
     uint64_t tsc[REF_SAMPLES_MAX], cnt[REF_SAMPLES_MAX];
+    uint64_t bracket[REF_SAMPLES_MAX];      /* TSC ticks around each read */
 };
 
 /*

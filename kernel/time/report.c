@@ -92,18 +92,28 @@ static void record_calibration(const struct time_result *t)
     record_u64(&r, "accepted", c->res.accepted);
     record_u64(&r, "spread_ppm", c->res.spread_ppm);
     record_bool(&r, "invariant_tsc", cpu.invariant_tsc);
-    if (ch->calibrated)
+    if (ch->calibrated) {
         record_u64(&r, "duration_us", t->duration_ns / 1000u);
-    else
+        record_str(&r, "kind", tsc_kind_name(ch->kind));
+        record_u64(&r, "uncertainty_ppm", ch->unc_ppm);
+    } else {
         record_null(&r, "duration_us");
+        record_null(&r, "kind");
+        record_null(&r, "uncertainty_ppm");
+    }
     record_arr_begin(&r, "checks");
     for (int i = 0; i < TSC_SRC_COUNT; i++) {
         record_obj_begin(&r, NULL);
         record_str(&r, "name", tsc_src_name(i));
-        if (t->clk[i].hz)
+        if (t->clk[i].hz) {
             record_u64(&r, "khz", hz_to_khz(t->clk[i].hz));
-        else
+            record_str(&r, "kind", tsc_kind_name(t->clk[i].kind));
+            record_u64(&r, "uncertainty_ppm", t->clk[i].unc_ppm);
+        } else {
             record_null(&r, "khz");
+            record_null(&r, "kind");
+            record_null(&r, "uncertainty_ppm");
+        }
         if (ch->has_ppm[i])
             record_i64(&r, "ppm", ch->ppm[i]);
         else
@@ -124,9 +134,9 @@ void time_report(const struct time_result *t, bool verbose)
         print_windows(&t->cal);
     print_checks(t->clk, ch);
     if (ch->calibrated)
-        printk("time: TSC %llu kHz from %s: %s; calibration took %llu ms\n",
-               (unsigned long long)tsc_khz(), tsc_src_name(ch->source), ch->reason,
-               (unsigned long long)(t->duration_ns / 1000000u));
+        printk("time: TSC %llu kHz from %s (%s, within %u ppm): %s; calibration took %llu ms\n",
+               (unsigned long long)tsc_khz(), tsc_src_name(ch->source), tsc_kind_name(ch->kind),
+               ch->unc_ppm, ch->reason, (unsigned long long)(t->duration_ns / 1000000u));
     else
         printk("time: error: no usable clock to calibrate the TSC (%s); every result "
                "is labelled uncalibrated and given in TSC ticks\n", ch->reason);

@@ -61,6 +61,7 @@ void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch, u
     uint64_t hz[TSC_RUNS_MAX];
     struct tsc_consensus c;
     unsigned passed = 0;
+    uint64_t edge_ppm = 0;
 
     memset(out, 0, sizeof(*out));
     out->dead = TSC_WIN_OK;
@@ -70,9 +71,12 @@ void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch, u
     for (unsigned i = 0; i < n; i++) {
         enum tsc_win_verdict v = tsc_window_check(&w[i], latch);
 
-        if (v == TSC_WIN_OK)
+        if (v == TSC_WIN_OK) {
             hz[passed++] = tsc_hz_measured(w[i].ticks, latch, PIT_HZ, 1);
-        else
+            /* Each edge is known to within its bracket: half the sum of both. */
+            edge_ppm = MAX(edge_ppm, tsc_muldiv(w[i].start_gap + w[i].last_gap, 1000000u,
+                                                2 * w[i].ticks) + 1);
+        } else
             out->rejected[v]++;
     }
     /* A count that never ran out within its timeout is a dead PIT. OUT2 high
@@ -88,6 +92,7 @@ void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch, u
     out->accepted = c.kept;
     out->outliers = passed - c.kept;
     out->spread_ppm = c.spread_ppm;
+    out->unc_ppm = (uint32_t)MIN(edge_ppm + (c.spread_ppm + 1) / 2, UINT32_MAX);
 
     if (out->dead != TSC_WIN_OK)
         snprintf(out->why, sizeof(out->why), "dead (%s)", tsc_win_verdict_name(out->dead));

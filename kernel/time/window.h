@@ -59,6 +59,7 @@ struct tsc_pit_result {
     unsigned outliers;              /* passed the rule, outside the consensus */
     uint64_t hz;                    /* the consensus; 0 if no window passed */
     uint32_t spread_ppm;
+    uint32_t unc_ppm;               /* see struct tsc_clock: edges and half the spread */
     bool usable;
     enum tsc_win_verdict dead;      /* NO_RISE or STUCK_HIGH if the PIT is dead, else OK */
     char why[80];                   /* when not usable: the reason, for reports */

@@ -7,7 +7,9 @@ import pytest
 from bootlib import assert_ktap_ok, boot, explain, qemu, record
 
 KEYS = {"type", "khz", "source", "calibrated", "reason", "windows", "window_ms", "accepted",
-        "spread_ppm", "invariant_tsc", "duration_us", "checks"}
+        "spread_ppm", "invariant_tsc", "duration_us", "kind", "uncertainty_ppm", "checks"}
+CHECK_KEYS = {"name", "khz", "kind", "uncertainty_ppm", "ppm", "status"}
+MEASURED = {"pit", "hpet", "pmtimer"}
 CHECKS = ["pit", "hypervisor", "cpuid15", "hpet", "pmtimer", "cpuid16"]
 SOURCES = set(CHECKS) | {"none"}
 
@@ -54,21 +56,38 @@ def assert_well_formed(r, c):
     assert c["accepted"] <= c["windows"]
     assert [x["name"] for x in c["checks"]] == CHECKS
     for x in c["checks"]:
-        assert set(x) == {"name", "khz", "ppm", "status"}, x
+        assert set(x) == CHECK_KEYS, x
         assert x["status"] in ("ok", "absent", "bad"), x
         if x["status"] == "absent":
             assert x["khz"] is None and x["ppm"] is None, x
         if x["khz"] is not None:
             assert isinstance(x["khz"], int) and x["khz"] > 0, x
+            assert isinstance(x["uncertainty_ppm"], int) and x["uncertainty_ppm"] >= 0, x
+            # The kind follows the clock: counters are measured, CPUID 0x16 nominal.
+            if x["name"] in MEASURED:
+                assert x["kind"] == "measured", x
+            elif x["name"] == "cpuid16":
+                assert x["kind"] == "nominal", x
+            else:
+                assert x["kind"] in ("computed", "nominal"), x
+        else:
+            assert x["kind"] is None and x["uncertainty_ppm"] is None, x
     if c["calibrated"]:
         assert c["source"] != "none"
         assert isinstance(c["khz"], int) and 1000 <= c["khz"] <= 100_000_000, c["khz"]
         # The rate is the chosen clock's own figure.
         chosen = next(x for x in c["checks"] if x["name"] == c["source"])
         assert chosen["khz"] == c["khz"] and chosen["status"] == "ok", chosen
+        assert (c["kind"], c["uncertainty_ppm"]) == (chosen["kind"], chosen["uncertainty_ppm"])
+        # Nothing of a lesser kind is chosen over a usable clock of a better one.
+        order = ["nominal", "computed", "measured"]
+        for x in c["checks"]:
+            if x["status"] == "ok":
+                assert order.index(x["kind"]) <= order.index(c["kind"]), (x, c["kind"])
         assert isinstance(c["duration_us"], int) and 0 < c["duration_us"] < 2_000_000
     else:
         assert c["source"] == "none" and c["khz"] == 0
+        assert c["kind"] is None and c["uncertainty_ppm"] is None
 
 
 def ppm(khz, ref_khz):
@@ -139,7 +158,8 @@ def test_dead_pit_falls_back_without_hanging():
 def test_no_hpet_is_absent():
     r, c, chk = cal_boot(machine_opts="hpet=off")
     assert_well_formed(r, c)
-    assert chk["hpet"] == {"name": "hpet", "khz": None, "ppm": None, "status": "absent"}
+    assert chk["hpet"] == {"name": "hpet", "khz": None, "kind": None, "uncertainty_ppm": None,
+                           "ppm": None, "status": "absent"}
     assert chk["pmtimer"]["status"] == "ok", explain(r)
     assert c["calibrated"] and c["source"] in ("pit", "pmtimer"), explain(r)
 

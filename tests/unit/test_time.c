@@ -392,10 +392,15 @@ static void clocks_none(struct tsc_clock *c)
     memset(c, 0, sizeof(struct tsc_clock) * TSC_SRC_COUNT);
 }
 
+/* A usable clock of its usual kind: the PIT, HPET and PM timer measured,
+ * CPUID 0x15 and the hypervisor leaf (of KVM) computed, CPUID 0x16 nominal. */
 static void set(struct tsc_clock *c, enum tsc_src s, uint64_t hz)
 {
     c[s].state = TSC_CLK_OK;
     c[s].hz = hz;
+    c[s].kind = s == TSC_SRC_CPUID16 ? TSC_KIND_NOMINAL
+                : s == TSC_SRC_CPUID15 || s == TSC_SRC_HYPERVISOR ? TSC_KIND_COMPUTED
+                : TSC_KIND_MEASURED;
 }
 
 static void test_choose_all_agree(void **state)
@@ -445,15 +450,18 @@ static void test_choose_lying_pit(void **state)
     assert_int_equal(ch.status[TSC_SRC_PMTIMER], TSC_CLK_OK);
     assert_int_equal(ch.ppm[TSC_SRC_HPET], -61014);
 
-    /* A lying PIT with one reference: the reference, but said to stand alone. */
+    /* A PIT with only a computed figure against it: a measured clock that
+     * agrees with itself is not overruled by a lesser kind of figure. The
+     * disagreement is on record, and the hypervisor's figure marked bad. */
     clocks_none(c);
     set(c, TSC_SRC_PIT, 2232223000);
     set(c, TSC_SRC_HYPERVISOR, 2096000000);
     tsc_choose(c, &ch);
-    assert_int_equal(ch.source, TSC_SRC_HYPERVISOR);
-    assert_int_equal(ch.hz, 2096000000);
-    assert_string_equal(ch.reason, "pit disagrees with hypervisor (-61026 ppm); "
-                                   "hypervisor chosen, uncorroborated");
+    assert_int_equal(ch.source, TSC_SRC_PIT);
+    assert_int_equal(ch.hz, 2232223000);
+    assert_int_equal(ch.status[TSC_SRC_HYPERVISOR], TSC_CLK_BAD);
+    assert_string_equal(ch.reason, "pit disagrees with hypervisor (-61026 ppm); kept, as no "
+                                   "lesser kind of figure overrides a measured one");
 }
 
 static void test_choose_dead_pit(void **state)
@@ -485,20 +493,38 @@ static void test_choose_dead_pit(void **state)
     assert_string_equal(ch.reason, "pit dead (OUT2 never rose within 4 ms, 3 tries); "
                                    "pmtimer chosen, the only clock left");
 
-    /* Best reference first: hypervisor over CPUID 0x15 over the HPET. */
+    /* A measured clock over computed ones, however many. */
     clocks_none(c);
     c[TSC_SRC_PIT].state = TSC_CLK_BAD;
     set(c, TSC_SRC_HPET, 2096027000);
     set(c, TSC_SRC_CPUID15, 2096000000);
     set(c, TSC_SRC_HYPERVISOR, 2096010000);
     tsc_choose(c, &ch);
-    assert_int_equal(ch.source, TSC_SRC_HYPERVISOR);
-    assert_string_equal(ch.reason, "pit unusable; hypervisor chosen, agrees with cpuid15, hpet");
-    /* ... unless nothing vouches for it. */
+    assert_int_equal(ch.source, TSC_SRC_HPET);
+    assert_int_equal(ch.kind, TSC_KIND_MEASURED);
+    assert_string_equal(ch.reason, "pit unusable; hpet chosen, agrees with hypervisor, cpuid15");
+    /* A computed figure that disagrees is marked bad, and changes nothing. */
     c[TSC_SRC_HYPERVISOR].hz = 3000000000;
     tsc_choose(c, &ch);
-    assert_int_equal(ch.source, TSC_SRC_CPUID15);
+    assert_int_equal(ch.source, TSC_SRC_HPET);
     assert_int_equal(ch.status[TSC_SRC_HYPERVISOR], TSC_CLK_BAD);
+    assert_int_equal(ch.status[TSC_SRC_CPUID15], TSC_CLK_OK);
+
+    /* No measured clock: the computed ones decide, CPUID 0x15 first in rank. */
+    c[TSC_SRC_HPET].state = TSC_CLK_ABSENT;
+    c[TSC_SRC_HYPERVISOR].hz = 2096010000;
+    tsc_choose(c, &ch);
+    assert_int_equal(ch.source, TSC_SRC_CPUID15);
+    assert_int_equal(ch.kind, TSC_KIND_COMPUTED);
+    assert_string_equal(ch.reason, "pit unusable; cpuid15 chosen, agrees with hypervisor");
+    /* Two computed figures that disagree, and a nominal one that sides with
+     * the hypervisor: the tie between equals goes its way. */
+    c[TSC_SRC_HYPERVISOR].hz = 2200000000;
+    set(c, TSC_SRC_CPUID16, 2200000000);
+    tsc_choose(c, &ch);
+    assert_int_equal(ch.source, TSC_SRC_HYPERVISOR);
+    assert_string_equal(ch.reason, "pit unusable; hypervisor chosen, agrees with cpuid16");
+    assert_int_equal(ch.status[TSC_SRC_CPUID15], TSC_CLK_BAD);
 }
 
 static void test_choose_pit_alone(void **state)
@@ -579,21 +605,78 @@ static void test_choose_majority_and_tolerance(void **state)
     set(c, TSC_SRC_HPET, 1001000000);
     tsc_choose(c, &ch);
     assert_int_equal(ch.source, TSC_SRC_PIT);
+    assert_int_equal(ch.status[TSC_SRC_HPET], TSC_CLK_OK);
     c[TSC_SRC_HPET].hz = 1001000600;                    /* 1000.6 ppm -> 1001 */
     tsc_choose(c, &ch);
+    assert_int_equal(ch.status[TSC_SRC_HPET], TSC_CLK_BAD);
+    /* Two measured clocks apart and nothing else: the first in rank. */
+    assert_int_equal(ch.source, TSC_SRC_PIT);
+    assert_string_equal(ch.reason, "pit disagrees with hpet (+1001 ppm); kept, first in rank "
+                                   "with nothing to break the tie");
+    /* ... and the uncertainties stated widen the tolerance. */
+    c[TSC_SRC_PIT].unc_ppm = 1;
+    tsc_choose(c, &ch);
+    assert_int_equal(ch.status[TSC_SRC_HPET], TSC_CLK_OK);
+    /* A lesser figure breaks the tie between two measured clocks. */
+    c[TSC_SRC_PIT].unc_ppm = 0;
+    set(c, TSC_SRC_CPUID15, 1001000600);
+    tsc_choose(c, &ch);
     assert_int_equal(ch.source, TSC_SRC_HPET);
+    assert_string_equal(ch.reason, "pit disagrees with cpuid15 (+1001 ppm), hpet (+1001 ppm); "
+                                   "hpet chosen, agrees with cpuid15");
 
-    /* Half is not a majority: the PIT and one of two references. */
+    /* A computed figure that disagrees with two measured clocks that agree. */
     clocks_none(c);
     set(c, TSC_SRC_PIT, 2096033000);
     set(c, TSC_SRC_HPET, 2096027000);
     set(c, TSC_SRC_HYPERVISOR, 2200000000);
     tsc_choose(c, &ch);
-    assert_int_equal(ch.source, TSC_SRC_HPET);          /* vouched for by the PIT */
-    assert_string_equal(ch.reason, "pit disagrees with hypervisor (+49602 ppm); "
-                                   "hpet chosen, agrees with pit");
-    assert_int_equal(ch.status[TSC_SRC_PIT], TSC_CLK_OK);
+    assert_int_equal(ch.source, TSC_SRC_PIT);
+    assert_string_equal(ch.reason, "pit agrees with hpet (-3 ppm); "
+                                   "hypervisor (+49602 ppm) disagrees");
+    assert_int_equal(ch.status[TSC_SRC_HPET], TSC_CLK_OK);
     assert_int_equal(ch.status[TSC_SRC_HYPERVISOR], TSC_CLK_BAD);
+}
+
+/* Issue: a nominal figure must never overrule a measured one. */
+static void test_choose_measured_beats_nominal(void **state)
+{
+    struct tsc_clock c[TSC_SRC_COUNT];
+    struct tsc_choice ch;
+    (void)state;
+
+    /* The audit's case: the PIT measured 2096.033 MHz, CPUID 0x16 says 2200. */
+    clocks_none(c);
+    set(c, TSC_SRC_PIT, 2096033000);
+    set(c, TSC_SRC_CPUID16, 2200000000);
+    tsc_choose(c, &ch);
+    assert_int_equal(ch.source, TSC_SRC_PIT);
+    assert_int_equal(ch.hz, 2096033000);
+    assert_int_equal(ch.status[TSC_SRC_CPUID16], TSC_CLK_BAD);
+    assert_int_equal(ch.status[TSC_SRC_PIT], TSC_CLK_OK);
+    assert_int_equal(ch.kind, TSC_KIND_MEASURED);
+    assert_string_equal(ch.reason, "pit disagrees with cpuid16 (+49602 ppm); kept, as no "
+                                   "lesser kind of figure overrides a measured one");
+
+    /* The same with the timing leaf of a hypervisor not known to fill it. */
+    clocks_none(c);
+    set(c, TSC_SRC_PIT, 2096033000);
+    set(c, TSC_SRC_HYPERVISOR, 2200000000);
+    c[TSC_SRC_HYPERVISOR].kind = TSC_KIND_NOMINAL;
+    tsc_choose(c, &ch);
+    assert_int_equal(ch.source, TSC_SRC_PIT);
+
+    /* A nominal figure is used only when nothing better is there, and its
+     * kind and uncertainty go with it. */
+    clocks_none(c);
+    c[TSC_SRC_PIT].state = TSC_CLK_BAD;
+    set(c, TSC_SRC_CPUID16, 2100000000);
+    c[TSC_SRC_CPUID16].unc_ppm = TSC_NOMINAL_UNC_PPM;
+    tsc_choose(c, &ch);
+    assert_int_equal(ch.source, TSC_SRC_CPUID16);
+    assert_int_equal(ch.kind, TSC_KIND_NOMINAL);
+    assert_int_equal(ch.unc_ppm, 10000);
+    assert_string_equal(ch.reason, "pit unusable; cpuid16 chosen, the only clock left");
 }
 
 static void test_names(void **state)
@@ -606,6 +689,9 @@ static void test_names(void **state)
     assert_string_equal(tsc_src_name(TSC_SRC_HPET), "hpet");
     assert_string_equal(tsc_src_name(TSC_SRC_PMTIMER), "pmtimer");
     assert_string_equal(tsc_src_name(TSC_SRC_NONE), "none");
+    assert_string_equal(tsc_kind_name(TSC_KIND_MEASURED), "measured");
+    assert_string_equal(tsc_kind_name(TSC_KIND_COMPUTED), "computed");
+    assert_string_equal(tsc_kind_name(TSC_KIND_NOMINAL), "nominal");
 }
 
 /* ---- ACPI tables ------------------------------------------------------------ */
@@ -888,6 +974,7 @@ int main(void)
         cmocka_unit_test(test_choose_pit_alone),
         cmocka_unit_test(test_choose_no_clock),
         cmocka_unit_test(test_choose_majority_and_tolerance),
+        cmocka_unit_test(test_choose_measured_beats_nominal),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_acpi_good),
         cmocka_unit_test(test_acpi_bad_rsdp),
