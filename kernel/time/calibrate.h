@@ -8,6 +8,7 @@
 #define KERNEL_TIME_CALIBRATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/acpi.h"
@@ -65,6 +66,13 @@ struct time_opts {
  */
 void time_measure(struct time_result *t, const struct time_opts *o, const struct acpi_timers *at,
                   time_map_fn map, uint64_t t0);
+
+/*
+ * Whether clock s can check the TSC rate in use independently, in a
+ * self-test: NULL when it can, else the reason it cannot, in words (into
+ * buf when it needs formatting).
+ */
+const char *time_check_skip(const struct time_result *t, enum tsc_src s, char *buf, size_t len);
 
 /* The result of the boot's time_init() (kernel only). */
 const struct time_result *time_result(void);

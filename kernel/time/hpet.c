@@ -3,8 +3,6 @@
 // counter for the calibration and read it; nothing else of the HPET is used.
 #include "kernel/time/hpet.h"
 
-#include <stddef.h>
-
 #include "kernel/time/clkio.h"
 #include "kernel/time/tsc_math.h"
 
@@ -43,17 +41,14 @@ void hpet_open(struct ref *r, uint64_t base, time_map_fn map)
     r->num = FS_PER_S;
     r->den = period;
     r->hpet_cfg = clkio_read64(r->regs + HPET_REG_CFG);
-    if (!(r->hpet_cfg & HPET_CFG_ENABLE)) {
-        /* Only the main counter: no comparator has its interrupt enabled. */
-        clkio_write64(r->regs + HPET_REG_CFG, r->hpet_cfg | HPET_CFG_ENABLE);
-        r->hpet_was_off = true;
-    }
+    r->hpet_was_off = !(r->hpet_cfg & HPET_CFG_ENABLE);
     r->present = true;
+    hpet_run(r, true);
 }
 
-void hpet_close(struct ref *r)
+void hpet_run(const struct ref *r, bool on)
 {
+    /* Only the main counter: no comparator has its interrupt enabled. */
     if (r->present && r->hpet_was_off)
-        clkio_write64(r->regs + HPET_REG_CFG, r->hpet_cfg);
-    r->regs = NULL;
+        clkio_write64(r->regs + HPET_REG_CFG, on ? r->hpet_cfg | HPET_CFG_ENABLE : r->hpet_cfg);
 }

@@ -3,6 +3,7 @@
 #ifndef KERNEL_TIME_HPET_H
 #define KERNEL_TIME_HPET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernel/time/refclock.h"
@@ -15,7 +16,10 @@
  */
 void hpet_open(struct ref *r, uint64_t base, time_map_fn map);
 
-/* Puts the HPET's configuration back as firmware left it. */
-void hpet_close(struct ref *r);
+/*
+ * Runs the main counter (on), or puts the HPET's configuration back as
+ * firmware left it (off). The registers stay mapped either way.
+ */
+void hpet_run(const struct ref *r, bool on);
 
 #endif

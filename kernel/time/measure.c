@@ -6,6 +6,7 @@
 #include "kernel/time/hpet.h"
 #include "kernel/time/leaves.h"
 #include "kernel/time/pmtimer.h"
+#include "kernel/time/tsc_math.h"
 
 /* The HPET and the PM timer, as the ACPI tables describe them. */
 static void open_refs(struct cal *c, const struct acpi_timers *at, time_map_fn map)
@@ -36,7 +37,7 @@ void time_measure(struct time_result *t, const struct time_opts *o, const struct
     open_refs(c, at, map);
 
     calibrate(c, t0);
-    hpet_close(&c->hpet);
+    hpet_run(&c->hpet, false);
     ref_result(&c->hpet, &t->clk[TSC_SRC_HPET]);
     ref_result(&c->pm, &t->clk[TSC_SRC_PMTIMER]);
     t->clk[TSC_SRC_PIT].kind = TSC_KIND_MEASURED;
@@ -45,4 +46,26 @@ void time_measure(struct time_result *t, const struct time_opts *o, const struct
     t->clk[TSC_SRC_PIT].state = c->res.usable ? TSC_CLK_OK : TSC_CLK_BAD;
     t->clk[TSC_SRC_PIT].why = c->res.why;
     tsc_choose(t->clk, &t->choice);
+}
+
+const char *time_check_skip(const struct time_result *t, enum tsc_src s, char *buf, size_t len)
+{
+    const struct tsc_clock *c = &t->clk[s];
+
+    if (!t->choice.calibrated)
+        return "the TSC is uncalibrated";
+    if (c->state == TSC_CLK_ABSENT)
+        snprintf(buf, len, "the %s is absent", tsc_src_name(s));
+    else if (c->state != TSC_CLK_OK || !c->hz)
+        /* The PIT's reasons say "dead (...)" or "unusable: ..." themselves. */
+        snprintf(buf, len, "the %s is %s%s", tsc_src_name(s),
+                 c->why && (!strncmp(c->why, "dead", 4) || !strncmp(c->why, "unusable", 8))
+                     ? "" : "unusable: ", c->why ? c->why : "without a figure");
+    else if (t->choice.source == s)
+        snprintf(buf, len, "the %s is the source: the check would be circular", tsc_src_name(s));
+    else if (t->choice.status[s] != TSC_CLK_OK)
+        snprintf(buf, len, "the %s disagreed with the chosen rate", tsc_src_name(s));
+    else
+        return NULL;
+    return buf;
 }

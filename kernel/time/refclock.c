@@ -13,36 +13,56 @@
  * inside one try does not skew the pair (Linux's tsc_read_refs() keeps only
  * reads with a small bracket for the same reason).
  */
-void ref_sample(struct ref *r)
+static void pair(const struct ref *r, uint64_t *tsc, uint64_t *cnt, uint64_t *bracket)
 {
-    uint64_t best = UINT64_MAX;
-
-    if (!r->present || r->n >= REF_SAMPLES_MAX)
-        return;
+    *bracket = UINT64_MAX;
     for (unsigned i = 0; i < REF_SAMPLE_TRIES; i++) {
         uint64_t a = clkio_tsc();
         uint64_t c = r->read(r);
         uint64_t b = clkio_tsc();
 
-        if (b - a < best) {
-            best = b - a;
-            r->tsc[r->n] = a + (b - a) / 2;
-            r->cnt[r->n] = c;
-            r->bracket[r->n] = b - a;
+        if (b - a < *bracket) {
+            *bracket = b - a;
+            *tsc = a + (b - a) / 2;
+            *cnt = c;
         }
     }
+}
+
+void ref_sample(struct ref *r)
+{
+    if (!r->present || r->n >= REF_SAMPLES_MAX)
+        return;
+    pair(r, &r->tsc[r->n], &r->cnt[r->n], &r->bracket[r->n]);
     r->n++;
 }
 
-void ref_wait(const struct ref *r, unsigned ms)
+/* Spins until r has counted ms since it read c0, or twice that at TSC_HZ_CEIL passed. */
+static void spin(const struct ref *r, uint64_t c0, unsigned ms)
 {
     uint64_t want = tsc_muldiv(r->num, ms, r->den * 1000u);
     uint64_t limit = tsc_muldiv(TSC_HZ_CEIL, 2ull * ms, 1000u);
     uint64_t t0 = clkio_tsc();
-    uint64_t c0 = r->n ? r->cnt[r->n - 1] : r->read(r);
 
     while (((r->read(r) - c0) & r->mask) < want && clkio_tsc() - t0 < limit)
         clkio_relax();
+}
+
+void ref_wait(const struct ref *r, unsigned ms)
+{
+    spin(r, r->n ? r->cnt[r->n - 1] : r->read(r), ms);
+}
+
+uint64_t ref_interval(const struct ref *r, unsigned ms, uint64_t *ticks, uint64_t *bracket)
+{
+    uint64_t t0, c0, b0, t1, c1, b1;
+
+    pair(r, &t0, &c0, &b0);
+    spin(r, c0, ms);
+    pair(r, &t1, &c1, &b1);
+    *ticks = t1 - t0;
+    *bracket = MAX(b0, b1);
+    return (c1 - c0) & r->mask;
 }
 
 void ref_result(const struct ref *r, struct tsc_clock *c)

@@ -54,6 +54,13 @@ void ref_sample(struct ref *r);
  */
 void ref_wait(const struct ref *r, unsigned ms);
 
+/*
+ * Times about ms milliseconds of r against the TSC, outside the calibration:
+ * returns the counts r advanced, with the TSC ticks between the two samples
+ * in *ticks and the wider of their brackets in *bracket.
+ */
+uint64_t ref_interval(const struct ref *r, unsigned ms, uint64_t *ticks, uint64_t *bracket);
+
 /* The consensus of r's windows, as a clock for tsc_choose(). */
 void ref_result(const struct ref *r, struct tsc_clock *c);
 

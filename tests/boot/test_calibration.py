@@ -195,19 +195,46 @@ def test_calibration_on_grub_path():
     assert c["calibrated"] and chk["pmtimer"]["status"] == "ok" and chk["hpet"]["status"] == "ok"
 
 
-def test_selftest_pit_interval():
+def expected_interval_result(clock, c, chk):
+    """What tsc_<clock>_interval must report, from the calibration record:
+    it runs only on a clock that is usable, agrees and is not the source."""
+    x = chk[clock]
+    if c["source"] == clock:
+        return f"SKIP the {clock} is the source: the check would be circular"
+    if x["status"] == "absent":
+        return f"SKIP the {clock} is absent"
+    if x["status"] == "bad":
+        return f"SKIP the {clock} "         # is dead, is unusable, or disagreed
+    return ""
+
+
+def test_selftest_clock_intervals():
     r = boot("pvh", "256M", "selftest", timeout=90)
     results = assert_ktap_ok(r)
-    mine = {name: (ok, why) for ok, _, name, why in results}
-    assert mine.get("tsc_pit_interval") == (True, ""), f"{mine}\n" + explain(r)
-    assert mine.get("tsc_scale_second") == (True, ""), explain(r)
+    mine = {name: why for ok, _, name, why in results}
+    c = record(r, "calibration")
+    chk = {x["name"]: x for x in c["checks"]}
+    ran = 0
+    for clock in ("pit", "hpet", "pmtimer"):
+        want, got = expected_interval_result(clock, c, chk), mine.get(f"tsc_{clock}_interval")
+        assert got is not None and got.startswith(want) and (want or got == ""), \
+            f"tsc_{clock}_interval: {got!r}, expected {want!r}\n" + explain(r)
+        ran += got == ""
+    # q35 has three clocks: whichever is the source, two others check it.
+    assert ran >= 1, explain(r)
+    assert mine.get("tsc_scale_second") == "", explain(r)
 
 
 def test_selftest_skips_on_dead_pit():
     r = boot("pvh", "256M", "selftest", machine_opts="pit=off", timeout=90)
     results = assert_ktap_ok(r)
     mine = {name: why for ok, _, name, why in results}
-    assert mine.get("tsc_pit_interval") == "SKIP the PIT is dead", explain(r)
+    assert mine.get("tsc_pit_interval") == \
+        "SKIP the pit is dead (OUT2 high before the count ran out, 3 tries)", explain(r)
+    # The HPET is the source, so only the PM timer can check it.
+    assert mine.get("tsc_hpet_interval") == \
+        "SKIP the hpet is the source: the check would be circular", explain(r)
+    assert mine.get("tsc_pmtimer_interval") == "", explain(r)
 
 
 @pytest.mark.parametrize("accel", accels())

@@ -142,6 +142,34 @@ static void test_measure_no_clock(void **state)
     assert_int_equal(res.choice.source, TSC_SRC_NONE);
 }
 
+/*
+ * The audit's case: the probe fires, but every window has a stall at its
+ * end, so the HPET is chosen. The PIT cannot check the rate then.
+ */
+static void test_pit_check_skipped_when_unusable(void **state)
+{
+    char buf[96];
+    const char *why;
+    (void)state;
+
+    machine();
+    sim.pit.gap_ps = 2 * SIM_PS_PER_MS;
+    sim.pit.gap_at_rise = 1;
+    measure(5, 20);
+    assert_true(res.cal.pit_fires);
+    assert_false(res.cal.res.usable);
+    assert_int_equal(res.cal.res.rejected[TSC_WIN_GAP], 10);
+    assert_int_equal(res.choice.source, TSC_SRC_HPET);
+    why = time_check_skip(&res, TSC_SRC_PIT, buf, sizeof(buf));
+    assert_non_null(why);
+    assert_string_equal(why, "the pit is unusable: no window passed (0 with too few polls, "
+                             "10 with an edge gap)");
+    /* The PM timer still can; the HPET is the source: circular. */
+    assert_null(time_check_skip(&res, TSC_SRC_PMTIMER, buf, sizeof(buf)));
+    assert_string_equal(time_check_skip(&res, TSC_SRC_HPET, buf, sizeof(buf)),
+                        "the hpet is the source: the check would be circular");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +178,7 @@ int main(void)
         cmocka_unit_test(test_measure_q35),
         cmocka_unit_test(test_measure_dead_pit),
         cmocka_unit_test(test_measure_no_clock),
+        cmocka_unit_test(test_pit_check_skipped_when_unusable),
     };
     return cmocka_run_group_tests_name("clocks", tests, NULL, NULL);
 }
