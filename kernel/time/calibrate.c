@@ -27,12 +27,31 @@ static void refs_sample(struct cal *c)
 }
 
 /*
+ * A reference that paces the windows must count: one that stands still
+ * would make every window spin to its limit. The HPET first, for its
+ * resolution, then the PM timer.
+ */
+static struct ref *pacer(struct cal *c)
+{
+    struct ref *refs[] = { &c->hpet, &c->pm };
+
+    for (unsigned i = 0; i < 2; i++) {
+        if (!refs[i]->present)
+            continue;
+        if (ref_counts(refs[i]))
+            return refs[i];
+        refs[i]->why = "counter does not advance";
+    }
+    return NULL;
+}
+
+/*
  * With the PIT dead the references still measure the TSC, over windows that
  * one of them paces.
  */
 static void paced_windows(struct cal *c, enum tsc_win_verdict v)
 {
-    struct ref *timer = c->hpet.present ? &c->hpet : c->pm.present ? &c->pm : NULL;
+    struct ref *timer = pacer(c);
 
     tsc_pit_summarise(c->w, 0, c->latch, c->want, &c->res);
     c->res.dead = v;

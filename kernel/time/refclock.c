@@ -48,6 +48,17 @@ static void spin(const struct ref *r, uint64_t c0, unsigned ms)
         clkio_relax();
 }
 
+bool ref_counts(const struct ref *r)
+{
+    uint64_t limit = tsc_muldiv(TSC_HZ_CEIL, 1, 1000u);
+    uint64_t t0 = clkio_tsc(), c0 = r->read(r);
+
+    while (clkio_tsc() - t0 < limit)
+        if (r->read(r) != c0)
+            return true;
+    return false;
+}
+
 void ref_wait(const struct ref *r, unsigned ms)
 {
     spin(r, r->n ? r->cnt[r->n - 1] : r->read(r), ms);
@@ -92,7 +103,7 @@ void ref_result(const struct ref *r, struct tsc_clock *c)
     c->hz = k.hz;
     c->unc_ppm = (uint32_t)MIN(edge_ppm + (k.spread_ppm + 1) / 2, UINT32_MAX);
     if (n == 0) {
-        c->why = windows ? "counter does not advance" : "no window to measure over";
+        c->why = windows ? "counter does not advance" : r->why ? r->why : "no window to measure over";
         c->state = TSC_CLK_BAD;
     } else if (k.kept * 2 <= windows) {
         c->why = "its windows disagree";

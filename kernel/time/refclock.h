@@ -55,6 +55,12 @@ void ref_sample(struct ref *r);
 void ref_wait(const struct ref *r, unsigned ms);
 
 /*
+ * True when r's counter moves within 1 ms at TSC_HZ_CEIL (5 ms at 2 GHz):
+ * any counter of the rates the HPET and the PM timer may have does.
+ */
+bool ref_counts(const struct ref *r);
+
+/*
  * Times about ms milliseconds of r against the TSC, outside the calibration:
  * returns the counts r advanced, with the TSC ticks between the two samples
  * in *ticks and the wider of their brackets in *bracket.

@@ -170,6 +170,41 @@ static void test_pit_check_skipped_when_unusable(void **state)
                         "the hpet is the source: the check would be circular");
 }
 
+/*
+ * A dead PIT and an HPET whose counter never moves: the windows must not be
+ * paced by the HPET (each would spin to its 2x-at-10-GHz limit, about 1 s
+ * in all), but by the PM timer, within the calibration's 250 ms budget.
+ */
+static void test_dead_pit_frozen_hpet_paced_by_pm_timer(void **state)
+{
+    uint64_t t0;
+    (void)state;
+
+    machine();
+    sim.pit.mode = SIM_PIT_STUCK_HIGH;
+    sim.hpet.frozen = true;
+    t0 = sim.now_ps;
+    measure(5, 20);
+    assert_true(elapsed_ms(t0) < 250);
+    assert_int_equal(res.clk[TSC_SRC_HPET].state, TSC_CLK_BAD);
+    assert_string_equal(res.clk[TSC_SRC_HPET].why, "counter does not advance");
+    assert_int_equal(res.choice.source, TSC_SRC_PMTIMER);
+    assert_true(off_ppm(res.choice.hz) <= 30);
+    /* Five windows of the PM timer's own pacing. */
+    assert_int_equal(res.cal.pm.n, 6);
+
+    /* Neither counts: no windows at all, and no long wait either. */
+    machine();
+    sim.pit.mode = SIM_PIT_STUCK_HIGH;
+    sim.hpet.frozen = sim.pm.frozen = true;
+    t0 = sim.now_ps;
+    measure(5, 20);
+    assert_true(elapsed_ms(t0) < 250);
+    assert_false(res.choice.calibrated);
+    assert_string_equal(res.clk[TSC_SRC_HPET].why, "counter does not advance");
+    assert_string_equal(res.clk[TSC_SRC_PMTIMER].why, "counter does not advance");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_measure_dead_pit),
         cmocka_unit_test(test_measure_no_clock),
         cmocka_unit_test(test_pit_check_skipped_when_unusable),
+        cmocka_unit_test(test_dead_pit_frozen_hpet_paced_by_pm_timer),
     };
     return cmocka_run_group_tests_name("clocks", tests, NULL, NULL);
 }
