@@ -37,12 +37,21 @@ struct cal {
  */
 void calibrate(struct cal *c, uint64_t t0);
 
+#define TIME_WARNINGS_MAX   400
+
+/*
+ * The warnings every report of timed results must print about the rate
+ * chosen in ch, one line each, each starting "warning: ", joined by
+ * newlines into buf; empty when there is nothing to warn about.
+ */
+void time_warnings(const struct tsc_choice *ch, bool invariant_tsc, char *buf, size_t len);
+
 /*
  * Installs the rate the choice settled on (hz 0: none) for tsc_to_ns() and
- * friends, and the warning every report must print. Called once, by
- * time_init().
+ * friends, with the warnings (time_warnings()) every report must print.
+ * Called once, by time_init().
  */
-void tsc_set_rate(enum tsc_src source, uint64_t hz);
+void tsc_set_rate(enum tsc_src source, uint64_t hz, const char *warnings);
 
 /* Everything time_init() found, kept for the report and the self-tests. */
 struct time_result {

@@ -53,6 +53,27 @@ static bool hv_fills_timing_leaf(const char *sig)
     return !memcmp(sig, "KVMKVMKVM\0\0\0", 12) || !memcmp(sig, "VMwareVMware", 12);
 }
 
+/*
+ * The core crystal of Intel CPUs whose CPUID 0x15 gives the TSC/crystal
+ * ratio but not the crystal (ECX = 0), as Intel's SDM documents it (6th and
+ * 7th generation Core, Xeon Scalable 06_55H, Goldmont 06_5CH) and as Linux
+ * adds it (Denverton 06_5FH, Goldmont Plus 06_7AH). 0: not documented.
+ */
+static uint32_t crystal_hz(const struct tsc_leaves *l)
+{
+    if (memcmp(l->vendor, "GenuineIntel", 12) || l->family != 6)
+        return 0;
+    switch (l->model) {
+    case 0x4e: case 0x5e: case 0x8e: case 0x9e:
+        return 24000000;
+    case 0x55: case 0x5f:
+        return 25000000;
+    case 0x5c: case 0x7a:
+        return 19200000;
+    }
+    return 0;
+}
+
 static void set_clock(struct tsc_clock *c, enum tsc_kind kind, uint64_t hz, uint32_t unc_ppm)
 {
     c->state = TSC_CLK_OK;
@@ -68,11 +89,15 @@ void tsc_leaves_clocks(const struct tsc_leaves *l, struct tsc_clock *clk)
     uint64_t khz = l->l40000010.eax;
 
     /* TSC = crystal * EBX / EAX, exact to the Hz; a zero ECX means the
-     * crystal is not enumerated. */
-    if (r->eax && r->ebx && r->ecx)
-        set_clock(&clk[TSC_SRC_CPUID15], TSC_KIND_COMPUTED, tsc_muldiv(r->ecx, r->ebx, r->eax), 0);
-    else if (r->eax && r->ebx)
+     * crystal is not enumerated, and the model may still document it. */
+    uint64_t crystal = r->ecx ? r->ecx : crystal_hz(l);
+
+    if (r->eax && r->ebx && crystal) {
+        set_clock(&clk[TSC_SRC_CPUID15], TSC_KIND_COMPUTED, tsc_muldiv(crystal, r->ebx, r->eax), 0);
+    } else if (r->eax && r->ebx) {
+        clk[TSC_SRC_CPUID15].state = TSC_CLK_BAD;
         clk[TSC_SRC_CPUID15].why = "ratio without crystal frequency";
+    }
     if (mhz)
         set_clock(&clk[TSC_SRC_CPUID16], TSC_KIND_NOMINAL, (uint64_t)mhz * 1000000u,
                   TSC_NOMINAL_UNC_PPM);

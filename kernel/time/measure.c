@@ -69,3 +69,21 @@ const char *time_check_skip(const struct time_result *t, enum tsc_src s, char *b
         return NULL;
     return buf;
 }
+
+void time_warnings(const struct tsc_choice *ch, bool invariant_tsc, char *buf, size_t len)
+{
+    const char *inv = "the TSC is not invariant (CPUID 0x80000007 EDX bit 8 clear): its rate "
+                      "may change with power states, so ns figures may be skewed";
+    int n = 0;
+
+    buf[0] = '\0';
+    if (!ch->calibrated && !invariant_tsc)
+        n = snprintf(buf, len, "warning: the TSC is uncalibrated, and %s", inv);
+    else if (!ch->calibrated)
+        n = snprintf(buf, len, "warning: the TSC is uncalibrated: results are raw ticks");
+    else if (ch->kind == TSC_KIND_NOMINAL)
+        n = snprintf(buf, len, "warning: the TSC rate is nominal (%s), good to about 1%%: every "
+                     "ns figure may be off by as much", tsc_src_name(ch->source));
+    if (ch->calibrated && !invariant_tsc && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "%swarning: %s", n ? "\n" : "", inv);
+}

@@ -5,6 +5,7 @@
 #include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/record.h"
+#include "kernel/string.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/tsc.h"
 
@@ -13,6 +14,24 @@ static const char *const status_names[] = {
 };
 
 static uint64_t hz_to_khz(uint64_t hz) { return (hz + 500) / 1000; }
+
+/*
+ * The next line of the warnings at *p into line (without its newline);
+ * false when there is none left.
+ */
+static bool next_warning(const char **p, char *line, size_t len)
+{
+    const char *nl;
+    size_t n;
+
+    if (!*p || !**p)
+        return false;
+    nl = strchr(*p, '\n');
+    n = nl ? (size_t)(nl - *p) : strlen(*p);
+    snprintf(line, len, "%.*s", (int)n, *p);
+    *p += n + (nl ? 1 : 0);
+    return true;
+}
 
 /* time_verbose: every window, for a reader who doubts the summary. */
 static void print_windows(const struct cal *c)
@@ -80,6 +99,7 @@ static void record_calibration(const struct time_result *t)
 {
     const struct tsc_choice *ch = &t->choice;
     const struct cal *c = &t->cal;
+    char line[TIME_WARNINGS_MAX];
     struct record r;
 
     record_begin(&r, "calibration");
@@ -101,6 +121,10 @@ static void record_calibration(const struct time_result *t)
         record_null(&r, "kind");
         record_null(&r, "uncertainty_ppm");
     }
+    record_arr_begin(&r, "warnings");
+    for (const char *p = tsc_warning(); next_warning(&p, line, sizeof(line));)
+        record_str(&r, NULL, line);
+    record_arr_end(&r);
     record_arr_begin(&r, "checks");
     for (int i = 0; i < TSC_SRC_COUNT; i++) {
         record_obj_begin(&r, NULL);
@@ -128,6 +152,7 @@ static void record_calibration(const struct time_result *t)
 void time_report(const struct time_result *t, bool verbose)
 {
     const struct tsc_choice *ch = &t->choice;
+    char line[TIME_WARNINGS_MAX];
 
     print_pit(&t->cal);
     if (verbose)
@@ -140,8 +165,8 @@ void time_report(const struct time_result *t, bool verbose)
     else
         printk("time: error: no usable clock to calibrate the TSC (%s); every result "
                "is labelled uncalibrated and given in TSC ticks\n", ch->reason);
-    if (tsc_warning())
-        printk("time: %s\n", tsc_warning());
+    for (const char *p = tsc_warning(); next_warning(&p, line, sizeof(line));)
+        printk("time: %s\n", line);
     if (cpu.accel == ACCEL_TCG)
         printk("time: note: under TCG every clock is emulated; these are not hardware timings\n");
     record_calibration(t);

@@ -5,6 +5,7 @@
 
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
+#include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/time/calibrate.h"
@@ -47,13 +48,15 @@ void time_init(const struct bootinfo *bi, time_map_fn map)
     struct time_opts o = { .windows = opt_pit_windows, .ms = opt_pit_ms };
     struct time_result *t = &result;
     struct acpi_timers at;
+    char warnings[TIME_WARNINGS_MAX];
     uint64_t t0 = tsc_now();
 
     acpi_find_timers(bi->rsdp, bi->rsdp_len, acpi_phys, &map, &at);
     for (unsigned i = 0; i < at.nnotes; i++)
         printk("time: %s\n", at.notes[i]);
     time_measure(t, &o, &at, map, t0);
-    tsc_set_rate(t->choice.source, t->choice.calibrated ? t->choice.hz : 0);
+    time_warnings(&t->choice, cpu.invariant_tsc, warnings, sizeof(warnings));
+    tsc_set_rate(t->choice.source, t->choice.calibrated ? t->choice.hz : 0, warnings);
     t->duration_ns = tsc_to_ns(tsc_now() - t0);
     time_report(t, opt_time_verbose);
 }

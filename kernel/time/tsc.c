@@ -2,7 +2,6 @@
 // The TSC rate in use: set once by the calibration, read by every figure.
 #include "kernel/time/tsc.h"
 
-#include "kernel/cpu.h"
 #include "kernel/libc.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/tsc_math.h"
@@ -12,7 +11,7 @@ static struct {
     enum tsc_src source;
     uint64_t khz;
     struct tsc_scale scale;
-    char warning[200];
+    char warning[TIME_WARNINGS_MAX];
 } tsc;
 
 bool tsc_calibrated(void) { return tsc.calibrated; }
@@ -27,24 +26,7 @@ uint64_t tsc_to_ns(uint64_t ticks)
     return tsc_scale_ns(&tsc.scale, ticks);
 }
 
-static void set_warning(void)
-{
-    const char *inv = "the TSC is not invariant (CPUID 0x80000007 EDX bit 8 clear): its rate "
-                      "may change with power states, so ns figures may be skewed";
-
-    if (!tsc.calibrated && !cpu.invariant_tsc)
-        snprintf(tsc.warning, sizeof(tsc.warning), "warning: the TSC is uncalibrated, and %s",
-                 inv);
-    else if (!tsc.calibrated)
-        snprintf(tsc.warning, sizeof(tsc.warning),
-                 "warning: the TSC is uncalibrated: results are raw ticks");
-    else if (!cpu.invariant_tsc)
-        snprintf(tsc.warning, sizeof(tsc.warning), "warning: %s", inv);
-    else
-        tsc.warning[0] = '\0';
-}
-
-void tsc_set_rate(enum tsc_src source, uint64_t hz)
+void tsc_set_rate(enum tsc_src source, uint64_t hz, const char *warnings)
 {
     memset(&tsc, 0, sizeof(tsc));
     if (hz) {
@@ -53,5 +35,5 @@ void tsc_set_rate(enum tsc_src source, uint64_t hz)
         tsc_scale_init(&tsc.scale, hz);
         tsc.khz = (hz + 500) / 1000;
     }
-    set_warning();
+    strlcpy(tsc.warning, warnings, sizeof(tsc.warning));
 }

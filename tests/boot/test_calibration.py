@@ -7,7 +7,7 @@ import pytest
 from bootlib import assert_ktap_ok, boot, explain, qemu, record
 
 KEYS = {"type", "khz", "source", "calibrated", "reason", "windows", "window_ms", "accepted",
-        "spread_ppm", "invariant_tsc", "duration_us", "kind", "uncertainty_ppm", "checks"}
+        "spread_ppm", "invariant_tsc", "duration_us", "kind", "uncertainty_ppm", "warnings", "checks"}
 CHECK_KEYS = {"name", "khz", "kind", "uncertainty_ppm", "ppm", "status"}
 MEASURED = {"pit", "hpet", "pmtimer"}
 CHECKS = ["pit", "hypervisor", "cpuid15", "hpet", "pmtimer", "cpuid16"]
@@ -54,6 +54,11 @@ def assert_well_formed(r, c):
     for k in ("windows", "window_ms", "accepted", "spread_ppm"):
         assert isinstance(c[k], int) and c[k] >= 0, f"{k}={c[k]!r}"
     assert c["accepted"] <= c["windows"]
+    assert all(isinstance(w, str) and w.startswith("warning: ") for w in c["warnings"]), c
+    # Every warning recorded is printed too, and a nominal rate always warns.
+    for w in c["warnings"]:
+        assert f"time: {w}" in r.log, w
+    assert any("nominal" in w for w in c["warnings"]) == (c["kind"] == "nominal"), c
     assert [x["name"] for x in c["checks"]] == CHECKS
     for x in c["checks"]:
         assert set(x) == CHECK_KEYS, x
@@ -105,6 +110,7 @@ def test_calibration_record(accel):
     # Every report warns about a TSC that is not invariant.
     warned = "TSC is not invariant" in r.log
     assert warned == (not c["invariant_tsc"]), explain(r)
+    assert any("TSC is not invariant" in w for w in c["warnings"]) == (not c["invariant_tsc"])
     # The human lines are there too.
     assert "time: cross-checks vs PIT:" in r.log
     assert f"time: TSC {c['khz']} kHz from {c['source']}" in r.log, explain(r)

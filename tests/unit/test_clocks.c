@@ -205,6 +205,69 @@ static void test_dead_pit_frozen_hpet_paced_by_pm_timer(void **state)
     assert_string_equal(res.clk[TSC_SRC_PMTIMER].why, "counter does not advance");
 }
 
+/*
+ * Hardware-reduced ACPI (no PM timer), no HPET, a gated PIT: only the CPUID
+ * leaves are left. A Skylake client's CPUID 0x15 gives the ratio but no
+ * crystal (ECX = 0); its crystal is documented: 24 MHz.
+ */
+static void cpuid_only_machine(uint32_t model)
+{
+    machine();
+    sim.pit.mode = SIM_PIT_NO_RISE;
+    at.hpet = at.pm = ACPI_ABSENT;
+    sim_set_vendor("GenuineIntel", 0x16);
+    sim_set_cpuid(1, 0x00000603 | (model & 0xf) << 4 | (model >> 4) << 16, 0, 0, 0);
+    sim_set_cpuid(0x15, 2, 176, 0, 0);              /* TSC = crystal * 176 / 2 */
+    sim_set_cpuid(0x16, 2100, 4000, 100, 0);        /* base 2100 MHz: nominal */
+}
+
+static void test_cpuid15_crystal_derived_from_the_model(void **state)
+{
+    (void)state;
+
+    cpuid_only_machine(0x5e);
+    measure(5, 20);
+    assert_int_equal(res.clk[TSC_SRC_CPUID15].state, TSC_CLK_OK);
+    assert_int_equal(res.clk[TSC_SRC_CPUID15].hz, 2112000000);
+    assert_int_equal(res.clk[TSC_SRC_CPUID15].kind, TSC_KIND_COMPUTED);
+    assert_int_equal(res.choice.source, TSC_SRC_CPUID15);
+    /* CPUID 0x16 agrees within its 1%, and is not what the rate rests on. */
+    assert_int_equal(res.choice.status[TSC_SRC_CPUID16], TSC_CLK_OK);
+    assert_int_equal(res.choice.kind, TSC_KIND_COMPUTED);
+    char w[TIME_WARNINGS_MAX];
+    time_warnings(&res.choice, true, w, sizeof(w));
+    assert_string_equal(w, "");
+
+    /* Goldmont's crystal is 19.2 MHz, Skylake-SP's 25 MHz. */
+    cpuid_only_machine(0x5c);
+    measure(5, 20);
+    assert_int_equal(res.clk[TSC_SRC_CPUID15].hz, 1689600000);
+    cpuid_only_machine(0x55);
+    measure(5, 20);
+    assert_int_equal(res.clk[TSC_SRC_CPUID15].hz, 2200000000);
+
+    /* A model whose crystal is not documented: the ratio alone is no rate,
+     * and the nominal CPUID 0x16 is all there is. */
+    cpuid_only_machine(0x3c);
+    measure(5, 20);
+    assert_int_equal(res.clk[TSC_SRC_CPUID15].state, TSC_CLK_BAD);
+    assert_string_equal(res.clk[TSC_SRC_CPUID15].why, "ratio without crystal frequency");
+    assert_int_equal(res.choice.source, TSC_SRC_CPUID16);
+    assert_int_equal(res.choice.kind, TSC_KIND_NOMINAL);
+    /* A nominal rate is said so, plainly, on an invariant TSC too. */
+    time_warnings(&res.choice, true, w, sizeof(w));
+    assert_string_equal(w, "warning: the TSC rate is nominal (cpuid16), good to about 1%: every "
+                           "ns figure may be off by as much");
+    time_warnings(&res.choice, false, w, sizeof(w));
+    assert_non_null(strstr(w, "good to about 1%"));
+    assert_non_null(strstr(w, "\nwarning: the TSC is not invariant"));
+    /* ... and only for GenuineIntel. */
+    cpuid_only_machine(0x5e);
+    sim_set_vendor("AuthenticAMD", 0x16);
+    measure(5, 20);
+    assert_int_equal(res.clk[TSC_SRC_CPUID15].state, TSC_CLK_BAD);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_measure_no_clock),
         cmocka_unit_test(test_pit_check_skipped_when_unusable),
         cmocka_unit_test(test_dead_pit_frozen_hpet_paced_by_pm_timer),
+        cmocka_unit_test(test_cpuid15_crystal_derived_from_the_model),
     };
     return cmocka_run_group_tests_name("clocks", tests, NULL, NULL);
 }
