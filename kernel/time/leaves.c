@@ -34,6 +34,9 @@ void tsc_leaves_read(struct tsc_leaves *l)
         l->l15 = clkio_cpuid(0x15, 0);
     if (l->max_leaf >= 0x16)
         l->l16 = clkio_cpuid(0x16, 0);
+    l->max_ext_leaf = clkio_cpuid(0x80000000, 0).eax;
+    if (l->max_ext_leaf >= 0x80000021 && l->max_ext_leaf <= 0x800000ff)
+        l->ext21_eax = clkio_cpuid(0x80000021, 0).eax;
     if (l->hypervisor) {
         r = clkio_cpuid(0x40000000, 0);
         l->hv_max_leaf = r.eax;
@@ -51,6 +54,18 @@ void tsc_leaves_read(struct tsc_leaves *l)
 static bool hv_fills_timing_leaf(const char *sig)
 {
     return !memcmp(sig, "KVMKVMKVM\0\0\0", 12) || !memcmp(sig, "VMwareVMware", 12);
+}
+
+enum tsc_fence tsc_leaves_fence(const struct tsc_leaves *l)
+{
+    bool amd = !memcmp(l->vendor, "AuthenticAMD", 12) || !memcmp(l->vendor, "HygonGenuine", 12);
+
+    return !amd || (l->ext21_eax & (1u << 2)) ? TSC_FENCE_LFENCE : TSC_FENCE_MFENCE;
+}
+
+const char *tsc_fence_name(enum tsc_fence f)
+{
+    return f == TSC_FENCE_LFENCE ? "lfence" : "mfence";
 }
 
 /*

@@ -12,6 +12,7 @@
 
 #include "kernel/cpu.h"
 #include "kernel/time/choose.h"
+#include "kernel/time/tsc.h"
 
 /* The raw leaves, as read; a leaf beyond the CPU's range reads as zeros. */
 struct tsc_leaves {
@@ -23,10 +24,22 @@ struct tsc_leaves {
     char hv_signature[13];
     uint32_t hv_max_leaf;
     struct cpuid_regs l40000010;
+    uint32_t max_ext_leaf;
+    uint32_t ext21_eax;             /* CPUID 0x80000021 EAX */
 };
 
 /* Reads the leaves from this CPU. */
 void tsc_leaves_read(struct tsc_leaves *l);
+
+/*
+ * How a TSC read must be fenced on this CPU (kernel/time/tsc.h): LFENCE on
+ * every vendor but AMD and Hygon, and on those when CPUID 0x80000021 EAX
+ * bit 2 says LFENCE always serialises; MFENCE otherwise.
+ */
+enum tsc_fence tsc_leaves_fence(const struct tsc_leaves *l);
+
+/* "lfence" or "mfence", for reports. */
+const char *tsc_fence_name(enum tsc_fence f);
 
 /*
  * Fills the CPUID 0x15, CPUID 0x16 and hypervisor entries of clk (indexed

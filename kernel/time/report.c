@@ -7,6 +7,7 @@
 #include "kernel/record.h"
 #include "kernel/string.h"
 #include "kernel/time/calibrate.h"
+#include "kernel/time/leaves.h"
 #include "kernel/time/tsc.h"
 
 static const char *const status_names[] = {
@@ -112,6 +113,7 @@ static void record_calibration(const struct time_result *t)
     record_u64(&r, "accepted", c->res.accepted);
     record_u64(&r, "spread_ppm", c->res.spread_ppm);
     record_bool(&r, "invariant_tsc", cpu.invariant_tsc);
+    record_str(&r, "tsc_fence", tsc_fence_name(tsc_fence));
     if (ch->calibrated) {
         record_u64(&r, "duration_us", t->duration_ns / 1000u);
         record_str(&r, "kind", tsc_kind_name(ch->kind));
@@ -159,9 +161,10 @@ void time_report(const struct time_result *t, bool verbose)
         print_windows(&t->cal);
     print_checks(t->clk, ch);
     if (ch->calibrated)
-        printk("time: TSC %llu kHz from %s (%s, within %u ppm): %s; calibration took %llu ms\n",
-               (unsigned long long)tsc_khz(), tsc_src_name(ch->source), tsc_kind_name(ch->kind),
-               ch->unc_ppm, ch->reason, (unsigned long long)(t->duration_ns / 1000000u));
+        printk("time: TSC %llu kHz from %s (%s, within %u ppm): %s; calibration took %llu ms; "
+               "TSC reads fenced by %s\n", (unsigned long long)tsc_khz(), tsc_src_name(ch->source),
+               tsc_kind_name(ch->kind), ch->unc_ppm, ch->reason,
+               (unsigned long long)(t->duration_ns / 1000000u), tsc_fence_name(tsc_fence));
     else
         printk("time: error: no usable clock to calibrate the TSC (%s); every result "
                "is labelled uncalibrated and given in TSC ticks\n", ch->reason);

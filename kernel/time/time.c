@@ -9,6 +9,7 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/time/calibrate.h"
+#include "kernel/time/leaves.h"
 #include "kernel/time/tsc.h"
 
 /*
@@ -48,8 +49,14 @@ void time_init(const struct bootinfo *bi, time_map_fn map)
     struct time_opts o = { .windows = opt_pit_windows, .ms = opt_pit_ms };
     struct time_result *t = &result;
     struct acpi_timers at;
+    struct tsc_leaves leaves;
     char warnings[TIME_WARNINGS_MAX];
-    uint64_t t0 = tsc_now();
+    uint64_t t0;
+
+    /* First how to order a TSC read on this CPU: every read after uses it. */
+    tsc_leaves_read(&leaves);
+    tsc_fence = tsc_leaves_fence(&leaves);
+    t0 = tsc_now();
 
     acpi_find_timers(bi->rsdp, bi->rsdp_len, acpi_phys, &map, &at);
     for (unsigned i = 0; i < at.nnotes; i++)

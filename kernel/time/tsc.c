@@ -6,6 +6,8 @@
 #include "kernel/time/calibrate.h"
 #include "kernel/time/tsc_math.h"
 
+enum tsc_fence tsc_fence = TSC_FENCE_MFENCE;
+
 static struct {
     bool calibrated;
     enum tsc_src source;

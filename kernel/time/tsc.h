@@ -11,20 +11,30 @@
 #include <stdint.h>
 
 /*
- * The ordered TSC read that brackets every timed window: LFENCE, then RDTSC.
- *
+ * What keeps RDTSC from running ahead of the instructions before it.
  * RDTSC alone may execute before earlier instructions finish, so the end of
- * a window could be read while its last stores are still in flight. LFENCE
- * completes every earlier instruction locally before RDTSC starts: always on
- * Intel, and on AMD whenever LFENCE is dispatch-serialising (enumerated by
- * CPUID 0x80000021 EAX bit 2 on recent parts, set through MSR DE_CFG bit 1
- * by Linux and Xen on older ones; hypervisors pass that on).
- * LFENCE;RDTSC is chosen over RDTSCP;LFENCE because it needs no feature bit
- * (some CPU models that hypervisors expose omit RDTSCP) and leaves ECX
- * alone. Later instructions may start before RDTSC samples, so the start of
- * a window can lose at most a pipeline's worth of work: tens of ns, far below
- * the millisecond windows it brackets. The "memory" clobber stops the
- * compiler from moving loads and stores across the read.
+ * a window could be read while its last stores are still in flight.
+ *  - LFENCE completes every earlier instruction locally before RDTSC
+ *    starts: always on Intel, and on AMD and Hygon only where LFENCE is
+ *    dispatch-serialising. CPUID 0x80000021 EAX bit 2 says it always is;
+ *    older parts need MSR DE_CFG bit 1, which only the firmware or a host
+ *    kernel can be trusted to have set, and which a guest cannot check.
+ *  - MFENCE stops RDTSC's speculation on AMD and Hygon whatever DE_CFG
+ *    holds: Xen's choice (X86_FEATURE_MFENCE_RDTSC) where it cannot rely
+ *    on LFENCE, and the one made here.
+ * Either is chosen over RDTSCP because it needs no feature bit (some CPU
+ * models that hypervisors expose omit RDTSCP). MFENCE is the default until
+ * time_init() has read the CPU: it orders on every vendor.
+ */
+enum tsc_fence { TSC_FENCE_MFENCE, TSC_FENCE_LFENCE };
+extern enum tsc_fence tsc_fence;
+
+/*
+ * The ordered TSC read that brackets every timed window: the fence above,
+ * then RDTSC. Later instructions may start before RDTSC samples, so the
+ * start of a window can lose at most a pipeline's worth of work: tens of
+ * ns, far below the millisecond windows it brackets. The "memory" clobber
+ * stops the compiler from moving loads and stores across the read.
  *
  * Returns raw TSC ticks; tsc_to_ns() converts a difference of two reads.
  */
@@ -32,7 +42,10 @@ static inline uint64_t tsc_now(void)
 {
     uint32_t lo, hi;
 
-    __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    if (tsc_fence == TSC_FENCE_LFENCE)
+        __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    else
+        __asm__ volatile("mfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
     return ((uint64_t)hi << 32) | lo;
 }
 

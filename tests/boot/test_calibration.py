@@ -7,7 +7,7 @@ import pytest
 from bootlib import assert_ktap_ok, boot, explain, qemu, record
 
 KEYS = {"type", "khz", "source", "calibrated", "reason", "windows", "window_ms", "accepted",
-        "spread_ppm", "invariant_tsc", "duration_us", "kind", "uncertainty_ppm", "warnings", "checks"}
+        "spread_ppm", "invariant_tsc", "tsc_fence", "duration_us", "kind", "uncertainty_ppm", "warnings", "checks"}
 CHECK_KEYS = {"name", "khz", "kind", "uncertainty_ppm", "ppm", "status"}
 MEASURED = {"pit", "hpet", "pmtimer"}
 CHECKS = ["pit", "hypervisor", "cpuid15", "hpet", "pmtimer", "cpuid16"]
@@ -262,3 +262,14 @@ def test_hypervisor_tsc_leaf(accel):
     if pit is not None:
         assert abs(hv["ppm"]) <= TOL_PPM, explain(r)
     assert hv["status"] == "ok", explain(r)
+
+
+@pytest.mark.parametrize("vendor,fence", [("AuthenticAMD", "mfence"), ("GenuineIntel", "lfence")])
+def test_tsc_read_fence_follows_the_vendor(vendor, fence):
+    # QEMU 7.2 exposes no CPUID 0x80000021, so an AMD CPU gives no promise
+    # that LFENCE serialises: its TSC reads are fenced with MFENCE.
+    r, c, chk = cal_boot(cpu=f"max,vendor={vendor}")
+    assert_well_formed(r, c)
+    assert record(r, "boot")["cpu_vendor"] == vendor
+    assert c["tsc_fence"] == fence, explain(r)
+    assert f"TSC reads fenced by {fence}" in r.log

@@ -13,6 +13,7 @@
 #include "kernel/time/calibrate.h"
 #include "kernel/time/clkio.h"
 #include "kernel/time/hpet.h"
+#include "kernel/time/leaves.h"
 #include "kernel/time/pit.h"
 #include "kernel/time/pmtimer.h"
 #include "kernel/time/tsc_math.h"
@@ -268,6 +269,31 @@ static void test_cpuid15_crystal_derived_from_the_model(void **state)
     assert_int_equal(res.clk[TSC_SRC_CPUID15].state, TSC_CLK_BAD);
 }
 
+static void test_tsc_fence_by_vendor(void **state)
+{
+    struct tsc_leaves l;
+    (void)state;
+
+    machine();                                      /* GenuineIntel */
+    tsc_leaves_read(&l);
+    assert_int_equal(tsc_leaves_fence(&l), TSC_FENCE_LFENCE);
+    sim_set_vendor("AuthenticAMD", 0xd);
+    tsc_leaves_read(&l);
+    assert_int_equal(tsc_leaves_fence(&l), TSC_FENCE_MFENCE);
+    /* CPUID 0x80000021 EAX bit 2: LFENCE always serialises. */
+    sim_set_cpuid(0x80000000, 0x80000021, 0, 0, 0);
+    sim_set_cpuid(0x80000021, 1u << 2, 0, 0, 0);
+    tsc_leaves_read(&l);
+    assert_int_equal(tsc_leaves_fence(&l), TSC_FENCE_LFENCE);
+    sim_set_cpuid(0x80000021, 1u << 0, 0, 0, 0);
+    tsc_leaves_read(&l);
+    assert_int_equal(tsc_leaves_fence(&l), TSC_FENCE_MFENCE);
+    sim_set_vendor("HygonGenuine", 0xd);
+    tsc_leaves_read(&l);
+    assert_int_equal(tsc_leaves_fence(&l), TSC_FENCE_MFENCE);
+    assert_string_equal(tsc_fence_name(TSC_FENCE_MFENCE), "mfence");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_pit_check_skipped_when_unusable),
         cmocka_unit_test(test_dead_pit_frozen_hpet_paced_by_pm_timer),
         cmocka_unit_test(test_cpuid15_crystal_derived_from_the_model),
+        cmocka_unit_test(test_tsc_fence_by_vendor),
     };
     return cmocka_run_group_tests_name("clocks", tests, NULL, NULL);
 }
