@@ -14,11 +14,32 @@
 #define HPET_CFG_ENABLE     1ull
 #define HPET_PERIOD_MAX_FS  100000000ull    /* the spec's upper bound: 100 ns */
 
+#define HPET_READ_TRIES     4u
+
+/*
+ * The main counter. A 64-bit read reaches the HPET as two 32-bit cycles on
+ * some buses, and the halves tear when the low one wraps between them, so
+ * the halves are read apart: high, low, high again, until both highs match
+ * (the low half wraps once in 43 s at the fastest period the spec allows,
+ * so a second try always settles it).
+ */
 static uint64_t hpet_read(const struct ref *r)
 {
+    uint32_t hi, lo;
+
     if (r->mask == UINT32_MAX)
         return clkio_read32(r->regs + HPET_REG_COUNTER);
-    return clkio_read64(r->regs + HPET_REG_COUNTER);
+    hi = clkio_read32(r->regs + HPET_REG_COUNTER + 4);
+    for (unsigned i = 0;; i++) {
+        uint32_t again;
+
+        lo = clkio_read32(r->regs + HPET_REG_COUNTER);
+        again = clkio_read32(r->regs + HPET_REG_COUNTER + 4);
+        if (again == hi || i + 1 == HPET_READ_TRIES)
+            break;
+        hi = again;
+    }
+    return (uint64_t)hi << 32 | lo;
 }
 
 void hpet_open(struct ref *r, uint64_t base, time_map_fn map)

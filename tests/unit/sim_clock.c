@@ -227,7 +227,7 @@ static unsigned hpet_off(const volatile void *reg)
 static uint32_t hpet_reg32(unsigned off)
 {
     const struct sim_hpet *h = &sim.hpet;
-    uint64_t cap = (h->period_fs << 32) | (h->bits64 ? 1u << 13 : 0) | 0x8086a201u;
+    uint64_t cap = (h->period_fs << 32) | (h->bits64 ? 1u << 13 : 0) | 0x80868201u;
 
     switch (off) {
     case HPET_REG_CAP: return (uint32_t)cap;

@@ -294,6 +294,43 @@ static void test_tsc_fence_by_vendor(void **state)
     assert_string_equal(tsc_fence_name(TSC_FENCE_MFENCE), "mfence");
 }
 
+/*
+ * A 64-bit HPET counter whose reads reach it as two 32-bit cycles, low half
+ * first: when the low half wraps between them, a plain read is 2^32 off.
+ */
+static void test_hpet_64bit_read_in_halves(void **state)
+{
+    struct ref r;
+    (void)state;
+
+    machine();
+    sim.hpet.split64 = true;
+    memset(&r, 0, sizeof(r));
+    hpet_open(&r, SIM_HPET_BASE, sim_map);
+    assert_true(r.present);
+    assert_int_equal(r.mask, UINT64_MAX);
+    for (uint64_t before = 1; before < 40; before += 3) {
+        /* The low half is `before` counts (10 ns each) short of wrapping. */
+        sim.hpet.count_at = (5ull << 32) - before;
+        sim.hpet.since_ps = sim.now_ps;
+        uint64_t v = r.read(&r);
+        assert_in_range(v, (5ull << 32) - before, (5ull << 32) + 200);
+    }
+    hpet_run(&r, false);
+
+    /* A 32-bit counter reads its one register, and wraps at 2^32. */
+    machine();
+    sim.hpet.bits64 = false;
+    memset(&r, 0, sizeof(r));
+    hpet_open(&r, SIM_HPET_BASE, sim_map);
+    assert_int_equal(r.mask, UINT32_MAX);
+    sim.hpet.count_at = 0xfffffff0u;
+    sim.hpet.since_ps = sim.now_ps;
+    assert_in_range(r.read(&r), 0xfffffff0u, 0xffffffffu);
+    sim.now_ps += 1000000;                          /* 100 counts later */
+    assert_in_range(r.read(&r), 0x50, 0x70);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_dead_pit_frozen_hpet_paced_by_pm_timer),
         cmocka_unit_test(test_cpuid15_crystal_derived_from_the_model),
         cmocka_unit_test(test_tsc_fence_by_vendor),
+        cmocka_unit_test(test_hpet_64bit_read_in_halves),
     };
     return cmocka_run_group_tests_name("clocks", tests, NULL, NULL);
 }
