@@ -38,6 +38,7 @@ void time_measure(struct time_result *t, const struct time_opts *o, const struct
 
     calibrate(c, t0);
     hpet_run(&c->hpet, false);
+    pmtmr_check_width(&c->pm);
     ref_result(&c->hpet, &t->clk[TSC_SRC_HPET]);
     ref_result(&c->pm, &t->clk[TSC_SRC_PMTIMER]);
     t->clk[TSC_SRC_PIT].kind = TSC_KIND_MEASURED;

@@ -28,6 +28,7 @@ struct ref {
     enum tsc_src src;
     bool present;
     const char *why;                /* when not usable */
+    const char *note;               /* something the report should mention, or NULL */
     uint64_t (*read)(const struct ref *r);  /* the driver's counter read */
     uint64_t mask;                  /* counter width */
     uint64_t num, den;              /* counter rate: num / den Hz */

@@ -160,6 +160,8 @@ void time_report(const struct time_result *t, bool verbose)
     if (verbose)
         print_windows(&t->cal);
     print_checks(t->clk, ch);
+    if (t->cal.pm.note)
+        printk("time: pmtimer: %s\n", t->cal.pm.note);
     if (ch->calibrated)
         printk("time: TSC %llu kHz from %s (%s, within %u ppm): %s; calibration took %llu ms; "
                "TSC reads fenced by %s\n", (unsigned long long)tsc_khz(), tsc_src_name(ch->source),

@@ -331,6 +331,43 @@ static void test_hpet_64bit_read_in_halves(void **state)
     assert_in_range(r.read(&r), 0x50, 0x70);
 }
 
+/*
+ * A PM timer that the FADT declares 32 bits wide (TMR_VAL_EXT) but that
+ * wraps at 24 bits, as it does 30 ms into the calibration here.
+ */
+static void test_pm_timer_width_checked(void **state)
+{
+    (void)state;
+
+    machine();
+    at.pm_32bit = true;
+    sim.pm.bits = 24;
+    sim.pm.start = (1u << 24) - 107000 - (uint64_t)((unsigned __int128)sim.now_ps * 3579545 /
+                                                    1000000000000ull);
+    measure(5, 20);
+    assert_int_equal(res.cal.pm.mask, 0xffffffu);
+    assert_string_equal(res.cal.pm.note, "declared 32 bits wide, but wraps at 24: read as 24");
+    /* Every window counts, the one across the wrap too. */
+    assert_int_equal(res.clk[TSC_SRC_PMTIMER].state, TSC_CLK_OK);
+    assert_true(off_ppm(res.clk[TSC_SRC_PMTIMER].hz) <= 30);
+    assert_true(res.clk[TSC_SRC_PMTIMER].unc_ppm < 100);
+
+    /* Declared 24 bits and counting 32: noted, and read as 24, which wraps
+     * consistently. */
+    machine();
+    sim.pm.bits = 32;
+    sim.pm.start = 0x7f000000u;
+    measure(5, 20);
+    assert_int_equal(res.cal.pm.mask, 0xffffffu);
+    assert_string_equal(res.cal.pm.note, "declared 24 bits wide, but counts in 32: read as 24");
+    assert_true(off_ppm(res.clk[TSC_SRC_PMTIMER].hz) <= 30);
+
+    /* As declared: no note. */
+    machine();
+    measure(5, 20);
+    assert_null(res.cal.pm.note);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_cpuid15_crystal_derived_from_the_model),
         cmocka_unit_test(test_tsc_fence_by_vendor),
         cmocka_unit_test(test_hpet_64bit_read_in_halves),
+        cmocka_unit_test(test_pm_timer_width_checked),
     };
     return cmocka_run_group_tests_name("clocks", tests, NULL, NULL);
 }
