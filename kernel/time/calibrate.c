@@ -53,7 +53,7 @@ static void paced_windows(struct cal *c, enum tsc_win_verdict v)
 {
     struct ref *timer = pacer(c);
 
-    tsc_pit_summarise(c->w, 0, c->latch, c->want, &c->res);
+    tsc_pit_summarise(c->w, 0, c->latch, c->pit_loads_next_clock, c->want, &c->res);
     c->res.dead = v;
     snprintf(c->res.why, sizeof(c->res.why), "dead (%s%s, %u tries)",
              tsc_win_verdict_name(v), v == TSC_WIN_NO_RISE ? " within 4 ms" : "",
@@ -112,5 +112,5 @@ void calibrate(struct cal *c, uint64_t t0)
             break;
         }
     }
-    tsc_pit_summarise(c->w, c->n, c->latch, c->want, &c->res);
+    tsc_pit_summarise(c->w, c->n, c->latch, c->pit_loads_next_clock, c->want, &c->res);
 }

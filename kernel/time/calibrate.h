@@ -23,6 +23,7 @@ struct cal {
     struct tsc_window w[TSC_RUNS_MAX];
     unsigned n;                     /* PIT windows run */
     uint32_t latch;
+    bool pit_loads_next_clock;      /* a real 8254, not an emulated one (pit_clocks_x2()) */
     bool pit_fires;                 /* the PIT counted down in the probe */
     struct tsc_pit_result res;
     struct ref hpet, pm;            /* set up by the caller; absent when not */

@@ -34,6 +34,8 @@ void time_measure(struct time_result *t, const struct time_opts *o, const struct
     c->ms = o->ms;
     tsc_leaves_read(&leaves);
     tsc_leaves_clocks(&leaves, t->clk);
+    /* Under a hypervisor the PIT is emulated, and those load at the write. */
+    c->pit_loads_next_clock = !leaves.hypervisor;
     open_refs(c, at, map);
 
     calibrate(c, t0);

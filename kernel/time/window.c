@@ -55,8 +55,8 @@ const char *tsc_win_verdict_name(enum tsc_win_verdict v)
     return "?";
 }
 
-void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch, unsigned want,
-                       struct tsc_pit_result *out)
+void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch,
+                       bool loads_next_clock, unsigned want, struct tsc_pit_result *out)
 {
     uint64_t hz[TSC_RUNS_MAX];
     struct tsc_consensus c;
@@ -72,7 +72,9 @@ void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch, u
         enum tsc_win_verdict v = tsc_window_check(&w[i], latch);
 
         if (v == TSC_WIN_OK) {
-            hz[passed++] = tsc_hz_measured(w[i].ticks, latch, PIT_HZ, 1);
+            /* Half clocks tick at twice the input clock's rate. */
+            hz[passed++] = tsc_hz_measured(w[i].ticks, pit_clocks_x2(latch, loads_next_clock),
+                                           2ull * PIT_HZ, 1);
             /* Each edge is known to within its bracket: half the sum of both. */
             edge_ppm = MAX(edge_ppm, tsc_muldiv(w[i].start_gap + w[i].last_gap, 1000000u,
                                                 2 * w[i].ticks) + 1);
@@ -92,6 +94,9 @@ void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch, u
     out->accepted = c.kept;
     out->outliers = passed - c.kept;
     out->spread_ppm = c.spread_ppm;
+    /* A real 8254's load phase: half a clock either way. */
+    if (loads_next_clock)
+        edge_ppm += (1000000u + 2 * latch - 1) / (2 * latch);
     out->unc_ppm = (uint32_t)MIN(edge_ppm + (c.spread_ppm + 1) / 2, UINT32_MAX);
 
     if (out->dead != TSC_WIN_OK)

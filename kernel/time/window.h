@@ -41,6 +41,21 @@ enum tsc_win_verdict {
 #define TSC_WIN_GAP_MIN_PPM     50u
 
 /*
+ * Twice the PIT input clocks from the write that loads a count of latch to
+ * OUT2's rise, in mode 0. A real 8254 loads the count on the first input
+ * clock after the write, and that clock does not count: its datasheet has
+ * OUT2 rise N + 1 clocks after the write of N. The write falls anywhere
+ * within a clock, so the interval itself lies between N and N + 1 clocks,
+ * N + 1/2 on average: that is used (N + 1 would be biased by half a clock,
+ * 21 ppm of a 20 ms window), and the half clock goes into the uncertainty.
+ * The PITs of QEMU, KVM and Xen load the count at the write: exactly N.
+ */
+static inline uint64_t pit_clocks_x2(uint32_t latch, bool loads_next_clock)
+{
+    return 2ull * latch + (loads_next_clock ? 1 : 0);
+}
+
+/*
  * Judges one window of latch PIT input clocks. Rejected: OUT2 high at the
  * first poll or never high; fewer polls than the window's length asks; an
  * outsized gap at either edge (the count's start bracket or the final poll).
@@ -66,14 +81,15 @@ struct tsc_pit_result {
 };
 
 /*
- * Summarises n windows of latch input clocks each, want of them asked for.
+ * Summarises n windows of latch input clocks each (counted as
+ * pit_clocks_x2() says for loads_next_clock), want of them asked for.
  * Windows that pass tsc_window_check() go to tsc_consensus(). The PIT is
  * usable when the consensus holds a strict majority of those windows, at
  * least two of them (one if want is 1), and lies in [TSC_HZ_MIN, TSC_HZ_MAX].
  * One window whose OUT2 never rose, or OUT2 high at the start of every
  * window, marks it dead.
  */
-void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch, unsigned want,
-                       struct tsc_pit_result *out);
+void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch,
+                       bool loads_next_clock, unsigned want, struct tsc_pit_result *out);
 
 #endif

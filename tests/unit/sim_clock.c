@@ -44,6 +44,7 @@ void sim_reset(void)
     sim.pm.read_ps = 200000;
     sim_set_vendor("GenuineIntel", 0xd);
     sim_set_cpuid(1, 0x000506e3, 0, 0, 0);  /* family 6, model 0x5e */
+    sim_set_hypervisor("TCGTCGTCGTCG", 0x40000001);
 }
 
 void sim_set_cpuid(uint32_t leaf, uint32_t eax, uint32_t ebx, uint32_t ecx, uint32_t edx)
@@ -136,6 +137,11 @@ void clkio_outb(uint16_t port, uint8_t v)
 {
     struct sim_pit *p = &sim.pit;
 
+    if (p->write_jitter_ps) {
+        /* A fixed LCG: the same run every time, phases spread over a clock. */
+        p->rng = p->rng * 6364136223846793005ull + 1442695040888963407ull;
+        sim.now_ps += (p->rng >> 33) % p->write_jitter_ps;
+    }
     sim.now_ps += p->write_ps / 2;
     if (port == PORTB) {
         p->gate = v & 1;

@@ -29,6 +29,7 @@ struct sim_pit {
     bool loads_next_clock;  /* a real 8254: the count loads on the next input clock */
     uint64_t read_ps;       /* cost of one read of port 0x61 */
     uint64_t write_ps;      /* cost of one port write */
+    uint64_t write_jitter_ps;   /* up to this much more, pseudo-random, per write */
     uint64_t gap_ps;        /* an injected stall (an SMI, a preempted vCPU)... */
     unsigned gap_every;     /* ...before every gap_every-th read of port 0x61 (0: never) */
     unsigned gap_at_rise;   /* ...after the read that first sees OUT2 high, in every
@@ -40,6 +41,7 @@ struct sim_pit {
     uint64_t rise_ps;       /* when OUT2 rises; UINT64_MAX before a count is loaded */
     bool seen_high;
     unsigned reads, counts;
+    uint64_t rng;
 };
 
 struct sim_hpet {
@@ -87,7 +89,8 @@ extern struct sim sim;
  * Resets the machine to a QEMU q35 under TCG as the project sees it: a
  * 2.096 GHz TSC, an emulated PIT whose count loads at the write, a 64-bit
  * 100 MHz HPET (stopped, as firmware leaves it), a 24-bit PM timer, reads of
- * about 200 ns, and an Intel CPU without the TSC leaves.
+ * about 200 ns, and an Intel CPU without the TSC leaves, under TCG's
+ * hypervisor signature.
  */
 void sim_reset(void);
 

@@ -329,7 +329,7 @@ static void test_pit_summary(void **state)
     w[3].ticks += 8500000;
     w[4].ticks += 2000000;                  /* late end no poll saw: outlier */
     w[5].passes = 100;                      /* too few polls */
-    tsc_pit_summarise(w, 6, LATCH_20MS, 5, &r);
+    tsc_pit_summarise(w, 6, LATCH_20MS, false, 5, &r);
     assert_true(r.usable);
     assert_int_equal(r.windows, 6);
     assert_int_equal(r.accepted, 3);
@@ -341,22 +341,22 @@ static void test_pit_summary(void **state)
     assert_true(r.spread_ppm <= 1);
 
     /* Only one window of five passed: not enough to trust. */
-    tsc_pit_summarise(w + 3, 3, LATCH_20MS, 5, &r);
+    tsc_pit_summarise(w + 3, 3, LATCH_20MS, false, 5, &r);
     assert_false(r.usable);
     assert_string_equal(r.why, "unusable: only 1 of 3 windows agree within 500 ppm");
     /* ... unless one was all that was asked for. */
-    tsc_pit_summarise(w, 1, LATCH_20MS, 1, &r);
+    tsc_pit_summarise(w, 1, LATCH_20MS, false, 1, &r);
     assert_true(r.usable);
     /* Two honest windows against two stretched ones: no majority. */
     struct tsc_window split[4] = { good_window(), good_window(), good_window(), good_window() };
     split[2].ticks += 2000000;
     split[3].ticks += 2000010;
-    tsc_pit_summarise(split, 4, LATCH_20MS, 5, &r);
+    tsc_pit_summarise(split, 4, LATCH_20MS, false, 5, &r);
     assert_false(r.usable);
 
     /* A PIT that never fires is dead, even once. */
     w[0].fired = false;
-    tsc_pit_summarise(w, 3, LATCH_20MS, 5, &r);
+    tsc_pit_summarise(w, 3, LATCH_20MS, false, 5, &r);
     assert_false(r.usable);
     assert_int_equal(r.dead, TSC_WIN_NO_RISE);
     assert_string_equal(r.why, "dead (OUT2 never rose)");
@@ -365,11 +365,11 @@ static void test_pit_summary(void **state)
     for (int i = 0; i < 3; i++)
         w[i] = good_window();
     w[0].high_at_start = true;
-    tsc_pit_summarise(w, 3, LATCH_20MS, 2, &r);
+    tsc_pit_summarise(w, 3, LATCH_20MS, false, 2, &r);
     assert_true(r.usable);
     assert_int_equal(r.dead, TSC_WIN_OK);
     w[1].high_at_start = w[2].high_at_start = true;
-    tsc_pit_summarise(w, 3, LATCH_20MS, 2, &r);
+    tsc_pit_summarise(w, 3, LATCH_20MS, false, 2, &r);
     assert_int_equal(r.dead, TSC_WIN_STUCK_HIGH);
     assert_false(r.usable);
 
@@ -378,7 +378,7 @@ static void test_pit_summary(void **state)
         w[i] = good_window();
         w[i].last_gap = 9000000;
     }
-    tsc_pit_summarise(w, 3, LATCH_20MS, 3, &r);
+    tsc_pit_summarise(w, 3, LATCH_20MS, false, 3, &r);
     assert_false(r.usable);
     assert_int_equal(r.hz, 0);
     assert_string_equal(r.why,
