@@ -9,6 +9,7 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/time/calibrate.h"
+#include "kernel/time/window.h"
 #include "kernel/time/leaves.h"
 #include "kernel/time/tsc.h"
 
@@ -24,8 +25,11 @@ CMDLINE_OPT(pit_windows, .key = "pit_windows", .type = OPT_UINT, .dst = &opt_pit
             .min = 1, .max = TSC_WINDOWS_MAX,
             .help = "clean PIT calibration windows wanted (1-16; default 5; up to twice "
                     "as many are run)");
-CMDLINE_OPT(pit_ms, .key = "pit_ms", .type = OPT_UINT, .dst = &opt_pit_ms, .min = 1, .max = 54,
-            .help = "length of one PIT window in ms (1-54, the 16-bit count's limit; default 20)");
+_Static_assert(PIT_MS_MIN == 2, "the help text below says 2");
+CMDLINE_OPT(pit_ms, .key = "pit_ms", .type = OPT_UINT, .dst = &opt_pit_ms, .min = PIT_MS_MIN,
+            .max = PIT_MS_MAX,
+            .help = "length of one PIT window in ms (2-54: a clock of phase within the "
+                    "consensus band, the 16-bit count's limit; default 20)");
 CMDLINE_OPT(time_verbose, .key = "time_verbose", .type = OPT_FLAG, .dst = &opt_time_verbose,
             .help = "print every PIT calibration window");
 

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/time/tsc_math.h"
+
 #define PIT_HZ          1193182u        /* 8254 input clock */
 
 /* What polling PIT channel 2 through one one-shot count saw, in TSC ticks. */
@@ -54,6 +56,17 @@ static inline uint64_t pit_clocks_x2(uint32_t latch, bool loads_next_clock)
 {
     return 2ull * latch + (loads_next_clock ? 1 : 0);
 }
+
+/*
+ * The shortest window worth running, in ms: a real 8254's load phase makes
+ * each window uncertain by up to one input clock, and that must stay within
+ * the consensus band, or honest windows would disagree with one another.
+ * 1 ms is 1193 clocks, 838 ppm a clock; 2 ms is 419 ppm.
+ */
+#define PIT_MS_MIN  ((1000000000ull + (uint64_t)PIT_HZ * TSC_BAND_PPM - 1) / \
+                     ((uint64_t)PIT_HZ * TSC_BAND_PPM))
+/* The longest: the 16-bit count's limit, 65535 clocks. */
+#define PIT_MS_MAX  54u
 
 /*
  * Judges one window of latch PIT input clocks. Rejected: OUT2 high at the
