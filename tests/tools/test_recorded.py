@@ -45,7 +45,6 @@ def test_kernel_statistics_agree_with_the_raw_results(recorded):
         page, chunk = ss.get("page"), ss.get("chunk")
         ratios = sorted(page.by_run[i] / chunk.by_run[i] for i in page.by_run)
         assert ss.speedup("chunk") == pytest.approx(ratios[1])
-        assert ss.speedup("chunk") > 5     # the shape of the result, not its value
 
 
 def test_writers_and_plot_on_the_recording(recorded):

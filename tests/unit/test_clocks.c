@@ -399,6 +399,44 @@ static void test_real_8254_counts_half_a_clock_more(void **state)
     assert_true(off_ppm(res.clk[TSC_SRC_PIT].hz) <= res.clk[TSC_SRC_PIT].unc_ppm);
 }
 
+/*
+ * What QEMU's TCG cannot boot: the hypervisor timing leaf as the only
+ * figure. KVM's is computed; an unknown hypervisor's is nominal, and warns.
+ */
+static void test_hypervisor_leaf_chosen(void **state)
+{
+    char w[TIME_WARNINGS_MAX];
+    (void)state;
+
+    machine();
+    sim.pit.mode = SIM_PIT_NO_RISE;
+    at.hpet = at.pm = ACPI_ABSENT;
+    sim_set_hypervisor("KVMKVMKVM\0\0\0", 0x40000010);
+    sim_set_cpuid(0x40000010, 2096000, 1000000, 0, 0);
+    measure(5, 20);
+    assert_int_equal(res.choice.source, TSC_SRC_HYPERVISOR);
+    assert_int_equal(res.choice.hz, 2096000000);
+    assert_int_equal(res.choice.kind, TSC_KIND_COMPUTED);
+    assert_int_equal(res.choice.unc_ppm, 1);
+    time_warnings(&res.choice, true, w, sizeof(w));
+    assert_string_equal(w, "");
+
+    sim_set_hypervisor("Unknown HV\0\0", 0x40000010);
+    measure(5, 20);
+    assert_int_equal(res.choice.source, TSC_SRC_HYPERVISOR);
+    assert_int_equal(res.choice.kind, TSC_KIND_NOMINAL);
+    time_warnings(&res.choice, true, w, sizeof(w));
+    assert_non_null(strstr(w, "nominal (hypervisor)"));
+
+    /* With the PIT alive, even KVM's figure only checks it. */
+    machine();
+    sim_set_hypervisor("KVMKVMKVM\0\0\0", 0x40000010);
+    sim_set_cpuid(0x40000010, 2200000, 1000000, 0, 0);
+    measure(5, 20);
+    assert_int_equal(res.choice.source, TSC_SRC_PIT);
+    assert_int_equal(res.choice.status[TSC_SRC_HYPERVISOR], TSC_CLK_BAD);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_hpet_64bit_read_in_halves),
         cmocka_unit_test(test_pm_timer_width_checked),
         cmocka_unit_test(test_real_8254_counts_half_a_clock_more),
+        cmocka_unit_test(test_hypervisor_leaf_chosen),
     };
     return cmocka_run_group_tests_name("clocks", tests, NULL, NULL);
 }
