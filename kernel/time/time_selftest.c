@@ -111,14 +111,29 @@ SELFTEST(tsc_pmtimer_interval)
     counter_interval(t, TSC_SRC_PMTIMER, &time_result()->cal.pm);
 }
 
-/* The scale in use converts its own rate's second to 10^9 ns, and 0 to 0. */
-SELFTEST(tsc_scale_second)
+/*
+ * The scale in use against long division, for intervals from one tick to an
+ * hour: tsc_to_ns() multiplies and shifts, tsc_muldiv() divides by shift and
+ * subtract, and the first must give the second's floor of ticks * 10^9 / hz
+ * or one more. Uncalibrated, no interval but 0 has a figure.
+ */
+SELFTEST(tsc_scale_matches_division)
 {
+    uint64_t hz = tsc_hz(), bad = 0, checked = 0;
+
+    KT_EXPECT(t, tsc_to_ns(0) == 0, "tsc_to_ns(0) = %llu", (unsigned long long)tsc_to_ns(0));
     if (!tsc_calibrated()) {
         KT_EXPECT(t, tsc_to_ns(1) == TSC_NS_UNKNOWN, "uncalibrated tsc_to_ns(1) pretends");
         return;
     }
-    KT_EXPECT(t, tsc_to_ns(0) == 0, "tsc_to_ns(0) = %llu", (unsigned long long)tsc_to_ns(0));
-    KT_EXPECT(t, tsc_to_ns(tsc_hz()) == NS_PER_S, "one second of ticks is %llu ns",
-              (unsigned long long)tsc_to_ns(tsc_hz()));
+    for (uint64_t ticks = 1; ticks <= hz * 3600; ticks = ticks * 3 + 1, checked++) {
+        uint64_t want = tsc_muldiv(ticks, NS_PER_S, hz), got = tsc_to_ns(ticks);
+
+        if ((got != want && got != want + 1) && bad++ < 3)
+            KT_EXPECT(t, false, "%llu ticks at %llu Hz: %llu ns, long division says %llu",
+                      (unsigned long long)ticks, (unsigned long long)hz,
+                      (unsigned long long)got, (unsigned long long)want);
+    }
+    KT_EXPECT(t, bad == 0, "%llu of %llu intervals off", (unsigned long long)bad,
+              (unsigned long long)checked);
 }

@@ -1,11 +1,17 @@
 # SPDX-License-Identifier: MIT
-"""The statistics, against README.md's definitions and hand-computed cases."""
+"""The statistics, against README.md's definitions and hand-computed cases,
+and the kernel's own integer statistics (bench/stats.c, built for the host)
+against the host's."""
+import ctypes
 import math
+import random
+import shutil
+import subprocess
 
 import pytest
 
 from harness import records, stats
-from conftest import SYNTHETIC, edit_records
+from conftest import ROOT, SYNTHETIC, edit_records
 
 
 @pytest.mark.parametrize("values,want", [
@@ -147,3 +153,76 @@ def test_missing_kernel_summary_is_marked_absent(synth):
     assert checks[("page", "init")] == ["absent"]
     assert stats.check_text(checks[("page", "init")]) == "no kernel summary"
     assert not math.isnan(ss.get("page").cv)
+
+
+# ---- the kernel's statistics against the host's ----------------------------
+
+@pytest.fixture(scope="module")
+def kstats(tmp_path_factory):
+    """bench/stats.c as the kernel compiles it, in a shared library."""
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler to build bench/stats.c for the host")
+    lib = tmp_path_factory.mktemp("kstats") / "stats.so"
+    subprocess.run([cc, "-std=gnu11", "-O2", "-shared", "-fPIC", "-I", ROOT, "-o", str(lib),
+                    "bench/stats.c"], cwd=ROOT, check=True)
+    k = ctypes.CDLL(str(lib))
+    u64p = ctypes.POINTER(ctypes.c_uint64)
+    for name, args in (("stat_median", [u64p, ctypes.c_uint]),
+                       ("stat_cv_centipct", [u64p, ctypes.c_uint]),
+                       ("stat_ratio_centi", [ctypes.c_uint64, ctypes.c_uint64]),
+                       ("stat_per_page_milli", [ctypes.c_uint64, ctypes.c_uint64]),
+                       ("stat_paired_ratio_centi", [u64p, u64p, ctypes.c_uint])):
+        getattr(k, name).argtypes = args
+        getattr(k, name).restype = ctypes.c_uint64
+    return k
+
+
+def arr(values):
+    return (ctypes.c_uint64 * len(values))(*values)
+
+
+def samples():
+    """Run timings as the kernel sees them, within stats.h's domain (below
+    2^52): a few identical, small and huge ones, and random ones of every
+    count runs= allows, from a fixed seed."""
+    rng = random.Random(20221)
+    yield [5, 5, 5]
+    yield [2, 4, 4, 4, 5, 5, 7, 9]
+    yield [1, 2**52 - 1]
+    for n in list(range(1, 12)) + [50, 100]:
+        for scale in (10, 10**6, 10**12, 2**52):
+            yield [rng.randrange(scale) + 1 for _ in range(n)]
+
+
+def test_kernel_median_is_the_readmes(kstats):
+    for v in samples():
+        assert kstats.stat_median(arr(v), len(v)) == stats.median(v), v
+
+
+def test_kernel_cv_is_the_readmes(kstats):
+    for v in samples():
+        got = kstats.stat_cv_centipct(arr(v), len(v))
+        # README: 2 decimals, rounded down. Exact integers, not floats: with
+        # d_i = n x_i - sum, cv = sqrt(sum(d_i^2) / (n - 1)) / sum.
+        if len(v) < 2:
+            assert got == 0
+            continue
+        s = sum(v)
+        sq = sum((len(v) * x - s) ** 2 for x in v)
+        want = math.isqrt(sq * 10**8 // (len(v) - 1)) // s
+        assert got == want, (v, got, want)
+        assert abs(got / 100 - stats.cv_pct(v)) <= 0.011, (v, got, stats.cv_pct(v))
+
+
+def test_kernel_ratios_are_the_readmes(kstats):
+    rng = random.Random(7)
+    for _ in range(2000):
+        a, b = rng.randrange(1, 2**64), rng.randrange(1, 2**40)
+        assert kstats.stat_ratio_centi(a, b) == min(a * 100 // b, 2**64 - 1)
+        assert kstats.stat_per_page_milli(a, b) == min(a * 1000 // b, 2**64 - 1)
+    assert kstats.stat_ratio_centi(5, 0) == 0
+    for v in samples():
+        w = [x + 1 for x in reversed(v)]
+        want = stats.median([a * 100 // b for a, b in zip(v, w)])
+        assert kstats.stat_paired_ratio_centi(arr(v), arr(w), len(v)) == want, (v, w)
