@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Shared checks for the QEMU boot tests: boots through harness.qemu, KTAP
-parsing, and memory-map arithmetic done independently of the kernel."""
+parsing, and memory arithmetic done independently of the kernel: from the
+raw map in the `boot` record and the build's symbol file, what the boot
+allocator, the page tables, the frame table and the heap must hold."""
 import json
 import os
 import re
@@ -113,3 +115,128 @@ def usable_ram_ranges(entries):
             else:
                 out.append([lo, hi])
     return out
+
+
+# ---- what the kernel must have done with the map ---------------------------
+
+MIB = 1 << 20
+SECTION_PAGES = 1 << 18
+LIMIT_PFN = 1 << 32                 # 16 TiB: the kernel's MAX_PHYS_ADDR
+DIRECTMAP_BASE = 0xffff800000000000
+FRAMETABLE_BASE = 0xffffc00000000000
+M2P_BASE = 0xffffc80000000000
+IOMAP_BASE = 0xffffd00000000000
+PAGE_INFO_BYTES, M2P_ENTRY_BYTES = 32, 8
+
+
+def symbols():
+    """Every symbol of the build's symbol map, by name."""
+    syms = {}
+    with open(os.path.join(ROOT, "build", "bootheap.sym")) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3:
+                syms[parts[2]] = int(parts[0], 16)
+    return syms
+
+
+def subtract(regions, start, end):
+    """Page regions [s, e) minus the pages touching bytes [start, end), and
+    how many pages that removed."""
+    s_pfn, e_pfn = start // PAGE, -(-end // PAGE)
+    out, removed = [], 0
+    for s, e in regions:
+        if e <= s_pfn or s >= e_pfn:
+            out.append((s, e))
+            continue
+        removed += min(e, e_pfn) - max(s, s_pfn)
+        if s < s_pfn:
+            out.append((s, s_pfn))
+        if e > e_pfn:
+            out.append((e_pfn, e))
+    return out, removed
+
+
+def direct_map_top(entries):
+    """The end of the highest RAM, ACPI or NVS range, at least 4 GiB, at most 16 TiB."""
+    points = sorted({e["addr"] for e in entries} | {e["addr"] + e["len"] for e in entries})
+    top = 1 << 32
+    for lo, hi in zip(points, points[1:]):
+        covering = [e["type"] for e in entries if e["addr"] <= lo and e["addr"] + e["len"] >= hi]
+        if covering and all(t in (1, 3, 4) for t in covering):
+            top = max(top, hi)
+    return min(top, LIMIT_PFN * PAGE)
+
+
+def table_pages(mappings):
+    """Page-table pages (PML4 included) to map [(va, bytes, page_shift)]."""
+    pdpt, pd, pt = set(), set(), set()
+    for va, size, shift in mappings:
+        for a in range(va, va + size, 1 << shift):
+            pdpt.add(a >> 39)
+            if shift < 30:
+                pd.add(a >> 30)
+            if shift < 21:
+                pt.add(a >> 21)
+    return 1 + len(pdpt) + len(pd) + len(pt)
+
+
+def expected_memory(boot_rec, hpet_mapped=True):
+    """What the `memory` record must say, worked out from the raw map, the
+    loader's reservations and the symbol file alone."""
+    syms = symbols()
+    regions = []
+    for lo, hi in usable_ram_ranges(boot_rec["mmap"]):
+        s, e = -(-lo // PAGE), min(hi // PAGE, LIMIT_PFN)
+        if s < e:
+            regions.append((s, e))
+    taken = {}
+    for what, start, end in [("first MiB", 0, MIB),
+                             ("kernel image and stacks", syms["__kernel_phys_start"],
+                              syms["__kernel_phys_end"])] + \
+            [(x["what"], x["start"], x["end"]) for x in boot_rec["reserved"]]:
+        regions, removed = subtract(regions, start, end)
+        taken[what] = taken.get(what, 0) + removed * PAGE
+    regions.sort()
+    free = sum(e - s for s, e in regions)
+    max_pfn = regions[-1][1]
+
+    # Frame table and M2P: per 1 GiB section holding usable RAM, in 2 MiB steps.
+    sections = sorted({p // SECTION_PAGES for s, e in regions
+                       for p in range(s - s % SECTION_PAGES, e, SECTION_PAGES) if p + SECTION_PAGES > s})
+    ft = m2p = 0
+    maps = []
+    for sec in sections:
+        frames = min(max_pfn - sec * SECTION_PAGES, SECTION_PAGES)
+        f = -(-frames * PAGE_INFO_BYTES // (2 * MIB)) * 2 * MIB
+        m = -(-frames * M2P_ENTRY_BYTES // (2 * MIB)) * 2 * MIB
+        maps += [(FRAMETABLE_BASE + sec * SECTION_PAGES * PAGE_INFO_BYTES, f, 21),
+                 (M2P_BASE + sec * SECTION_PAGES * M2P_ENTRY_BYTES, m, 21)]
+        ft, m2p = ft + f, m2p + m
+
+    # Page tables: the direct map, the kernel W^X in 4 KiB pages, the frame
+    # table and M2P in 2 MiB pages, and the HPET's registers in a device page.
+    dm_page = 1 << 30 if boot_rec["gbpages"] else 2 * MIB
+    dm_bytes = -(-direct_map_top(boot_rec["mmap"]) // dm_page) * dm_page
+    maps.append((DIRECTMAP_BASE, dm_bytes, 30 if boot_rec["gbpages"] else 21))
+    for lo, hi in (("__text_start", "__text_end"), ("__rodata_start", "__rodata_end"),
+                   ("__data_start", "__bss_end")):
+        start = syms[lo]
+        maps.append((start, -(-(syms[hi] - start) // PAGE) * PAGE, 12))
+    if hpet_mapped:
+        maps.append((IOMAP_BASE, PAGE, 12))
+    tables = table_pages(maps)
+    bitmap_pages = -(-(-(-max_pfn // 64) * 8) // PAGE)
+    return {
+        "regions": regions, "max_pfn": max_pfn, "sections": sections, "loader": taken,
+        "frame_table_bytes": ft, "m2p_bytes": m2p, "direct_map_bytes": dm_bytes,
+        "direct_map_page": dm_page, "table_pages": tables, "bitmap_pages": bitmap_pages,
+        "heap_pages": free - tables - (ft + m2p) // PAGE - bitmap_pages,
+    }
+
+
+def hpet_mapped(r):
+    """Whether the kernel mapped an HPET: the ACPI tables described one."""
+    cal = [x for x in r.records() if x["type"] == "calibration"]
+    return bool(cal) and any(c["name"] == "hpet" and c["status"] != "absent"
+                             for c in cal[0]["checks"])

@@ -4,7 +4,7 @@ parses, the statistics agree with the raw results recomputed here, every
 audit is green and every strategy built the same heap."""
 import pytest
 
-from bootlib import boot, explain, record, records
+from bootlib import boot, expected_memory, explain, hpet_mapped, record, records
 
 PHASES = ("init", "first_touch")
 
@@ -32,9 +32,12 @@ def check_run(r, runs, strategies):
     assert bench["emulated"] == (bench["accel"] == "TCG")
     assert bench["calibrated"], "expected a calibrated TSC under QEMU\n" + explain(r)
     pages = bench["pages"]
-    assert pages == record(r, "memory")["heap_pages"]
+    # The pages handed over, worked out from the raw map, not the kernel's word.
+    want = expected_memory(record(r, "boot"), hpet_mapped(r))["heap_pages"]
+    assert pages == want and record(r, "memory")["heap_pages"] == want, (pages, want)
     record(r, "frametable")
-    record(r, "calibration")
+    khz = record(r, "calibration")["khz"]
+    assert bench["tsc_khz"] == khz
 
     res = records(r, "result")
     assert len(res) == runs * (2 * len(strategies) + 1), len(res)
@@ -42,6 +45,11 @@ def check_run(r, runs, strategies):
     for x in res:
         assert x["pages"] == pages
         assert x["ns"] >= 0 and x["ticks"] > 0
+        # ns from ticks at the recorded rate: the kernel's rate is khz
+        # rounded, so within half a kHz of it, and its ns within 1 of exact.
+        lo = x["ticks"] * 10**9 // (khz * 1000 + 500)
+        hi = -(-x["ticks"] * 10**9 // (khz * 1000 - 500)) + 1
+        assert lo <= x["ns"] <= hi, (x, khz, lo, hi)
         # ns per page: ns * 1000 / pages, rounded down, printed with 3 decimals.
         assert round(x["ns_per_page"] * 1000) == x["ns"] * 1000 // pages, x
         ns.setdefault((x["strategy"], x["phase"]), {})[x["run"]] = x["ns"]

@@ -159,6 +159,98 @@ static void test_exact_small(void **state)
     expect_all(r6, 3, 0x100, b6, 5);
 }
 
+/*
+ * The blocks a fully merged buddy heap must hold, worked out without the
+ * heap: regions that touch joined into runs, MFN 0 left out, runs cut at
+ * the given node boundaries (sorted), and each run taken from its start in
+ * the largest naturally aligned blocks of at most MAX_ORDER (18). Returns
+ * how many blocks, sorted by MFN.
+ */
+static unsigned by_hand(const struct region *r, unsigned n, const uint64_t *cuts, unsigned ncuts,
+                        struct blk *out, unsigned max)
+{
+    struct region runs[256];
+    unsigned nruns = 0, nb = 0;
+
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t s = r[i].s ? r[i].s : 1, e = r[i].e;
+        if (s >= e)
+            continue;
+        if (nruns && runs[nruns - 1].e == s)
+            runs[nruns - 1].e = e;          /* the test's regions come sorted */
+        else
+            runs[nruns++] = (struct region){ s, e };
+    }
+    for (unsigned i = 0; i < nruns; i++) {
+        uint64_t s = runs[i].s;
+        while (s < runs[i].e) {
+            uint64_t e = runs[i].e;
+            for (unsigned c = 0; c < ncuts; c++)
+                if (cuts[c] > s && cuts[c] < e)
+                    e = cuts[c];
+            unsigned order = 0;
+            while (order < 18 && !(s & ((2ull << order) - 1)) && s + (2ull << order) <= e)
+                order++;
+            assert_true(nb < max);
+            out[nb++] = (struct blk){ s, order };
+            s += 1ull << order;
+        }
+    }
+    return nb;
+}
+
+/* Every strategy's heap holds exactly the blocks by_hand() works out. */
+static void expect_by_hand(const struct region *r, unsigned n, const uint64_t *cuts,
+                           unsigned ncuts)
+{
+    enum { MAXB = 8192 };
+    struct blk *want = calloc(MAXB, sizeof(*want)), *got = calloc(MAXB, sizeof(*got));
+    unsigned nwant = by_hand(r, n, cuts, ncuts, want, MAXB);
+
+    for (unsigned k = 0; k < 4; k++) {
+        build(all[k]);
+        unsigned ngot = blocks(got, MAXB);
+        if (ngot != nwant)
+            fail_msg("%s: %u blocks, %u worked out by hand", all[k], ngot, nwant);
+        for (unsigned i = 0; i < ngot; i++)
+            if (got[i].mfn != want[i].mfn || got[i].order != want[i].order)
+                fail_msg("%s: block %u is 0x%llx order %u, by hand 0x%llx order %u", all[k], i,
+                         (unsigned long long)got[i].mfn, got[i].order,
+                         (unsigned long long)want[i].mfn, want[i].order);
+    }
+    free(want);
+    free(got);
+}
+
+static void test_exact_by_hand(void **state)
+{
+    (void)state;
+    /* The maps the other tests only compare across strategies. */
+    const struct region irregular[] = {
+        { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x3f400 }, { 0x3fe00, 0x3ffef },
+        { 0x40000, 0x40001 }, { 0x40002, 0x7ffff }, { 0x80000, 0x80800 },
+    };
+    world(irregular, 7, 0x100000);
+    expect_by_hand(irregular, 7, NULL, 0);
+
+    struct region tiny[200];
+    for (unsigned i = 0; i < 200; i++)
+        tiny[i] = (struct region){ 16 + 4 * i, 16 + 4 * i + 3 };
+    world(tiny, 200, 1024);
+    expect_by_hand(tiny, 200, NULL, 0);
+
+    const struct region stress[] = { { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x8000 }, { 0x8001, 0x10000 } };
+    world(stress, 4, 0x10000);
+    expect_by_hand(stress, 4, NULL, 0);
+
+    /* A node boundary stops merging; MAX_ORDER stops it too. */
+    const struct region nodes[] = { { 0x3ff00, 0x40200 }, { 0x40200, 0xc1234 } };
+    const uint64_t cut[] = { 0x40000 };
+    world(nodes, 2, 0x100000);
+    numa_set_range(0x40000, 0x100000, 1);
+    expect_by_hand(nodes, 2, cut, 1);
+}
+
 static void test_max_order_region(void **state)
 {
     (void)state;
@@ -468,6 +560,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_small),
+        cmocka_unit_test(test_exact_by_hand),
         cmocka_unit_test(test_max_order_region),
         cmocka_unit_test(test_many_tiny_regions),
         cmocka_unit_test(test_irregular_regions),
