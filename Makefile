@@ -166,7 +166,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_TEST_SECONDS ?= 30
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_SRC := kernel/err.c kernel/bootinfo.c mm/e820.c mm/usable.c mm/bootmem.c
+FUZZ_SRC := kernel/err.c kernel/bootinfo.c kernel/acpi.c mm/e820.c mm/usable.c mm/bootmem.c
 FUZZ_BIN := $(B)/fuzz/fuzz_bootinfo
 FUZZ_ARGS := -max_len=16384 -timeout=10 -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-
 

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: arbitrary bytes through the multiboot2 and PVH boot-info
-// parsers, then the e820 sanitiser and the usable-RAM step, with the
-// invariants every successful parse and every sanitised map must keep.
+// parsers, then the e820 sanitiser and the usable-RAM step, or through the
+// ACPI table walk, with the invariants every result must keep.
 //
 // Input: byte 0 selects, byte 1 places, the rest is physical memory at BASE.
+//   byte 0 bit 2: the ACPI walk (kernel/acpi.c) instead of the boot info:
+//                 byte 1 is the RSDP's offset from BASE, byte 0 bit 3 makes
+//                 it 36 bytes long (ACPI 2.0) instead of 20
 //   byte 0 bit 0: 0 multiboot2, 1 PVH
 //   byte 0 bit 1: multiboot2 only: pass a wrong magic (byte 0 mixed into it)
 //   byte 1:       offset of the info / start info from BASE, in bytes
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/acpi.h"
 #include "kernel/bootinfo.h"
 #include "mm/e820.h"
 #include "mm/layout.h"
@@ -23,6 +27,8 @@
 
 #define SEL_PVH       0x01
 #define SEL_BAD_MAGIC 0x02
+#define SEL_ACPI      0x04
+#define SEL_ACPI_20   0x08
 
 struct mem {
     const uint8_t *buf;
@@ -240,6 +246,32 @@ static void check_success(const struct bootinfo *bi, const struct mem *m, bool p
     check_sanitised_map(bi);
 }
 
+/*
+ * The ACPI walk over served memory: whatever it finds, it finds inside it,
+ * says so in bounded notes, and never claims a timer it has no address for.
+ */
+static void fuzz_acpi(const struct mem *m, uint8_t sel, uint64_t at)
+{
+    uint8_t rsdp[36] = { 0 };
+    uint32_t len = sel & SEL_ACPI_20 ? 36 : 20;
+    const void *p = phys(at, len, (void *)m);
+    struct acpi_timers t;
+
+    if (p)
+        memcpy(rsdp, p, len);
+    int rc = acpi_find_timers(rsdp, p ? len : 0, phys, (void *)m, &t);
+
+    CHECK(rc <= 0);
+    CHECK(t.nnotes <= ACPI_NOTES_MAX);
+    for (unsigned i = 0; i < t.nnotes; i++)
+        check_string(t.notes[i], sizeof(t.notes[i]));
+    CHECK(t.root == NULL || !strcmp(t.root, "RSDT") || !strcmp(t.root, "XSDT"));
+    CHECK(rc == 0 || t.root == NULL);
+    CHECK(rc == 0 || (t.pm == ACPI_ABSENT && t.hpet == ACPI_ABSENT));
+    CHECK(t.pm != ACPI_OK || t.pm_port != 0);
+    CHECK(t.hpet != ACPI_OK || t.hpet_base != 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct bootinfo bi;
@@ -260,6 +292,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(buf, data + 2, m.size);
     m.buf = buf;
+
+    if (sel & SEL_ACPI) {
+        fuzz_acpi(&m, sel, at);
+        free(buf);
+        return 0;
+    }
 
     int err;
     if (pvh) {

@@ -141,10 +141,61 @@ def pvh_seeds():
     yield "pvh-module-wraps", seed(SEL_PVH, 0, pvh(modules=[(0xFFFFFFFFFFFFF000, 0x2000)]))
 
 
+# ---- ACPI ------------------------------------------------------------------
+
+SEL_ACPI, SEL_ACPI_20 = 0x04, 0x08
+
+
+def sdt(sig, body, rev=1):
+    """An ACPI table: a 36-byte header with a checksum that makes it sum to 0."""
+    raw = bytearray(sig + struct.pack("<IBB", 36 + len(body), rev, 0) + b"BOOTHPFUZZTBL" + bytes(13)
+                    + body)
+    raw[9] = (-sum(raw)) & 0xFF
+    return bytes(raw)
+
+
+def acpi_memory(rev):
+    """The RSDP at offset 0 and q35's tables behind it: an RSDT (and an XSDT
+    for ACPI 2.0) listing a FADT with a 24-bit PM timer at 0x608 and an HPET
+    at 0xfed00000."""
+    off_rsdt, off_xsdt, off_fadt, off_hpet = 0x40, 0x80, 0x100, 0x300
+    fadt = bytearray(244 - 36)
+    struct.pack_into("<I", fadt, 76 - 36, 0x608)
+    fadt[91 - 36] = 4
+    hpet = bytearray(56 - 36)
+    struct.pack_into("<BBBBQ", hpet, 40 - 36, 0, 64, 0, 0, 0xFED00000)
+    mem = bytearray(0x400)
+    mem[0:36] = rsdp(rev)[:36].ljust(36, b"\0")
+    struct.pack_into("<I", mem, 16, BASE + off_rsdt)
+    if rev >= 2:
+        struct.pack_into("<IQ", mem, 20, 36, BASE + off_xsdt)
+    mem[8] = 0
+    mem[8] = (-sum(mem[0:20])) & 0xFF
+    if rev >= 2:
+        mem[32] = 0
+        mem[32] = (-sum(mem[0:36])) & 0xFF
+    rsdt = sdt(b"RSDT", struct.pack("<II", BASE + off_fadt, BASE + off_hpet))
+    xsdt = sdt(b"XSDT", struct.pack("<QQ", BASE + off_fadt, BASE + off_hpet))
+    mem[off_rsdt:off_rsdt + len(rsdt)] = rsdt
+    mem[off_xsdt:off_xsdt + len(xsdt)] = xsdt
+    f = sdt(b"FACP", bytes(fadt), rev=1)
+    mem[off_fadt:off_fadt + len(f)] = f
+    h = sdt(b"HPET", bytes(hpet))
+    mem[off_hpet:off_hpet + len(h)] = h
+    return bytes(mem)
+
+
+def acpi_seeds():
+    yield "acpi-q35-rsdt", seed(SEL_ACPI, 0, acpi_memory(0))
+    yield "acpi-xsdt", seed(SEL_ACPI | SEL_ACPI_20, 0, acpi_memory(2))
+    # The same tables with the RSDT cut short.
+    yield "acpi-cut-short", seed(SEL_ACPI, 0, acpi_memory(0)[:0x60])
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
     os.makedirs(out, exist_ok=True)
-    for name, data in list(mb2_seeds()) + list(pvh_seeds()):
+    for name, data in list(mb2_seeds()) + list(pvh_seeds()) + list(acpi_seeds()):
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
     return 0
