@@ -47,6 +47,13 @@ int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts
  */
 size_t cmdline_list_item(const char **p);
 
+/*
+ * With `help` on the command line: prints every registered option (its
+ * kind, values, current value and help) as text and as `option` records,
+ * and returns true; the caller then ends the run. Otherwise returns false.
+ */
+bool cmdline_help(void);
+
 /* Applies the kernel's command line to every CMDLINE_OPT(); panics on error. */
 void cmdline_apply(const char *line);
 

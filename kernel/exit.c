@@ -16,8 +16,7 @@ void exit_set_mode(enum exit_mode m)
 
 __noreturn void machine_exit(int status)
 {
-    bool port = mode == EXIT_MODE_QEMU ||
-                (mode == EXIT_MODE_AUTO && (cpu.accel == ACCEL_KVM || cpu.accel == ACCEL_TCG));
+    bool port = exit_via_port(mode, cpu.accel);
 
     __asm__ volatile("cli");
     if (port)

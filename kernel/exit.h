@@ -4,6 +4,7 @@
 #define KERNEL_EXIT_H
 
 #include "kernel/compiler.h"
+#include "kernel/cpu.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1 };
 
@@ -23,6 +24,15 @@ enum exit_mode {
 };
 
 void exit_set_mode(enum exit_mode m);
+
+/*
+ * Whether a run ends through QEMU's exit device: always with qemu, never
+ * with halt, and with auto when CPUID names KVM or TCG (QEMU is there).
+ */
+static inline bool exit_via_port(enum exit_mode m, enum accel a)
+{
+    return m == EXIT_MODE_QEMU || (m == EXIT_MODE_AUTO && (a == ACCEL_KVM || a == ACCEL_TCG));
+}
 
 /* Prints {"type":"done","status":"ok"} and ends the run. */
 __noreturn void machine_done(void);

@@ -173,6 +173,9 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info)
     /* Options for every subsystem. */
     cmdline_apply(bootinfo.cmdline);
     exit_set_mode((enum exit_mode)opt_exit);
+    /* `help`: the option registry, then stop. */
+    if (cmdline_help())
+        machine_done();
     print_bootinfo();
     raise_fault();
     /* Memory: the map, the boot allocator, page tables, frame table. */

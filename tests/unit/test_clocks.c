@@ -437,6 +437,34 @@ static void test_hypervisor_leaf_chosen(void **state)
     assert_int_equal(res.choice.status[TSC_SRC_HYPERVISOR], TSC_CLK_BAD);
 }
 
+/* Counters that wrap in the middle of the calibration lose no window. */
+static void test_counters_wrap_within_windows(void **state)
+{
+    (void)state;
+
+    /* A 32-bit HPET 30 ms (3 million counts) short of wrapping. */
+    machine();
+    sim.hpet.bits64 = false;
+    sim.hpet.count_at = 0xffffffffu - 3000000u;
+    measure(5, 20);
+    assert_int_equal(res.cal.hpet.mask, UINT32_MAX);
+    assert_true(res.cal.hpet.cnt[res.cal.hpet.n - 1] < res.cal.hpet.cnt[0]);     /* it wrapped */
+    assert_int_equal(res.clk[TSC_SRC_HPET].state, TSC_CLK_OK);
+    assert_true(off_ppm(res.clk[TSC_SRC_HPET].hz) <= 20);
+    assert_true(res.clk[TSC_SRC_HPET].unc_ppm < 50);
+
+    /* A 24-bit PM timer, declared so, wrapping in the second window. */
+    machine();
+    sim.pm.start = (1u << 24) - 100000 - (uint64_t)((unsigned __int128)sim.now_ps * 3579545 /
+                                                    1000000000000ull);
+    measure(5, 20);
+    assert_true(res.cal.pm.cnt[res.cal.pm.n - 1] < res.cal.pm.cnt[0]);
+    assert_int_equal(res.clk[TSC_SRC_PMTIMER].state, TSC_CLK_OK);
+    assert_true(off_ppm(res.clk[TSC_SRC_PMTIMER].hz) <= 30);
+    assert_true(res.clk[TSC_SRC_PMTIMER].unc_ppm < 100);
+    assert_null(res.cal.pm.note);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_pm_timer_width_checked),
         cmocka_unit_test(test_real_8254_counts_half_a_clock_more),
         cmocka_unit_test(test_hypervisor_leaf_chosen),
+        cmocka_unit_test(test_counters_wrap_within_windows),
     };
     return cmocka_run_group_tests_name("clocks", tests, NULL, NULL);
 }

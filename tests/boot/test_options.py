@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: MIT
+"""Command-line options that change what a run does: README's option table
+against the kernel's own registry, how a run ends, what verbose,
+time_verbose and memonly print, and the memory options under the benchmark,
+with bad values rejected."""
+import os
+import re
+
+import pytest
+
+from bootlib import ROOT, boot, explain, record, records
+from test_bench_records import check_run
+
+
+# ---- README's table against the registry ------------------------------------
+
+def readme_options():
+    """{key: (values, default)} from README.md's option table."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    table = text[text.index("## Command line"):text.index("## Records")]
+    rows = {}
+    for line in table.splitlines():
+        m = re.match(r"\| `([a-z_]+)(=[^`]*)?` \| ([^|]+) \| ([^|]+) \|", line)
+        if m:
+            assert m.group(1) not in rows, f"{m.group(1)} is in the table twice"
+            rows[m.group(1)] = (m.group(3).strip(), m.group(4).strip())
+    return rows
+
+
+def documented(opt):
+    """The values and default a README row must show for a registry entry."""
+    kind, value = opt["kind"], opt["value"]
+    if opt["key"] == "help":
+        value = False           # asked for, so on in the registry; off by default
+    if kind == "flag":
+        return "flag", "on" if value else "off"
+    if kind == "uint":
+        return f"{opt['min']}-{opt['max']}", str(value)
+    if kind == "choice":
+        return ", ".join(f"`{c}`" for c in opt["choices"]), f"`{value}`"
+    return None, value or "all"     # an empty list means all of them
+
+
+def test_readme_options_match_the_registry():
+    r = boot("pvh", "128M", "help", timeout=60)
+    assert r.status == "ok", explain(r)
+    registry = {o["key"]: o for o in records(r, "option")}
+    assert len(registry) >= 15, registry.keys()
+    rows = readme_options()
+    assert sorted(rows) == sorted(registry), \
+        f"README has {sorted(set(rows) - set(registry))}, the code {sorted(set(registry) - set(rows))}"
+    for key, opt in registry.items():
+        values, default = documented(opt)
+        row_values, row_default = rows[key]
+        if values is not None:
+            assert row_values == values, f"{key}: README says values {row_values!r}, the code {values!r}"
+        assert row_default == default, f"{key}: README says default {row_default!r}, the code {default!r}"
+    # Every option answers in the human listing too.
+    for key in registry:
+        assert re.search(rf"^  {key} +", r.log, re.M), key
+
+
+# ---- how a run ends ----------------------------------------------------------
+
+# "-hypervisor" clears CPUID's hypervisor bit: to the kernel, real hardware.
+BARE = "max,-hypervisor"
+
+
+def test_exit_qemu_ends_through_the_device_on_bare_metal():
+    r = boot("pvh", "256M", "exit=qemu memonly", accel="tcg", cpu=BARE, timeout=60)
+    assert record(r, "boot")["accel"] == "none", explain(r)
+    assert r.status == "ok", explain(r)
+
+
+def test_exit_auto_halts_on_bare_metal():
+    # Real hardware keeps its report on the screen: QEMU keeps running, and
+    # the harness ends it after the final record.
+    r = boot("pvh", "256M", "memonly", accel="tcg", cpu=BARE, timeout=15)
+    assert r.status == "timeout", explain(r)
+    assert record(r, "done")["status"] == "ok"
+
+
+# ---- what the diagnostic options print ---------------------------------------
+
+VERBOSE_RUN = r"^bench: run (\d+) (\w+) +init (\d+) ticks, first touch (\d+) ticks"
+
+
+def test_verbose_prints_every_run():
+    r = boot("pvh", "256M", "runs=2 strategies=page,chunk verbose", timeout=120)
+    assert r.status == "ok", explain(r)
+    lines = re.findall(VERBOSE_RUN, r.log, re.M)
+    res = {(x["run"], x["strategy"], x["phase"]): x["ticks"] for x in records(r, "result")}
+    assert len(lines) == 4, explain(r)
+    for run, name, init, touch in lines:
+        assert res[(int(run), name, "init")] == int(init)
+        assert res[(int(run), name, "first_touch")] == int(touch)
+    # Without it, nothing of the sort.
+    quiet = boot("pvh", "256M", "runs=1 strategies=page", timeout=120)
+    assert quiet.status == "ok" and not re.search(VERBOSE_RUN, quiet.log, re.M), explain(quiet)
+
+
+def test_time_verbose_prints_every_window():
+    r = boot("pvh", "256M", "memonly time_verbose", timeout=60)
+    assert r.status == "ok", explain(r)
+    c = record(r, "calibration")
+    lines = re.findall(r"^time:   window (\d+): (\d+) ticks, (\d+) polls", r.log, re.M)
+    assert [int(n) for n, _, _ in lines] == list(range(c["windows"])), explain(r)
+    assert all(int(t) > 0 and int(p) > 0 for _, t, p in lines)
+
+
+def test_memonly_stops_after_the_memory_summary():
+    r = boot("pvh", "256M", "memonly", timeout=60)
+    assert r.status == "ok", explain(r)
+    kinds = [x["type"] for x in r.records()]
+    assert {"boot", "e820", "memory", "calibration"} <= set(kinds), kinds
+    assert not {"bench", "result", "audit", "summary"} & set(kinds), kinds
+    assert kinds[-1] == "done" and "KTAP version 1" not in r.log
+
+
+# ---- memory options under the benchmark --------------------------------------
+
+@pytest.mark.parametrize("args", ["numa_fake=3", "bootscrub=off", "once_stores=plain",
+                                  "once_stores=nt", "once_stores=rep"])
+def test_memory_options_under_the_benchmark(args):
+    r = boot("pvh", "3G", f"runs=1 strategies=page,chunk,once,lazy {args}", timeout=300)
+    check_run(r, 1, ["page", "chunk", "once", "lazy"])
+    if args.startswith("numa_fake"):
+        assert record(r, "memory")["nodes"] == 3
+
+
+@pytest.mark.parametrize("args,message", [
+    ("numa_fake=0", "numa_fake=0: expected a whole number from 1 to 8"),
+    ("numa_fake=9", "numa_fake=9: expected a whole number from 1 to 8"),
+    ("bootscrub=maybe", "bootscrub=maybe: expected one of idle off"),
+    ("once_stores=fast", "once_stores=fast: expected one of rep plain nt"),
+])
+def test_bad_memory_options_fail_cleanly(args, message):
+    r = boot("pvh", "256M", args, timeout=60)
+    assert r.status == "fail", explain(r)
+    assert f"bad command line: {message}" in r.log, explain(r)
+    assert record(r, "done")["status"] == "fail"
