@@ -53,7 +53,7 @@ static void paced_windows(struct cal *c, enum tsc_win_verdict v)
 {
     struct ref *timer = pacer(c);
 
-    tsc_pit_summarise(c->w, 0, c->latch, c->pit_loads_next_clock, c->want, &c->res);
+    tsc_pit_summarise(c->w, 0, &c->pit, &c->res);
     c->res.dead = v;
     snprintf(c->res.why, sizeof(c->res.why), "dead (%s%s, %u tries)",
              tsc_win_verdict_name(v), v == TSC_WIN_NO_RISE ? " within 4 ms" : "",
@@ -66,7 +66,8 @@ static void paced_windows(struct cal *c, enum tsc_win_verdict v)
 
 /*
  * A 1 ms probe first: it finds a dead PIT within three 4 ms timeouts "at
- * 10 GHz", and its rough rate bounds the real windows' timeouts. Then
+ * 10 GHz", and its rough rate bounds the real windows' timeouts. Then the
+ * cost of one poll, which may lengthen the windows (tsc_pit_plan()); then
  * windows until want of them pass the rule, or twice that many ran, or the
  * retries would take the calibration past CAL_BUDGET_MS; the references are
  * read at every window boundary.
@@ -74,16 +75,17 @@ static void paced_windows(struct cal *c, enum tsc_win_verdict v)
 void calibrate(struct cal *c, uint64_t t0)
 {
     struct tsc_window probe;
-    uint32_t probe_latch = pit_latch_for_us(PIT_PROBE_US);
+    struct tsc_pit_setup ps;
     uint64_t probe_timeout = tsc_muldiv(TSC_HZ_CEIL, PIT_PROBE_TIMEOUT_US, 1000000u);
     uint64_t rough_hz, timeout, budget;
     enum tsc_win_verdict v = TSC_WIN_OK;
     unsigned passed = 0;
 
-    c->latch = pit_latch_for_us(c->ms * 1000u);
+    tsc_pit_plan(&ps, PIT_PROBE_US / 1000u, 1, false, 0, 0);
+    tsc_pit_plan(&c->pit, c->ms, c->want, c->pit_loads_next_clock, 0, 0);
     for (unsigned i = 0; i < PIT_PROBE_TRIES; i++) {
-        pit_oneshot(probe_latch, probe_timeout, &probe);
-        v = tsc_window_check(&probe, probe_latch);
+        pit_oneshot(ps.latch, probe_timeout, &probe);
+        v = tsc_window_check(&probe, &ps);
         if (v != TSC_WIN_STUCK_HIGH && v != TSC_WIN_NO_RISE)
             break;
     }
@@ -95,22 +97,24 @@ void calibrate(struct cal *c, uint64_t t0)
     c->pit_fires = true;
     /* Four windows' worth at the probe's rate; a probe stretched by a stall
      * only makes the timeout longer. */
-    rough_hz = tsc_hz_measured(probe.ticks, probe_latch, PIT_HZ, 1);
+    rough_hz = tsc_hz_measured(probe.ticks, ps.latch, PIT_HZ, 1);
     if (!rough_hz)
         rough_hz = TSC_HZ_CEIL;
-    timeout = tsc_muldiv(rough_hz, 4ull * c->latch, PIT_HZ);
+    tsc_pit_plan(&c->pit, c->ms, c->want, c->pit_loads_next_clock, pit_poll_ticks(), rough_hz);
+    timeout = tsc_muldiv(rough_hz, 4ull * c->pit.latch, PIT_HZ);
     budget = tsc_muldiv(rough_hz, CAL_BUDGET_MS, 1000u);
     for (c->n = 0; c->n < 2 * c->want && passed < c->want; c->n++) {
-        if (c->n >= c->want && clkio_tsc() - t0 + tsc_muldiv(rough_hz, c->ms, 1000u) > budget)
+        if (c->n >= c->want &&
+            clkio_tsc() - t0 + tsc_muldiv(rough_hz, c->pit.ms, 1000u) > budget)
             break;
-        pit_oneshot(c->latch, timeout, &c->w[c->n]);
+        pit_oneshot(c->pit.latch, timeout, &c->w[c->n]);
         refs_sample(c);
-        v = tsc_window_check(&c->w[c->n], c->latch);
+        v = tsc_window_check(&c->w[c->n], &c->pit);
         passed += v == TSC_WIN_OK;
         if (v == TSC_WIN_NO_RISE) {
             c->n++;
             break;
         }
     }
-    tsc_pit_summarise(c->w, c->n, c->latch, c->pit_loads_next_clock, c->want, &c->res);
+    tsc_pit_summarise(c->w, c->n, &c->pit, &c->res);
 }

@@ -19,11 +19,11 @@
 
 struct cal {
     unsigned want;                  /* pit_windows: clean windows wanted */
-    unsigned ms;                    /* pit_ms: the length of one */
+    unsigned ms;                    /* pit_ms: the length of one, as asked */
+    bool pit_loads_next_clock;      /* a real 8254, not an emulated one (pit_clocks_x2()) */
+    struct tsc_pit_setup pit;       /* the windows as run: longer where polls are slow */
     struct tsc_window w[TSC_RUNS_MAX];
     unsigned n;                     /* PIT windows run */
-    uint32_t latch;
-    bool pit_loads_next_clock;      /* a real 8254, not an emulated one (pit_clocks_x2()) */
     bool pit_fires;                 /* the PIT counted down in the probe */
     struct tsc_pit_result res;
     struct ref hpet, pm;            /* set up by the caller; absent when not */

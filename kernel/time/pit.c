@@ -5,6 +5,7 @@
 
 #include "kernel/libc.h"
 #include "kernel/time/clkio.h"
+#include "kernel/time/tsc_math.h"
 
 #define PIT_CH2         0x42
 #define PIT_CMD         0x43
@@ -24,11 +25,21 @@
  */
 #define PIT_POLLS_PER_US_MAX 64u
 
-uint32_t pit_latch_for_us(uint32_t us)
-{
-    uint64_t latch = ((uint64_t)us * PIT_HZ + 500000u) / 1000000u;
+#define PIT_POLL_SAMPLES 15u
 
-    return latch < 1 ? 1 : latch > 0xffff ? 0xffff : (uint32_t)latch;
+uint64_t pit_poll_ticks(void)
+{
+    uint64_t t[PIT_POLL_SAMPLES], prev = clkio_tsc();
+
+    for (unsigned i = 0; i < PIT_POLL_SAMPLES; i++) {
+        uint64_t now;
+
+        (void)clkio_inb(PORTB);
+        now = clkio_tsc();
+        t[i] = now - prev;
+        prev = now;
+    }
+    return tsc_median(t, PIT_POLL_SAMPLES);
 }
 
 /*

@@ -7,8 +7,12 @@
 
 #include "kernel/time/window.h"
 
-/* PIT input clocks in us microseconds, for a one-shot count: 1..65535. */
-uint32_t pit_latch_for_us(uint32_t us);
+/*
+ * The TSC ticks one poll of OUT2 takes on this machine: a read of port 0x61
+ * and a TSC read, the median of 15 back to back. A port read that exits to
+ * a hypervisor makes this 10 us or more.
+ */
+uint64_t pit_poll_ticks(void);
 
 /*
  * Runs PIT channel 2 once in mode 0 for latch input clocks (1..65535) and

@@ -44,7 +44,7 @@ static void print_windows(const struct cal *c)
                "longest gap %llu ticks: %s\n", i, (unsigned long long)w->ticks, w->passes,
                (unsigned long long)w->start_gap, (unsigned long long)w->last_gap,
                (unsigned long long)w->max_gap,
-               tsc_win_verdict_name(tsc_window_check(w, c->latch)));
+               tsc_win_verdict_name(tsc_window_check(w, &c->pit)));
     }
 }
 
@@ -52,14 +52,18 @@ static void print_pit(const struct cal *c)
 {
     const struct tsc_pit_result *p = &c->res;
 
+    if (c->pit.ms != c->ms)
+        printk("time: PIT: one poll takes %llu ns: windows lengthened from %u to %u ms, "
+               "consensus band %u ppm\n", (unsigned long long)tsc_to_ns(c->pit.poll_ticks),
+               c->ms, c->pit.ms, c->pit.band_ppm);
     if (c->n && p->hz)
         printk("time: PIT: %u of %u windows of %u ms kept (%u too few polls, %u edge gaps, "
-               "%u outliers), TSC %llu kHz, spread %u ppm\n", p->accepted, c->n, c->ms,
+               "%u outliers), TSC %llu kHz, spread %u ppm\n", p->accepted, c->n, c->pit.ms,
                p->rejected[TSC_WIN_FEW_PASSES], p->rejected[TSC_WIN_GAP], p->outliers,
                (unsigned long long)hz_to_khz(p->hz), p->spread_ppm);
     else if (c->n)
         printk("time: PIT: none of %u windows of %u ms kept (%u too few polls, %u edge gaps)\n",
-               c->n, c->ms, p->rejected[TSC_WIN_FEW_PASSES], p->rejected[TSC_WIN_GAP]);
+               c->n, c->pit.ms, p->rejected[TSC_WIN_FEW_PASSES], p->rejected[TSC_WIN_GAP]);
     else
         printk("time: PIT: %s\n", p->why);
 }
@@ -109,7 +113,11 @@ static void record_calibration(const struct time_result *t)
     record_bool(&r, "calibrated", ch->calibrated);
     record_str(&r, "reason", ch->reason);
     record_u64(&r, "windows", c->n);
-    record_u64(&r, "window_ms", c->ms);
+    record_u64(&r, "window_ms", c->pit.ms);
+    if (c->pit.poll_ticks && ch->calibrated)
+        record_u64(&r, "poll_ns", tsc_to_ns(c->pit.poll_ticks));
+    else
+        record_null(&r, "poll_ns");
     record_u64(&r, "accepted", c->res.accepted);
     record_u64(&r, "spread_ppm", c->res.spread_ppm);
     record_bool(&r, "invariant_tsc", cpu.invariant_tsc);

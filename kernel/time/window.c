@@ -21,11 +21,43 @@
  * TCG the vCPU stalls for milliseconds inside most 20 ms windows, which
  * Linux's rule would reject every time.
  */
-enum tsc_win_verdict tsc_window_check(const struct tsc_window *w, uint32_t latch)
+uint32_t pit_latch_for_us(uint32_t us)
 {
-    uint64_t window_us = (uint64_t)latch * 1000000u / PIT_HZ;
+    uint64_t latch = ((uint64_t)us * PIT_HZ + 500000u) / 1000000u;
+
+    return latch < 1 ? 1 : latch > 0xffff ? 0xffff : (uint32_t)latch;
+}
+
+void tsc_pit_plan(struct tsc_pit_setup *s, unsigned ms, unsigned want, bool loads_next_clock,
+                  uint64_t poll_ticks, uint64_t hz)
+{
+    uint64_t polls_ppm;
+
+    s->want = want;
+    s->loads_next_clock = loads_next_clock;
+    s->poll_ticks = poll_ticks;
+    /* TSC_BAND_POLLS polls as a share of a window of m ms, in ppm. */
+#define POLLS_PPM(m) tsc_muldiv(TSC_BAND_POLLS * poll_ticks, 1000000000u, (m) * hz)
+    polls_ppm = hz ? POLLS_PPM(ms) : 0;
+    if (polls_ppm > TSC_BAND_PPM && ms < PIT_MS_MAX) {
+        ms = PIT_MS_MAX;
+        polls_ppm = POLLS_PPM(ms);
+    }
+#undef POLLS_PPM
+    s->ms = ms;
+    s->latch = pit_latch_for_us(ms * 1000u);
+    s->band_ppm = (uint32_t)MIN(MAX(polls_ppm, TSC_BAND_PPM), UINT32_MAX);
+}
+
+enum tsc_win_verdict tsc_window_check(const struct tsc_window *w, const struct tsc_pit_setup *s)
+{
+    uint64_t window_us = (uint64_t)s->latch * 1000000u / PIT_HZ;
     uint64_t min_passes = window_us * TSC_WIN_PASSES_PER_MS / 1000u;
     uint64_t typical, edge;
+
+    /* As many polls as Linux asks for, or a share of what their cost allows. */
+    if (s->poll_ticks)
+        min_passes = MIN(min_passes, w->ticks / s->poll_ticks / TSC_WIN_POLLS_DIV);
 
     if (w->high_at_start)
         return TSC_WIN_STUCK_HIGH;
@@ -55,8 +87,8 @@ const char *tsc_win_verdict_name(enum tsc_win_verdict v)
     return "?";
 }
 
-void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch,
-                       bool loads_next_clock, unsigned want, struct tsc_pit_result *out)
+void tsc_pit_summarise(const struct tsc_window *w, unsigned n, const struct tsc_pit_setup *s,
+                       struct tsc_pit_result *out)
 {
     uint64_t hz[TSC_RUNS_MAX];
     struct tsc_consensus c;
@@ -69,11 +101,11 @@ void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch,
         n = TSC_RUNS_MAX;
     out->windows = n;
     for (unsigned i = 0; i < n; i++) {
-        enum tsc_win_verdict v = tsc_window_check(&w[i], latch);
+        enum tsc_win_verdict v = tsc_window_check(&w[i], s);
 
         if (v == TSC_WIN_OK) {
             /* Half clocks tick at twice the input clock's rate. */
-            hz[passed++] = tsc_hz_measured(w[i].ticks, pit_clocks_x2(latch, loads_next_clock),
+            hz[passed++] = tsc_hz_measured(w[i].ticks, pit_clocks_x2(s->latch, s->loads_next_clock),
                                            2ull * PIT_HZ, 1);
             /* Each edge is known to within its bracket: half the sum of both. */
             edge_ppm = MAX(edge_ppm, tsc_muldiv(w[i].start_gap + w[i].last_gap, 1000000u,
@@ -89,14 +121,14 @@ void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch,
     else if (n && out->rejected[TSC_WIN_STUCK_HIGH] == n)
         out->dead = TSC_WIN_STUCK_HIGH;
 
-    tsc_consensus(hz, passed, TSC_BAND_PPM, &c);
+    tsc_consensus(hz, passed, s->band_ppm, &c);
     out->hz = c.hz;
     out->accepted = c.kept;
     out->outliers = passed - c.kept;
     out->spread_ppm = c.spread_ppm;
     /* A real 8254's load phase: half a clock either way. */
-    if (loads_next_clock)
-        edge_ppm += (1000000u + 2 * latch - 1) / (2 * latch);
+    if (s->loads_next_clock)
+        edge_ppm += (1000000u + 2 * s->latch - 1) / (2 * s->latch);
     out->unc_ppm = (uint32_t)MIN(edge_ppm + (c.spread_ppm + 1) / 2, UINT32_MAX);
 
     if (out->dead != TSC_WIN_OK)
@@ -107,9 +139,9 @@ void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch,
         snprintf(out->why, sizeof(out->why),
                  "unusable: no window passed (%u with too few polls, %u with an edge gap)",
                  out->rejected[TSC_WIN_FEW_PASSES], out->rejected[TSC_WIN_GAP]);
-    else if (c.kept * 2 <= passed || c.kept < MIN(2u, want))
+    else if (c.kept * 2 <= passed || c.kept < MIN(2u, s->want))
         snprintf(out->why, sizeof(out->why),
-                 "unusable: only %u of %u windows agree within %u ppm", c.kept, n, TSC_BAND_PPM);
+                 "unusable: only %u of %u windows agree within %u ppm", c.kept, n, s->band_ppm);
     else if (out->hz < TSC_HZ_MIN || out->hz > TSC_HZ_MAX)
         snprintf(out->why, sizeof(out->why), "unusable: rate %llu Hz out of range",
                  (unsigned long long)out->hz);

@@ -34,9 +34,13 @@ enum tsc_win_verdict {
 
 /*
  * Polls needed per millisecond of window: one every 10 us on average, as
- * Linux's pit_calibrate_tsc() asks (1000 passes in 10 ms).
+ * Linux's pit_calibrate_tsc() asks (1000 passes in 10 ms)...
  */
 #define TSC_WIN_PASSES_PER_MS   100u
+/* ...or, where one poll costs more, this share of the polls its cost allows. */
+#define TSC_WIN_POLLS_DIV       4u
+/* The consensus band holds this many polls of edge error, at least. */
+#define TSC_BAND_POLLS          4u
 /* A gap longer than this many typical polls is outsized... */
 #define TSC_WIN_GAP_FACTOR      8u
 /* ...unless it is too short to matter: at most this share of the window. */
@@ -68,13 +72,38 @@ static inline uint64_t pit_clocks_x2(uint32_t latch, bool loads_next_clock)
 /* The longest: the 16-bit count's limit, 65535 clocks. */
 #define PIT_MS_MAX  54u
 
+/* PIT input clocks in us microseconds, for a one-shot count: 1..65535. */
+uint32_t pit_latch_for_us(uint32_t us);
+
+/* How a calibration's windows are run and judged. */
+struct tsc_pit_setup {
+    unsigned ms;                /* the length of one window */
+    uint32_t latch;             /* its input clocks */
+    bool loads_next_clock;      /* a real 8254 (pit_clocks_x2()) */
+    uint64_t poll_ticks;        /* TSC ticks one poll of OUT2 takes; 0: not measured */
+    uint32_t band_ppm;          /* the consensus band */
+    unsigned want;              /* clean windows asked for */
+};
+
 /*
- * Judges one window of latch PIT input clocks. Rejected: OUT2 high at the
- * first poll or never high; fewer polls than the window's length asks; an
- * outsized gap at either edge (the count's start bracket or the final poll).
- * See window.c for why a gap inside the window is kept.
+ * Plans windows of ms milliseconds, want of them, polled at poll_ticks each
+ * by a TSC of about hz. A slow poll (a port read that exits to a
+ * hypervisor costs 10 us or more) is a coarse edge: where TSC_BAND_POLLS
+ * polls are more than the consensus band's share of the window, the window
+ * is lengthened to PIT_MS_MAX, and the band widened to those polls where
+ * they still do not fit, so that honest windows stay together.
  */
-enum tsc_win_verdict tsc_window_check(const struct tsc_window *w, uint32_t latch);
+void tsc_pit_plan(struct tsc_pit_setup *s, unsigned ms, unsigned want, bool loads_next_clock,
+                  uint64_t poll_ticks, uint64_t hz);
+
+/*
+ * Judges one window run as s says. Rejected: OUT2 high at the first poll or
+ * never high; fewer polls than the window's length asks, or, where a poll
+ * costs more, fewer than a TSC_WIN_POLLS_DIV'th of those its cost allows;
+ * an outsized gap at either edge (the count's start bracket or the final
+ * poll). See window.c for why a gap inside the window is kept.
+ */
+enum tsc_win_verdict tsc_window_check(const struct tsc_window *w, const struct tsc_pit_setup *s);
 const char *tsc_win_verdict_name(enum tsc_win_verdict v);
 
 #define TSC_WINDOWS_MAX         16u                     /* pit_windows= */
@@ -94,15 +123,14 @@ struct tsc_pit_result {
 };
 
 /*
- * Summarises n windows of latch input clocks each (counted as
- * pit_clocks_x2() says for loads_next_clock), want of them asked for.
- * Windows that pass tsc_window_check() go to tsc_consensus(). The PIT is
- * usable when the consensus holds a strict majority of those windows, at
- * least two of them (one if want is 1), and lies in [TSC_HZ_MIN, TSC_HZ_MAX].
- * One window whose OUT2 never rose, or OUT2 high at the start of every
- * window, marks it dead.
+ * Summarises n windows run as s says (their clocks counted as
+ * pit_clocks_x2() says). Windows that pass tsc_window_check() go to
+ * tsc_consensus() within s->band_ppm. The PIT is usable when the consensus
+ * holds a strict majority of those windows, at least two of them (one if
+ * s->want is 1), and lies in [TSC_HZ_MIN, TSC_HZ_MAX]. One window whose
+ * OUT2 never rose, or OUT2 high at the start of every window, marks it dead.
  */
-void tsc_pit_summarise(const struct tsc_window *w, unsigned n, uint32_t latch,
-                       bool loads_next_clock, unsigned want, struct tsc_pit_result *out);
+void tsc_pit_summarise(const struct tsc_window *w, unsigned n, const struct tsc_pit_setup *s,
+                       struct tsc_pit_result *out);
 
 #endif

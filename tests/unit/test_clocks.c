@@ -58,14 +58,16 @@ static uint64_t elapsed_ms(uint64_t since_ps)
 static void test_oneshot_clean(void **state)
 {
     struct tsc_window w;
-    uint32_t latch = pit_latch_for_us(20000);
+    struct tsc_pit_setup s;
     (void)state;
 
     machine();
+    tsc_pit_plan(&s, 20, 5, false, 0, 0);
+    uint32_t latch = s.latch;
     pit_oneshot(latch, sim_tsc_at(100 * SIM_PS_PER_MS), &w);
     assert_true(w.fired);
     assert_false(w.high_at_start);
-    assert_int_equal(tsc_window_check(&w, latch), TSC_WIN_OK);
+    assert_int_equal(tsc_window_check(&w, &s), TSC_WIN_OK);
     /* 23864 input clocks at 2.096 GHz: 41921 ticks a ms, within a poll. */
     uint64_t want = (uint64_t)latch * sim.tsc_hz / PIT_HZ;
     assert_in_range(w.ticks, want, want + sim_tsc_at(2 * sim.pit.read_ps));
@@ -79,19 +81,21 @@ static void test_oneshot_clean(void **state)
 static void test_oneshot_dead(void **state)
 {
     struct tsc_window w;
-    uint32_t latch = pit_latch_for_us(1000);
+    struct tsc_pit_setup s;
     uint64_t t0;
     (void)state;
 
     machine();
+    tsc_pit_plan(&s, 1, 5, false, 0, 0);
+    uint32_t latch = s.latch;
     sim.pit.mode = SIM_PIT_STUCK_HIGH;
     pit_oneshot(latch, sim_tsc_at(4 * SIM_PS_PER_MS), &w);
-    assert_int_equal(tsc_window_check(&w, latch), TSC_WIN_STUCK_HIGH);
+    assert_int_equal(tsc_window_check(&w, &s), TSC_WIN_STUCK_HIGH);
 
     sim.pit.mode = SIM_PIT_NO_RISE;
     t0 = sim.now_ps;
     pit_oneshot(latch, sim_tsc_at(4 * SIM_PS_PER_MS), &w);
-    assert_int_equal(tsc_window_check(&w, latch), TSC_WIN_NO_RISE);
+    assert_int_equal(tsc_window_check(&w, &s), TSC_WIN_NO_RISE);
     /* It gave up at its timeout, not later. */
     assert_int_equal(elapsed_ms(t0), 4);
 }
@@ -465,6 +469,61 @@ static void test_counters_wrap_within_windows(void **state)
     assert_null(res.cal.pm.note);
 }
 
+/*
+ * A PIT behind port reads that each cost 1, 10 or 50 us (a vCPU exit on a
+ * slow hypervisor): still a PIT. Its windows must pass, its rate lie within
+ * the uncertainty it states and agree with the HPET; stalls inside a window
+ * cost nothing, and a window with a stall at its end is still thrown away.
+ */
+static void slow_pit(uint64_t read_us)
+{
+    machine();
+    sim.pit.read_ps = sim.pit.write_ps = read_us * SIM_PS_PER_US;
+}
+
+static void test_slow_pit_is_still_a_pit(void **state)
+{
+    static const uint64_t costs_us[] = { 1, 10, 50 };
+    (void)state;
+
+    for (unsigned i = 0; i < 3; i++) {
+        uint64_t us = costs_us[i];
+
+        /* Regular reads, nothing in the way. */
+        slow_pit(us);
+        measure(5, 20);
+        if (!res.cal.res.usable)
+            fail_msg("%llu us reads: the PIT is %s", (unsigned long long)us, res.cal.res.why);
+        assert_int_equal(res.cal.res.accepted, 5);
+        assert_int_equal(res.choice.source, TSC_SRC_PIT);
+        assert_int_equal(res.choice.status[TSC_SRC_HPET], TSC_CLK_OK);
+        assert_true(off_ppm(res.clk[TSC_SRC_PIT].hz) <= res.clk[TSC_SRC_PIT].unc_ppm);
+
+        /* A 100 us stall every 2 ms or so: the vCPU away 5% of the time,
+         * inside the windows, where it costs nothing. */
+        slow_pit(us);
+        sim.pit.gap_ps = 100 * SIM_PS_PER_US;
+        sim.pit.gap_every = us < 40 ? (unsigned)(2000 / us) : 50;
+        measure(5, 20);
+        if (!res.cal.res.usable)
+            fail_msg("%llu us reads with stalls inside: %s", (unsigned long long)us,
+                     res.cal.res.why);
+        assert_true(off_ppm(res.clk[TSC_SRC_PIT].hz) <= res.clk[TSC_SRC_PIT].unc_ppm);
+
+        /* A 5 ms stall just as OUT2 rises, in every second count: those
+         * windows are rejected, the others carry the rate. */
+        slow_pit(us);
+        sim.pit.gap_ps = 5 * SIM_PS_PER_MS;
+        sim.pit.gap_at_rise = 2;
+        measure(5, 20);
+        assert_true(res.cal.res.rejected[TSC_WIN_GAP] >= 2);
+        assert_int_equal(res.cal.res.rejected[TSC_WIN_FEW_PASSES], 0);
+        if (!res.cal.res.usable)
+            fail_msg("%llu us reads with edge stalls: %s", (unsigned long long)us, res.cal.res.why);
+        assert_true(off_ppm(res.clk[TSC_SRC_PIT].hz) <= res.clk[TSC_SRC_PIT].unc_ppm);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -482,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_real_8254_counts_half_a_clock_more),
         cmocka_unit_test(test_hypervisor_leaf_chosen),
         cmocka_unit_test(test_counters_wrap_within_windows),
+        cmocka_unit_test(test_slow_pit_is_still_a_pit),
     };
     return cmocka_run_group_tests_name("clocks", tests, NULL, NULL);
 }

@@ -210,6 +210,24 @@ static void test_muldiv_and_ppm(void **state)
 
 #define LATCH_20MS 23864u       /* 20.0003 ms of PIT input clocks */
 
+/* q35's windows: 20 ms of an emulated PIT, polls not measured. */
+static enum tsc_win_verdict check20(const struct tsc_window *w)
+{
+    struct tsc_pit_setup s;
+
+    tsc_pit_plan(&s, 20, 5, false, 0, 0);
+    return tsc_window_check(w, &s);
+}
+
+static void summarise20(const struct tsc_window *w, unsigned n, unsigned want,
+                        struct tsc_pit_result *r)
+{
+    struct tsc_pit_setup s;
+
+    tsc_pit_plan(&s, 20, want, false, 0, 0);
+    tsc_pit_summarise(w, n, &s, r);
+}
+
 /* A clean 20 ms window on a 2.096 GHz TSC: 100000 polls of ~419 ticks. */
 static struct tsc_window good_window(void)
 {
@@ -225,56 +243,102 @@ static void test_window_rule(void **state)
     (void)state;
 
     w = good_window();
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_OK);
+    assert_int_equal(check20(&w), TSC_WIN_OK);
 
     /* Too few polls: 20 ms asks for 2000. */
     w.passes = 1999;
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_FEW_PASSES);
+    assert_int_equal(check20(&w), TSC_WIN_FEW_PASSES);
     w.passes = 2000;
     w.last_gap = w.start_gap = 100;
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_OK);
+    assert_int_equal(check20(&w), TSC_WIN_OK);
     w.passes = 1;
-    assert_int_equal(tsc_window_check(&w, 1193), TSC_WIN_FEW_PASSES);
+    struct tsc_pit_setup one_ms;
+    tsc_pit_plan(&one_ms, 1, 5, false, 0, 0);
+    assert_int_equal(one_ms.latch, 1193);
+    assert_int_equal(tsc_window_check(&w, &one_ms), TSC_WIN_FEW_PASSES);
 
     /* One outsized gap at the end (a vCPU preempted as OUT2 rose). */
     w = good_window();
     w.last_gap = w.max_gap = 8500000;
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_GAP);
+    assert_int_equal(check20(&w), TSC_WIN_GAP);
     /* ... or around the write that loads the count. */
     w = good_window();
     w.start_gap = 500000;
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_GAP);
+    assert_int_equal(check20(&w), TSC_WIN_GAP);
 
     /* The same stall inside the window costs nothing: kept. */
     w = good_window();
     w.max_gap = 8500000;
     w.passes = 80000;
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_OK);
+    assert_int_equal(check20(&w), TSC_WIN_OK);
 
     /* The bar: 8 typical polls and 50 ppm of the window. Typical here is
      * (41921292 - 900) / 99999 = 419 ticks, so 8 polls are 3352 ticks, and
      * 50 ppm is 2096 ticks: the larger one decides. */
     w = good_window();
     w.last_gap = 3352;
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_OK);
+    assert_int_equal(check20(&w), TSC_WIN_OK);
     w.last_gap = 3353;
     w.max_gap = 3353;
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_GAP);
+    assert_int_equal(check20(&w), TSC_WIN_GAP);
     /* Fast polls (40 ticks typical): 8 polls are tiny, 50 ppm rules. */
     w = good_window();
     w.passes = 1000000;
     w.max_gap = 100;
     w.last_gap = 2096;
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_OK);
+    assert_int_equal(check20(&w), TSC_WIN_OK);
     w.last_gap = 2097;
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_GAP);
+    assert_int_equal(check20(&w), TSC_WIN_GAP);
 
     /* A dead PIT: never rose, or high before the count could run out. */
     w = good_window();
     w.fired = false;
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_NO_RISE);
+    assert_int_equal(check20(&w), TSC_WIN_NO_RISE);
     w = (struct tsc_window){ .ticks = 300, .passes = 1, .fired = true, .high_at_start = true };
-    assert_int_equal(tsc_window_check(&w, LATCH_20MS), TSC_WIN_STUCK_HIGH);
+    assert_int_equal(check20(&w), TSC_WIN_STUCK_HIGH);
+}
+
+/* Slow polls: longer windows, a wider band, the pass count judged by cost. */
+static void test_window_plan_for_slow_polls(void **state)
+{
+    struct tsc_pit_setup s;
+    struct tsc_window w;
+    (void)state;
+
+    /* 1 us a poll at 2.096 GHz: 4 polls are 200 ppm of 20 ms; nothing changes. */
+    tsc_pit_plan(&s, 20, 5, false, 2096, 2096000000);
+    assert_int_equal(s.ms, 20);
+    assert_int_equal(s.latch, LATCH_20MS);
+    assert_int_equal(s.band_ppm, TSC_BAND_PPM);
+    /* 10 us: 2000 ppm of 20 ms, so 54 ms windows, where 4 polls are 740 ppm. */
+    tsc_pit_plan(&s, 20, 5, false, 20960, 2096000000);
+    assert_int_equal(s.ms, 54);
+    assert_int_equal(s.latch, 64432);
+    assert_int_equal(s.band_ppm, 4 * 20960 * 1000000ull / (54 * 2096000));
+    /* Never shorter than asked, and nothing to go on without a rate. */
+    tsc_pit_plan(&s, 54, 5, false, 2096, 2096000000);
+    assert_int_equal(s.ms, 54);
+    tsc_pit_plan(&s, 20, 5, false, 20960, 0);
+    assert_int_equal(s.ms, 20);
+    assert_int_equal(s.band_ppm, TSC_BAND_PPM);
+
+    /* 10 us polls allow 2000 in 20 ms: a quarter of them is enough, where
+     * Linux's rule would ask for all 2000. */
+    w = good_window();
+    w.passes = 500;
+    w.max_gap = w.last_gap = w.start_gap = 20960;
+    tsc_pit_plan(&s, 20, 5, false, 20960, 0);
+    assert_int_equal(tsc_window_check(&w, &s), TSC_WIN_OK);
+    w.passes = 499;
+    assert_int_equal(tsc_window_check(&w, &s), TSC_WIN_FEW_PASSES);
+    w.passes = 500;
+    s.poll_ticks = 0;
+    assert_int_equal(tsc_window_check(&w, &s), TSC_WIN_FEW_PASSES);
+    /* A stall at the end is still outsized: the typical poll here is
+     * (41921292 - 1000000) / 499 = 82006 ticks, 8 of them 656048. */
+    s.poll_ticks = 20960;
+    w.last_gap = w.max_gap = 1000000;
+    assert_int_equal(tsc_window_check(&w, &s), TSC_WIN_GAP);
 }
 
 static void test_median_spread_consensus(void **state)
@@ -329,7 +393,7 @@ static void test_pit_summary(void **state)
     w[3].ticks += 8500000;
     w[4].ticks += 2000000;                  /* late end no poll saw: outlier */
     w[5].passes = 100;                      /* too few polls */
-    tsc_pit_summarise(w, 6, LATCH_20MS, false, 5, &r);
+    summarise20(w, 6, 5, &r);
     assert_true(r.usable);
     assert_int_equal(r.windows, 6);
     assert_int_equal(r.accepted, 3);
@@ -342,22 +406,22 @@ static void test_pit_summary(void **state)
     assert_true(r.spread_ppm <= 1);
 
     /* Only one window of five passed: not enough to trust. */
-    tsc_pit_summarise(w + 3, 3, LATCH_20MS, false, 5, &r);
+    summarise20(w + 3, 3, 5, &r);
     assert_false(r.usable);
     assert_string_equal(r.why, "unusable: only 1 of 3 windows agree within 500 ppm");
     /* ... unless one was all that was asked for. */
-    tsc_pit_summarise(w, 1, LATCH_20MS, false, 1, &r);
+    summarise20(w, 1, 1, &r);
     assert_true(r.usable);
     /* Two honest windows against two stretched ones: no majority. */
     struct tsc_window split[4] = { good_window(), good_window(), good_window(), good_window() };
     split[2].ticks += 2000000;
     split[3].ticks += 2000010;
-    tsc_pit_summarise(split, 4, LATCH_20MS, false, 5, &r);
+    summarise20(split, 4, 5, &r);
     assert_false(r.usable);
 
     /* A PIT that never fires is dead, even once. */
     w[0].fired = false;
-    tsc_pit_summarise(w, 3, LATCH_20MS, false, 5, &r);
+    summarise20(w, 3, 5, &r);
     assert_false(r.usable);
     assert_int_equal(r.dead, TSC_WIN_NO_RISE);
     assert_string_equal(r.why, "dead (OUT2 never rose)");
@@ -366,11 +430,11 @@ static void test_pit_summary(void **state)
     for (int i = 0; i < 3; i++)
         w[i] = good_window();
     w[0].high_at_start = true;
-    tsc_pit_summarise(w, 3, LATCH_20MS, false, 2, &r);
+    summarise20(w, 3, 2, &r);
     assert_true(r.usable);
     assert_int_equal(r.dead, TSC_WIN_OK);
     w[1].high_at_start = w[2].high_at_start = true;
-    tsc_pit_summarise(w, 3, LATCH_20MS, false, 2, &r);
+    summarise20(w, 3, 2, &r);
     assert_int_equal(r.dead, TSC_WIN_STUCK_HIGH);
     assert_false(r.usable);
 
@@ -379,7 +443,7 @@ static void test_pit_summary(void **state)
         w[i] = good_window();
         w[i].last_gap = 9000000;
     }
-    tsc_pit_summarise(w, 3, LATCH_20MS, false, 3, &r);
+    summarise20(w, 3, 3, &r);
     assert_false(r.usable);
     assert_int_equal(r.hz, 0);
     assert_string_equal(r.why,
@@ -967,6 +1031,7 @@ int main(void)
         cmocka_unit_test(test_scale_sweep),
         cmocka_unit_test(test_muldiv_and_ppm),
         cmocka_unit_test(test_window_rule),
+        cmocka_unit_test(test_window_plan_for_slow_polls),
         cmocka_unit_test(test_median_spread_consensus),
         cmocka_unit_test(test_pit_summary),
         cmocka_unit_test(test_choose_all_agree),
