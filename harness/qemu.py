@@ -11,6 +11,7 @@ kernel never said. A guest whose serial output stops for `stall` seconds is
 killed at once rather than left to its timeout.
 """
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -95,17 +96,31 @@ def choose_accel(requested, mode, say=print, work=None):
     return accel.choose(requested, mode, say, work)
 
 
-def make_iso(append, workdir):
-    """An ISO like build/bootheap.iso whose only entry boots with `append`."""
+GRUB_CFG = os.path.join(ROOT, "iso", "grub.cfg")
+
+
+def grub_prologue(gfxmode=None):
+    """iso/grub.cfg up to its first menu entry (serial, video drivers, mode)
+    with no menu delay, and gfxmode replaced when asked ('800x600', 'text')."""
+    with open(GRUB_CFG) as f:
+        head = f.read().split("\nmenuentry", 1)[0]
+    head = re.sub(r"^set timeout=.*$", "set timeout=0", head, flags=re.M)
+    if gfxmode:
+        head = re.sub(r"^set gfxmode=.*$", f"set gfxmode={gfxmode}", head, flags=re.M)
+    return head.rstrip() + "\n"
+
+
+def make_iso(append, workdir, gfxmode=None):
+    """An ISO like build/bootheap.iso whose only entry boots with `append`,
+    on a screen of mode `gfxmode` when given (else the menu's own choice)."""
     tree = os.path.join(workdir, "iso")
     os.makedirs(os.path.join(tree, "boot", "grub"))
     shutil.copy(ELF, os.path.join(tree, "boot", "bootheap.elf"))
     with open(os.path.join(tree, "boot", "grub", "grub.cfg"), "w") as f:
-        f.write("serial --unit=0 --speed=115200\n"
-                "terminal_input serial console\nterminal_output serial console\n"
-                "set timeout=0\nset default=0\n"
+        f.write(grub_prologue(gfxmode) +
                 f"menuentry 'bootheap (harness)' {{\n"
-                f"    multiboot2 /boot/bootheap.elf {append}\n    boot\n}}\n")
+                f"    multiboot2 /boot/bootheap.elf {append}\n"
+                f"    set gfxpayload=$gfxmode\n    boot\n}}\n")
     out = os.path.join(workdir, "bootheap.iso")
     r = subprocess.run(["grub-mkrescue", "-o", out, tree], capture_output=True, text=True)
     if r.returncode != 0:
@@ -270,8 +285,9 @@ def _wait(proc, reader, timeout, stall):
 
 def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False,
          log_path=None, machine_opts="", serial=True, gdb=False, extra=(), cpu=None,
-         say=None, stall=None):
+         say=None, stall=None, gfxmode=None):
     """Boots once and returns a Result. Never raises for a kernel failure.
+    gfxmode picks GRUB's screen mode for the ISO modes ('1280x800', 'text').
     stall: seconds of serial silence that end the boot as 'stalled' (None:
     default_stall(mem); 0: never; always off without serial or with gdb)."""
     if say is None:
@@ -289,7 +305,7 @@ def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False
     with tempfile.TemporaryDirectory(prefix="bootheap-") as work:
         iso = None
         if mode != "pvh":
-            iso = make_iso(append, work) if append else ISO
+            iso = make_iso(append, work, gfxmode) if append or gfxmode else ISO
             if not os.path.exists(iso):
                 raise RuntimeError(f"{iso} is missing: run `make iso`")
         cmd = qemu_command(mode, acc, mem_bytes, append, iso, work, machine_opts, serial,
