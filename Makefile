@@ -137,7 +137,7 @@ debug: all
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -no-pie
-HOST_SRC := kernel/err.c kernel/bootinfo.c kernel/cmdline.c kernel/acpi.c
+HOST_SRC := kernel/err.c kernel/bootinfo.c kernel/cmdline.c kernel/acpi.c kernel/qr.c kernel/qr_words.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
 HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/audit.c mm/strategies.c \
             $(wildcard mm/init_*.c) tests/unit/host_support.c
