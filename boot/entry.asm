@@ -18,14 +18,21 @@
 ;   CS is a flat 32-bit code segment, DS/ES/SS flat data; GDTR, IDTR and
 ;   ESP are undefined, so we load our own.
 ;
-; Both paths zero .bss, load the boot GDT, check for long mode (CPUID
-; 0x80000001 EDX bit 29; without it a message goes to COM1 and the CPU
-; halts), build early page tables (the first 4 GiB identity-mapped and the
-; first 1 GiB again at KERNEL_VMA, all with 2 MiB pages), enable PAE, LME, NX
+; Both paths first work out where the image runs: GRUB may place it anywhere
+; from 2 MiB up to 4 GiB on a 2 MiB boundary (the relocatable tag in
+; boot/header.asm), so nothing here uses an absolute address before paging;
+; EDI holds the load offset (where the image runs minus where it was linked)
+; and every address of the image is written [edi + symbol]. They then zero
+; .bss, load the boot GDT, check for long mode (CPUID 0x80000001 EDX bit 29;
+; without it a message goes to COM1 and the CPU halts), build early page
+; tables (the first 4 GiB identity-mapped with 2 MiB pages, and KERNEL_VMA +
+; link address mapped onto the image wherever it runs), enable PAE, LME, NX
 ; (when CPUID has it) and paging, then jump to 64-bit code and call
-;   kstart(loader, magic, info)      ; rdi, rsi, rdx
+;   kstart(loader, magic, info, load_offset)      ; rdi, rsi, rdx, rcx
 ; with loader = 1 for multiboot2 and 2 for PVH, magic = EAX at entry
-; (multiboot2 only, 0 for PVH) and info = EBX at entry.
+; (multiboot2 only, 0 for PVH), info = EBX at entry and load_offset the
+; image's physical displacement from its link address (0 for PVH, which
+; loads it where the ELF says).
 
 extern kstart
 extern boot_stack_top                ; high-half stack, in .bss
@@ -74,21 +81,47 @@ pvh_entry:
 
 ; From here on EBP = loader, ESI = magic, EBX = info.
 common32:
+    ; Where do we run? A call pushes its return address, but ESP is
+    ; undefined on entry, so the first word of the loader's info block (in
+    ; RAM, ours to read) serves as a one-word stack and is put back after.
+    mov edx, [ebx]
+    lea esp, [ebx + 4]
+    call .here
+.here:
+    pop edi
+    mov [ebx], edx
+    sub edi, .here                    ; EDI = load offset, from here on
+    jc .below_link                    ; loaded below 2 MiB: the tag forbids it
+    test edi, (1 << 21) - 1
+    jnz .misaligned                   ; the high-half map uses 2 MiB pages
+
     ; Zero the early page tables and boot stack, then the kernel .bss.
     ; The loaders normally clear .bss, but nothing here depends on that.
-    mov edi, boot_bss_start
-    mov ecx, (boot_bss_end - boot_bss_start) / 4
+    ; No call here: until ESP moves to the boot stack, which this clears,
+    ; a push would land on the loader's info block again.
+    mov edx, edi
     xor eax, eax
+    lea edi, [edx + boot_bss_start]
+    mov ecx, (boot_bss_end - boot_bss_start) / 4
     rep stosd
-    mov edi, __bss_phys_start
+    lea edi, [edx + __bss_phys_start]
     mov ecx, __bss_phys_end
-    sub ecx, edi
+    sub ecx, __bss_phys_start
     shr ecx, 2
     rep stosd
+    mov edi, edx
 
-    mov esp, boot_stack32_top
-    lgdt [boot_gdt_ptr]
-    jmp SEL_CODE32:.reload
+    lea esp, [edi + boot_stack32_top]
+    ; The GDT's address is known only now: build its pointer on the stack.
+    lea eax, [edi + boot_gdt]
+    push eax
+    push word boot_gdt_end - boot_gdt - 1
+    lgdt [esp]
+    add esp, 6
+    push dword SEL_CODE32             ; a far return reloads CS: no far
+    lea eax, [edi + .reload]          ; jump with an absolute address
+    push eax
+    retf
 .reload:
     mov ax, SEL_DATA
     mov ds, ax
@@ -102,14 +135,16 @@ common32:
 
     ; EFER: long mode, and no-execute when the CPU has it. C reads EFER to
     ; learn whether NX may be set in page tables.
-    mov edi, edx
+    mov ecx, EFER_LME
+    test edx, 1 << 20
+    jz .no_nx
+    or ecx, EFER_NXE
+.no_nx:
+    push ecx
     mov ecx, MSR_EFER
     rdmsr
-    or eax, EFER_LME
-    test edi, 1 << 20
-    jz .no_nx
-    or eax, EFER_NXE
-.no_nx:
+    or eax, [esp]
+    add esp, 4
     wrmsr
 
     call build_early_page_tables
@@ -117,12 +152,22 @@ common32:
     mov eax, cr4
     or eax, CR4_PAE
     mov cr4, eax
-    mov eax, boot_pml4
+    lea eax, [edi + boot_pml4]
     mov cr3, eax
     mov eax, cr0
     or eax, CR0_PE | CR0_PG | CR0_WP
     mov cr0, eax
-    jmp SEL_CODE64:long64
+    push dword SEL_CODE64
+    lea eax, [edi + long64]
+    push eax
+    retf
+
+.below_link:
+    lea esi, [edi + msg_below_link]   ; the wrapped offset still adds up
+    jmp halt32
+.misaligned:
+    lea esi, [edi + msg_misaligned]
+    jmp halt32
 
 ; Halts with a message on COM1 unless CPUID reports long mode.
 ; Returns EDX = CPUID.80000001h:EDX. Clobbers EAX, ECX.
@@ -152,7 +197,12 @@ check_long_mode:
     pop ebx
     ret
 .no_lm:
-    mov esi, msg_no_long_mode
+    lea esi, [edi + msg_no_long_mode]
+    ; fall through
+
+; Writes the message at ESI to COM1 and halts for good. Needs no stack
+; beyond the one call it makes.
+halt32:
     call serial_puts32
 .halt:
     cli
@@ -198,23 +248,28 @@ serial_puts32:
 .done:
     ret
 
-; Identity-maps 0..4 GiB and maps 0..1 GiB at KERNEL_VMA (PML4 slot 511,
-; PDPT slot 510), all with 2 MiB pages. The tables were zeroed above.
+; Identity-maps 0..4 GiB with 2 MiB pages, and maps the 1 GiB at KERNEL_VMA
+; (PML4 slot 511, PDPT slot 510) onto physical 0..1 GiB shifted by the load
+; offset in EDI, so that KERNEL_VMA + link address reaches the image where
+; it runs. The tables were zeroed above. Clobbers EAX, ECX, EDX.
 build_early_page_tables:
-    mov dword [boot_pml4], boot_pdpt_low + (PTE_P | PTE_W)
-    mov dword [boot_pml4 + 511 * 8], boot_pdpt_high + (PTE_P | PTE_W)
-    mov dword [boot_pdpt_high + 510 * 8], boot_pd + (PTE_P | PTE_W)
+    lea eax, [edi + boot_pdpt_low + (PTE_P | PTE_W)]
+    mov [edi + boot_pml4], eax
+    lea eax, [edi + boot_pdpt_high + (PTE_P | PTE_W)]
+    mov [edi + boot_pml4 + 511 * 8], eax
+    lea eax, [edi + boot_pd_high + (PTE_P | PTE_W)]
+    mov [edi + boot_pdpt_high + 510 * 8], eax
     xor ecx, ecx
 .pdpt:
     mov eax, ecx
     shl eax, 12
-    add eax, boot_pd + (PTE_P | PTE_W)
-    mov [boot_pdpt_low + ecx * 8], eax
+    lea eax, [edi + boot_pd + eax + (PTE_P | PTE_W)]
+    mov [edi + boot_pdpt_low + ecx * 8], eax
     inc ecx
     cmp ecx, 4
     jb .pdpt
-    ; 2048 PD entries, 2 MiB each: entry i maps i * 2 MiB. The high dword
-    ; carries bits 32-33 of the address.
+    ; 2048 identity PD entries, 2 MiB each: entry i maps i * 2 MiB. The
+    ; high dword carries bits 32-33 of the address.
     xor ecx, ecx
 .pd:
     mov eax, ecx
@@ -222,11 +277,26 @@ build_early_page_tables:
     or eax, PTE_P | PTE_W | PTE_PS
     mov edx, ecx
     shr edx, 11
-    mov [boot_pd + ecx * 8], eax
-    mov [boot_pd + ecx * 8 + 4], edx
+    mov [edi + boot_pd + ecx * 8], eax
+    mov [edi + boot_pd + ecx * 8 + 4], edx
     inc ecx
     cmp ecx, 2048
     jb .pd
+    ; 512 high-half PD entries: entry i maps i * 2 MiB + load offset, which
+    ; may pass 4 GiB (the carry goes to the high dword).
+    xor ecx, ecx
+.pd_high:
+    mov eax, ecx
+    shl eax, 21
+    xor edx, edx
+    add eax, edi
+    adc edx, 0
+    or eax, PTE_P | PTE_W | PTE_PS
+    mov [edi + boot_pd_high + ecx * 8], eax
+    mov [edi + boot_pd_high + ecx * 8 + 4], edx
+    inc ecx
+    cmp ecx, 512
+    jb .pd_high
     ret
 
 bits 64
@@ -239,6 +309,7 @@ long64:
     mov fs, ax
     mov gs, ax
     mov rsp, boot_stack_top           ; the higher-half stack
+    mov ecx, edi                      ; load offset; clears the upper half
     mov edi, ebp                      ; loader
     mov esi, esi                      ; magic; clears the undefined upper half
     mov edx, ebx                      ; info, physical
@@ -259,12 +330,13 @@ boot_gdt:
     dq 0x00cf93000000ffff             ; 0x10: data
     dq 0x00af9b000000ffff             ; 0x18: 64-bit code
 boot_gdt_end:
-boot_gdt_ptr:
-    dw boot_gdt_end - boot_gdt - 1
-    dd boot_gdt
 
 msg_no_long_mode:
     db "bootheap: this CPU has no long mode (x86-64); cannot continue. Halting.", 13, 10, 0
+msg_below_link:
+    db "bootheap: the loader placed the image below 2 MiB, its link address; cannot continue. Halting.", 13, 10, 0
+msg_misaligned:
+    db "bootheap: the loader placed the image off a 2 MiB boundary; cannot map it. Halting.", 13, 10, 0
 
 section .boot.bss nobits alloc noexec write align=4096
 boot_bss_start:
@@ -272,6 +344,7 @@ boot_pml4:      resb 4096
 boot_pdpt_low:  resb 4096
 boot_pdpt_high: resb 4096
 boot_pd:        resb 4 * 4096
+boot_pd_high:   resb 4096
 boot_stack32:   resb 4096
 boot_stack32_top:
 boot_bss_end:

@@ -13,6 +13,7 @@ MB2_TAG_END        equ 0
 MB2_TAG_INFO_REQ   equ 1
 MB2_TAG_ENTRY      equ 3
 MB2_TAG_FB         equ 5
+MB2_TAG_RELOC      equ 10
 MB2_TAG_OPTIONAL   equ 1
 
 ; Info tag types requested from the loader (see kernel/bootinfo.c).
@@ -58,6 +59,19 @@ mb2_header:
     dw MB2_TAG_FB, MB2_TAG_OPTIONAL
     dd 20
     dd 0, 0, 0                        ; width, height, depth: no preference
+
+    ; Relocatable: anywhere from 2 MiB up to 4 GiB on a 2 MiB boundary,
+    ; as high as the loader can (Xen's choice since 2017: a fixed low
+    ; address can clash with firmware memory that is still in use). The
+    ; 32-bit entry works out where it landed; see boot/entry.asm.
+    align 8
+.reloc:
+    dw MB2_TAG_RELOC, MB2_TAG_OPTIONAL
+    dd 24
+    dd 0x200000                       ; lowest load address
+    dd 0xffffffff                     ; highest: the image ends below 4 GiB
+    dd 0x200000                       ; alignment: 2 MiB pages map it
+    dd 2                              ; preference: as high as possible
 
     align 8
     dw MB2_TAG_END, 0

@@ -11,6 +11,7 @@
 #include "kernel/string.h"
 #include "kernel/time/time.h"
 #include "kernel/traps.h"
+#include "mm/layout.h"
 #include "mm/mm.h"
 #include "mm/paging.h"
 #include "bench/bench.h"
@@ -61,14 +62,19 @@ static void parse_bootinfo(uint32_t loader, uint32_t magic, uint32_t info)
               bi_loader_name((enum bi_loader)loader), bootinfo.error);
 }
 
+extern const char __kernel_phys_start[];
+
 static void print_bootinfo(void)
 {
     const struct bootinfo *bi = &bootinfo;
+    uint64_t load_addr = (uint64_t)__kernel_phys_start + kimage_offset;
     struct record r;
 
     printk("loader: %s (%s)\n", bi->loader_name[0] ? bi->loader_name : "unnamed",
            bi_loader_name(bi->loader));
     printk("command line: %s\n", bi->cmdline[0] ? bi->cmdline : "(empty)");
+    printk("image: loaded at 0x%llx (linked at 0x%llx)\n", (unsigned long long)load_addr,
+           (unsigned long long)(uintptr_t)__kernel_phys_start);
     printk("cpu: %s, %s; accelerator %s%s%s\n", cpu.vendor, cpu.brand[0] ? cpu.brand : "?",
            accel_name(cpu.accel), cpu.hypervisor ? ", hypervisor " : "",
            cpu.hypervisor ? cpu.hv_signature : "");
@@ -84,6 +90,7 @@ static void print_bootinfo(void)
     record_str(&r, "loader", bi_loader_name(bi->loader));
     record_str(&r, "loader_name", bi->loader_name);
     record_str(&r, "cmdline", bi->cmdline);
+    record_u64(&r, "load_addr", load_addr);
     record_str(&r, "accel", accel_name(cpu.accel));
     record_str(&r, "cpu_vendor", cpu.vendor);
     record_str(&r, "cpu_brand", cpu.brand);
@@ -152,10 +159,12 @@ static __attribute__((noinline)) void raise_fault(void)
     panic("fault=%s did not fault", faults[opt_fault]);
 }
 
-__noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info);
+__noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t load_offset);
 
-__noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info)
+__noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t load_offset)
 {
+    /* Where the loader put the image: every physical address of it adds this. */
+    kimage_offset = load_offset;
     /* Serial first: everything after this can speak. */
     serial_init();
     /* CPU identity: the exit path needs to know whether QEMU runs us. */

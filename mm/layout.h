@@ -6,7 +6,8 @@
  *   0xffffc00000000000  frame table: one struct page_info per MFN
  *   0xffffc80000000000  machine-to-phys table: one u64 per MFN
  *   0xffffd00000000000  device mappings (phys_map with mmio)
- *   0xffffffff80000000  the kernel image (linker.ld)
+ *   0xffffffff80000000  the kernel image (linker.ld), at its link address
+ *                       plus kimage_offset in physical memory
  */
 #ifndef MM_LAYOUT_H
 #define MM_LAYOUT_H
@@ -30,6 +31,20 @@
 #define IOMAP_BASE      0xffffd00000000000ull
 #define IOMAP_SIZE      (1ull << 30)
 #define KERNEL_VMA      0xffffffff80000000ull
+
+/*
+ * Where the image runs: GRUB may load it anywhere from its 2 MiB link
+ * address up to 4 GiB, on a 2 MiB boundary. kimage_offset is the physical
+ * displacement from the link address (0 under PVH), set once from the boot
+ * code; every physical address of the image adds it.
+ */
+extern uint64_t kimage_offset;
+
+/* Physical address of a kernel-image virtual address (KERNEL_VMA + link address). */
+static inline uint64_t kimage_pa(uint64_t va)
+{
+    return va - KERNEL_VMA + kimage_offset;
+}
 
 #define PFN_DOWN(x)     ((x) >> PAGE_SHIFT)
 #define PFN_UP(x)       (((x) + PAGE_SIZE - 1) >> PAGE_SHIFT)

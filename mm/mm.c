@@ -182,8 +182,9 @@ void mm_init(const struct bootinfo *bi)
     struct usable_resv resv[2 + BI_RESV_MAX];
     unsigned nresv = 0;
     resv[nresv++] = (struct usable_resv){ "first MiB", 0, MiB(1) };
-    resv[nresv++] = (struct usable_resv){ "kernel image and stacks", (uint64_t)__kernel_phys_start,
-                                          (uint64_t)__kernel_phys_end };
+    resv[nresv++] = (struct usable_resv){ "kernel image and stacks",
+                                          (uint64_t)__kernel_phys_start + kimage_offset,
+                                          (uint64_t)__kernel_phys_end + kimage_offset };
     for (unsigned i = 0; i < bi->resv_count; i++)
         resv[nresv++] = (struct usable_resv){ bi->resv[i].what, bi->resv[i].start, bi->resv[i].end };
     static struct usable_stats st;

@@ -53,7 +53,8 @@ SELFTEST(directmap_reaches_usable_ram)
 SELFTEST(nothing_in_use_is_free)
 {
     KT_EXPECT(t, !overlaps_free(0, MiB(1)), "the first MiB is in the boot allocator");
-    KT_EXPECT(t, !overlaps_free((uint64_t)__kernel_phys_start, (uint64_t)__kernel_phys_end),
+    KT_EXPECT(t, !overlaps_free((uint64_t)__kernel_phys_start + kimage_offset,
+                                (uint64_t)__kernel_phys_end + kimage_offset),
               "the kernel image is in the boot allocator");
     for (unsigned i = 0; i < bootinfo.resv_count; i++)
         KT_EXPECT(t, !overlaps_free(bootinfo.resv[i].start, bootinfo.resv[i].end),
@@ -86,7 +87,7 @@ static void expect_range(struct ktest *t, const char *what, const char *s, const
     for (uint64_t va = (uint64_t)s; va < (uint64_t)e; va += PAGE_SIZE) {
         uint64_t flags, pa = paging_lookup(va, &flags);
         bool w = flags & PTE_W, x = !(flags & PTE_NX) || !paging.nx;
-        if (!KT_EXPECT(t, pa == va - KERNEL_VMA && w == writable && x == exec,
+        if (!KT_EXPECT(t, pa == kimage_pa(va) && w == writable && x == exec,
                        "%s page %llx: phys %llx, writable %d, executable %d", what,
                        (unsigned long long)va, (unsigned long long)pa, w, x))
             return;

@@ -11,6 +11,7 @@
 #include "mm/heap_priv.h"
 
 struct paging_info paging;
+uint64_t kimage_offset;
 
 static uint64_t pml4_pa;
 static bool live;               /* our tables are in CR3 */
@@ -81,7 +82,7 @@ static void map_kernel(const char *start, const char *end, uint64_t flags)
     uint64_t va = (uint64_t)start;
     uint64_t len = ALIGN_UP((uint64_t)end, PAGE_SIZE) - va;
 
-    paging_map(va, va - KERNEL_VMA, len, 12, flags);
+    paging_map(va, kimage_pa(va), len, 12, flags);
 }
 
 /*

@@ -140,6 +140,16 @@ def symbols():
     return syms
 
 
+def kernel_image(load_addr=None):
+    """[start, end) of the image, from the symbol map: where it was linked,
+    or where it was loaded when load_addr (the boot record's) says."""
+    syms = symbols()
+    start, end = syms["__kernel_phys_start"], syms["__kernel_phys_end"]
+    if load_addr is None:
+        return start, end
+    return load_addr, load_addr + end - start
+
+
 def subtract(regions, start, end):
     """Page regions [s, e) minus the pages touching bytes [start, end), and
     how many pages that removed."""
@@ -192,8 +202,7 @@ def expected_memory(boot_rec, hpet_mapped=True):
             regions.append((s, e))
     taken = {}
     for what, start, end in [("first MiB", 0, MIB),
-                             ("kernel image and stacks", syms["__kernel_phys_start"],
-                              syms["__kernel_phys_end"])] + \
+                             ("kernel image and stacks", *kernel_image(boot_rec["load_addr"]))] + \
             [(x["what"], x["start"], x["end"]) for x in boot_rec["reserved"]]:
         regions, removed = subtract(regions, start, end)
         taken[what] = taken.get(what, 0) + removed * PAGE

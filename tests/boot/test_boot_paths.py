@@ -22,6 +22,9 @@ def test_boot_path_selftests(mode, loader):
     assert b["cmdline"].split()[-1] == "selftest"
     if mode.startswith("iso"):
         assert b["loader_name"].startswith("GRUB"), b["loader_name"]
+    else:
+        # PVH loads the image where the ELF says: its 2 MiB link address.
+        assert b["load_addr"] == 2 * MIB, explain(r)
     # A sane map: RAM below 640 KiB and above 1 MiB, and in total close to
     # what QEMU was given (firmware keeps a little, never more than 16 MiB).
     ram = ram_pages_in(b["mmap"])
