@@ -164,53 +164,59 @@ static bool mask_bit(unsigned k, unsigned i, unsigned j)
     }
 }
 
-/* XORs mask k over the data modules; applying it twice undoes it. */
+/*
+ * XORs mask k over the data modules; applying it twice undoes it. Every
+ * mask repeats every 12 rows and 6 columns (rows mod 2, 3 and 4, columns
+ * mod 2, 3 and 6), so one small table of all eight replaces the arithmetic.
+ */
 static void apply_mask(struct qr *qr, unsigned k)
 {
-    for (unsigned y = 0; y < qr->size; y++)
-        for (unsigned x = 0; x < qr->size; x++)
-            if (!(qr->grid[y * qr->size + x] & QR_FUNCTION) && mask_bit(k, y, x))
-                qr->grid[y * qr->size + x] ^= QR_DARK;
-}
+    static uint8_t period[12][6];       /* bit k: mask k inverts */
+    static bool ready;
 
-/* Module i of row `line` (vertical: of column `line`). */
-static int line_at(const struct qr *qr, unsigned line, unsigned i, bool vertical)
-{
-    return vertical ? qr_dark(qr, line, i) : qr_dark(qr, i, line);
-}
-
-/* Rules N1 and N3 along one row or column. */
-static unsigned line_penalty(const struct qr *qr, unsigned line, bool vertical)
-{
-    static const uint8_t finder_like[7] = { 1, 0, 1, 1, 1, 0, 1 };
-    unsigned s = qr->size, score = 0, run = 1;
-
-    /* N1: 3 for a run of five modules of one colour, 1 more per extra module. */
-    for (unsigned i = 1; i <= s; i++) {
-        if (i < s && line_at(qr, line, i, vertical) == line_at(qr, line, i - 1, vertical)) {
-            run++;
-            continue;
-        }
-        if (run >= 5)
-            score += 3 + (run - 5);
-        run = 1;
+    if (!ready) {
+        for (unsigned i = 0; i < 12; i++)
+            for (unsigned j = 0; j < 6; j++)
+                for (unsigned m = 0; m < 8; m++)
+                    period[i][j] |= (uint8_t)(mask_bit(m, i, j) << m);
+        ready = true;
     }
-    /* N3: 40 for each dark-light-dark-dark-dark-light-dark (1:1:3:1:1) with
-     * four light modules before or after it; beyond the edge is the quiet
-     * zone, which is light. */
-    for (unsigned p = 0; p + 7 <= s; p++) {
-        bool core = true, before = true, after = true;
-        for (unsigned k = 0; k < 7 && core; k++)
-            core = line_at(qr, line, p + k, vertical) == finder_like[k];
-        if (!core)
-            continue;
-        for (unsigned k = 1; k <= 4; k++) {
-            if (p >= k && line_at(qr, line, p - k, vertical))
-                before = false;
-            if (p + 6 + k < s && line_at(qr, line, p + 6 + k, vertical))
-                after = false;
+    for (unsigned y = 0; y < qr->size; y++) {
+        uint8_t *row = qr->grid + y * qr->size;
+        const uint8_t *p = period[y % 12];
+        for (unsigned x = 0, j = 0; x < qr->size; x++, j = j == 5 ? 0 : j + 1)
+            if (!(row[x] & QR_FUNCTION) && ((p[j] >> k) & 1))
+                row[x] ^= QR_DARK;
+    }
+}
+
+/*
+ * Rules N1 and N3 along one row or column: n modules from m, stride apart.
+ * One pass, with the modules so far in a 15-bit window (1 dark), the line
+ * padded with four light quiet-zone modules at each end.
+ */
+static unsigned line_penalty(const uint8_t *m, unsigned stride, unsigned n)
+{
+    unsigned score = 0, run = 0, window = 0;
+    int last = -1;
+
+    for (unsigned k = 0; k < n + 8; k++) {
+        int dark = k >= 4 && k < n + 4 ? m[(k - 4) * stride] & QR_DARK : 0;
+        /* N1: 3 for a run of five modules of one colour, 1 more per extra
+         * module; runs in the padding do not count. */
+        if (k >= 4 && k < n + 4 && dark == last) {
+            run++;
+        } else {
+            if (run >= 5)
+                score += 3 + (run - 5);
+            run = k >= 4 && k < n + 4;
+            last = dark;
         }
-        if (before || after)
+        /* N3: 40 for each dark-light-dark-dark-dark-light-dark (1:1:3:1:1)
+         * with four light modules before or after it: the window's middle
+         * seven bits are that core, its top or bottom four are zero. */
+        window = ((window << 1) | (unsigned)dark) & 0x7fff;
+        if (k >= 14 && ((window >> 4) & 0x7f) == 0x5d && ((window >> 11) == 0 || (window & 0xf) == 0))
             score += 40;
     }
     return score;
@@ -221,15 +227,16 @@ unsigned qr_penalty(const struct qr *qr)
     unsigned s = qr->size, score = 0, dark = 0;
 
     for (unsigned i = 0; i < s; i++)
-        score += line_penalty(qr, i, false) + line_penalty(qr, i, true);
+        score += line_penalty(qr->grid + i * s, 1, s) + line_penalty(qr->grid + i, s, s);
     for (unsigned y = 0; y < s; y++) {
+        const uint8_t *row = qr->grid + y * s, *next = row + s;
         for (unsigned x = 0; x < s; x++) {
-            int c = qr_dark(qr, x, y);
+            int c = row[x] & QR_DARK;
             dark += (unsigned)c;
             /* N2: 3 for every 2 x 2 block of one colour (an m x n block
              * scores 3 (m-1)(n-1), which is its 2 x 2 blocks counted). */
-            if (x + 1 < s && y + 1 < s && qr_dark(qr, x + 1, y) == c &&
-                qr_dark(qr, x, y + 1) == c && qr_dark(qr, x + 1, y + 1) == c)
+            if (x + 1 < s && y + 1 < s && (row[x + 1] & QR_DARK) == c &&
+                (next[x] & QR_DARK) == c && (next[x + 1] & QR_DARK) == c)
                 score += 3;
         }
     }

@@ -76,19 +76,32 @@ size_t qr_capacity(unsigned version)
 
 /* ---- GF(256) and Reed-Solomon -------------------------------------------- */
 
-/* Product in GF(2^8) modulo x^8+x^4+x^3+x^2+1 (0x11d), shift and add. */
-static uint8_t gf_mul(uint8_t a, uint8_t b)
-{
-    unsigned r = 0, x = a;
+/*
+ * GF(2^8) modulo x^8+x^4+x^3+x^2+1 (0x11d), whose element a = 2 generates
+ * every non-zero element: products through powers of a, a^i = gf_exp[i]
+ * and i = gf_log[a^i]. gf_exp is doubled so a sum of two logs needs no
+ * reduction mod 255.
+ */
+static uint8_t gf_exp[510], gf_log[256];
 
-    for (; b; b >>= 1) {
-        if (b & 1)
-            r ^= x;
+static void gf_init(void)
+{
+    unsigned x = 1;
+
+    if (gf_exp[0])
+        return;
+    for (unsigned i = 0; i < 255; i++) {
+        gf_exp[i] = gf_exp[i + 255] = (uint8_t)x;
+        gf_log[x] = (uint8_t)i;
         x <<= 1;
         if (x & 0x100)
             x ^= 0x11d;
     }
-    return (uint8_t)r;
+}
+
+static uint8_t gf_mul(uint8_t a, uint8_t b)
+{
+    return a && b ? gf_exp[gf_log[a] + gf_log[b]] : 0;
 }
 
 void qr_rs_ecc(const uint8_t *data, size_t n, uint8_t *ecc, unsigned necc)
@@ -102,6 +115,7 @@ void qr_rs_ecc(const uint8_t *data, size_t n, uint8_t *ecc, unsigned necc)
     uint8_t g[33] = { 1 };
     uint8_t root = 1;
 
+    gf_init();
     for (unsigned d = 0; d < necc; d++) {
         g[d + 1] = gf_mul(g[d], root);
         for (unsigned k = d; k >= 1; k--)
