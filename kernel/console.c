@@ -5,6 +5,7 @@
 #include "kernel/console.h"
 
 #include "kernel/bootinfo.h"
+#include "kernel/compiler.h"
 #include "kernel/string.h"
 
 #define GLYPH_W 8
@@ -19,7 +20,9 @@ static struct {
     uint64_t phys;
     uint32_t pitch, width, height, bpp, type;
     uint32_t cols, rows, col, row;
-    uint32_t fg, bg;
+    uint32_t pin;           /* rows above this one never scroll */
+    bool wrap;              /* the last column is written: wrap before the next glyph */
+    uint32_t fg, bg, white;
 } scr;
 
 static void screen_clear_line_px(uint32_t y);
@@ -46,6 +49,7 @@ bool screen_init(const struct bootinfo_fb *fb)
         scr.rows = fb->height / GLYPH_H;
         scr.fg = rgb(fb, 0xd0, 0xd0, 0xd0);
         scr.bg = rgb(fb, 0, 0, 0);
+        scr.white = rgb(fb, 0xff, 0xff, 0xff);
     } else {
         return false;                       /* indexed colour: not drawn */
     }
@@ -58,11 +62,70 @@ bool screen_init(const struct bootinfo_fb *fb)
     scr.height = fb->height;
     scr.bpp = fb->bpp;
     scr.type = fb->type;
-    scr.col = scr.row = 0;
     scr.on = true;
+    screen_clear();
+    return true;
+}
+
+void screen_clear(void)
+{
+    if (!scr.on)
+        return;
     for (uint32_t y = 0; y < (scr.type == 2 ? scr.rows : scr.height); y++)
         screen_clear_line_px(y);
+    scr.col = scr.row = scr.pin = 0;
+    scr.wrap = false;
+}
+
+void screen_pin(void)
+{
+    scr.pin = MIN(scr.row + (scr.col > 0 || scr.wrap), scr.rows);
+}
+
+void screen_skip_rows(uint32_t n)
+{
+    scr.col = 0;
+    scr.wrap = false;
+    scr.row = MIN(scr.row + n, scr.rows - 1);
+}
+
+bool screen_geometry(struct screen_geometry *g)
+{
+    if (!scr.on)
+        return false;
+    *g = (struct screen_geometry){ .text = scr.type == 2, .width = scr.width, .height = scr.height,
+                                   .cols = scr.cols, .rows = scr.rows, .row = scr.row,
+                                   .row_px = scr.type == 2 ? 1 : GLYPH_H };
     return true;
+}
+
+void screen_fill(uint32_t x, uint32_t y, uint32_t w, uint32_t h, bool light)
+{
+    uint32_t colour = light ? scr.white : scr.bg, bytes = scr.bpp / 8;
+
+    if (!scr.on || scr.type == 2 || x >= scr.width || y >= scr.height)
+        return;
+    w = MIN(w, scr.width - x);
+    h = MIN(h, scr.height - y);
+    for (uint32_t row = y; row < y + h; row++) {
+        uint8_t *p = scr.base + (uint64_t)row * scr.pitch + (uint64_t)x * bytes;
+        if (bytes == 4) {
+            for (uint32_t i = 0; i < w; i++)
+                ((uint32_t *)p)[i] = colour;
+            continue;
+        }
+        for (uint32_t i = 0; i < w * bytes; i++)
+            p[i] = (uint8_t)(colour >> (8 * (i % bytes)));
+    }
+}
+
+void screen_cell(uint32_t col, uint32_t row, uint8_t ch, uint8_t attr)
+{
+    if (!scr.on || scr.type != 2 || col >= scr.cols || row >= scr.rows)
+        return;
+    uint8_t *cell = scr.base + (uint64_t)row * scr.pitch + col * 2;
+    cell[0] = ch;
+    cell[1] = attr;
 }
 
 void screen_relocate(void *base)
@@ -123,34 +186,47 @@ static void draw_char(char c)
 static void newline(void)
 {
     scr.col = 0;
+    scr.wrap = false;
     if (scr.row + 1 < scr.rows) {
         scr.row++;
         return;
     }
-    /* Scroll one text row. */
+    /* Scroll one text row, below the pinned rows only. With every row
+     * pinned the last row is rewritten in place. */
     uint32_t line_px = scr.type == 2 ? 1 : GLYPH_H;
     uint64_t row_bytes = (uint64_t)scr.pitch * line_px;
-    memmove(scr.base, scr.base + row_bytes, row_bytes * (scr.rows - 1));
-    for (uint32_t y = 0; y < line_px; y++)
-        screen_clear_line_px((scr.rows - 1) * line_px + y);
+    if (scr.pin + 1 < scr.rows)
+        memmove(scr.base + row_bytes * scr.pin, scr.base + row_bytes * (scr.pin + 1),
+                row_bytes * (scr.rows - 1 - scr.pin));
+    if (scr.pin < scr.rows)
+        for (uint32_t y = 0; y < line_px; y++)
+            screen_clear_line_px((scr.rows - 1) * line_px + y);
 }
 
 void screen_write(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n && scr.on; i++) {
+    /* With every row pinned, later text has nowhere to go on the screen. */
+    for (size_t i = 0; i < n && scr.on && scr.pin < scr.rows; i++) {
         char c = s[i];
         if (c == '\n') {
             newline();
         } else if (c == '\r') {
             scr.col = 0;
+            scr.wrap = false;
         } else if (c == '\t') {
             do
                 screen_write(" ", 1);
-            while (scr.col % 8);
+            while (!scr.wrap && scr.col % 8);
         } else {
-            draw_char(c);
-            if (++scr.col == scr.cols)
+            /* A line exactly as wide as the screen leaves the cursor on
+             * its last column; only a further glyph wraps. */
+            if (scr.wrap)
                 newline();
+            draw_char(c);
+            if (scr.col + 1 < scr.cols)
+                scr.col++;
+            else
+                scr.wrap = true;
         }
     }
 }

@@ -24,6 +24,27 @@ uint64_t screen_phys(uint64_t *bytes);
 /* Points the console at a new mapping of the same framebuffer; NULL turns it off. */
 void screen_relocate(void *base);
 
+/* The screen in use: pixels (text: cells), text rows and columns, the cursor's row. */
+struct screen_geometry {
+    bool text;                      /* EGA text cells, not pixels */
+    uint32_t width, height;
+    uint32_t cols, rows, row;
+    uint32_t row_px;                /* pixels a text row (1 in text mode) */
+};
+/* Fills *g; false when there is no screen. */
+bool screen_geometry(struct screen_geometry *g);
+/* Blanks the screen and homes the cursor; nothing stays pinned. */
+void screen_clear(void);
+/* Rows above the cursor's (and its own when it holds text) stay put: later
+ * text scrolls only below them, or is not shown when no row is left. */
+void screen_pin(void);
+/* Moves the cursor n rows down, to column 0: room for a drawing. */
+void screen_skip_rows(uint32_t n);
+/* Paints pixels [x, x + w) x [y, y + h) white (light) or black; framebuffer only. */
+void screen_fill(uint32_t x, uint32_t y, uint32_t w, uint32_t h, bool light);
+/* Writes one EGA text cell: code page 437 character and attribute; text mode only. */
+void screen_cell(uint32_t col, uint32_t row, uint8_t ch, uint8_t attr);
+
 /* Writes to the chosen consoles; "\n" becomes "\r\n" on serial. */
 void console_write(unsigned sinks, const char *s, size_t n);
 
