@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 
+#include "bench/report.h"
 #include "bench/stats.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
@@ -263,145 +264,21 @@ static void run_floor(unsigned run)
     record_result(&series[nstrat], run, "init", t1 - t0, 0);
 }
 
-static void record_summary(const struct series *x, const char *phase, const uint64_t *v)
-{
-    struct record r;
-    uint64_t med = stat_median(v, opt_runs), lo = v[0], hi = v[0];
-
-    for (unsigned i = 1; i < opt_runs; i++) {
-        lo = MIN(lo, v[i]);
-        hi = MAX(hi, v[i]);
-    }
-    record_begin(&r, "summary");
-    record_str(&r, "strategy", x->name);
-    record_str(&r, "phase", phase);
-    record_u64(&r, "runs", opt_runs);
-    record_ns(&r, "median_ns", med);
-    record_ns(&r, "min_ns", lo);
-    record_ns(&r, "max_ns", hi);
-    if (calibrated)
-        record_fixed(&r, "ns_per_page", (int64_t)stat_per_page_milli(med, pages), 3);
-    else
-        record_null(&r, "ns_per_page");
-    record_fixed(&r, "cv_pct", (int64_t)stat_cv_centipct(v, opt_runs), 2);
-    record_end(&r);
-}
-
-static const struct series *find(const char *name)
-{
-    for (unsigned i = 0; i < nstrat; i++)
-        if (!strcmp(series[i].name, name))
-            return &series[i];
-    return NULL;
-}
-
-static void fmt_ms(char *buf, size_t n, uint64_t ns)
-{
-    snprintf(buf, n, "%llu.%03llu", (unsigned long long)(ns / 1000000),
-             (unsigned long long)(ns / 1000 % 1000));
-}
-
-static void fmt_centi(char *buf, size_t n, uint64_t c)
-{
-    snprintf(buf, n, "%llu.%02llu", (unsigned long long)(c / 100), (unsigned long long)(c % 100));
-}
-
+/* The records and the report, from every run's figures (bench/report.c). */
 static void report(void)
 {
-    const struct series *page = find("page"), *floor = &series[nstrat];
-    uint64_t floor_med = stat_median(floor->init, opt_runs);
-    char size[24], a[24], b[24], c[24], d[24], e[24], f[24];
-    struct record r;
+    struct report_series rs[BENCH_MAX_STRATEGIES + 1];
 
-    for (unsigned i = 0; i < nstrat; i++) {
-        record_summary(&series[i], "init", series[i].init);
-        record_summary(&series[i], "first_touch", series[i].touch);
-    }
-    record_summary(floor, "init", floor->init);
-
-    bool equal = true;
-    for (unsigned i = 1; i < nstrat; i++)
-        equal &= series[i].digest == series[0].digest;
-
-    for (unsigned i = 0; i < nstrat; i++) {
+    for (unsigned i = 0; i <= nstrat; i++) {
         const struct series *x = &series[i];
-        uint64_t init = stat_median(x->init, opt_runs), touch = stat_median(x->touch, opt_runs);
-        record_begin(&r, "comparison");
-        record_str(&r, "strategy", x->name);
-        if (page)
-            record_fixed(&r, "speedup_vs_page", (int64_t)stat_paired_ratio_centi(page->init, x->init, opt_runs), 2);
-        else
-            record_null(&r, "speedup_vs_page");
-        record_fixed(&r, "x_floor", (int64_t)stat_ratio_centi(init, floor_med), 2);
-        record_ns(&r, "init_median_ns", init);
-        record_ns(&r, "first_touch_median_ns", touch);
-        record_ns(&r, "end_to_end_median_ns", init + touch);
-        record_ns(&r, "first_alloc_median_ns", stat_median(x->first_alloc, opt_runs));
-        record_bool(&r, "digest_equal", equal);
-        record_end(&r);
+        rs[i] = (struct report_series){ .name = x->name, .init = x->init,
+                                        .touch = x->s ? x->touch : NULL,
+                                        .first_alloc = x->s ? x->first_alloc : NULL,
+                                        .digest = x->digest };
     }
-
-    /* The human report: serial and screen. */
-    const char *unit = calibrated ? "ms" : "Mticks";
-    bool tcg = cpu.accel == ACCEL_TCG;
-    fmt_size(size, sizeof(size), mm.ram_bytes);
-    printk("\n==== bootheap: heap init on %s (%llu pages handed over), %u runs each ====\n",
-           size, (unsigned long long)pages, opt_runs);
-    printk("accelerator %s%s; TSC %llu kHz from %s\n", accel_name(cpu.accel),
-           tcg ? " -- EMULATED TIMINGS, not comparable with hardware or KVM" : "",
-           (unsigned long long)tsc_khz(), tsc_source());
-    if (tsc_warning())
-        printk("%s\n", tsc_warning());
-    if (!calibrated)
-        printk("warning: no usable clock: figures are raw TSC ticks (millions), UNCALIBRATED\n");
-    printk("%-8s %12s %9s %8s %8s %12s %12s %11s\n", "strategy", unit,
-           calibrated ? "ns/page" : "tick/page", "vs page", "x floor", "touch", "init+touch",
-           calibrated ? "1st alloc" : "1st kticks");
-    for (unsigned i = 0; i < nstrat; i++) {
-        const struct series *x = &series[i];
-        uint64_t init = stat_median(x->init, opt_runs), touch = stat_median(x->touch, opt_runs);
-        uint64_t ppm = stat_per_page_milli(init, pages);
-        fmt_ms(a, sizeof(a), init);
-        snprintf(b, sizeof(b), "%llu.%03llu", (unsigned long long)(ppm / 1000), (unsigned long long)(ppm % 1000));
-        if (page)
-            fmt_centi(c, sizeof(c), stat_paired_ratio_centi(page->init, x->init, opt_runs));
-        else
-            snprintf(c, sizeof(c), "-");
-        fmt_centi(d, sizeof(d), stat_ratio_centi(init, floor_med));
-        fmt_ms(e, sizeof(e), touch);
-        fmt_ms(f, sizeof(f), init + touch);
-        uint64_t fa = stat_median(x->first_alloc, opt_runs);
-        printk("%-8s %12s %9s %7sx %7sx %12s %12s %8llu.%01llu\n", x->name, a, b, c, d, e, f,
-               (unsigned long long)(fa / 1000), (unsigned long long)(fa / 100 % 10));
-    }
-    uint64_t fppm = stat_per_page_milli(floor_med, pages);
-    fmt_ms(a, sizeof(a), floor_med);
-    printk("%-8s %12s %5llu.%03llu %8s %7sx   (memset of %llu bytes of page_info and M2P)\n",
-           "floor", a, (unsigned long long)(fppm / 1000), (unsigned long long)(fppm % 1000),
-           "-", "1.00", (unsigned long long)(pages * (sizeof(struct page_info) + sizeof(uint64_t))));
-    printk("columns: %s median of init; touch = alloc every page at order 0 and free it; "
-           "1st alloc in %s from the start of init\n", unit, calibrated ? "us" : "thousands of ticks");
-    printk("digests: %s (0x%016llx); every audit green\n",
-           equal ? "all strategies built the same heap" : "DIFFERENT HEAPS", (unsigned long long)series[0].digest);
-
-    /* The result in words. */
-    const struct series *chunk = find("chunk");
-    const struct series *base = page ? page : &series[0];
-    const struct series *best = chunk && page ? chunk : &series[nstrat - 1];
-    if (base != best) {
-        fmt_centi(a, sizeof(a), stat_paired_ratio_centi(base->init, best->init, opt_runs));
-        printk("%s init is %sx faster than %s on %s%s\n",
-               best == chunk ? "chunked" : best->name, a,
-               base == page ? "page-by-page" : base->name, size, tcg ? " (TCG, emulated)" : "");
-    }
-    for (unsigned i = 0; i < nstrat; i++) {
-        const struct series *x = &series[i];
-        if (x == base || x == best || !page)
-            continue;
-        fmt_centi(a, sizeof(a), stat_paired_ratio_centi(page->init, x->init, opt_runs));
-        fmt_centi(b, sizeof(b), stat_ratio_centi(stat_median(x->init, opt_runs), floor_med));
-        printk("%s init is %sx faster than page-by-page, at %sx the memset floor\n", x->name, a, b);
-    }
+    report_print(&(struct report_input){ .mem_bytes = mm.ram_bytes, .pages = pages,
+                                         .runs = opt_runs, .calibrated = calibrated,
+                                         .nstrat = nstrat, .s = rs });
 }
 
 bool bench_main(void)

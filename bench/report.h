@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The benchmark's results once every run is done: the summary and comparison
+ * records, the human report (at most 99 columns a line, for an 800x600
+ * screen and for serial alike), and the compact payload of the QR code.
+ */
+#ifndef BENCH_REPORT_H
+#define BENCH_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define REPORT_COLS 99          /* an 800x600 screen has 100 columns of 8x16 glyphs */
+
+/* One strategy's runs, or the floor's: ns each (ticks when uncalibrated). */
+struct report_series {
+    const char *name;
+    const uint64_t *init, *touch, *first_alloc;     /* touch, first_alloc: NULL for the floor */
+    uint64_t digest;
+};
+
+struct report_input {
+    uint64_t mem_bytes;             /* RAM in the map */
+    uint64_t pages;                 /* pages handed over each run */
+    unsigned runs;
+    bool calibrated;                /* false: every figure is TSC ticks */
+    unsigned nstrat;                /* heap strategies in s[], in run order */
+    const struct report_series *s;  /* nstrat heap strategies, then the floor */
+};
+
+/* Prints the summary and comparison records, then the human report, keeping its text. */
+void report_print(const struct report_input *in);
+
+/* The human report's text as report_print() printed it; "" before. */
+const char *report_text(void);
+
+/*
+ * The QR code's payload (README.md, "The results as a QR code"): the
+ * version, the machine, each strategy's median, ns/page, speedup and
+ * multiple of the floor, and whether the digests agree. "" before
+ * report_print().
+ */
+const char *report_payload(void);
+
+#endif
