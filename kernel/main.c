@@ -6,18 +6,19 @@
 #include "kernel/cpu.h"
 #include "kernel/exit.h"
 #include "kernel/printk.h"
+#include "kernel/qrscreen.h"
 #include "kernel/record.h"
 #include "kernel/selftest.h"
 #include "kernel/string.h"
 #include "kernel/time/time.h"
 #include "kernel/traps.h"
+#include "kernel/version.h"
 #include "mm/layout.h"
 #include "mm/mm.h"
 #include "mm/paging.h"
 #include "bench/bench.h"
 #include "bench/probe.h"
-
-#define BOOTHEAP_VERSION "0.1"
+#include "bench/report.h"
 
 struct bootinfo bootinfo;
 
@@ -208,5 +209,7 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t 
     /* The benchmark: every strategy, timed, audited, reported. */
     if (!bench_main())
         machine_fail(bench_failure());
+    /* The final screen: the report, and the results as a QR code. */
+    qrscreen_results(report_text(), report_payload());
     machine_done();
 }

@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: MIT
 """The screen on every firmware path: GRUB hands the kernel a linear
-framebuffer under SeaBIOS and under OVMF, and the kernel draws its console
-on it (read back through a QMP screendump)."""
+framebuffer under SeaBIOS and under OVMF, the kernel draws its console on
+it, and a run ends with the report and the results as a QR code that a real
+decoder reads (QMP screendump, zbarimg)."""
+import subprocess
+
 import pytest
 
-from bootlib import explain, record
-from screenlib import BG, FG, GLYPH_H, GLYPH_W, boot_and_dump, read_ppm, screen_text
+from bootlib import explain, record, records
+from screenlib import (BG, FG, GLYPH_H, GLYPH_W, boot_and_dump, load_font, read_ppm, read_screen,
+                       screen_text)
+from test_relocation import check_placement
 
 
 @pytest.mark.parametrize("mode", ["iso-bios", "iso-uefi"])
@@ -57,3 +62,165 @@ def test_framebuffer_screen_shows_the_log(mode):
     # Unless the log scrolled the screen (text in the top row), its start is
     # on the screen too.
     assert screen[0] or any(line.startswith("bootheap 0.1: ") for line in text), text[:3]
+
+
+# ---- the final report and the QR code ------------------------------------------
+
+BLOCKS = {" ": (False, False), "\u2584": (False, True), "\u2580": (True, False), "\u2588": (True, True)}
+REPORT_COLS = 99
+
+
+def report_lines(log):
+    """The human report as serial carried it: from its ==== line up to the
+    QR code's first line, records left out."""
+    lines = log.splitlines()
+    start = max(i for i, line in enumerate(lines) if line.startswith("==== bootheap "))
+    out = []
+    for line in lines[start:]:
+        if line.startswith("qr: "):
+            return out
+        if not line.startswith('{"type":'):
+            out.append(line)
+    raise AssertionError("no qr: line after the report")
+
+
+def zbar(path):
+    """The one QR code zbarimg finds in an image."""
+    out = subprocess.run(["zbarimg", "--raw", "-q", "-Sdisable", "-Sqrcode.enable", path],
+                         capture_output=True)
+    assert out.returncode == 0, f"zbarimg found no QR code in {path} (exit {out.returncode})"
+    return out.stdout.decode()[:-1]         # zbarimg adds a newline
+
+
+def write_pgm(path, light, px=4):
+    """Module rows (True: light) as a PGM, px pixels a module."""
+    h, w = len(light), len(light[0])
+    with open(path, "wb") as f:
+        f.write(b"P5 %d %d 255\n" % (w * px, h * px))
+        for row in light:
+            line = bytes(255 if v else 0 for v in row for _ in range(px))
+            f.write(line * px)
+
+
+def serial_modules(log):
+    """The code printed on serial in half blocks, as rows of light flags."""
+    lines = log.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("qr: the results as a QR code"))
+    rows = []
+    for line in lines[start + 1:]:
+        if not line or any(c not in BLOCKS for c in line):
+            break
+        rows.append([BLOCKS[c][0] for c in line])
+        rows.append([BLOCKS[c][1] for c in line])
+    assert len(rows) > 40, f"only {len(rows)} module rows of blocks on serial"
+    return rows
+
+
+def payload_from_records(r):
+    """What README.md's payload format says a run with these records holds,
+    built from the records alone."""
+    b, bench = record(r, "boot"), record(r, "bench")
+    sums = {(x["strategy"], x["phase"]): x for x in records(r, "summary")}
+    comps = {x["strategy"]: x for x in records(r, "comparison")}
+    digests = {a["digest"] for a in records(r, "audit")}
+    assert len(digests) == 1, digests
+    cal = bench["calibrated"]
+    lines = [f"bootheap {b['version']} qr1",
+             f"{b['accel'].replace(' ', '-')} {bench['mem_bytes']} {bench['pages']} {bench['runs']} "
+             f"{bench['source'] if cal else 'none'} {bench['tsc_khz'] if cal else 0}",
+             b["cpu_brand"] or "?"]
+    for s in bench["strategies"]:
+        init, c = sums[(s, "init")], comps[s]
+        speedup = "-" if c["speedup_vs_page"] is None else f"{c['speedup_vs_page']:.2f}"
+        lines.append(f"{s} {init['median_ns']} {init['ns_per_page']:.3f} {speedup} {c['x_floor']:.2f}")
+    floor = sums[("floor", "init")]
+    lines.append(f"floor {floor['median_ns']} {floor['ns_per_page']:.3f} - 1.00")
+    same = all(c["digest_equal"] for c in comps.values())
+    lines.append(f"{digests.pop()[2:]} {'same' if same else 'differ'}")
+    return "\n".join(lines)
+
+
+def white_box(w, h, pixels):
+    """(left, top, right, bottom) of the pixels that are pure white."""
+    xs, ys = set(), set()
+    for y in range(h):
+        row = pixels[y * w * 3:(y + 1) * w * 3]
+        first = row.find(b"\xff\xff\xff")
+        if first >= 0:
+            ys.add(y)
+            xs.update((first // 3, row.rfind(b"\xff\xff\xff") // 3))
+    return min(xs), min(ys), max(xs) + 1, max(ys) + 1
+
+
+@pytest.mark.parametrize("resolution", ["800x600", "1280x800"])
+@pytest.mark.parametrize("mode", ["iso-bios", "iso-uefi"])
+def test_final_report_and_qr_code(mode, resolution):
+    """A benchmark on the relocated image ends with the report at the top of
+    the screen, every line whole, the QR code below it with modules of 4
+    pixels or more, the last line under it; zbarimg reads the code from the
+    screendump and from serial's blocks, and it holds the run's records."""
+    r, ppm, err = boot_and_dump(f"qr-{mode}-{resolution}", mode, "runs=1", gfxmode=resolution + "x32")
+    assert err is None, err + "\n" + explain(r)
+    assert record(r, "done")["status"] == "ok", explain(r)
+    check_placement(r)
+    fb = record(r, "boot")["fb"]
+    assert f"{fb['width']}x{fb['height']}" == resolution, fb
+
+    report = report_lines(r.log)
+    assert report[0].startswith("==== bootheap ") and "faster than" in report[-1], report
+    long = [line for line in report if len(line) > REPORT_COLS]
+    assert not long, f"report lines wider than {REPORT_COLS} columns: {long}"
+
+    w, h, pixels = read_ppm(ppm)
+    rows = read_screen(w, h, pixels, load_font())
+    text = ["".join(c or "\0" for c in row).rstrip() for row in rows]
+    assert text[:len(report)] == report, "the report is not whole at the top of the screen"
+
+    q = record(r, "qr")
+    assert q["drawn"] and q["screen"] == "framebuffer" and q["reason"] == "", q
+    assert q["module_px"] >= 4, q
+    assert q["payload"] == payload_from_records(r)
+    assert zbar(ppm) == q["payload"]
+
+    # The code with its quiet zone is the white square below the report,
+    # 4 modules wider than the symbol on each side, and the last line of
+    # the run sits under it.
+    left, top, right, bottom = white_box(w, h, pixels)
+    side = (17 + 4 * q["version"] + 8) * q["module_px"]
+    assert (right - left, bottom - top) == (side, side), (left, top, right, bottom, q)
+    assert top >= len(report) * GLYPH_H
+    done_rows = [i for i, line in enumerate(text) if line == "bootheap: finished, status ok"]
+    assert done_rows and done_rows[-1] * GLYPH_H >= bottom, (done_rows, bottom)
+
+    # Serial carries the same code in half blocks.
+    pgm = ppm[:-4] + "-serial.pgm"
+    write_pgm(pgm, serial_modules(r.log))
+    assert zbar(pgm) == q["payload"]
+
+
+def test_text_mode_says_why_and_prints_the_payload():
+    """BIOS text mode (80x25): a readable code does not fit in half blocks;
+    the kernel says so and shows the payload as text instead."""
+    r, _, err = boot_and_dump("qr-text", "iso-bios", "runs=1", gfxmode="text")
+    assert err is None, err + "\n" + explain(r)
+    assert record(r, "boot")["fb"]["type"] == 2, explain(r)
+    q = record(r, "qr")
+    assert q["screen"] == "text" and not q["drawn"], q
+    assert q["reason"].startswith("no room for the QR code on this 80x25 text screen: "), q
+    assert q["payload"] == payload_from_records(r)
+    assert f"qr: {q['reason']}; the payload as text:\n{q['payload']}\n" in r.log, explain(r)
+
+
+def test_small_screen_says_why_and_prints_the_payload():
+    """At 640x480 the report leaves too little room for 4-pixel modules:
+    the screen says so and shows the payload as text."""
+    r, ppm, err = boot_and_dump("qr-640", "iso-uefi", "runs=1", gfxmode="640x480x32")
+    assert err is None, err + "\n" + explain(r)
+    q = record(r, "qr")
+    assert q["screen"] == "framebuffer" and not q["drawn"] and q["module_px"] == 0, q
+    assert q["reason"].startswith("no room for a readable QR code on this 640x480 screen: "), q
+    assert q["payload"] == payload_from_records(r)
+    screen, _ = screen_text(ppm)
+    for line in q["payload"].splitlines():
+        assert line in screen, f"payload line {line!r} is not on the screen"
+    assert any(line.startswith("qr: no room for a readable QR code") for line in screen), screen
