@@ -4,16 +4,23 @@
 import argparse
 import sys
 
-from harness import accel, qemu, sweep
+from harness import accel, qemu, qrpayload, sweep
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, say, warn
 from harness.compare import compare_text
 from harness.records import load_folder
 from harness.report import finish
 
-COMMANDS = ("run", "report", "compare", "boot", "accel")
+COMMANDS = ("run", "report", "add", "compare", "boot", "accel")
 
 
 def cmd_report(args):
+    return finish(load_folder(args.folder))
+
+
+def cmd_add(args):
+    """A run read back from its QR code joins a results folder."""
+    label = qrpayload.add_to_folder(args.folder, args.payload)
+    say(f"bench: the run read from its QR code joins {args.folder} as {label}")
     return finish(load_folder(args.folder))
 
 
@@ -58,10 +65,12 @@ def parser():
     ap = argparse.ArgumentParser(
         prog="python3 -m harness", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="bootheap's host side: boot a sweep (run, the default), rewrite a results "
-                    "folder's outputs (report), compare two results folders (compare), boot once "
-                    "(boot), or show the accelerator a boot would get (accel).",
+                    "folder's outputs (report), add a run read from its QR code (add), compare two "
+                    "results folders (compare), boot once (boot), or show the accelerator a boot "
+                    "would get (accel).",
         epilog="examples:\n  python3 -m harness --sizes 4,8 --runs 5\n"
                "  python3 -m harness report results/<date-time>\n"
+               "  python3 -m harness add results/<date-time> payload.txt\n"
                "  python3 -m harness compare results/<before> results/<after>\n"
                "  python3 -m harness boot --mem 8G --append 'runs=3'")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -81,6 +90,11 @@ def parser():
     r.add_argument("--verbose", "-v", action="store_true", help="show the serial output and QEMU command")
     p = sub.add_parser("report", help="rewrite summary.csv, report.md and plot.png of a results folder")
     p.add_argument("folder")
+    q = sub.add_parser("add", help="add a run read from its QR code to a results folder",
+                       description="PAYLOAD is the scanned text (newlines, or \\n on one line) or a "
+                       "file holding it; README.md, 'The results as a QR code', defines it.")
+    q.add_argument("folder")
+    q.add_argument("payload")
     c = sub.add_parser("compare", help="per-strategy change from results folder A to B")
     c.add_argument("a")
     c.add_argument("b")
@@ -110,8 +124,8 @@ def main(argv=None):
     except ValueError as e:         # a bad BOOTHEAP_ACCEL
         warn(f"harness: {e}")
         return 2
-    run = {"run": sweep.cmd_run, "report": cmd_report, "compare": cmd_compare, "boot": cmd_boot,
-           "accel": cmd_accel}[args.cmd]
+    run = {"run": sweep.cmd_run, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
+           "boot": cmd_boot, "accel": cmd_accel}[args.cmd]
     try:
         return run(args)
     except BenchError as e:

@@ -35,7 +35,9 @@ def compare_rows(a, b):
             else:
                 change = (y.median - x.median) / x.median * 100
                 row["change_pct"] = change
-                if x.runs < 2 or y.runs < 2:
+                if x.cv is None or y.cv is None:
+                    row["verdict"] = "no noise estimate (medians only)"
+                elif x.runs < 2 or y.runs < 2:
                     row["verdict"] = "no noise estimate (1 run)"
                 else:
                     noise = 2 * math.hypot(x.cv, y.cv)

@@ -245,12 +245,16 @@ def render_markdown(sweep, plot_note=None):
     for run in sweep.sizes:
         h = run.harness or {}
         memory = "reserve=off" if any("reserve=off" in n for n in h.get("notes", [])) else ""
+        source = f"`{h.get('log') or 'serial-' + run.label + '.log'}`"
+        if run.first("qr") and not run.of("result"):
+            source = f"QR code `{run.label}`: {(run.first('boot') or {}).get('cpu_brand') or '?'}"
         rows.append([gib_text(run.nbytes), run.status, "FAILED" if failures(run) else "ok",
-                     run.accel.upper(), fmt(h.get("elapsed_s"), 1), memory,
-                     f"`{h.get('log') or 'serial-' + run.label + '.log'}`"])
+                     run.accel.upper(), fmt(h.get("elapsed_s"), 1), memory, source])
     L += [md_table(["RAM", "boot", "verdict", "accelerator", "wall s", "guest RAM", "serial log"], rows), "",
           "reserve=off: the guest is larger than the host's free RAM, so only the pages it "
-          "touches are backed.", ""]
+          "touches are backed. A run read back from its QR code (`python3 -m harness add`) "
+          "carries the kernel's medians only: no single runs, min, max or cv, nothing to "
+          "recompute.", ""]
     if "elapsed_s" in info:
         L += [f"Sweep wall time: {info['elapsed_s']:.1f} s.", ""]
     # The speed targets hold for PVH under KVM only.

@@ -100,13 +100,34 @@ class Stat:
         return ns / self.pages if self.pages else None
 
 
+class SummaryStat(Stat):
+    """One strategy at one size known only by the kernel's summary: a run
+    read back from its QR code carries medians, not single runs."""
+
+    def __init__(self, rec, pages):
+        super().__init__(rec["strategy"], rec.get("phase", INIT))
+        self._median, self._runs, self.pages = rec["median_ns"], rec.get("runs"), pages
+
+    values = property(lambda self: [])
+    runs = property(lambda self: self._runs)
+    median = property(lambda self: self._median)
+    min = max = cv = property(lambda self: None)
+
+
 class SizeStats:
-    """Everything the outputs show for one size, computed from the records."""
+    """Everything the outputs show for one size, computed from the records
+    (from the kernel's summaries for a run read back from a QR code)."""
 
     def __init__(self, run):
         self.run = run
         self.stats = {}             # (strategy, phase) -> Stat
         order = list((run.first("bench") or {}).get("strategies") or [])
+        self.medians_only = not run.of("result") and bool(run.of("summary"))
+        if self.medians_only:
+            pages = (run.first("bench") or {}).get("pages")
+            for rec in run.of("summary"):
+                if rec.get("median_ns") is not None:
+                    self.stats[(rec["strategy"], rec.get("phase", INIT))] = SummaryStat(rec, pages)
         for rec in run.of("result"):
             key = (rec.get("strategy"), rec.get("phase", INIT))
             if key not in self.stats:
@@ -139,13 +160,20 @@ class SizeStats:
         st = self.get(OLD) or next(iter(self.stats.values()), None)
         return st.pages if st else None
 
+    def comparison(self, strategy):
+        return next((c for c in self.run.of("comparison") if c.get("strategy") == strategy), {})
+
     def speedup(self, strategy):
+        if self.medians_only:
+            return self.comparison(strategy).get("speedup_vs_page")
         ref, st = self.get(OLD), self.get(strategy)
         if not ref or not st:
             return None
         return paired_speedup(ref.by_run, st.by_run)
 
     def x_floor(self, strategy, phase=INIT):
+        if self.medians_only and phase == INIT and strategy != FLOOR:
+            return self.comparison(strategy).get("x_floor")
         st, fl = self.get(strategy, phase), self.get(FLOOR)
         if not st or not fl or fl.median == 0:
             return None
@@ -175,7 +203,7 @@ def failures(run):
         out.append("no done record: the log ends before the kernel finished")
     elif done.get("status") != "ok":
         out.append(f"kernel reported failure: {done.get('reason') or 'no reason given'}")
-    if run.first("bench") is None or not run.of("result"):
+    if run.first("bench") is None or not (run.of("result") or run.of("summary")):
         out.append("no benchmark records (bench/result): does the kernel run the benchmark?")
     for a in run.of("audit"):
         if a.get("ok") is not True:
@@ -213,7 +241,10 @@ def _beyond_rounding(key, kernel, host):
 def cross_check(ss):
     """The kernel's summary/comparison records against the host's own
     statistics -> {(strategy, phase): [disagreement, ...]}; a missing
-    kernel record shows as 'absent'."""
+    kernel record shows as 'absent'. A run read back from its QR code has
+    only the kernel's medians: nothing to recompute."""
+    if ss.medians_only:
+        return {key: [MEDIANS_ONLY] for key in ss.stats}
     out = {key: [] for key in ss.stats}
     seen = set()
     for rec in ss.run.of("summary"):
@@ -268,16 +299,21 @@ def cross_check(ss):
     return out
 
 
+MEDIANS_ONLY = "medians only"
+
+
 def check_text(problems):
     """CSV/Markdown cell for one cross-check result."""
     if not problems:
         return "agrees"
+    if problems == [MEDIANS_ONLY]:
+        return "kernel's medians (QR code)"
     if problems == ["absent"]:
         return "no kernel summary"
     return "DISAGREES: " + "; ".join(p for p in problems if p != "absent")
 
 
 def disagreements(ss):
-    return {k: v for k, v in cross_check(ss).items() if v and v != ["absent"]}
+    return {k: v for k, v in cross_check(ss).items() if v and v not in (["absent"], [MEDIANS_ONLY])}
 
 
