@@ -51,7 +51,7 @@ KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_
             $(B)/gen/font.o
 
 .PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz \
-        bench bench-quick bench-stores test-big debug clean setup check-fresh compile_commands.json
+        bench bench-quick bench-stores bench-qr test-big debug clean setup check-fresh compile_commands.json
 .DEFAULT_GOAL := all
 
 all: $(B)/bootheap.elf
@@ -219,6 +219,12 @@ bench-stores: $(B)/stores
 # the README's set-up, build and one TCG boot inside it (root; minutes).
 check-fresh:
 	sh tools/check-fresh.sh
+
+# How long the QR code at the end of a run takes to encode and draw (target
+# under 50 ms), from short boots on each screen path.
+bench-qr: setup
+	@$(MAKE) --no-print-directory iso
+	$(PYTHON) -m harness.qrtime --accel $(ACCEL) $(BENCH_ARGS)
 
 # ---- tooling -----------------------------------------------------------------
 compile_commands.json:

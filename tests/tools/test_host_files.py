@@ -98,7 +98,8 @@ def test_setup_fails_naming_the_file_and_its_package(tmp_path):
     assert "not-here" not in r.stderr
 
 
-@pytest.mark.parametrize("target", ["run", "run-iso", "run-uefi", "bench", "bench-quick", "debug"])
+@pytest.mark.parametrize("target", ["run", "run-iso", "run-uefi", "bench", "bench-quick", "bench-qr",
+                                    "debug"])
 def test_accel_reaches_every_boot_target(target):
     r = subprocess.run(["make", "-n", "--no-print-directory", target, "ACCEL=tcg"], cwd=ROOT,
                        capture_output=True, text=True)
