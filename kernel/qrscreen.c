@@ -152,11 +152,14 @@ void qrscreen_results(const char *report, const char *payload)
          * leaves too few rows for that, the payload replaces it on screen
          * (serial has both). */
         struct screen_geometry g;
-        unsigned lines = 4 + (unsigned)(strlen(e.msg) + 30) / 80;
-        for (const char *p = payload; *p; p++)
-            lines += *p == '\n';
-        if (screen_geometry(&g) && g.row + lines > g.rows)
-            screen_clear();
+        if (screen_geometry(&g)) {
+            /* The message with its prefix, the payload's lines, the last line. */
+            unsigned lines = 1 + (unsigned)(strlen(e.msg) + 30) / g.cols + 2;
+            for (const char *p = payload; *p; p++)
+                lines += *p == '\n';
+            if (g.row + lines > g.rows)
+                screen_clear();
+        }
         printk("qr: %s; the payload as text:\n%s\n", e.msg, payload);
     }
     screen_pin();
