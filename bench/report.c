@@ -185,8 +185,8 @@ static void human(const struct report_input *in, bool equal)
     text_len = 0;
     text[0] = '\0';
     fmt_size(size, sizeof(size), in->mem_bytes);
-    line("==== bootheap %s: heap init on %s (%llu pages handed over), %u runs each ====",
-         BOOTHEAP_VERSION, size, (unsigned long long)in->pages, in->runs);
+    line("==== bootheap %s: heap init on %s (%llu pages handed over), %u run%s each ====",
+         BOOTHEAP_VERSION, size, (unsigned long long)in->pages, in->runs, in->runs == 1 ? "" : "s");
     line("accelerator %s%s", accel_name(cpu.accel),
          tcg ? ": EMULATED TIMINGS, not comparable with hardware or KVM" : "");
     line("TSC %llu kHz from %s", (unsigned long long)tsc_khz(), tsc_source());
