@@ -63,7 +63,9 @@ void cpu_init(void)
         cpu.phys_bits = 36;
         cpu.virt_bits = 48;
     }
+#ifndef BOOTHEAP_HOSTED     /* EFER is the kernel's; user space cannot read it */
     cpu.nx = rdmsr(MSR_EFER) & EFER_NXE;
+#endif
 
     cpu.accel = ACCEL_NONE;
     if (cpu.hypervisor) {
@@ -86,6 +88,20 @@ const char *accel_name(enum accel a)
     case ACCEL_KVM: return "KVM";
     case ACCEL_TCG: return "TCG";
     case ACCEL_OTHER: return "other hypervisor";
+    case ACCEL_HOST: return "host";
     default: return "none";
+    }
+}
+
+const char *accel_caveat(enum accel a)
+{
+    switch (a) {
+    case ACCEL_TCG:
+        return " -- EMULATED TIMINGS, not comparable with hardware or KVM";
+    case ACCEL_HOST:
+        return " -- HOSTED: Linux user space running the kernel's heap code on this "
+               "machine's real CPU and memory, no hypervisor of bootheap's own";
+    default:
+        return "";
     }
 }

@@ -62,7 +62,11 @@ static inline void write_cr4(uint64_t v) { __asm__ volatile("mov %0, %%cr4" : : 
 #define MSR_EFER        0xc0000080
 #define EFER_NXE        (1u << 11)
 
-enum accel { ACCEL_NONE, ACCEL_KVM, ACCEL_TCG, ACCEL_OTHER };
+/*
+ * What runs the benchmark: bare metal (none), a hypervisor named by CPUID, or
+ * the hosted runner (hosted/): Linux user space on the host's own CPU.
+ */
+enum accel { ACCEL_NONE, ACCEL_KVM, ACCEL_TCG, ACCEL_OTHER, ACCEL_HOST };
 
 /* What the boot CPU offers, read once by cpu_init(). */
 struct cpu_info {
@@ -85,6 +89,14 @@ struct cpu_info {
 extern struct cpu_info cpu;
 
 void cpu_init(void);
+
+/* "none", "KVM", "TCG", "other hypervisor" or "host": the records' accel. */
 const char *accel_name(enum accel a);
+
+/*
+ * What timings taken under a are worth, as a note for the reports' accelerator
+ * line (" -- ..."), or "" when they are plain hardware or hypervisor time.
+ */
+const char *accel_caveat(enum accel a);
 
 #endif

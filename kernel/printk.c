@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
-// printk and a small vsnprintf. Output goes through kernel/console.c.
+// printk and a small vsnprintf. Output goes through kernel/console.c; panic()
+// lives in kernel/panic.c.
 #include "kernel/printk.h"
 
 #include "kernel/console.h"
-#include "kernel/exit.h"
 #include "kernel/string.h"
-#include "kernel/traps.h"
 
 bool printk_verbose;
 
@@ -282,22 +281,4 @@ char *fmt_size(char *buf, size_t size, uint64_t bytes)
                  (unsigned long long)hundredths, unit[i]);
     }
     return buf;
-}
-
-void panic(const char *fmt, ...)
-{
-    static bool in_panic;
-    static char msg[192];
-    va_list ap;
-
-    __asm__ volatile("cli");
-    if (in_panic)
-        machine_exit(EXIT_FAIL);
-    in_panic = true;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    printk("\npanic: %s\n", msg);
-    backtrace((uintptr_t)__builtin_frame_address(0));
-    machine_fail(msg);
 }
