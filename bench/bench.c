@@ -172,9 +172,10 @@ static void record_audit(const struct series *x, unsigned run, const struct heap
  * Xen), then heap_free_pages(pg, 0, clean) in allocation order. Returns
  * false when the count or the heap afterwards is wrong.
  */
-static bool first_touch(const struct series *x, unsigned run, uint64_t *first_ticks,
+static bool first_touch(const struct series *x, unsigned run, bool timed, uint64_t *first_ticks,
                         uint64_t *total_ticks)
 {
+    bench_window_open(x->name, "first_touch", run, timed);
     uint64_t t0 = tsc_now();
     struct page_info *first = heap_alloc_pages(0, NUMA_NO_NODE);
     uint64_t t1 = tsc_now();
@@ -195,6 +196,7 @@ static bool first_touch(const struct series *x, unsigned run, uint64_t *first_ti
         pg = next == PAGE_LIST_NULL ? NULL : mfn_to_page(next);
     }
     uint64_t t2 = tsc_now();
+    bench_window_close();
 
     *first_ticks = t1 - t0;
     *total_ticks = t2 - t0;
@@ -217,9 +219,11 @@ static bool run_strategy(struct series *x, unsigned run, bool timed)
     uint64_t first, touch;
 
     heap_reset();
+    bench_window_open(x->name, "init", run, timed);
     uint64_t t0 = tsc_now();
     end_boot_allocator(x->s);
     uint64_t t1 = tsc_now();
+    bench_window_close();
     bool ok = heap_audit(&a);
 
     if (timed)
@@ -238,7 +242,7 @@ static bool run_strategy(struct series *x, unsigned run, bool timed)
     /* The warm-up prints no records: say where it is, the phases are long. */
     if (!timed)
         printk("bench: warm-up: %s init audited, first touch next\n", x->name);
-    if (!first_touch(x, run, &first, &touch))
+    if (!first_touch(x, run, timed, &first, &touch))
         return false;
     if (timed) {
         printk_v("bench: run %u %-6s init %llu ticks, first touch %llu ticks, %llu blocks of order %u\n",
@@ -256,9 +260,11 @@ static bool run_strategy(struct series *x, unsigned run, bool timed)
 static void run_floor(unsigned run)
 {
     heap_reset();
+    bench_window_open("floor", "init", run, true);
     uint64_t t0 = tsc_now();
     heap_floor_write();
     uint64_t t1 = tsc_now();
+    bench_window_close();
 
     series[nstrat].init[run] = to_units(t1 - t0);
     record_result(&series[nstrat], run, "init", t1 - t0, 0);

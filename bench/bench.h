@@ -14,4 +14,22 @@
 bool bench_main(void);
 const char *bench_failure(void);
 
+/*
+ * The edges of every timed window, just outside its two TSC reads: open
+ * names what is timed (timed false for the warm-up), close ends it. Nothing
+ * in the kernel; the hosted runner counts instructions and simulated cache
+ * misses between them when it runs under callgrind (hosted/platform/counts.c).
+ */
+#ifdef BOOTHEAP_HOSTED
+void bench_window_open(const char *strategy, const char *phase, unsigned run, bool timed);
+void bench_window_close(void);
+#else
+static inline void bench_window_open(const char *strategy, const char *phase, unsigned run,
+                                     bool timed)
+{
+    (void)strategy, (void)phase, (void)run, (void)timed;
+}
+static inline void bench_window_close(void) { }
+#endif
+
 #endif

@@ -179,7 +179,7 @@ static void human(const struct report_input *in, bool equal)
 {
     const struct report_series *page = find(in, "page"), *floor = &in->s[in->nstrat];
     uint64_t floor_med = stat_median(floor->init, in->runs);
-    bool cal = in->calibrated, tcg = cpu.accel == ACCEL_TCG;
+    bool cal = in->calibrated, tcg = cpu.accel == ACCEL_TCG, host = cpu.accel == ACCEL_HOST;
     char size[24], a[24], b[24], c[24], d[24], e[24], g[24];
 
     text_len = 0;
@@ -187,8 +187,7 @@ static void human(const struct report_input *in, bool equal)
     fmt_size(size, sizeof(size), in->mem_bytes);
     line("==== bootheap %s: heap init on %s (%llu pages handed over), %u run%s each ====",
          BOOTHEAP_VERSION, size, (unsigned long long)in->pages, in->runs, in->runs == 1 ? "" : "s");
-    line("accelerator %s%s", accel_name(cpu.accel),
-         tcg ? ": EMULATED TIMINGS, not comparable with hardware or KVM" : "");
+    line("accelerator %s%s", accel_name(cpu.accel), accel_caveat(cpu.accel));
     line("TSC %llu kHz from %s", (unsigned long long)tsc_khz(), tsc_source());
     if (tsc_warning())
         line("%s", tsc_warning());
@@ -229,7 +228,8 @@ static void human(const struct report_input *in, bool equal)
     if (base != best) {
         fmt_centi(a, sizeof(a), stat_paired_ratio_centi(base->init, best->init, in->runs));
         line("%s init is %sx faster than %s on %s%s", best == chunk ? "chunked" : best->name, a,
-             base == page ? "page-by-page" : base->name, size, tcg ? " (TCG, emulated)" : "");
+             base == page ? "page-by-page" : base->name, size,
+             tcg ? " (TCG, emulated)" : host ? " (hosted, user space)" : "");
     }
     for (unsigned i = 0; i < in->nstrat && page; i++) {
         const struct report_series *x = &in->s[i];

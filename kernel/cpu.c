@@ -97,9 +97,9 @@ const char *accel_caveat(enum accel a)
 {
     switch (a) {
     case ACCEL_TCG:
-        return " -- EMULATED TIMINGS, not comparable with hardware or KVM";
+        return ": EMULATED TIMINGS, not comparable with hardware or KVM";
     case ACCEL_HOST:
-        return " -- HOSTED: Linux user space running the kernel's heap code on this "
+        return ": HOSTED, Linux user space running the kernel's heap code on this "
                "machine's real CPU and memory, no hypervisor of bootheap's own";
     default:
         return "";

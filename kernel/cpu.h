@@ -95,7 +95,7 @@ const char *accel_name(enum accel a);
 
 /*
  * What timings taken under a are worth, as a note for the reports' accelerator
- * line (" -- ..."), or "" when they are plain hardware or hypervisor time.
+ * line (": ..."), or "" when they are plain hardware or hypervisor time.
  */
 const char *accel_caveat(enum accel a);
 

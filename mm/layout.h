@@ -25,12 +25,25 @@
 #define MAX_PHYS_ADDR   (1ull << MAX_PHYS_BITS)
 #define MAX_PFN_LIMIT   (MAX_PHYS_ADDR >> PAGE_SHIFT)
 
+#ifndef BOOTHEAP_HOSTED
 #define DIRECTMAP_BASE  0xffff800000000000ull
 #define FRAMETABLE_BASE 0xffffc00000000000ull
 #define M2P_BASE        0xffffc80000000000ull
 #define IOMAP_BASE      0xffffd00000000000ull
 #define IOMAP_SIZE      (1ull << 30)
 #define KERNEL_VMA      0xffffffff80000000ull
+#else
+/*
+ * The hosted runner (hosted/) keeps the same map at fixed user-space
+ * addresses, so that the heap code it runs reaches the frame table and the
+ * M2P through constants, as the kernel's does. Each area is as large as
+ * MAX_PHYS_ADDR allows: 16 TiB of direct map, 128 GiB of frame table.
+ */
+#define DIRECTMAP_BASE  0x100000000000ull   /* 16 TiB */
+#define FRAMETABLE_BASE 0x200000000000ull   /* 32 TiB */
+#define M2P_BASE        0x280000000000ull   /* 40 TiB */
+#define KERNEL_VMA      0ull                /* no kernel image is mapped: kimage_pa() is unused */
+#endif
 
 /*
  * Where the image runs: GRUB may load it anywhere from its 2 MiB link
