@@ -51,7 +51,7 @@ KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_
             $(B)/gen/font.o
 
 .PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz \
-        bench bench-quick bench-stores bench-qr test-big debug clean setup check-fresh compile_commands.json
+        bench bench-quick bench-stores bench-qr hosted test-big debug clean setup check-fresh compile_commands.json
 .DEFAULT_GOAL := all
 
 all: $(B)/bootheap.elf
@@ -208,6 +208,36 @@ HOSTED_PROGS  := $(patsubst hosted/%.c,$(B)/%,$(wildcard hosted/*.c))
 $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 	@mkdir -p $(@D)
 	$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_$*) -o $@ $< $(HOSTED_EXTRA_$*)
+
+# The hosted runner, build/bootheap-host (README.md, "Hosted"): mm/ and bench/,
+# with the kernel's printk, records, options, strings and CPU identity,
+# compiled with the kernel's code-generation flags less -mcmodel=kernel (a
+# user program lives in the low 2 GiB), linked with the user-space platform
+# layer in hosted/platform/.
+HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c,$(wildcard mm/*.c)) \
+               bench/bench.c bench/report.c bench/stats.c kernel/printk.c kernel/record.c \
+               kernel/string.c kernel/cmdline.c kernel/err.c kernel/cpu.c kernel/time/tsc_math.c \
+               kernel/time/leaves.c kernel/time/choose.c
+HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))
+HOSTED_KFLAGS := $(filter-out -mcmodel=kernel,$(KFLAGS)) -DBOOTHEAP_HOSTED
+HOSTED_EXTRA_bootheap-host := $(wildcard hosted/platform/*.c) $(HOSTED_KOBJ) $(B)/hosted/kimage.ld
+HOSTED_FLAGS_bootheap-host := -DBOOTHEAP_HOSTED -I. -fno-pie -no-pie -Wl,-T,hosted/platform/hosted.ld
+$(B)/bootheap-host: hosted/platform/hosted.ld $(wildcard hosted/platform/*.h kernel/*.h mm/*.h bench/*.h)
+
+$(B)/hosted/k/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(KCC) $(CFLAGS) $(HOSTED_KFLAGS) -c $< -o $@
+
+# The kernel image's physical range, read from the kernel: the runner keeps
+# it out of the boot allocator as the kernel does.
+$(B)/hosted/kimage.ld: $(B)/bootheap.elf
+	@mkdir -p $(@D)
+	nm $< | awk '$$3 ~ /^__kernel_phys_(start|end)$$/ { print $$3 " = 0x" $$1 ";" }' > $@
+
+$(B)/bootheap-host.dis: $(B)/bootheap-host
+	objdump -d -M intel --no-show-raw-insn $< > $@
+
+hosted: $(B)/bootheap-host $(B)/bootheap-host.dis
 
 # Which stores write page_info fastest on this CPU: the once strategy's
 # marking loop, measured in user space (the kernel only runs under TCG here).

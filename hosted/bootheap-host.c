@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+// build/bootheap-host: the kernel's heap, strategies, audit and benchmark,
+// run as a Linux program on this machine's CPU, over a memory map of choice.
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "bench/bench.h"
+#include "hosted/platform/runner.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/exit.h"
+#include "kernel/printk.h"
+#include "kernel/record.h"
+#include "kernel/time/tsc.h"
+#include "kernel/version.h"
+#include "mm/mm.h"
+
+struct bootinfo bootinfo;
+
+static bool opt_memonly;
+
+/* The kernel's own (kernel/main.c) that make sense here too. */
+CMDLINE_OPT(memonly, .key = "memonly", .type = OPT_FLAG, .dst = &opt_memonly,
+            .help = "stop after the memory summary");
+CMDLINE_OPT(verbose, .key = "verbose", .type = OPT_FLAG, .dst = &printk_verbose,
+            .help = "print more detail about each step");
+
+extern const struct cmdline_opt __cmdline_opts_start[], __cmdline_opts_end[];
+
+static const char usage[] =
+    "usage: bootheap-host [MAP] [--mem-limit SIZE] [KERNEL OPTIONS...]\n"
+    "Runs bootheap's heap code and benchmark in user space on this machine's CPU.\n"
+    "MAP, one of:\n"
+    "  --mem SIZE       the map QEMU's q35 machine gives a PVH guest of SIZE (default 8G);\n"
+    "                   SIZE is bytes or a number with K, M, G or T (binary)\n"
+    "  --e820 PATH      replay the e820 record of a serial log, a records.jsonl or a results\n"
+    "                   folder; with --mem SIZE, the record of that size\n"
+    "  --firmware       this machine's own map, from /sys/firmware/memmap\n"
+    "  --mem-limit SIZE refuse maps whose tables need more host memory than SIZE\n"
+    "                   (default: MemAvailable less 512 MiB)\n"
+    "  --list-options   list the kernel options this runner takes\n"
+    "KERNEL OPTIONS are the kernel's command line: runs=3 strategies=page,chunk ...\n"
+    "Exit status: 0 ok, 1 the run failed, 2 bad arguments or map, 3 not enough memory.\n";
+
+__attribute__((noreturn, format(printf, 1, 2)))
+static void usage_fail(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("bootheap-host: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\n(bootheap-host --help tells more)\n", stderr);
+    host_exit(HOSTED_EXIT_USAGE);
+}
+
+static void list_options(void)
+{
+    for (const struct cmdline_opt *o = __cmdline_opts_start; o < __cmdline_opts_end; o++)
+        printf("  %-14s %s\n", o->key, o->help);
+}
+
+struct args {
+    const char *e820;
+    bool firmware;
+    uint64_t mem;               /* 0: not given */
+};
+
+/* Runner options start with "--"; every other word is the kernel's. */
+static void parse_args(int argc, char **argv, struct args *a, struct bootinfo *bi)
+{
+    struct err e;
+    size_t used = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *w = argv[i];
+        if (strncmp(w, "--", 2)) {
+            size_t n = strlen(w);
+            if (used + n + 2 > sizeof(bi->cmdline))
+                usage_fail("the kernel options are longer than %zu bytes", sizeof(bi->cmdline) - 1);
+            if (used)
+                bi->cmdline[used++] = ' ';
+            memcpy(bi->cmdline + used, w, n + 1);
+            used += n;
+        } else if (!strcmp(w, "--help")) {
+            fputs(usage, stdout);
+            host_exit(HOSTED_EXIT_OK);
+        } else if (!strcmp(w, "--list-options")) {
+            list_options();
+            host_exit(HOSTED_EXIT_OK);
+        } else if (!strcmp(w, "--firmware")) {
+            a->firmware = true;
+        } else if (!strcmp(w, "--mem") || !strcmp(w, "--mem-limit") || !strcmp(w, "--e820")) {
+            if (i + 1 == argc)
+                usage_fail("%s needs a value", w);
+            const char *v = argv[++i];
+            if (!strcmp(w, "--e820"))
+                a->e820 = v;
+            else if (host_parse_size(v, !strcmp(w, "--mem") ? &a->mem : &host_mem_limit, &e))
+                usage_fail("%s %s", w, e.msg);
+            else if (!strcmp(w, "--mem") && !a->mem)
+                usage_fail("--mem 0: a map needs some RAM");
+        } else {
+            usage_fail("unknown option %s", w);
+        }
+    }
+    if (a->firmware && a->e820)
+        usage_fail("--e820 and --firmware are two different maps: choose one");
+    if (a->firmware && a->mem)
+        usage_fail("--firmware takes the size of this machine's map; --mem does not apply");
+}
+
+static void load_map(const struct args *a, struct bootinfo *bi)
+{
+    static char source[160];
+    struct err e;
+    int rc;
+
+    if (a->firmware) {
+        rc = host_map_firmware(bi, "/sys/firmware/memmap", &e);
+        snprintf(source, sizeof(source), "this machine's firmware map (/sys/firmware/memmap)");
+    } else if (a->e820) {
+        rc = host_map_e820(bi, a->e820, a->mem, &e);
+        snprintf(source, sizeof(source), "e820 record from %.120s", a->e820);
+    } else {
+        uint64_t mem = a->mem ? a->mem : GiB(8);
+        char sz[24];
+        rc = host_map_q35(bi, mem, &e);
+        snprintf(source, sizeof(source), "QEMU q35 layout of %s", fmt_size(sz, sizeof(sz), mem));
+    }
+    if (rc)
+        usage_fail("%s", e.msg);
+    bi->mmap_source = source;
+}
+
+static void record_boot(const struct bootinfo *bi)
+{
+    struct record r;
+
+    record_begin(&r, "boot");
+    record_str(&r, "version", BOOTHEAP_VERSION);
+    record_str(&r, "loader", "host");
+    record_str(&r, "loader_name", bi->loader_name);
+    record_str(&r, "cmdline", bi->cmdline);
+    record_str(&r, "accel", accel_name(cpu.accel));
+    record_str(&r, "cpu_vendor", cpu.vendor);
+    record_str(&r, "cpu_brand", cpu.brand);
+    record_str(&r, "hypervisor", cpu.hypervisor ? cpu.hv_signature : "");
+    record_bool(&r, "nx", cpu.nx);
+    record_bool(&r, "gbpages", cpu.gbpages);
+    record_bool(&r, "invariant_tsc", cpu.invariant_tsc);
+    record_bool(&r, "serial", true);
+    record_str(&r, "mmap_source", bi->mmap_source);
+    record_arr_begin(&r, "mmap");
+    for (unsigned i = 0; i < bi->mmap_count; i++) {
+        record_obj_begin(&r, NULL);
+        record_u64(&r, "addr", bi->mmap[i].addr);
+        record_u64(&r, "len", bi->mmap[i].len);
+        record_u64(&r, "type", bi->mmap[i].type);
+        record_obj_end(&r);
+    }
+    record_arr_end(&r);
+    record_arr_begin(&r, "reserved");
+    record_arr_end(&r);
+    record_u64(&r, "modules", 0);
+    record_u64(&r, "rsdp_len", 0);
+    record_end(&r);
+}
+
+/* The one-minute load average, in hundredths; 0 when unreadable. */
+static uint64_t load_centi(void)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    unsigned whole = 0, frac = 0;
+
+    if (f) {
+        if (fscanf(f, "%u.%2u", &whole, &frac) != 2)
+            whole = frac = 0;
+        fclose(f);
+    }
+    return (uint64_t)whole * 100 + frac;
+}
+
+/* What the hosted run stood on: the host, its memory, its load. */
+static void record_host(uint64_t load_start, uint64_t ns_start, int64_t clock_ppm)
+{
+    struct utsname u;
+    struct record r;
+
+    uname(&u);
+    record_begin(&r, "host");
+    record_str(&r, "means", "user space; the kernel's heap code; this machine's real CPU and "
+                            "memory; no hypervisor of bootheap's own");
+    record_str(&r, "os", u.sysname);
+    record_str(&r, "os_release", u.release);
+    record_str(&r, "host_hypervisor", cpu.hypervisor ? cpu.hv_signature : "");
+    record_u64(&r, "tables_bytes", host_mem.mapped);
+    record_u64(&r, "huge_bytes", host_mem.huge);
+    record_u64(&r, "need_bytes", host_mem.need);
+    record_u64(&r, "avail_bytes", host_mem.avail);
+    record_fixed(&r, "load_start", (int64_t)load_start, 2);
+    record_fixed(&r, "load_end", (int64_t)load_centi(), 2);
+    record_u64(&r, "elapsed_ms", (host_clock_ns() - ns_start) / 1000000);
+    record_i64(&r, "clock_check_ppm", clock_ppm);
+    record_end(&r);
+}
+
+int main(int argc, char **argv)
+{
+    struct args a = { 0 };
+    uint64_t load_start = load_centi(), ns_start = host_clock_ns();
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    /* The CPU as the kernel reads it; the runner is its own accelerator. */
+    cpu_init();
+    cpu.accel = ACCEL_HOST;
+    /* The loader's part: a map and a command line. */
+    strcpy(bootinfo.loader_name, "bootheap-host");
+    parse_args(argc, argv, &a, &bootinfo);
+    load_map(&a, &bootinfo);
+    printk("\nbootheap %s, hosted: the kernel's heap code in user space on this machine's CPU\n",
+           BOOTHEAP_VERSION);
+    if (cpu.hypervisor)
+        printk("host: %s, itself a guest of a hypervisor that CPUID calls '%s'\n",
+               cpu.brand, cpu.hv_signature);
+    /* Options for every subsystem, from the same registry as the kernel's. */
+    cmdline_apply(bootinfo.cmdline);
+    record_boot(&bootinfo);
+    /* Memory: the map, the boot allocator, the frame table in anonymous memory. */
+    mm_init(&bootinfo);
+    /* The TSC's rate against CLOCK_MONOTONIC_RAW. */
+    host_time_init();
+    /* The heap's memory: whatever the boot allocator still holds. */
+    mm_heap_takeover();
+    host_mem_measure_huge();
+    printk("host: %llu MiB of anonymous memory for the tables, %llu MiB of it in huge pages\n",
+           (unsigned long long)(host_mem.mapped >> 20), (unsigned long long)(host_mem.huge >> 20));
+
+    if (opt_memonly) {
+        record_host(load_start, ns_start, host_clock_recheck());
+        machine_done();
+    }
+    /* The benchmark: every strategy, timed, audited, reported. */
+    bool ok = bench_main();
+    record_host(load_start, ns_start, host_clock_recheck());
+    if (!ok)
+        machine_fail(bench_failure());
+    machine_done();
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hosted runner's platform layer: what the kernel's boot path provides
+ * (a memory map, consoles, clocks, memory for the tables, the end of a run),
+ * supplied from Linux user space so that mm/ and bench/ run unchanged.
+ */
+#ifndef HOSTED_RUNNER_H
+#define HOSTED_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/bootinfo.h"
+#include "kernel/errno.h"
+
+/* Exit statuses of build/bootheap-host. */
+enum {
+    HOSTED_EXIT_OK = 0,
+    HOSTED_EXIT_FAIL = 1,       /* the run failed: a panic, an audit, a bad kernel option */
+    HOSTED_EXIT_USAGE = 2,      /* bad runner arguments or a bad memory map source */
+    HOSTED_EXIT_NOMEM = 3,      /* this host has too little memory for the size asked */
+};
+
+/* ---- memory maps (maps.c) ------------------------------------------------- */
+
+/*
+ * Parses a size: a whole number of bytes, or with a binary suffix K, M, G or
+ * T (optionally followed by "iB" or "B"). Returns 0, or -EINVAL with e set.
+ */
+int host_parse_size(const char *text, uint64_t *bytes, struct err *e);
+
+/*
+ * The map QEMU 7.2's q35 machine gives a PVH guest of ram bytes (qboot's
+ * low entries, the MMCONFIG hole, RAM above 4 GiB, the AMD HyperTransport
+ * hole). Fills bi's map; returns 0, or -EINVAL for a size of zero.
+ */
+int host_map_q35(struct bootinfo *bi, uint64_t ram, struct err *e);
+
+/*
+ * Replays an `e820` record: from a serial log, a records.jsonl file, or a
+ * results folder (its records.jsonl, else its serial-<size>.log files).
+ * When the source holds maps of several sizes, want picks one (0: there must
+ * be only one). Returns 0, or a negative errno with e naming the problem.
+ */
+int host_map_e820(struct bootinfo *bi, const char *path, uint64_t want, struct err *e);
+
+/* This machine's firmware map, from /sys/firmware/memmap. Same return. */
+int host_map_firmware(struct bootinfo *bi, const char *dir, struct err *e);
+
+/* ---- memory for the tables (platform.c) ----------------------------------- */
+
+/*
+ * At most this many bytes of host memory for the frame table, M2P and audit
+ * bitmap; 0 means MemAvailable less a margin. Set before mm_init().
+ */
+extern uint64_t host_mem_limit;
+
+struct host_mem {
+    uint64_t need;              /* bytes the tables may take, an upper bound */
+    uint64_t avail;             /* what the host offered */
+    uint64_t mapped;            /* bytes of anonymous memory mapped for the tables */
+    uint64_t huge;              /* of which the host backs with huge pages */
+};
+
+extern struct host_mem host_mem;
+
+/* Reads AnonHugePages of the tables from /proc/self/smaps into host_mem.huge. */
+void host_mem_measure_huge(void);
+
+/* ---- clocks (clock.c) ------------------------------------------------------ */
+
+/*
+ * Chooses the TSC fence as the kernel does, calibrates the TSC against
+ * CLOCK_MONOTONIC_RAW (five windows of 20 ms) for kernel/time/tsc.h, and
+ * prints the `calibration` record. Never fails: an implausible rate leaves
+ * the TSC uncalibrated, as the kernel does.
+ */
+void host_time_init(void);
+
+/* CLOCK_MONOTONIC_RAW in ns. */
+uint64_t host_clock_ns(void);
+
+/*
+ * Compares the TSC with CLOCK_MONOTONIC_RAW over the span since time_init()
+ * and prints the result: a check that the rate held through the run.
+ * Returns the TSC's rate over that span against the calibrated one, in ppm.
+ */
+int64_t host_clock_recheck(void);
+
+/* ---- the end of a run (platform.c) ---------------------------------------- */
+
+/* Ends the process with status after flushing the records. */
+__attribute__((noreturn)) void host_exit(int status);
+
+#endif
