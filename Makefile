@@ -194,7 +194,7 @@ test-big: all
 	$(PYTHON) -m pytest -q tests/big
 
 test: setup
-	@$(MAKE) --no-print-directory all iso
+	@$(MAKE) --no-print-directory all iso hosted
 	$(PYTHON) tests/run_all.py
 
 # ---- host C programs ------------------------------------------------------------

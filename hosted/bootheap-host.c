@@ -41,6 +41,7 @@ static const char usage[] =
     "  --firmware       this machine's own map, from /sys/firmware/memmap\n"
     "  --mem-limit SIZE refuse maps whose tables need more host memory than SIZE\n"
     "                   (default: MemAvailable less 512 MiB)\n"
+    "  --map-only       print the boot record with the map, and stop\n"
     "  --list-options   list the kernel options this runner takes\n"
     "KERNEL OPTIONS are the kernel's command line: runs=3 strategies=page,chunk ...\n"
     "Exit status: 0 ok, 1 the run failed, 2 bad arguments or map, 3 not enough memory.\n";
@@ -67,6 +68,7 @@ static void list_options(void)
 struct args {
     const char *e820;
     bool firmware;
+    bool map_only;
     uint64_t mem;               /* 0: not given */
 };
 
@@ -94,6 +96,8 @@ static void parse_args(int argc, char **argv, struct args *a, struct bootinfo *b
             host_exit(HOSTED_EXIT_OK);
         } else if (!strcmp(w, "--firmware")) {
             a->firmware = true;
+        } else if (!strcmp(w, "--map-only")) {
+            a->map_only = true;
         } else if (!strcmp(w, "--mem") || !strcmp(w, "--mem-limit") || !strcmp(w, "--e820")) {
             if (i + 1 == argc)
                 usage_fail("%s needs a value", w);
@@ -230,6 +234,8 @@ int main(int argc, char **argv)
     /* Options for every subsystem, from the same registry as the kernel's. */
     cmdline_apply(bootinfo.cmdline);
     record_boot(&bootinfo);
+    if (a.map_only)
+        host_exit(HOSTED_EXIT_OK);
     /* Memory: the map, the boot allocator, the frame table in anonymous memory. */
     mm_init(&bootinfo);
     /* The TSC's rate against CLOCK_MONOTONIC_RAW. */

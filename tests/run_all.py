@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """`make test`: host unit tests, a bounded fuzzing run, the host-tool tests,
-then the QEMU boot tests. Ends with one summary line; exits non-zero when
-any stage fails."""
+the hosted runner's tests, then the QEMU boot tests. Ends with one summary
+line; exits non-zero when any stage fails."""
 import os
 import subprocess
 import sys
@@ -27,6 +27,7 @@ def main():
         ("unit", ["make", "--no-print-directory", "test-unit"]),
         ("fuzz", ["make", "--no-print-directory", "test-fuzz"]),
         ("host tools", [PY, "-m", "pytest", "-q", "tests/tools"]),
+        ("hosted", [PY, "-m", "pytest", "-q", "-n", jobs, "tests/hosted"]),
         ("boot", [PY, "-m", "pytest", "-q", "-n", jobs, "--durations=5", "tests/boot"]),
     ]
     results = []

@@ -73,7 +73,7 @@ int host_map_q35(struct bootinfo *bi, uint64_t ram, struct err *e)
     if (ram < MiB(2))
         return err_set(e, -EINVAL, "%llu bytes of RAM: a q35 guest needs at least 2 MiB",
                        (unsigned long long)ram);
-    if (high && GiB(4) + high + GiB(32) > ht_start)
+    if (high && ALIGN_UP(GiB(4) + high, GiB(1)) + GiB(32) > ht_start)
         high_start = TiB(1);
     bi->mmap_count = 0;
     rc = rc ? rc : add(bi, 0, 0x9fc00, E820_RAM, e);
@@ -339,13 +339,11 @@ static void list_sizes(const struct scan *s, char *buf, size_t len)
 
     buf[0] = '\0';
     for (unsigned i = 0; i < s->nc && used + 1 < len; i++) {
-        char sz[24];
         if (s->c[i].size)
-            snprintf(sz, sizeof(sz), "%llu MiB", (unsigned long long)(s->c[i].size >> 20));
+            used += (size_t)snprintf(buf + used, len - used, "%s%llu MiB", i ? ", " : "",
+                                     (unsigned long long)(s->c[i].size >> 20));
         else
-            snprintf(sz, sizeof(sz), "unknown size");
-        used += (size_t)snprintf(buf + used, len - used, "%s%s (%s)", i ? ", " : "", sz,
-                                 s->c[i].where);
+            used += (size_t)snprintf(buf + used, len - used, "%sone of unknown size", i ? ", " : "");
     }
 }
 
@@ -378,8 +376,8 @@ int host_map_e820(struct bootinfo *bi, const char *path, uint64_t want, struct e
             continue;
         if (pick && !same_map(pick, &s.c[i])) {
             list_sizes(&s, sizes, sizeof(sizes));
-            rc = err_set(e, -EINVAL, "%s holds different maps: %s; choose one with --mem SIZE",
-                         path, sizes);
+            rc = err_set(e, -EINVAL, "%s holds the maps of several guests (%s): choose one "
+                         "with --mem SIZE", path, sizes);
         }
         pick = pick ? pick : &s.c[i];
     }

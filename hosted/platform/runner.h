@@ -32,7 +32,7 @@ int host_parse_size(const char *text, uint64_t *bytes, struct err *e);
 /*
  * The map QEMU 7.2's q35 machine gives a PVH guest of ram bytes (qboot's
  * low entries, the MMCONFIG hole, RAM above 4 GiB, the AMD HyperTransport
- * hole). Fills bi's map; returns 0, or -EINVAL for a size of zero.
+ * hole). Fills bi's map; returns 0, or -EINVAL for a size under 2 MiB.
  */
 int host_map_q35(struct bootinfo *bi, uint64_t ram, struct err *e);
 

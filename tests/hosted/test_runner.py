@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: MIT
+"""The hosted runner as a program: its records, the kernel's options through
+the kernel's registry, and every kind of bad input ending in a clear message
+and a clean exit status."""
+import json
+
+import pytest
+
+OK, FAIL, USAGE, NOMEM = 0, 1, 2, 3
+
+
+def test_a_run_reports_like_the_kernel(runner):
+    r = runner("--mem", "256M", "runs=2")
+    assert r.rc == OK, r
+    boot, bench = r.one("boot"), r.one("bench")
+    assert boot["accel"] == "host" and bench["accel"] == "host" and bench["emulated"] is False
+    assert bench["runs"] == 2 and bench["strategies"] == ["page", "chunk", "once", "lazy"]
+    audits = r.of("audit")
+    assert len(audits) == 2 * 4 and all(a["ok"] for a in audits), r
+    assert len({a["digest"] for a in audits}) == 1
+    assert all(a["free_pages"] == bench["pages"] for a in audits)
+    results = r.of("result")
+    assert {(x["strategy"], x["phase"]) for x in results} >= {("floor", "init"), ("lazy", "first_touch")}
+    assert all(x["ns"] is not None and x["ns"] > 0 for x in results)
+    cal = r.one("calibration")
+    assert cal["calibrated"] and cal["source"] == "monotonic_raw" and cal["khz"] > 0
+    host = r.one("host")
+    assert "no hypervisor of bootheap's own" in host["means"]
+    assert host["tables_bytes"] >= r.one("memory")["frame_table"]["bytes"]
+    assert r.one("done")["status"] == "ok"
+    assert "HOSTED" in r.out and "(hosted, user space)" in r.out
+
+
+def test_the_kernel_options_reach_the_code(runner):
+    r = runner("--mem", "3G", "runs=1", "strategies=once,chunk", "numa_fake=3", "once_stores=nt",
+               "bootscrub=off")
+    assert r.rc == OK, r
+    assert r.one("bench")["strategies"] == ["once", "chunk"]
+    assert r.one("memory")["nodes"] == 3
+    assert "unknown command-line option" not in r.out, r
+    assert all(a["ok"] for a in r.of("audit"))
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("runs=0", "runs=0: expected a whole number from 1 to 100"),
+    ("strategies=page,bogus", "unknown strategy 'bogus'"),
+    ("bootscrub=sometimes", "bootscrub=sometimes: expected one of idle off"),
+    ("once_stores=avx", "once_stores=avx: expected one of"),
+    ("numa_fake=9", "numa_fake=9: expected a whole number from 1 to 8"),
+])
+def test_bad_kernel_options_fail_as_in_the_kernel(runner, bad, says):
+    r = runner("--mem", "256M", bad)
+    assert r.rc == FAIL, r
+    assert says in r.out, r
+    assert r.of("done")[-1]["status"] == "fail"
+
+
+def test_unknown_kernel_options_are_warned_about(runner):
+    r = runner("--mem", "256M", "runs=1", "strategies=lazy", "no_such_option=1")
+    assert r.rc == OK, r
+    assert "unknown command-line option 'no_such_option=1' ignored" in r.out
+
+
+def test_list_options_shows_the_registry(runner):
+    r = runner("--list-options")
+    assert r.rc == OK
+    keys = {line.split()[0] for line in r.out.splitlines() if line.strip()}
+    assert {"runs", "strategies", "once_stores", "numa_fake", "bootscrub", "verbose", "memonly"} <= keys
+
+
+def _map_file(tmp_path, text):
+    p = tmp_path / "map.log"
+    p.write_text(text)
+    return str(p)
+
+
+E820_LINE = ('{"type":"e820","raw_count":2,"sanitised":[{"addr":0,"len":654336,"type":1},'
+             '{"addr":1048576,"len":%d,"type":%d}]}\n')
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--mem", "0"], "--mem 0: a map needs some RAM"),
+    (["--mem", "12Q"], "the unit must be K, M, G or T"),
+    (["--mem", "lots"], "'lots' is not a size"),
+    (["--mem", "99999999999999999999G"], "too large"),
+    (["--mem"], "--mem needs a value"),
+    (["--bogus"], "unknown option --bogus"),
+    (["--firmware", "--e820", "x"], "choose one"),
+    (["--e820", "/nonexistent/boot.log"], "/nonexistent/boot.log: No such file"),
+])
+def test_bad_runner_arguments(runner, args, says):
+    r = runner(*args)
+    assert r.rc == USAGE, r
+    assert says in r.err, r
+    assert not r.records
+
+
+@pytest.mark.parametrize("text, says", [
+    ("", "no e820 record (no records at all)"),
+    ('{"type":"bogus","x":1}\n{"type":"boot","mmap":[]}\n', "no e820 record (records found: bogus, boot)"),
+    ('{"type":"e820","raw_count":1}\n', "has no \"sanitised\" list"),
+    ('{"type":"e820","sanitised":[]}\n', "map is empty"),
+    ('{"type":"e820","sanitised":[{"addr":0,"len":4096}]}\n', "lacks addr, len or type"),
+    ('{"type":"e820","sanitised":[{"addr":0,"len":-5,"type":1}]}\n', "\"len\" is not a whole number"),
+    ('{"type":"e820","sanitised":[{"addr":0,"len":4096,"type":1,"colour":2}]}\n', "a key other than"),
+    ('{"type":"e820","sanitised":[{"addr":0,"len":4096,"type":1}\n', "not closed"),
+    ('{"type":"e820","sanitised":[{"addr":1,"len":2,"type":99999999999}]}\n', "out of range"),
+    ("\x00\xff\xfe garbage \x01\n" * 50, "no e820 record"),
+])
+def test_malformed_map_files(runner, tmp_path, text, says):
+    r = runner("--e820", _map_file(tmp_path, text))
+    assert r.rc == USAGE, r
+    assert says in r.err, r
+
+
+def test_a_map_without_ram_is_refused(runner, tmp_path):
+    r = runner("--e820", _map_file(tmp_path, E820_LINE % (1 << 30, 2)), "runs=1")
+    assert r.rc == FAIL, r
+    assert "no usable RAM" in r.out, r
+    assert r.of("done")[-1]["status"] == "fail"
+
+
+def test_a_map_the_sanitiser_rejects(runner, tmp_path):
+    entries = ",".join(f'{{"addr":{i * 8192},"len":4096,"type":{1 + i % 2}}}' for i in range(600))
+    r = runner("--e820", _map_file(tmp_path, '{"type":"e820","sanitised":[%s]}\n' % entries))
+    assert r.rc == USAGE, r
+    assert "more than 512 entries" in r.err, r
+
+
+def test_too_little_host_memory_is_refused(runner):
+    r = runner("--mem", "64G", "--mem-limit", "100M", "runs=1")
+    assert r.rc == NOMEM, r
+    assert "not enough memory on this host" in r.err
+    assert "need up to" in r.err and "100 MiB is available" in r.err, r
+    assert r.of("done")[-1]["status"] == "fail"
+
+
+def test_replays_the_e820_of_a_kernel_boot(runner, tmp_path):
+    """A map given as a JSON-lines file with the harness's wrapping, spaces
+    after the colons, as records.jsonl has it."""
+    wrapped = {"size_bytes": 512 << 20, "size": "512M", "source": "kernel",
+               "record": {"type": "e820", "raw_count": 3, "sanitised": [
+                   {"addr": 0, "len": 654336, "type": 1},
+                   {"addr": 654336, "len": 1024, "type": 2},
+                   {"addr": 1048576, "len": (512 << 20) - (1 << 20), "type": 1}]}}
+    path = tmp_path / "records.jsonl"
+    path.write_text(json.dumps(wrapped) + "\n")
+    r = runner("--e820", str(path), "runs=1", "strategies=once")
+    assert r.rc == OK, r
+    assert r.one("e820")["sanitised"] == wrapped["record"]["sanitised"]
+    assert r.one("boot")["mmap_source"].startswith("e820 record from")
