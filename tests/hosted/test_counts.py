@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: MIT
+"""Exact counts under callgrind: the same binary and map give the same counts
+on every run, and the instructions per page of init fall from the page-by-page
+strategy to the lazy one. Not a timing test: nothing here depends on speed."""
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import counts  # noqa: E402  (bench/counts.py)
+
+pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None,
+                                reason="valgrind is not installed (Debian package valgrind)")
+
+
+def count(folder, *kernel_args):
+    os.makedirs(folder)
+    cmd = counts.valgrind_command(counts.RUNNER, "256M", os.path.join(folder, "cg.out"),
+                                  list(kernel_args))
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    bench = next(r for r in counts.parse_records(p.stdout) if r["type"] == "bench")
+    return bench["pages"], counts.collect(folder)
+
+
+def test_counts_are_exact_and_ordered(tmp_path):
+    with ThreadPoolExecutor(2) as pool:
+        a, b = pool.map(lambda d: count(str(tmp_path / d), "runs=1"), ["a", "b"])
+    pages, first = a
+    assert first, "no window was counted"
+    assert set(first) == {(s, ph, 0) for s in ("page", "chunk", "once", "lazy")
+                          for ph in ("init", "first_touch")} | {("floor", "init", 0)}
+    # Every event of every window, twice over.
+    assert first == b[1]
+    ir = {s: first[(s, "init", 0)]["Ir"] / pages for s in ("page", "chunk", "once", "lazy")}
+    assert ir["page"] > ir["chunk"] > ir["once"] > ir["lazy"], ir
+    # The floor writes every byte once with 8-byte stores: 40 bytes a page.
+    assert first[("floor", "init", 0)]["Dw"] >= 5 * pages
+
+
+def test_bootscrub_off_writes_less(tmp_path):
+    """bootscrub= reaches the heap code: without boot scrubbing, the page
+    strategy no longer sets each page's need-scrub flag."""
+    with ThreadPoolExecutor(2) as pool:
+        idle, off = pool.map(lambda a: count(str(tmp_path / a[0]), "runs=1", "strategies=page", a[1]),
+                             [("idle", "bootscrub=idle"), ("off", "bootscrub=off")])
+    key = ("page", "init", 0)
+    assert off[1][key]["Dw"] < idle[1][key]["Dw"]
+    assert off[1][key]["Ir"] < idle[1][key]["Ir"]
