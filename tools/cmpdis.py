@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Compares the machine code of the heap's hot functions in the kernel and in
+the hosted runner, after naming every address: the two builds place data at
+different addresses and the frame table, M2P and direct map at different
+bases, and nothing else should differ."""
+import argparse
+import difflib
+import re
+import subprocess
+import sys
+
+# The free path, the merge loop, each strategy's loop, the floor's memset.
+HOT = ["heap_free_pages", "heap_merge_and_list", "page_init_pages", "chunk_init_pages",
+       "heap_init_blocks", "mark_tails", "end_boot_allocator", "heap_range_handed_over",
+       "heap_alloc_pages", "fill_metadata", "memset"]
+
+# The virtual bases of each build (mm/layout.h), and their negations.
+BASES = {
+    "kernel": {"FRAMETABLE": 0xffffc00000000000, "M2P": 0xffffc80000000000,
+               "DIRECTMAP": 0xffff800000000000},
+    "hosted": {"FRAMETABLE": 0x200000000000, "M2P": 0x280000000000,
+               "DIRECTMAP": 0x100000000000},
+}
+MASK = (1 << 64) - 1
+
+
+def symbols(elf):
+    out = subprocess.run(["nm", "-n", elf], check=True, capture_output=True, text=True).stdout
+    syms = []
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "bBdDrRtT":
+            syms.append((int(parts[0], 16), parts[2]))
+    return syms
+
+
+PADDING = ("nop", "xchg ax,ax", "data16", "cs nop")
+
+
+def disassemble(elf):
+    """{function: [(address, instruction)]}, alignment padding left out."""
+    out = subprocess.run(["objdump", "-d", "-M", "intel", "--no-show-raw-insn", elf],
+                         check=True, capture_output=True, text=True).stdout
+    funcs, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        if m:
+            cur = funcs.setdefault(m.group(1), [])
+        elif cur is not None and "\t" in line:
+            addr, ins = line.split("\t", 1)
+            ins = re.sub(r"\s+", " ", ins.split("#")[0].strip())
+            if addr.strip() and ins and not ins.startswith(PADDING):
+                cur.append((int(addr.strip().rstrip(":"), 16), ins))
+        elif not line.strip():
+            cur = None
+    return funcs
+
+
+class Namer:
+    """Turns addresses and bases of one build into names."""
+
+    def __init__(self, elf, build):
+        self.syms = symbols(elf)
+        self.consts = {}
+        for name, v in BASES[build].items():
+            self.consts[v & MASK] = "@" + name
+            self.consts[-v & MASK] = "@-" + name
+
+    def name(self, value):
+        v = value & MASK
+        if v in self.consts:
+            return self.consts[v]
+        best = None
+        for addr, sym in self.syms:
+            if addr <= v:
+                best = (addr, sym)
+            else:
+                break
+        if best and v - best[0] < 0x100000 and v >= 0x400000:
+            off = v - best[0]
+            return "@" + best[1] + (f"+{off:#x}" if off else "")
+        return None
+
+    def instruction(self, ins, labels):
+        """ins with branch targets as instruction numbers and addresses as names."""
+        def target(m):
+            addr = int(m.group(1), 16)
+            return f"L{labels[addr]}" if addr in labels else f"<{m.group(2)}>"
+        ins = re.sub(r"\b([0-9a-f]+) <([^>+]+)[^>]*>", target, ins)
+        ins = re.sub(r"\[rip\+0x[0-9a-f]+\]", "[rip+X]", ins)       # objdump names it; varies by layout
+        def value(m):
+            sign, num = m.group(1), int(m.group(2), 16)
+            n = self.name(-num if sign == "-" else num)
+            return (("+" if sign else "") + n) if n else m.group(0)
+        ins = re.sub(r"([-+]?)0x([0-9a-f]+)", value, ins)
+        # An address fits a 32-bit register in a user program, not in the kernel.
+        ins = re.sub(r"^mov e(\w\w),@", r"mov r\1,@", ins)
+        return re.sub(r"^mov (r\d+)d,@", r"mov \1,@", ins)
+
+    def function(self, body):
+        labels = {addr: i for i, (addr, _) in enumerate(body)}
+        return [self.instruction(ins, labels) for _, ins in body]
+
+
+def compare(kernel, hosted, funcs):
+    kd, hd = disassemble(kernel), disassemble(hosted)
+    kn, hn = Namer(kernel, "kernel"), Namer(hosted, "hosted")
+    result = {}
+    for f in funcs:
+        if f not in kd or f not in hd:
+            result[f] = None
+            continue
+        result[f] = (kn.function(kd[f]), hn.function(hd[f]))
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("kernel", nargs="?", default="build/bootheap.elf")
+    ap.add_argument("hosted", nargs="?", default="build/bootheap-host")
+    ap.add_argument("--diff", action="store_true", help="print the differences")
+    args = ap.parse_args()
+    differ = 0
+    for f, pair in compare(args.kernel, args.hosted, HOT).items():
+        if pair is None:
+            print(f"{f:24} missing from a build")
+            differ += 1
+            continue
+        a, b = pair
+        same = a == b
+        differ += not same
+        sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+        print(f"{f:24} kernel {len(a):4} hosted {len(b):4} instructions: "
+              f"{'identical' if same else f'{sm.ratio() * 100:.1f}% alike'}")
+        if args.diff and not same:
+            for line in difflib.unified_diff(a, b, "kernel", "hosted", lineterm="", n=1):
+                print("    " + line)
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
