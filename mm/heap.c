@@ -40,14 +40,20 @@ uint64_t heap_handover_pages(void)
     return n;
 }
 
+/* Memsets the page_info and M2P entries of handed-over region i. */
+static void fill_region(unsigned i, uint8_t page_byte, uint8_t m2p_byte)
+{
+    const struct bootmem_region *r = &heap_regions.r[i];
+
+    memset(mfn_to_page(r->s), page_byte, (r->e - r->s) * sizeof(struct page_info));
+    memset(&m2p[r->s], m2p_byte, (r->e - r->s) * sizeof(uint64_t));
+}
+
 /* Memsets the page_info and M2P entries of every handed-over page. */
 static void fill_metadata(uint8_t page_byte, uint8_t m2p_byte)
 {
-    for (unsigned i = 0; i < heap_regions.nr; i++) {
-        const struct bootmem_region *r = &heap_regions.r[i];
-        memset(mfn_to_page(r->s), page_byte, (r->e - r->s) * sizeof(struct page_info));
-        memset(&m2p[r->s], m2p_byte, (r->e - r->s) * sizeof(uint64_t));
-    }
+    for (unsigned i = 0; i < heap_regions.nr; i++)
+        fill_region(i, page_byte, m2p_byte);
 }
 
 void heap_reset(void)
@@ -66,13 +72,27 @@ void heap_reset(void)
 
 void heap_floor_write(void)
 {
+    unsigned first = heap_regions.nr;
+
     /*
      * Non-zero bytes: an init must write a non-zero page state, and some
      * CPUs fill zeros faster than anything else (bench/stores.c measured
      * 1.1-1.5x on this project's machines), which would set the floor below
      * what any init can reach.
+     *
+     * In the order end_boot_allocator() hands the regions over: heap_reset()
+     * leaves the last metadata it zeroed in the cache, and a floor that
+     * walked the regions in another order than the strategies would start
+     * colder than they do (callgrind: twice their last-level misses at 4 GiB).
      */
-    fill_metadata(0xff, 0xff);
+    for (unsigned i = 0; i < heap_regions.nr && first == heap_regions.nr; i++)
+        if (mfn_to_nid(heap_regions.r[i].s) == 0)
+            first = i;
+    if (first < heap_regions.nr)
+        fill_region(first, 0xff, 0xff);
+    for (unsigned i = heap_regions.nr; i-- > 0;)
+        if (i != first)
+            fill_region(i, 0xff, 0xff);
 }
 
 bool heap_range_handed_over(uint64_t mfn, unsigned order)

@@ -13,7 +13,7 @@ import sys
 # The free path, the merge loop, each strategy's loop, the floor's memset.
 HOT = ["heap_free_pages", "heap_merge_and_list", "page_init_pages", "chunk_init_pages",
        "heap_init_blocks", "mark_tails", "end_boot_allocator", "heap_range_handed_over",
-       "heap_alloc_pages", "fill_metadata", "memset"]
+       "heap_alloc_pages", "heap_floor_write", "fill_region", "memset"]
 
 # The virtual bases of each build (mm/layout.h), and their negations.
 BASES = {
