@@ -21,13 +21,16 @@ enum {
     HOSTED_EXIT_NOMEM = 3,      /* this host has too little memory for the size asked */
 };
 
-/* ---- memory maps (maps.c) ------------------------------------------------- */
+/* ---- memory maps (maps.c, replay.c) -------------------------------------- */
 
 /*
  * Parses a size: a whole number of bytes, or with a binary suffix K, M, G or
  * T (optionally followed by "iB" or "B"). Returns 0, or -EINVAL with e set.
  */
 int host_parse_size(const char *text, uint64_t *bytes, struct err *e);
+
+/* Appends an entry to bi's map; returns 0, or -E2BIG when the map is full. */
+int host_map_add(struct bootinfo *bi, uint64_t addr, uint64_t len, uint32_t type, struct err *e);
 
 /*
  * The map QEMU 7.2's q35 machine gives a PVH guest of ram bytes (qboot's
