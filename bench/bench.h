@@ -17,8 +17,9 @@ const char *bench_failure(void);
 /*
  * The edges of every timed window, just outside its two TSC reads: open
  * names what is timed (timed false for the warm-up), close ends it. Nothing
- * in the kernel; the hosted runner counts instructions and simulated cache
- * misses between them when it runs under callgrind (hosted/platform/counts.c).
+ * in the kernel; the hosted runner reads its thread's CPU time there, and
+ * counts instructions and simulated cache misses between them when it runs
+ * under callgrind (hosted/platform/window.c).
  */
 #ifdef BOOTHEAP_HOSTED
 void bench_window_open(const char *strategy, const char *phase, unsigned run, bool timed);

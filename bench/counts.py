@@ -5,7 +5,7 @@ simulation and reports, per page handed over, the instructions, data reads and
 writes and simulated cache misses of each timed window.
 
 The runner zeroes callgrind's counters as a window opens and dumps them as it
-closes (hosted/platform/counts.c), so each dump holds one window. The same
+closes (hosted/platform/window.c), so each dump holds one window. The same
 binary and map give the same counts on every run, whatever else the machine
 is doing: the project's noise-free measure on shared machines."""
 import argparse

@@ -252,6 +252,7 @@ int main(int argc, char **argv)
     }
     /* The benchmark: every strategy, timed, audited, reported. */
     bool ok = bench_main();
+    host_window_report();
     record_host(load_start, ns_start, host_clock_recheck());
     if (!ok)
         machine_fail(bench_failure());

@@ -90,6 +90,14 @@ uint64_t host_clock_ns(void);
  */
 int64_t host_clock_recheck(void);
 
+/* ---- timed windows (window.c) ---------------------------------------------- */
+
+/*
+ * Prints the table of the thread's CPU time per strategy and phase (median
+ * over runs, ns a page, x floor, cv), from the windows bench/ opened.
+ */
+void host_window_report(void);
+
 /* ---- the end of a run (platform.c) ---------------------------------------- */
 
 /* Ends the process with status after flushing the records. */

@@ -24,6 +24,11 @@ def test_a_run_reports_like_the_kernel(runner):
     assert all(x["ns"] is not None and x["ns"] > 0 for x in results)
     cal = r.one("calibration")
     assert cal["calibrated"] and cal["source"] == "monotonic_raw" and cal["khz"] > 0
+    cpu = r.of("cpu_time")
+    assert sorted((c["strategy"], c["phase"], c["run"]) for c in cpu) == \
+        sorted((x["strategy"], x["phase"], x["run"]) for x in results)
+    assert all(c["ns"] > 0 for c in cpu)
+    assert "cpu time of this thread in each window" in r.out
     host = r.one("host")
     assert "no hypervisor of bootheap's own" in host["means"]
     assert host["tables_bytes"] >= r.one("memory")["frame_table"]["bytes"]

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// The edges of every timed window in user space: the thread's CPU time
+// around it, and, under valgrind's callgrind, one dump of exact counts each.
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <valgrind/callgrind.h>
+
+#include "bench/bench.h"
+#include "bench/stats.h"
+#include "hosted/platform/runner.h"
+#include "kernel/printk.h"
+#include "kernel/record.h"
+#include "mm/heap.h"
+
+#define MAX_SERIES 20
+#define MAX_RUNS 100
+
+static struct {
+    const char *strategy, *phase;
+    unsigned run;
+    bool timed, counting;
+    struct timespec cpu0;
+    char label[96];
+} win;
+
+/* CPU time per strategy and phase, by run: for the closing table. */
+static struct series {
+    const char *strategy, *phase;
+    unsigned runs;
+    uint64_t ns[MAX_RUNS];
+} series[MAX_SERIES];
+static unsigned nseries;
+
+static uint64_t ns_between(const struct timespec *a, const struct timespec *b)
+{
+    return (uint64_t)((b->tv_sec - a->tv_sec) * 1000000000ll + (b->tv_nsec - a->tv_nsec));
+}
+
+static struct series *find(const char *strategy, const char *phase, bool add)
+{
+    for (unsigned i = 0; i < nseries; i++)
+        if (!strcmp(series[i].strategy, strategy) && !strcmp(series[i].phase, phase))
+            return &series[i];
+    if (!add || nseries == MAX_SERIES)
+        return NULL;
+    series[nseries] = (struct series){ .strategy = strategy, .phase = phase };
+    return &series[nseries++];
+}
+
+/*
+ * Under callgrind, zeroes the counters as the window opens and dumps them as
+ * it closes, so a dump holds the window alone: the strategy's call, the two
+ * TSC reads and this request, a constant few dozen instructions. The cache
+ * simulation runs on between windows, so each window starts with the cache
+ * the reset before it left. Outside valgrind the requests are a few no-op
+ * instructions. Either way they lie outside the TSC reads.
+ */
+void bench_window_open(const char *strategy, const char *phase, unsigned run, bool timed)
+{
+    win.strategy = strategy;
+    win.phase = phase;
+    win.run = run;
+    win.timed = timed;
+    win.counting = timed && RUNNING_ON_VALGRIND;
+    if (win.counting)
+        snprintf(win.label, sizeof(win.label), "bootheap %s %s %u", strategy, phase, run);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &win.cpu0);
+    if (win.counting)
+        CALLGRIND_ZERO_STATS;
+}
+
+/*
+ * The CPU time this thread spent in the window: on a shared machine the TSC
+ * window also holds the time other processes had the CPU; this does not.
+ * (Under valgrind it is meaningless and the counts are what matter: the
+ * clock reads lie outside the counted stretch.)
+ */
+void bench_window_close(void)
+{
+    struct timespec cpu1;
+    struct series *s;
+    struct record r;
+
+    if (win.counting)
+        CALLGRIND_DUMP_STATS_AT(win.label);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+    if (!win.timed)
+        return;
+    uint64_t ns = ns_between(&win.cpu0, &cpu1);
+    if ((s = find(win.strategy, win.phase, true)) && win.run < MAX_RUNS) {
+        s->ns[win.run] = ns;
+        s->runs = win.run + 1 > s->runs ? win.run + 1 : s->runs;
+    }
+    record_begin(&r, "cpu_time");
+    record_str(&r, "strategy", win.strategy);
+    record_u64(&r, "run", win.run);
+    record_str(&r, "phase", win.phase);
+    record_u64(&r, "ns", ns);
+    record_end(&r);
+}
+
+static void fmt_ms(char *buf, size_t n, uint64_t ns)
+{
+    snprintf(buf, n, "%llu.%03llu", (unsigned long long)(ns / 1000000),
+             (unsigned long long)(ns / 1000 % 1000));
+}
+
+void host_window_report(void)
+{
+    const struct series *floor = find("floor", "init", false);
+    uint64_t pages = heap_handover_pages(), fmed = floor ? stat_median(floor->ns, floor->runs) : 0;
+    char a[24], b[24];
+
+    if (!nseries)
+        return;
+    printk("cpu time of this thread in each window (the ms above also hold the time other "
+           "processes had the CPU):\n");
+    printk("%-8s %-11s %12s %9s %8s %7s\n", "strategy", "phase", "ms", "ns/page", "x floor", "cv %");
+    for (unsigned i = 0; i < nseries; i++) {
+        const struct series *s = &series[i];
+        uint64_t med = stat_median(s->ns, s->runs), ppm = stat_per_page_milli(med, pages);
+        uint64_t cv = stat_cv_centipct(s->ns, s->runs), xf = stat_ratio_centi(med, fmed);
+        fmt_ms(a, sizeof(a), med);
+        snprintf(b, sizeof(b), "%llu.%02llux", (unsigned long long)(xf / 100), (unsigned long long)(xf % 100));
+        printk("%-8s %-11s %12s %5llu.%03llu %8s %4llu.%02llu\n", s->strategy, s->phase, a,
+               (unsigned long long)(ppm / 1000), (unsigned long long)(ppm % 1000),
+               strcmp(s->phase, "init") ? "-" : b, (unsigned long long)(cv / 100),
+               (unsigned long long)(cv % 100));
+    }
+}
