@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: MIT
-"""The command line: `python3 -m harness [run|report|compare|boot|accel] ...`.
+"""The command line: `python3 -m harness [run|report|compare|beside|boot|accel|counts|codegen] ...`.
 `run` (the sweep) is the default: `python3 -m harness --sizes 1,2` runs it."""
 import argparse
 import sys
 
-from harness import accel, qemu, qrpayload, sweep
+from harness import accel, codegen, counts, hosted, qemu, qrpayload, sweep
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, say, warn
 from harness.compare import compare_text
 from harness.records import load_folder
 from harness.report import finish
 
-COMMANDS = ("run", "report", "add", "compare", "boot", "accel")
+COMMANDS = ("run", "report", "add", "compare", "beside", "boot", "accel", "counts", "codegen")
 
 
 def cmd_report(args):
@@ -26,6 +26,11 @@ def cmd_add(args):
 
 def cmd_compare(args):
     say(compare_text(load_folder(args.a), load_folder(args.b)))
+    return 0
+
+
+def cmd_beside(args):
+    say(hosted.beside_text(load_folder(args.a), load_folder(args.b)))
     return 0
 
 
@@ -64,21 +69,28 @@ def add_boot_options(p):
 def parser():
     ap = argparse.ArgumentParser(
         prog="python3 -m harness", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="bootheap's host side: boot a sweep (run, the default), rewrite a results "
-                    "folder's outputs (report), add a run read from its QR code (add), compare two "
-                    "results folders (compare), boot once (boot), or show the accelerator a boot "
-                    "would get (accel).",
+        description="bootheap's host side: boot a sweep (run, the default; --hosted runs the hosted "
+                    "runner instead), rewrite a results folder's outputs (report), add a run read from "
+                    "its QR code (add), compare two results folders (compare) or show them side by side "
+                    "(beside), boot once (boot), show the accelerator a boot would get (accel), count "
+                    "instructions and cache misses under callgrind (counts), or check the hosted "
+                    "runner's machine code (codegen).",
         epilog="examples:\n  python3 -m harness --sizes 4,8 --runs 5\n"
                "  python3 -m harness report results/<date-time>\n"
                "  python3 -m harness add results/<date-time> payload.txt\n"
                "  python3 -m harness compare results/<before> results/<after>\n"
-               "  python3 -m harness boot --mem 8G --append 'runs=3'")
+               "  python3 -m harness boot --mem 8G --append 'runs=3'\n"
+               "  python3 -m harness run --hosted --sizes 1,8 --runs 3\n"
+               "  python3 -m harness beside results/<hosted> results/<tcg>\n"
+               "  python3 -m harness counts --sizes 256M,8G --out results/<hosted>")
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="boot a sweep of memory sizes and report it",
                        description=f"Sizes default to {','.join(map(str, DEFAULT_SIZES_GIB))} GiB with "
                        f"{DEFAULT_RUNS} runs under KVM, and to "
                        f"{','.join(map(str, sweep.TCG_SIZES_GIB))} GiB with {sweep.TCG_RUNS} runs "
-                       "under TCG; --sizes and --runs always win.")
+                       "under TCG; with --hosted to "
+                       f"{','.join(map(str, hosted.SIZES_GIB))} GiB with {hosted.RUNS} runs; "
+                       "--sizes and --runs always win.")
     r.add_argument("--sizes", help="GiB list, e.g. 1,2,4 or 0.5 (units like 512M also work)")
     r.add_argument("--runs", type=int, help="runs per strategy (kernel arg runs=N)")
     r.add_argument("--strategies", help="comma list passed as strategies=...; default: the kernel's")
@@ -86,6 +98,9 @@ def parser():
     r.add_argument("--out", help="results folder (default results/<date-time>)")
     r.add_argument("--quick", action="store_true",
                    help=f"sizes {','.join(map(str, sweep.QUICK_SIZES_GIB))} GiB, {sweep.QUICK_RUNS} runs")
+    r.add_argument("--hosted", action="store_true",
+                   help=f"run build/bootheap-host, the kernel's heap code in user space, instead of QEMU "
+                        f"(sizes {','.join(map(str, hosted.SIZES_GIB))} GiB, {hosted.RUNS} runs)")
     r.add_argument("--timeout", type=float, default=sweep.DEFAULT_TIMEOUT, help="seconds per boot")
     r.add_argument("--verbose", "-v", action="store_true", help="show the serial output and QEMU command")
     p = sub.add_parser("report", help="rewrite summary.csv, report.md and plot.png of a results folder")
@@ -98,6 +113,18 @@ def parser():
     c = sub.add_parser("compare", help="per-strategy change from results folder A to B")
     c.add_argument("a")
     c.add_argument("b")
+    s = sub.add_parser("beside", help="two results folders side by side, e.g. a hosted run and a TCG run")
+    s.add_argument("a")
+    s.add_argument("b")
+    n = sub.add_parser("counts", help="exact counts per page under callgrind (the hosted runner)")
+    n.add_argument("--sizes", default="256M,8G", help="sizes to count (default 256M,8G)")
+    n.add_argument("--append", default="", help="kernel options (default runs=1)")
+    n.add_argument("--out", help="results folder, new or existing (default results/counts-<date-time>)")
+    n.add_argument("--runner", default=counts.RUNNER, help=argparse.SUPPRESS)
+    g = sub.add_parser("codegen", help="the hosted runner's hot functions against the kernel's machine code")
+    g.add_argument("kernel", nargs="?", default=codegen.KERNEL)
+    g.add_argument("hosted", nargs="?", default=codegen.HOSTED)
+    g.add_argument("--diff", action="store_true", help="print the differences")
     b = sub.add_parser("boot", help="boot once, serial on the terminal; exit 0 ok, 1 fail, 2 no verdict")
     add_boot_options(b)
     b.add_argument("--mem", default="1G", help="guest memory, e.g. 512M, 8G, 1T")
@@ -125,7 +152,8 @@ def main(argv=None):
         warn(f"harness: {e}")
         return 2
     run = {"run": sweep.cmd_run, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
-           "boot": cmd_boot, "accel": cmd_accel}[args.cmd]
+           "beside": cmd_beside, "boot": cmd_boot, "accel": cmd_accel, "counts": counts.cmd_counts,
+           "codegen": codegen.cmd_codegen}[args.cmd]
     try:
         return run(args)
     except BenchError as e:

@@ -55,11 +55,11 @@ class SizeRun:
 
     @property
     def accel(self):
-        """'kvm', 'tcg' or 'unknown'."""
-        if self.harness and self.harness.get("accel") in ("kvm", "tcg"):
+        """'kvm', 'tcg', 'host' (the hosted runner) or 'unknown'."""
+        if self.harness and self.harness.get("accel") in ("kvm", "tcg", "host"):
             return self.harness["accel"]
         for rec in (self.first("bench"), self.first("boot")):
-            if rec and str(rec.get("accel", "")).upper() in ("KVM", "TCG"):
+            if rec and str(rec.get("accel", "")).upper() in ("KVM", "TCG", "HOST"):
                 return rec["accel"].lower()
         return "unknown"
 

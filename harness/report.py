@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: MIT
 """The outputs of a results folder: summary.csv, report.md (with Xen's
-published figures beside KVM results only) and the findings on the
-terminal; the plot comes from harness/plot.py."""
+published figures beside KVM and hosted results only, and the exact counts
+when the folder has them) and the findings on the terminal; the plot comes
+from harness/plot.py."""
 import csv
 import os
 
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, TCG_LABEL, BenchError, gib_text, say, warn
+from harness.counts import load as counts_load, section as counts_section
 from harness.plot import write_plot
 from harness.stats import (FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, check_text, cross_check,
                            disagreements, failures, request_mismatch)
+from harness.hosted import report_sections as hosted_sections
 from harness.xen import XEN_ARM, XEN_X86, xen_ns_per_page, xen_pages, xen_row
 
 
@@ -38,7 +41,8 @@ def csv_rows(sweep):
     for run in sweep.sizes:
         ss = SizeStats(run)
         checks = cross_check(ss)
-        timings = TCG_LABEL if run.emulated else ("KVM" if run.accel == "kvm" else "unknown accelerator")
+        timings = TCG_LABEL if run.emulated else {"kvm": "KVM", "host": "hosted (user space, real CPU)"}.get(
+            run.accel, "unknown accelerator")
         base = {"size_gib": f"{run.nbytes / GIB:g}", "mem_bytes": run.nbytes, "pages": ss.pages,
                 "accel": run.accel, "emulated": str(run.emulated).lower(), "timings": timings,
                 "status": "ok" if not failures(run) else "FAILED"}
@@ -205,6 +209,7 @@ def render_markdown(sweep, plot_note=None):
               "points are marked" + (" for reference only (KVM, not comparable)" if emulated else "")
               + ". Points at zero cannot sit on a log axis and are left out.", ""]
 
+    L += hosted_sections(sweep) + counts_section(counts_load(sweep.folder))
     L += xen_section(emulated)
     L += [WHY_DIFFERENT]
 

@@ -197,7 +197,8 @@ def failures(run):
     out = []
     h = run.harness
     if h and h.get("status") != "ok":
-        out.append(f"boot ended {h.get('status')} (qemu exit {h.get('qemu_rc')})")
+        how = f"runner exit {h['runner_rc']}" if "runner_rc" in h else f"qemu exit {h.get('qemu_rc')}"
+        out.append(f"boot ended {h.get('status')} ({how})")
     done = run.first("done")
     if done is None:
         out.append("no done record: the log ends before the kernel finished")

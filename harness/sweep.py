@@ -7,7 +7,7 @@ import os
 import re
 import time
 
-from harness import ROOT, accel as accel_mod, qemu
+from harness import ROOT, accel as accel_mod, hosted, qemu
 from harness.common import (DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, MIB, TCG_LABEL, BenchError,
                             gib_text, parse_sizes, say, size_label, warn)
 from harness.records import SizeRun, load_folder, parse_serial
@@ -28,6 +28,8 @@ def plan(args, accel):
     notes = []
     if args.quick:
         sizes, runs = [s * GIB for s in QUICK_SIZES_GIB], QUICK_RUNS
+    elif accel == "host":
+        sizes, runs = hosted.default_sizes(), hosted.RUNS
     elif accel == "tcg":
         sizes, runs = [s * GIB for s in TCG_SIZES_GIB], TCG_RUNS
         if args.sizes is None:
@@ -80,7 +82,8 @@ def choose_accel(args):
 
 def cmd_run(args):
     """`run`: the sweep, then its outputs -> exit status."""
-    accel = choose_accel(args)
+    accel = "host" if args.hosted else choose_accel(args)
+    mode = "hosted" if args.hosted else args.mode
     sizes, runs, notes = plan(args, accel)
     append = kernel_args(runs, args.strategies)
     out = make_out_dir(args.out)
@@ -89,9 +92,9 @@ def cmd_run(args):
         banner()
     for n in notes:
         say(f"bench: {n}")
-    say(f"bench: {args.mode} under {accel.upper()}, sizes {', '.join(gib_text(s) for s in sizes)}, "
+    say(f"bench: {mode} under {accel.upper()}, sizes {', '.join(gib_text(s) for s in sizes)}, "
         f"kernel args '{append}', results in {out}")
-    info = {"type": "sweep", "mode": args.mode, "accel_requested": args.accel, "accel": accel,
+    info = {"type": "sweep", "mode": mode, "accel_requested": args.accel, "accel": accel,
             "sizes_bytes": sizes, "runs": runs, "strategies": args.strategies or "",
             "append": append, "notes": notes, "quick": bool(args.quick),
             "started": datetime.datetime.now().isoformat(timespec="seconds"),
@@ -115,9 +118,13 @@ def cmd_run(args):
                 said.append(" ".join(str(x) for x in a))
             say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: booting ...")
             try:
-                r = qemu.boot(mode=args.mode, mem=f"{nbytes // MIB}M", append=append, accel=accel,
-                              timeout=args.timeout, quiet=not args.verbose,
-                              log_path=os.path.join(out, log_name), say=collect, stall=args.stall)
+                if args.hosted:
+                    r = hosted.run(nbytes, append, os.path.join(out, log_name), args.timeout)
+                    said += [m for m in r.stderr.splitlines() if m.strip()]
+                else:
+                    r = qemu.boot(mode=args.mode, mem=f"{nbytes // MIB}M", append=append, accel=accel,
+                                  timeout=args.timeout, quiet=not args.verbose,
+                                  log_path=os.path.join(out, log_name), say=collect, stall=args.stall)
             except KeyboardInterrupt:
                 interrupted = True
                 warn("bench: interrupted; writing what was collected")
@@ -134,11 +141,13 @@ def cmd_run(args):
             for rec in records:
                 put(nbytes, "kernel", rec)
             put(nbytes, "harness", {"type": "boot_result", "status": r.status, "qemu_rc": r.qemu_rc,
-                                    "accel": r.accel, "mode": args.mode, "append": append,
+                                    **({"runner_rc": r.runner_rc} if args.hosted else {}),
+                                    "accel": r.accel, "mode": mode, "append": append,
                                     "elapsed_s": round(r.elapsed, 3), "log": log_name,
                                     "parse_problems": problems, "notes": notes, "cmd": r.cmd})
             run = SizeRun(nbytes)
-            run.records, run.harness = records, {"status": r.status, "qemu_rc": r.qemu_rc, "accel": r.accel}
+            run.records, run.harness = records, {"status": r.status, "qemu_rc": r.qemu_rc, "accel": r.accel,
+                                                 **({"runner_rc": r.runner_rc} if args.hosted else {})}
             f = failures(run)
             tag = f" [{TCG_LABEL}]" if r.accel == "tcg" else ""
             say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: {'ok' if not f else 'FAILED'} "

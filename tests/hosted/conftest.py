@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RUNNER = os.path.join(ROOT, "build", "bootheap-host")
+from harness import ROOT
+from harness.hosted import RUNNER
 
 
 class Run:

@@ -7,17 +7,12 @@ so one constant serves page_to_mfn (add) and mfn_to_page (sub), where the
 user-space build needs the base and its negation in two registers."""
 import collections
 import os
-import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from harness import codegen
+from harness.codegen import HOSTED, KERNEL
 
-import cmpdis  # noqa: E402  (tools/cmpdis.py)
-
-KERNEL = os.path.join(ROOT, "build", "bootheap.elf")
-HOSTED = os.path.join(ROOT, "build", "bootheap-host")
 MERGE = "heap_merge_and_list"
 
 
@@ -26,10 +21,10 @@ def code():
     for f in (KERNEL, HOSTED):
         if not os.path.exists(f):
             pytest.fail(f"{f} is missing: run `make all hosted`")
-    return cmpdis.compare(KERNEL, HOSTED, cmpdis.HOT)
+    return codegen.compare(KERNEL, HOSTED, codegen.HOT)
 
 
-@pytest.mark.parametrize("func", [f for f in cmpdis.HOT if f != MERGE])
+@pytest.mark.parametrize("func", [f for f in codegen.HOT if f != MERGE])
 def test_hot_function_is_the_kernels(code, func):
     assert code[func] is not None, f"{func} is missing from a build"
     kernel, hosted = code[func]

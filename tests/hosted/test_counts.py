@@ -5,15 +5,12 @@ strategy to the lazy one. Not a timing test: nothing here depends on speed."""
 import os
 import shutil
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
-
-import counts  # noqa: E402  (bench/counts.py)
+from harness import counts
+from harness.records import parse_serial
 
 pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None,
                                 reason="valgrind is not installed (Debian package valgrind)")
@@ -25,7 +22,7 @@ def count(folder, *kernel_args):
                                   list(kernel_args))
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-2000:]
-    bench = next(r for r in counts.parse_records(p.stdout) if r["type"] == "bench")
+    bench = next(r for r in parse_serial(p.stdout)[0] if r["type"] == "bench")
     return bench["pages"], counts.collect(folder)
 
 

@@ -1,14 +1,18 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Compares the machine code of the heap's hot functions in the kernel and in
-the hosted runner, after naming every address: the two builds place data at
-different addresses and the frame table, M2P and direct map at different
-bases, and nothing else should differ."""
-import argparse
+"""`codegen`: compares the machine code of the heap's hot functions in the
+kernel and in the hosted runner, after naming every address: the two builds
+place data at different addresses and the frame table, M2P and direct map at
+different bases, and nothing else should differ."""
 import difflib
+import os
 import re
 import subprocess
-import sys
+
+from harness import ROOT
+from harness.common import say
+
+KERNEL = os.path.join(ROOT, "build", "bootheap.elf")
+HOSTED = os.path.join(ROOT, "build", "bootheap-host")
 
 # The free path, the merge loop, each strategy's loop, the floor's memset.
 HOT = ["heap_free_pages", "heap_merge_and_list", "page_init_pages", "chunk_init_pages",
@@ -115,29 +119,20 @@ def compare(kernel, hosted, funcs):
     return result
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("kernel", nargs="?", default="build/bootheap.elf")
-    ap.add_argument("hosted", nargs="?", default="build/bootheap-host")
-    ap.add_argument("--diff", action="store_true", help="print the differences")
-    args = ap.parse_args()
-    differ = 0
+def cmd_codegen(args):
+    """Prints one line per hot function; with --diff, the differences -> 0,
+    or 1 when a function is missing from a build."""
+    missing = 0
     for f, pair in compare(args.kernel, args.hosted, HOT).items():
         if pair is None:
-            print(f"{f:24} missing from a build")
-            differ += 1
+            say(f"{f:24} missing from a build")
+            missing += 1
             continue
         a, b = pair
-        same = a == b
-        differ += not same
         sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
-        print(f"{f:24} kernel {len(a):4} hosted {len(b):4} instructions: "
-              f"{'identical' if same else f'{sm.ratio() * 100:.1f}% alike'}")
-        if args.diff and not same:
+        say(f"{f:24} kernel {len(a):4} hosted {len(b):4} instructions: "
+            f"{'identical' if a == b else f'{sm.ratio() * 100:.1f}% alike'}")
+        if args.diff and a != b:
             for line in difflib.unified_diff(a, b, "kernel", "hosted", lineterm="", n=1):
-                print("    " + line)
-    return 1 if differ else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+                say("    " + line)
+    return 1 if missing else 0

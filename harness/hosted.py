@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: MIT
+"""The hosted runner from the host side: one run of build/bootheap-host per
+size for the sweep (`run --hosted`, `make bench-host`), the report's hosted
+sections (what "host" means, the CPU time of each window, Xen's table beside
+the hosted figures), and `beside`: a hosted run and a TCG run side by side."""
+import os
+import subprocess
+import time
+
+from harness import ROOT
+from harness.common import GIB, TCG_LABEL, gib_text, size_label
+from harness.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, median
+from harness.xen import xen_ns_per_page, xen_row
+
+RUNNER = os.path.join(ROOT, "build", "bootheap-host")
+SIZES_GIB = (1, 2, 4, 8, 16, 32, 64, 90, 256, 1024)
+RUNS = 3
+# The runner's exit statuses (hosted/platform/runner.h).
+STATUS = {0: "ok", 1: "fail", 2: "bad-input", 3: "no-memory"}
+MEANS = ("user space, the kernel's heap code, this machine's real CPU and memory, "
+         "no hypervisor of bootheap's own")
+HOSTED_LABEL = "HOSTED: " + MEANS
+
+
+class Result:
+    """One run of the runner, shaped as harness.qemu's Result for the sweep."""
+
+    def __init__(self, status, rc, log, elapsed, cmd, stderr=""):
+        self.status, self.runner_rc, self.log, self.elapsed, self.cmd = status, rc, log, elapsed, cmd
+        self.stderr = stderr
+        self.accel = "host"
+        self.qemu_rc = None
+
+
+def run(nbytes, append, log_path, timeout, runner=RUNNER):
+    """Runs the runner on q35's map of nbytes with the kernel options in
+    append; BOOTHEAP_HOST_MEM_LIMIT, when set, caps its memory (--mem-limit)."""
+    if not os.access(runner, os.X_OK):
+        raise RuntimeError(f"{runner} is missing: run `make hosted`")
+    cmd = [runner, "--mem", size_label(nbytes)]
+    if os.environ.get("BOOTHEAP_HOST_MEM_LIMIT"):
+        cmd += ["--mem-limit", os.environ["BOOTHEAP_HOST_MEM_LIMIT"]]
+    cmd += append.split()
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout or None)
+        status, rc, out, err = STATUS.get(p.returncode, "fail"), p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        status, rc, err = "timeout", None, ""
+    if log_path:
+        with open(log_path, "w", encoding="utf-8") as f:
+            f.write(out)
+    return Result(status, rc, out, time.monotonic() - t0, cmd, err)
+
+
+def cpu_medians(run):
+    """{(strategy, phase): median ns} of the cpu_time records of one size."""
+    by = {}
+    for r in run.of("cpu_time"):
+        by.setdefault((r.get("strategy"), r.get("phase")), []).append(r.get("ns", 0))
+    return {k: median(v) for k, v in by.items()}
+
+
+def cpu_section(sweep):
+    """The CPU time of each window: steadier than the TSC on a shared machine."""
+    rows = []
+    for run in sweep.sizes:
+        ss, cpu = SizeStats(run), cpu_medians(run)
+        if not cpu or not ss.pages:
+            continue
+        floor = cpu.get((FLOOR, INIT))
+        for s in ss.strategies:
+            if (s, INIT) not in cpu:
+                continue
+            e2e = cpu[(s, INIT)] + cpu[(s, FIRST_TOUCH)] if (s, FIRST_TOUCH) in cpu else None
+            rows.append([gib_text(run.nbytes), s, f"{cpu[(s, INIT)] / ss.pages:.3f}",
+                         f"{cpu[(s, INIT)] / floor:.2f}" if floor else "",
+                         f"{e2e / ss.pages:.3f}" if e2e is not None else ""])
+    if not rows:
+        return []
+    head = ["RAM", "strategy", "init ns/page (CPU time)", "x floor", "init + first touch ns/page"]
+    return ["## CPU time of each window", "",
+            "The CPU time the runner's thread spent in each timed window (median over runs): the "
+            "TSC figures above also hold the time other processes had the CPU, these do not.", "",
+            _table(head, rows), ""]
+
+
+def xen_section(sweep):
+    """Hosted medians beside Xen's published ones, with what differs."""
+    rows = []
+    for run in sweep.sizes:
+        x, ss = xen_row(run.nbytes), SizeStats(run)
+        old, new = ss.get(OLD), ss.get(NEW)
+        if not x or not old or not new:
+            continue
+        rows.append([f"{x[0]} GB", f"{xen_ns_per_page(x[0], x[3]):.2f}", f"{xen_ns_per_page(x[0], x[4]):.2f}",
+                     f"{x[3] / x[4]:.2f}x", f"{old.per_page():.3f}", f"{new.per_page():.3f}",
+                     f"{old.median / new.median:.2f}x"])
+    if not rows:
+        return []
+    head = ["RAM", "Xen 4.16 ns/page", "Xen 4.17 ns/page", "Xen before/after", f"hosted {OLD} ns/page",
+            f"hosted {NEW} ns/page", f"hosted {OLD}/{NEW}"]
+    return ["## Hosted beside Xen's published figures", "", _table(head, rows), "",
+            "What differs: the CPU (this machine's, named in the boot records; Xen's was a c5.metal's); "
+            "how it runs (Xen ran nested, as a guest of KVM; the hosted runner is a user process "
+            "with no hypervisor of its own, on a machine that may itself be a virtual one: see the "
+            "`host` record); the heap (bootheap's logic is Xen's, but its free path lacks Xen's "
+            "per-call costs, such as the out-of-line mfn_valid() with its LFENCE, out-of-line "
+            "spinlocks and pdx conversions, and it writes an M2P entry per page where Xen's boot "
+            "path does not); and the load of the machine while it ran (the `host` records).", ""]
+
+
+def report_sections(sweep):
+    """Everything a report adds for hosted sizes; [] when there are none."""
+    if not any(r.accel == "host" for r in sweep.sizes):
+        return []
+    hosts = [r.first("host") for r in sweep.sizes if r.first("host")]
+    lines = [f"## Hosted: {MEANS}", ""]
+    if hosts:
+        h = hosts[0]
+        lines += [f"Ran on {h.get('os')} {h.get('os_release')}"
+                  + (f", itself a guest of '{h['host_hypervisor'].strip()}'" if h.get("host_hypervisor") else "")
+                  + f"; load average {min(x['load_start'] for x in hosts):.2f} to "
+                  f"{max(x['load_end'] for x in hosts):.2f}; frame table and M2P "
+                  f"{sum(x['huge_bytes'] for x in hosts) * 100 // max(1, sum(x['tables_bytes'] for x in hosts))}% "
+                  "in huge pages.", ""]
+    return lines + cpu_section(sweep) + xen_section(sweep)
+
+
+def _table(head, rows):
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return "\n".join(out + ["| " + " | ".join(str(c) for c in r) + " |" for r in rows])
+
+
+def _label(sweep):
+    if sweep.emulated:
+        return "TCG, EMULATED"
+    return "hosted" if "host" in sweep.accels else "/".join(a.upper() for a in sweep.accels)
+
+
+def beside_text(a, b):
+    """Two results folders, one line per size and strategy: ns/page in each,
+    and each run's own ratios (page/chunk, x floor). Medians are not
+    compared across accelerators: each column is read against its own."""
+    lines = [f"A: {a.folder} ({_label(a)})", f"B: {b.folder} ({_label(b)})"]
+    if a.emulated or b.emulated:
+        lines.append(f"!! {TCG_LABEL}: read each side's ratios, not one side's times against the other's")
+    if "host" in a.accels + b.accels:
+        lines.append(f"hosted means {MEANS}")
+    lines.append("")
+    head = ["RAM", "strategy", "A ns/page", "A vs page", "A x floor", "B ns/page", "B vs page", "B x floor"]
+    rows = []
+    a_by = {r.nbytes: SizeStats(r) for r in a.sizes}
+    b_by = {r.nbytes: SizeStats(r) for r in b.sizes}
+    for nbytes in sorted(set(a_by) & set(b_by)):
+        sa, sb = a_by[nbytes], b_by[nbytes]
+        for s in [x for x in sa.strategies if x in sb.strategies]:
+            row = [gib_text(nbytes), s]
+            for ss in (sa, sb):
+                st = ss.get(s)
+                row += [f"{st.per_page():.3f}" if st else "",
+                        f"{ss.speedup(s):.2f}" if s != FLOOR and ss.speedup(s) is not None else "",
+                        f"{ss.x_floor(s):.2f}" if ss.x_floor(s) is not None else ""]
+            rows.append(row)
+    only = sorted(set(a_by) ^ set(b_by))
+    lines.append(_table(head, rows))
+    if only:
+        lines += ["", "Sizes in one folder only: " + ", ".join(gib_text(n) for n in only)]
+    return "\n".join(lines)
+
+
+def default_sizes():
+    return [g * GIB for g in SIZES_GIB]

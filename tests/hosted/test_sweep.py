@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: MIT
+"""The host package over the hosted runner: `run --hosted` writes a results
+folder as `make bench` does, the reports read it as hosted (Xen's table
+beside it, the CPU-time section, the counts when the folder has them),
+`beside` sets it next to a TCG sweep, and a size the host cannot hold fails
+that size with the runner's reason."""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from harness import ROOT
+from harness.records import load_folder
+
+RECORDED_TCG = os.path.join(ROOT, "tests", "tools", "data", "recorded-tcg")
+
+
+def harness(*args, env=None):
+    p = subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
+                       cwd=ROOT, timeout=600, env=dict(os.environ, **(env or {})))
+    return p.returncode, p.stdout + p.stderr
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("hosted") / "results")
+    rc, text = harness("run", "--hosted", "--sizes", "1,4", "--runs", "2", "--out", out)
+    assert rc == 0, text
+    return out
+
+
+def test_hosted_sweep_reads_as_hosted(sweep):
+    s = load_folder(sweep)
+    assert [r.accel for r in s.sizes] == ["host", "host"]
+    assert not s.emulated and s.info["mode"] == "hosted"
+    assert all(r.first("done")["status"] == "ok" for r in s.sizes)
+    with open(os.path.join(sweep, "summary.csv")) as f:
+        rows = list(csv.DictReader(f))
+    assert rows and {r["timings"] for r in rows} == {"hosted (user space, real CPU)"}
+    with open(os.path.join(sweep, "report.md")) as f:
+        md = f.read()
+    assert "EMULATED" not in md
+    assert "## Hosted: user space, the kernel's heap code" in md
+    assert "## CPU time of each window" in md
+    # Xen published 4 GB: the hosted 4 GiB row sits beside it, with what differs.
+    assert "## Hosted beside Xen's published figures" in md and "| 4 GB |" in md
+    assert "What differs" in md and "Xen v2 ms (before -> after)" in md
+
+
+def test_beside_a_tcg_sweep(sweep):
+    rc, text = harness("beside", sweep, RECORDED_TCG)
+    assert rc == 0, text
+    assert "(hosted)" in text and "(TCG, EMULATED)" in text
+    assert "hosted means user space" in text
+    lines = [x for x in text.splitlines() if x.startswith("| 1 GiB | chunk |")]
+    assert len(lines) == 1
+    cells = [c.strip() for c in lines[0].strip("|").split("|")]
+    assert all(cells[2:]), lines[0]       # both sides have figures
+    assert "Sizes in one folder only: 2 GiB, 4 GiB" in text
+
+
+def test_counts_join_the_report(sweep, tmp_path):
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind is not installed (Debian package valgrind)")
+    folder = str(tmp_path / "copy")
+    shutil.copytree(sweep, folder)
+    rc, text = harness("counts", "--sizes", "256M", "--out", folder)
+    assert rc == 0, text
+    rc, text = harness("report", folder)
+    assert rc == 0, text
+    with open(os.path.join(folder, "report.md")) as f:
+        md = f.read()
+    assert "## Exact counts" in md and "| 0.25 GiB | page |" in md
+
+
+def test_a_size_the_host_cannot_hold_fails_alone(tmp_path):
+    out = str(tmp_path / "results")
+    rc, text = harness("run", "--hosted", "--sizes", "1", "--runs", "1", "--out", out,
+                       env={"BOOTHEAP_HOST_MEM_LIMIT": "1M"})
+    assert rc == 1, text
+    assert "boot ended no-memory (runner exit 3)" in text
+    assert "not enough memory on this host" in text
