@@ -116,7 +116,7 @@ def cmd_run(args):
 
             def collect(*a):
                 said.append(" ".join(str(x) for x in a))
-            say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: booting ...")
+            say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: {'running' if args.hosted else 'booting'} ...")
             try:
                 if args.hosted:
                     r = hosted.run(nbytes, append, os.path.join(out, log_name), args.timeout)
