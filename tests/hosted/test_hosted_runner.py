@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The hosted runner as a program: its records, the kernel's options through
-the kernel's registry, and every kind of bad input ending in a clear message
-and a clean exit status."""
+the kernel's registry, this machine's own map, and every kind of bad input
+ending in a clear message and a clean exit status."""
 import json
+import os
 
 import pytest
 
@@ -154,3 +155,21 @@ def test_replays_the_e820_of_a_kernel_boot(runner, tmp_path):
     assert r.rc == OK, r
     assert r.one("e820")["sanitised"] == wrapped["record"]["sanitised"]
     assert r.one("boot")["mmap_source"].startswith("e820 record from")
+
+
+MEMMAP = "/sys/firmware/memmap"
+TYPES = {"System RAM": 1, "ACPI Tables": 3, "ACPI Non-volatile Storage": 4, "Unusable memory": 5}
+
+
+def test_firmware_map_is_this_machines(runner):
+    if not os.path.isdir(MEMMAP):
+        pytest.skip(f"{MEMMAP} is missing: this kernel does not export the firmware's map")
+    want = []
+    for n in os.listdir(MEMMAP):
+        read = lambda f: open(os.path.join(MEMMAP, n, f)).read().strip()
+        start, end = int(read("start"), 16), int(read("end"), 16)
+        want.append((start, end - start + 1, TYPES.get(read("type"), 2)))
+    r = runner("--firmware", "--map-only")
+    assert r.rc == OK, r
+    assert sorted((e["addr"], e["len"], e["type"]) for e in r.one("boot")["mmap"]) == sorted(want)
+    assert "/sys/firmware/memmap" in r.one("boot")["mmap_source"]
