@@ -217,7 +217,7 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c,$(wildcard mm/*.c)) \
                bench/bench.c bench/report.c bench/stats.c kernel/printk.c kernel/record.c \
                kernel/string.c kernel/cmdline.c kernel/err.c kernel/cpu.c kernel/time/tsc_math.c \
-               kernel/time/leaves.c kernel/time/choose.c
+               kernel/time/leaves.c kernel/time/choose.c kernel/bootrec.c
 HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))
 HOSTED_KFLAGS := $(filter-out -mcmodel=kernel,$(KFLAGS)) -DBOOTHEAP_HOSTED
 HOSTED_EXTRA_bootheap-host := $(wildcard hosted/platform/*.c) $(HOSTED_KOBJ) $(B)/hosted/kimage.ld

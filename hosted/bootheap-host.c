@@ -9,6 +9,7 @@
 
 #include "bench/bench.h"
 #include "hosted/platform/runner.h"
+#include "kernel/bootrec.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/exit.h"
@@ -29,6 +30,8 @@ CMDLINE_OPT(verbose, .key = "verbose", .type = OPT_FLAG, .dst = &printk_verbose,
             .help = "print more detail about each step");
 
 extern const struct cmdline_opt __cmdline_opts_start[], __cmdline_opts_end[];
+/* Where the kernel's image would lie (build/hosted/kimage.ld): its load address here. */
+extern const char __kernel_phys_start[];
 
 static const char usage[] =
     "usage: bootheap-host [MAP] [--mem-limit SIZE] [KERNEL OPTIONS...]\n"
@@ -141,40 +144,6 @@ static void load_map(const struct args *a, struct bootinfo *bi)
     bi->mmap_source = source;
 }
 
-static void record_boot(const struct bootinfo *bi)
-{
-    struct record r;
-
-    record_begin(&r, "boot");
-    record_str(&r, "version", BOOTHEAP_VERSION);
-    record_str(&r, "loader", "host");
-    record_str(&r, "loader_name", bi->loader_name);
-    record_str(&r, "cmdline", bi->cmdline);
-    record_str(&r, "accel", accel_name(cpu.accel));
-    record_str(&r, "cpu_vendor", cpu.vendor);
-    record_str(&r, "cpu_brand", cpu.brand);
-    record_str(&r, "hypervisor", cpu.hypervisor ? cpu.hv_signature : "");
-    record_bool(&r, "nx", cpu.nx);
-    record_bool(&r, "gbpages", cpu.gbpages);
-    record_bool(&r, "invariant_tsc", cpu.invariant_tsc);
-    record_bool(&r, "serial", true);
-    record_str(&r, "mmap_source", bi->mmap_source);
-    record_arr_begin(&r, "mmap");
-    for (unsigned i = 0; i < bi->mmap_count; i++) {
-        record_obj_begin(&r, NULL);
-        record_u64(&r, "addr", bi->mmap[i].addr);
-        record_u64(&r, "len", bi->mmap[i].len);
-        record_u64(&r, "type", bi->mmap[i].type);
-        record_obj_end(&r);
-    }
-    record_arr_end(&r);
-    record_arr_begin(&r, "reserved");
-    record_arr_end(&r);
-    record_u64(&r, "modules", 0);
-    record_u64(&r, "rsdp_len", 0);
-    record_end(&r);
-}
-
 /* The one-minute load average, in hundredths; 0 when unreadable. */
 static uint64_t load_centi(void)
 {
@@ -233,7 +202,7 @@ int main(int argc, char **argv)
                cpu.brand, cpu.hv_signature);
     /* Options for every subsystem, from the same registry as the kernel's. */
     cmdline_apply(bootinfo.cmdline);
-    record_boot(&bootinfo);
+    boot_record(&bootinfo, "host", (uint64_t)(uintptr_t)__kernel_phys_start, true);
     if (a.map_only)
         host_exit(HOSTED_EXIT_OK);
     /* Memory: the map, the boot allocator, the frame table in anonymous memory. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // kstart: the boot path, top to bottom, from the hand-over to the report.
 #include "kernel/bootinfo.h"
+#include "kernel/bootrec.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
@@ -69,7 +70,6 @@ static void print_bootinfo(void)
 {
     const struct bootinfo *bi = &bootinfo;
     uint64_t load_addr = (uint64_t)__kernel_phys_start + kimage_offset;
-    struct record r;
 
     printk("loader: %s (%s)\n", bi->loader_name[0] ? bi->loader_name : "unnamed",
            bi_loader_name(bi->loader));
@@ -86,51 +86,7 @@ static void print_bootinfo(void)
         printk("module %u: [0x%llx, 0x%llx) %s\n", i, (unsigned long long)bi->modules[i].start,
                (unsigned long long)bi->modules[i].end, bi->modules[i].cmdline);
 
-    record_begin(&r, "boot");
-    record_str(&r, "version", BOOTHEAP_VERSION);
-    record_str(&r, "loader", bi_loader_name(bi->loader));
-    record_str(&r, "loader_name", bi->loader_name);
-    record_str(&r, "cmdline", bi->cmdline);
-    record_u64(&r, "load_addr", load_addr);
-    record_str(&r, "accel", accel_name(cpu.accel));
-    record_str(&r, "cpu_vendor", cpu.vendor);
-    record_str(&r, "cpu_brand", cpu.brand);
-    record_str(&r, "hypervisor", cpu.hypervisor ? cpu.hv_signature : "");
-    record_bool(&r, "nx", cpu.nx);
-    record_bool(&r, "gbpages", cpu.gbpages);
-    record_bool(&r, "invariant_tsc", cpu.invariant_tsc);
-    record_bool(&r, "serial", serial_present());
-    record_str(&r, "mmap_source", bi->mmap_source);
-    record_arr_begin(&r, "mmap");
-    for (unsigned i = 0; i < bi->mmap_count; i++) {
-        record_obj_begin(&r, NULL);
-        record_u64(&r, "addr", bi->mmap[i].addr);
-        record_u64(&r, "len", bi->mmap[i].len);
-        record_u64(&r, "type", bi->mmap[i].type);
-        record_obj_end(&r);
-    }
-    record_arr_end(&r);
-    record_arr_begin(&r, "reserved");
-    for (unsigned i = 0; i < bi->resv_count; i++) {
-        record_obj_begin(&r, NULL);
-        record_u64(&r, "start", bi->resv[i].start);
-        record_u64(&r, "end", bi->resv[i].end);
-        record_str(&r, "what", bi->resv[i].what);
-        record_obj_end(&r);
-    }
-    record_arr_end(&r);
-    record_u64(&r, "modules", bi->module_count);
-    record_u64(&r, "rsdp_len", bi->rsdp_len);
-    if (bi->fb.present) {
-        record_obj_begin(&r, "fb");
-        record_u64(&r, "addr", bi->fb.addr);
-        record_u64(&r, "width", bi->fb.width);
-        record_u64(&r, "height", bi->fb.height);
-        record_u64(&r, "bpp", bi->fb.bpp);
-        record_u64(&r, "type", bi->fb.type);
-        record_obj_end(&r);
-    }
-    record_end(&r);
+    boot_record(bi, bi_loader_name(bi->loader), load_addr, serial_present());
 }
 
 /* fault=...: the fatal-error paths are tested by boots that take them. */
