@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/errno.h"
+#include "kernel/physread.h"
+
 #define BI_MMAP_MAX         512     /* raw memory-map entries kept */
 #define BI_MODULES_MAX      16
 #define BI_RESV_MAX         (8 + 2 * BI_MODULES_MAX)
@@ -22,21 +25,6 @@
 #define PVH_START_MAGIC      0x336ec578u
 
 enum bi_loader { BI_LOADER_NONE = 0, BI_LOADER_MB2 = 1, BI_LOADER_PVH = 2 };
-
-/* Parse errors: 0 is success, every failure is negative. */
-enum bi_err {
-    BI_OK = 0,
-    BI_EMAGIC = -1,         /* wrong magic value */
-    BI_EBADPTR = -2,        /* a pointer to memory the kernel cannot read */
-    BI_ETOTAL = -3,         /* multiboot2 total size is implausible or lies */
-    BI_ETRUNC = -4,         /* a tag or string is cut short */
-    BI_EOVERSIZE = -5,      /* a tag runs past the end of the info */
-    BI_ENOMMAP = -6,        /* no memory map at all */
-    BI_EMMAP = -7,          /* a malformed memory map */
-    BI_ETOOMANY = -8,       /* more entries than the kernel keeps */
-    BI_EVERSION = -9,       /* PVH start info too old */
-    BI_EDUP = -10,          /* a tag that may appear once appeared twice */
-};
 
 struct bi_mmap_entry {
     uint64_t addr;
@@ -87,25 +75,24 @@ struct bootinfo {
 
     struct bi_range resv[BI_RESV_MAX];
     unsigned resv_count;
-
-    char error[192];                /* why the last parse failed */
 };
 
 /*
- * Physical memory reader: a pointer to len readable bytes at paddr, or NULL
- * when they are not all readable.
- */
-typedef const void *(*bi_phys_fn)(uint64_t paddr, uint64_t len, void *ctx);
-
-/*
- * Fill bi from a multiboot2 info at info_paddr, given EAX at entry. Returns
- * BI_OK or a negative enum bi_err, with bi->error naming the problem.
+ * Fills bi from a multiboot2 info at info_paddr, given EAX at entry
+ * (kernel/mb2.c). Returns 0, or a negative errno with e naming the problem:
+ * -EINVAL for malformed data, -EFAULT for a pointer to memory phys cannot
+ * read, -ENOENT for no memory map, -E2BIG for more entries than are kept,
+ * -ENOSPC when the table of loader ranges is full.
  */
 int mb2_parse(struct bootinfo *bi, uint32_t magic, uint64_t info_paddr,
-              bi_phys_fn phys, void *ctx);
+              phys_read_fn phys, void *ctx, struct err *e);
 
-/* Fill bi from a PVH hvm_start_info at paddr. Same return convention. */
-int pvh_parse(struct bootinfo *bi, uint64_t paddr, bi_phys_fn phys, void *ctx);
+/*
+ * Fills bi from a PVH hvm_start_info at paddr (kernel/pvh.c). Same returns,
+ * and -EPROTONOSUPPORT for a start info older than version 1.
+ */
+int pvh_parse(struct bootinfo *bi, uint64_t paddr, phys_read_fn phys, void *ctx,
+              struct err *e);
 
 const char *bi_loader_name(enum bi_loader l);
 

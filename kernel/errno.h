@@ -11,14 +11,17 @@
 
 #include "kernel/compiler.h"
 
+#define EPERM   1       /* not allowed in this state */
 #define ENOENT  2       /* nothing there */
 #define E2BIG   7       /* more entries than the documented limit */
 #define ENOMEM  12      /* out of memory */
-#define EINVAL  22      /* malformed input */
+#define EFAULT  14      /* an address that cannot be read */
+#define ENODEV  19      /* a device that should be there is absent or dead */
+#define EINVAL  22      /* malformed input, or a caller's mistake */
 #define ENOSPC  28      /* a fixed-size table is full */
 #define ERANGE  34      /* a value outside what is supported */
+#define EPROTONOSUPPORT 93 /* a boot protocol version not supported */
 #define ETIMEDOUT 110   /* a device or CPU did not answer in time */
-#define ENODEV  19      /* a device that should be there is absent or dead */
 
 /* Why a call failed, in words: filled by the code that found the problem. */
 struct err {

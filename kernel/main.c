@@ -53,15 +53,16 @@ static const void *boot_phys(uint64_t paddr, uint64_t len, void *ctx)
 
 static void parse_bootinfo(uint32_t loader, uint32_t magic, uint32_t info)
 {
-    int err;
+    struct err e;
+    int rc;
 
     if (loader == BI_LOADER_MB2)
-        err = mb2_parse(&bootinfo, magic, info, boot_phys, NULL);
+        rc = mb2_parse(&bootinfo, magic, info, boot_phys, NULL, &e);
     else
-        err = pvh_parse(&bootinfo, info, boot_phys, NULL);
-    if (err)
+        rc = pvh_parse(&bootinfo, info, boot_phys, NULL, &e);
+    if (rc)
         panic("bad boot information from the %s loader: %s",
-              bi_loader_name((enum bi_loader)loader), bootinfo.error);
+              bi_loader_name((enum bi_loader)loader), e.msg);
 }
 
 extern const char __kernel_phys_start[];
