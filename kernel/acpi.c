@@ -59,7 +59,7 @@ static void sig_text(char out[5], const uint8_t *p)
  * a note) otherwise. *len gets its length. sig, when not NULL, must match.
  */
 static const uint8_t *table_get(struct acpi_timers *t, uint64_t paddr, const char *sig,
-                                acpi_phys_fn phys, void *ctx, uint32_t *len)
+                                phys_read_fn phys, void *ctx, uint32_t *len)
 {
     const uint8_t *h = phys(paddr, ACPI_HDR_LEN, ctx);
     const uint8_t *tbl;
@@ -165,7 +165,7 @@ static void parse_hpet(struct acpi_timers *t, const uint8_t *h, uint32_t len, ui
 }
 
 /* Walks one root table; false when the root itself is unusable. */
-static bool walk_root(struct acpi_timers *t, uint64_t root_pa, bool xsdt, acpi_phys_fn phys,
+static bool walk_root(struct acpi_timers *t, uint64_t root_pa, bool xsdt, phys_read_fn phys,
                       void *ctx)
 {
     const char *rsig = xsdt ? "XSDT" : "RSDT";
@@ -216,7 +216,7 @@ static bool walk_root(struct acpi_timers *t, uint64_t root_pa, bool xsdt, acpi_p
     return true;
 }
 
-int acpi_find_timers(const uint8_t *rsdp, uint32_t rsdp_len, acpi_phys_fn phys, void *ctx,
+int acpi_find_timers(const uint8_t *rsdp, uint32_t rsdp_len, phys_read_fn phys, void *ctx,
                      struct acpi_timers *out)
 {
     uint64_t xsdt = 0;
@@ -225,15 +225,15 @@ int acpi_find_timers(const uint8_t *rsdp, uint32_t rsdp_len, acpi_phys_fn phys, 
     memset(out, 0, sizeof(*out));
     if (rsdp_len == 0 || !rsdp) {
         note(out, "ACPI: the loader passed no RSDP");
-        return -1;
+        return -ENOENT;
     }
     if (rsdp_len < 20 || memcmp(rsdp, "RSD PTR ", 8)) {
         note(out, "ACPI: RSDP signature or length (%u) is wrong, ACPI ignored", rsdp_len);
-        return -1;
+        return -EINVAL;
     }
     if (!acpi_checksum_ok(rsdp, 20)) {
         note(out, "ACPI: RSDP checksum bad, ACPI ignored");
-        return -1;
+        return -EINVAL;
     }
     rsdt = rd32(rsdp, 16);
     /* ACPI 2.0+: the XSDT, when the extended part is there and sums to 0. */
@@ -253,5 +253,5 @@ int acpi_find_timers(const uint8_t *rsdp, uint32_t rsdp_len, acpi_phys_fn phys, 
         return 0;
     if (!rsdt)
         note(out, "ACPI: RSDP names no RSDT");
-    return -1;
+    return xsdt || rsdt ? -EINVAL : -ENOENT;
 }

@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/errno.h"
+#include "kernel/physread.h"
+
 #define ACPI_HDR_LEN        36u
 #define ACPI_TABLE_MAX      (1u << 20)  /* a longer table is a lie */
 #define ACPI_ROOT_ENTRIES_MAX 256u      /* entries walked in the RSDT/XSDT */
@@ -48,20 +51,18 @@ struct acpi_timers {
     char notes[ACPI_NOTES_MAX][ACPI_NOTE_LEN];
 };
 
-/* Physical memory reader: len readable bytes at paddr, or NULL. */
-typedef const void *(*acpi_phys_fn)(uint64_t paddr, uint64_t len, void *ctx);
-
 /* True when the len bytes at p sum to 0 modulo 256. */
 bool acpi_checksum_ok(const void *p, size_t len);
 
 /*
  * Finds the PM timer and the HPET from a copy of the RSDP (rsdp_len 20 or 36;
  * 0 means the loader gave none). Pointers from phys are used only during the
- * call. Returns 0 when a root table was read, -1 when there is no usable
- * RSDP or root table; either way out holds what was found and notes why
- * anything was skipped.
+ * call. Returns 0 when a root table was read; -ENOENT when the loader gave
+ * no RSDP or the RSDP names no root table; -EINVAL when the RSDP, or every
+ * root table it names, is unusable. Either way out holds what was found,
+ * and its notes say why anything was skipped.
  */
-int acpi_find_timers(const uint8_t *rsdp, uint32_t rsdp_len, acpi_phys_fn phys, void *ctx,
+int acpi_find_timers(const uint8_t *rsdp, uint32_t rsdp_len, phys_read_fn phys, void *ctx,
                      struct acpi_timers *out);
 
 #endif

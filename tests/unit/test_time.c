@@ -921,19 +921,19 @@ static void test_acpi_bad_rsdp(void **state)
     (void)state;
 
     make_q35();
-    assert_int_equal(acpi_find_timers(rsdp, 0, arena_phys, NULL, &t), -1);
+    assert_int_equal(acpi_find_timers(rsdp, 0, arena_phys, NULL, &t), -ENOENT);
     assert_true(has_note(&t, "no RSDP"));
     assert_int_equal(t.pm, ACPI_ABSENT);
     assert_int_equal(t.hpet, ACPI_ABSENT);
 
     rsdp[19] ^= 0x40;                       /* an OEM byte flipped: sum no longer 0 */
-    assert_int_equal(acpi_find_timers(rsdp, 20, arena_phys, NULL, &t), -1);
+    assert_int_equal(acpi_find_timers(rsdp, 20, arena_phys, NULL, &t), -EINVAL);
     assert_true(has_note(&t, "RSDP checksum bad"));
     assert_null(t.root);
 
     make_q35();
     rsdp[0] = 'X';
-    assert_int_equal(acpi_find_timers(rsdp, 20, arena_phys, NULL, &t), -1);
+    assert_int_equal(acpi_find_timers(rsdp, 20, arena_phys, NULL, &t), -EINVAL);
     assert_true(has_note(&t, "signature"));
 
     /* A bad XSDT: noted, and the RSDT still serves. */
@@ -1018,8 +1018,14 @@ static void test_acpi_bad_tables(void **state)
     /* The RSDT itself unreadable. */
     make_q35();
     make_rsdp(0, 0xdead0000, 0);
-    assert_int_equal(acpi_find_timers(rsdp, 20, arena_phys, NULL, &t), -1);
+    assert_int_equal(acpi_find_timers(rsdp, 20, arena_phys, NULL, &t), -EINVAL);
     assert_true(has_note(&t, "ACPI RSDT at 0xdead0000: cannot be mapped"));
+
+    /* An RSDP that names no root table at all. */
+    make_q35();
+    make_rsdp(0, 0, 0);
+    assert_int_equal(acpi_find_timers(rsdp, 20, arena_phys, NULL, &t), -ENOENT);
+    assert_true(has_note(&t, "RSDP names no RSDT"));
 }
 
 int main(void)
