@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "kernel/compiler.h"
+#include "kernel/errno.h"
 #include "kernel/libc.h"
 
 static bool parse_uint(const char *s, size_t n, uint64_t *out)
@@ -27,8 +28,29 @@ static bool word_is(const char *w, size_t n, const char *lit)
     return strlen(lit) == n && !strncmp(w, lit, n);
 }
 
+/* The message for a bad value of o: what the option takes. */
+static int bad_value(const struct cmdline_opt *o, const char *val, size_t vlen, struct err *e)
+{
+    char names[96] = "";
+
+    switch (o->type) {
+    case OPT_UINT:
+        return err_set(e, -EINVAL, "%s=%.*s: expected a whole number from %u to %u",
+                       o->key, (int)vlen, val, o->min, o->max);
+    case OPT_STR:
+        return err_set(e, -EINVAL, "%s=%.*s: expected a value of at most %zu characters",
+                       o->key, (int)vlen, val, o->size - 1);
+    case OPT_CHOICE:
+        for (int i = 0, n = 0; o->choices[i] && n >= 0 && (size_t)n < sizeof(names); i++)
+            n += snprintf(names + n, sizeof(names) - (size_t)n, " %s", o->choices[i]);
+        return err_set(e, -EINVAL, "%s=%.*s: expected one of%s", o->key, (int)vlen, val, names);
+    default:
+        return err_set(e, -EINVAL, "%s=%.*s: expected on or off", o->key, (int)vlen, val);
+    }
+}
+
 static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool has_val,
-                 char *err, size_t errlen)
+                 struct err *e)
 {
     switch (o->type) {
     case OPT_FLAG: {
@@ -39,7 +61,7 @@ static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool
             else if (word_is(val, vlen, "0") || word_is(val, vlen, "off") || word_is(val, vlen, "no"))
                 v = false;
             else
-                goto bad;
+                break;
         }
         *(bool *)o->dst = v;
         return 0;
@@ -47,13 +69,13 @@ static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool
     case OPT_UINT: {
         uint64_t v;
         if (!has_val || !parse_uint(val, vlen, &v) || v < o->min || v > o->max)
-            goto bad;
+            break;
         *(unsigned *)o->dst = (unsigned)v;
         return 0;
     }
     case OPT_STR:
         if (!has_val || vlen + 1 > o->size)
-            goto bad;
+            break;
         memcpy(o->dst, val, vlen);
         ((char *)o->dst)[vlen] = '\0';
         return 0;
@@ -64,29 +86,9 @@ static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool
                 return 0;
             }
         }
-        goto bad;
-    }
-bad:
-    switch (o->type) {
-    case OPT_UINT:
-        snprintf(err, errlen, "%s=%.*s: expected a whole number from %u to %u",
-                 o->key, (int)vlen, val, o->min, o->max);
-        break;
-    case OPT_STR:
-        snprintf(err, errlen, "%s=%.*s: expected a value of at most %zu characters",
-                 o->key, (int)vlen, val, o->size - 1);
-        break;
-    case OPT_CHOICE: {
-        int n = snprintf(err, errlen, "%s=%.*s: expected one of", o->key, (int)vlen, val);
-        for (int i = 0; o->choices[i] && n > 0 && (size_t)n < errlen; i++)
-            n += snprintf(err + n, errlen - (size_t)n, " %s", o->choices[i]);
         break;
     }
-    default:
-        snprintf(err, errlen, "%s=%.*s: expected on or off", o->key, (int)vlen, val);
-        break;
-    }
-    return -1;
+    return bad_value(o, val, vlen, e);
 }
 
 size_t cmdline_list_item(const char **p)
@@ -99,7 +101,7 @@ size_t cmdline_list_item(const char **p)
 }
 
 int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts,
-                  char *err, size_t errlen, cmdline_warn_fn warn)
+                  struct err *e, cmdline_warn_fn warn)
 {
     const char *p = line;
     bool first = true;
@@ -121,7 +123,7 @@ int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts
 
         const char *eq = memchr(w, '=', wlen);
         size_t klen = eq ? (size_t)(eq - w) : wlen;
-        const char *val = eq ? eq + 1 : NULL;
+        const char *val = eq ? eq + 1 : "";
         size_t vlen = eq ? wlen - klen - 1 : 0;
         const struct cmdline_opt *o = NULL;
 
@@ -136,8 +138,9 @@ int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts
                 warn(msg);
             continue;
         }
-        if (apply(o, val, vlen, eq != NULL, err, errlen))
-            return -1;
+        int rc = apply(o, val, vlen, eq != NULL, e);
+        if (rc)
+            return rc;
     }
 }
 
@@ -151,11 +154,10 @@ static void warn_console(const char *msg)
 
 void cmdline_apply(const char *line)
 {
-    char err[160];
+    struct err e;
 
     if (cmdline_parse(line, __cmdline_opts_start,
-                      (size_t)(__cmdline_opts_end - __cmdline_opts_start),
-                      err, sizeof(err), warn_console))
-        panic("bad command line: %s", err);
+                      (size_t)(__cmdline_opts_end - __cmdline_opts_start), &e, warn_console))
+        panic("bad command line: %s", e.msg);
 }
 #endif

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kernel/errno.h"
+
 enum opt_type {
     OPT_FLAG,       /* bool: "key", "key=1", "key=0", "key=on", "key=off" */
     OPT_UINT,       /* unsigned int in [min, max] */
@@ -34,12 +36,13 @@ struct cmdline_opt {
 typedef void (*cmdline_warn_fn)(const char *msg);
 
 /*
- * Applies line to opts. Returns 0, or -1 with err holding the problem (a
- * bad value for a known key). Unknown keys go to warn and are skipped.
- * A first word that starts with '/' is a loader's kernel path and skipped.
+ * Applies line to opts. Returns 0, or -EINVAL with e naming the key and what
+ * it takes (a bad value for a known key). Unknown keys go to warn and are
+ * skipped. A first word that starts with '/' is a loader's kernel path and
+ * skipped.
  */
 int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts,
-                  char *err, size_t errlen, cmdline_warn_fn warn);
+                  struct err *e, cmdline_warn_fn warn);
 
 /*
  * Walks a comma-separated option value: returns the length of the item that

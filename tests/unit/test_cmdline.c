@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
+#include "kernel/errno.h"
 
 static bool flag;
 static unsigned runs;
@@ -29,22 +30,23 @@ static void warn(const char *msg)
     strcat(warned, ";");
 }
 
-static int parse(const char *line, char *err)
+static struct err err;
+
+static int parse(const char *line)
 {
     flag = false;
     runs = 5;
     strcpy(strat, "all");
     mode = 0;
     warned[0] = '\0';
-    err[0] = '\0';
-    return cmdline_parse(line, opts, sizeof(opts) / sizeof(opts[0]), err, 160, warn);
+    err.msg[0] = '\0';
+    return cmdline_parse(line, opts, sizeof(opts) / sizeof(opts[0]), &err, warn);
 }
 
 static void test_values(void **state)
 {
-    char err[160];
     (void)state;
-    assert_int_equal(parse("  selftest runs=12\tstrategies=page,chunk exit=halt ", err), 0);
+    assert_int_equal(parse("  selftest runs=12\tstrategies=page,chunk exit=halt "), 0);
     assert_true(flag);
     assert_int_equal(runs, 12);
     assert_string_equal(strat, "page,chunk");
@@ -54,21 +56,19 @@ static void test_values(void **state)
 
 static void test_loader_path_skipped(void **state)
 {
-    char err[160];
     (void)state;
-    assert_int_equal(parse("/boot/bootheap.elf runs=3", err), 0);
+    assert_int_equal(parse("/boot/bootheap.elf runs=3"), 0);
     assert_int_equal(runs, 3);
     assert_string_equal(warned, "");
     /* Only the first word may be a path. */
-    assert_int_equal(parse("runs=3 /boot/x", err), 0);
+    assert_int_equal(parse("runs=3 /boot/x"), 0);
     assert_string_equal(warned, "unknown command-line option '/boot/x' ignored;");
 }
 
 static void test_unknown_key_warns(void **state)
 {
-    char err[160];
     (void)state;
-    assert_int_equal(parse("frob=1 runs=7 zap", err), 0);
+    assert_int_equal(parse("frob=1 runs=7 zap"), 0);
     assert_int_equal(runs, 7);
     assert_string_equal(warned, "unknown command-line option 'frob=1' ignored;"
                                 "unknown command-line option 'zap' ignored;");
@@ -76,21 +76,22 @@ static void test_unknown_key_warns(void **state)
 
 static void test_bad_values(void **state)
 {
-    char err[160];
     (void)state;
-    assert_int_equal(parse("runs=0", err), -1);
-    assert_string_equal(err, "runs=0: expected a whole number from 1 to 1000");
-    assert_int_equal(parse("runs=abc", err), -1);
-    assert_string_equal(err, "runs=abc: expected a whole number from 1 to 1000");
-    assert_int_equal(parse("runs=99999999999999999999", err), -1);
-    assert_int_equal(parse("runs", err), -1);
-    assert_int_equal(parse("exit=later", err), -1);
-    assert_string_equal(err, "exit=later: expected one of auto qemu halt");
-    assert_int_equal(parse("strategies=0123456789abcdef", err), -1);
-    assert_string_equal(err, "strategies=0123456789abcdef: expected a value of at most 15 characters");
-    assert_int_equal(parse("selftest=maybe", err), -1);
-    assert_string_equal(err, "selftest=maybe: expected on or off");
-    assert_int_equal(parse("selftest=off", err), 0);
+    assert_int_equal(parse("runs=0"), -EINVAL);
+    assert_string_equal(err.msg, "runs=0: expected a whole number from 1 to 1000");
+    assert_int_equal(parse("runs=abc"), -EINVAL);
+    assert_string_equal(err.msg, "runs=abc: expected a whole number from 1 to 1000");
+    assert_int_equal(parse("runs=99999999999999999999"), -EINVAL);
+    assert_string_equal(err.msg, "runs=99999999999999999999: expected a whole number from 1 to 1000");
+    assert_int_equal(parse("runs"), -EINVAL);
+    assert_string_equal(err.msg, "runs=: expected a whole number from 1 to 1000");
+    assert_int_equal(parse("exit=later"), -EINVAL);
+    assert_string_equal(err.msg, "exit=later: expected one of auto qemu halt");
+    assert_int_equal(parse("strategies=0123456789abcdef"), -EINVAL);
+    assert_string_equal(err.msg, "strategies=0123456789abcdef: expected a value of at most 15 characters");
+    assert_int_equal(parse("selftest=maybe"), -EINVAL);
+    assert_string_equal(err.msg, "selftest=maybe: expected on or off");
+    assert_int_equal(parse("selftest=off"), 0);
     assert_false(flag);
 }
 
