@@ -41,8 +41,9 @@ static int bad_value(const struct cmdline_opt *o, const char *val, size_t vlen, 
         return err_set(e, -EINVAL, "%s=%.*s: expected a value of at most %zu characters",
                        o->key, (int)vlen, val, o->size - 1);
     case OPT_CHOICE:
-        for (int i = 0, n = 0; o->choices[i] && n >= 0 && (size_t)n < sizeof(names); i++)
-            n += snprintf(names + n, sizeof(names) - (size_t)n, " %s", o->choices[i]);
+        for (unsigned i = 0, n = 0; i < o->nchoices && n < sizeof(names); i++)
+            if (o->choices[i])
+                n += (unsigned)snprintf(names + n, sizeof(names) - n, " %s", o->choices[i]);
         return err_set(e, -EINVAL, "%s=%.*s: expected one of%s", o->key, (int)vlen, val, names);
     default:
         return err_set(e, -EINVAL, "%s=%.*s: expected on or off", o->key, (int)vlen, val);
@@ -80,9 +81,9 @@ static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool
         ((char *)o->dst)[vlen] = '\0';
         return 0;
     case OPT_CHOICE:
-        for (int i = 0; has_val && o->choices[i]; i++) {
-            if (word_is(val, vlen, o->choices[i])) {
-                *(int *)o->dst = i;
+        for (unsigned i = 0; has_val && i < o->nchoices; i++) {
+            if (o->choices[i] && word_is(val, vlen, o->choices[i])) {
+                *(int *)o->dst = (int)i;
                 return 0;
             }
         }

@@ -10,13 +10,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kernel/compiler.h"
 #include "kernel/errno.h"
 
 enum opt_type {
     OPT_FLAG,       /* bool: "key", "key=1", "key=0", "key=on", "key=off" */
     OPT_UINT,       /* unsigned int in [min, max] */
     OPT_STR,        /* char[size], copied with its NUL */
-    OPT_CHOICE,     /* int: index into choices[] */
+    OPT_CHOICE,     /* an int-sized enum: the value whose name matched */
 };
 
 struct cmdline_opt {
@@ -25,13 +26,25 @@ struct cmdline_opt {
     void *dst;
     unsigned min, max;              /* OPT_UINT */
     size_t size;                    /* OPT_STR */
-    const char *const *choices;     /* OPT_CHOICE, NULL-terminated */
+    const char *const *choices;     /* OPT_CHOICE: names, indexed by the enum's values */
+    unsigned nchoices;
     const char *help;
 };
 
 #define CMDLINE_OPT(name, ...)                                              \
     static const struct cmdline_opt cmdline_opt_##name                      \
         __attribute__((used, section(".cmdline_opts"), aligned(8))) = { __VA_ARGS__ }
+
+/*
+ * An option with named choices: var is an enum whose values index names[],
+ * a table written with designated initialisers ([BOOTSCRUB_OFF] = "off"),
+ * so that reordering either one cannot change what a name means. The key
+ * is the option's name.
+ */
+#define CMDLINE_CHOICE(name, var, names, helptext)                          \
+    _Static_assert(sizeof(var) == sizeof(int), #var " must be an int-sized enum"); \
+    CMDLINE_OPT(name, .key = #name, .type = OPT_CHOICE, .dst = &(var),     \
+                .choices = (names), .nchoices = ARRAY_SIZE(names), .help = (helptext))
 
 typedef void (*cmdline_warn_fn)(const char *msg);
 

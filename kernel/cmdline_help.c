@@ -48,7 +48,9 @@ static void describe(const struct cmdline_opt *o)
         record_str(&r, "value", o->choices[*(const int *)o->dst]);
         record_arr_begin(&r, "choices");
         n = snprintf(text, sizeof(text), "one of");
-        for (unsigned i = 0; o->choices[i]; i++) {
+        for (unsigned i = 0; i < o->nchoices; i++) {
+            if (!o->choices[i])
+                continue;
             record_str(&r, NULL, o->choices[i]);
             if (n > 0 && (size_t)n < sizeof(text))
                 n += snprintf(text + n, sizeof(text) - (size_t)n, " %s", o->choices[i]);

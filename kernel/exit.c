@@ -3,16 +3,19 @@
 // real hardware the last lines stay on the screen and the CPU halts.
 #include "kernel/exit.h"
 
+#include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/record.h"
 
+static const char *const exit_mode_names[] = {
+    [EXIT_MODE_AUTO] = "auto",
+    [EXIT_MODE_QEMU] = "qemu",
+    [EXIT_MODE_HALT] = "halt",
+};
 static enum exit_mode mode = EXIT_MODE_AUTO;
-
-void exit_set_mode(enum exit_mode m)
-{
-    mode = m;
-}
+CMDLINE_CHOICE(exit, mode, exit_mode_names,
+               "how a run ends: auto (QEMU exit device under KVM/TCG), qemu, or halt");
 
 __noreturn void machine_exit(int status)
 {

@@ -17,13 +17,12 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1 };
 #define DEBUG_EXIT_OK    0x10
 #define DEBUG_EXIT_FAIL  0x11
 
+/* exit= on the command line: how a run ends. */
 enum exit_mode {
     EXIT_MODE_AUTO,     /* isa-debug-exit when CPUID says KVM or TCG */
     EXIT_MODE_QEMU,     /* always write isa-debug-exit */
     EXIT_MODE_HALT,     /* never: print and halt, as on real hardware */
 };
-
-void exit_set_mode(enum exit_mode m);
 
 /*
  * Whether a run ends through QEMU's exit device: always with qemu, never

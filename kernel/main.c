@@ -25,11 +25,6 @@ struct bootinfo bootinfo;
 
 static bool opt_selftest;
 static bool opt_memonly;
-static int opt_exit;
-static int opt_fault;
-
-static const char *const exit_modes[] = { "auto", "qemu", "halt", NULL };
-static const char *const faults[] = { "none", "ud", "pf", "gp", "de", "panic", NULL };
 
 CMDLINE_OPT(selftest, .key = "selftest", .type = OPT_FLAG, .dst = &opt_selftest,
             .help = "run the in-kernel self-tests (KTAP on serial) instead of the benchmark");
@@ -37,10 +32,19 @@ CMDLINE_OPT(memonly, .key = "memonly", .type = OPT_FLAG, .dst = &opt_memonly,
             .help = "stop after the memory summary (large guests, memory tests)");
 CMDLINE_OPT(verbose, .key = "verbose", .type = OPT_FLAG, .dst = &printk_verbose,
             .help = "print more detail about each step");
-CMDLINE_OPT(exit, .key = "exit", .type = OPT_CHOICE, .dst = &opt_exit, .choices = exit_modes,
-            .help = "how a run ends: auto (QEMU exit device under KVM/TCG), qemu, or halt");
-CMDLINE_OPT(fault, .key = "fault", .type = OPT_CHOICE, .dst = &opt_fault, .choices = faults,
-            .help = "raise an exception or panic on purpose, to test the fatal-error path");
+
+enum fault { FAULT_NONE, FAULT_UD, FAULT_PF, FAULT_GP, FAULT_DE, FAULT_PANIC };
+static const char *const fault_names[] = {
+    [FAULT_NONE] = "none",
+    [FAULT_UD] = "ud",
+    [FAULT_PF] = "pf",
+    [FAULT_GP] = "gp",
+    [FAULT_DE] = "de",
+    [FAULT_PANIC] = "panic",
+};
+static enum fault opt_fault = FAULT_NONE;
+CMDLINE_CHOICE(fault, opt_fault, fault_names,
+               "raise an exception or panic on purpose, to test the fatal-error path");
 
 /* Loader data lies below 4 GiB, which the boot page tables map 1:1. */
 static const void *boot_phys(uint64_t paddr, uint64_t len, void *ctx)
@@ -93,28 +97,27 @@ static void print_bootinfo(void)
 /* fault=...: the fatal-error paths are tested by boots that take them. */
 static __attribute__((noinline)) void raise_fault(void)
 {
-    switch (faults[opt_fault][0]) {
-    case 'u':
+    switch (opt_fault) {
+    case FAULT_NONE:
+        return;
+    case FAULT_UD:
         __asm__ volatile("ud2");
         break;
-    case 'p':
-        if (faults[opt_fault][1] == 'f')
-            *(volatile uint64_t *)0xdead0000000ull = 1;
-        else
-            panic("panic requested on the command line (fault=panic)");
+    case FAULT_PF:
+        *(volatile uint64_t *)0xdead0000000ull = 1;
         break;
-    case 'g':
+    case FAULT_GP:
         __asm__ volatile("movq %0, %%rax; movq (%%rax), %%rax" : : "i"(0x8000000000000000ull) : "rax");
         break;
-    case 'd':
+    case FAULT_DE:
         /* In assembly: the compiler would fold a C division by zero away. */
         __asm__ volatile("xorl %%ecx, %%ecx; movl $1, %%eax; xorl %%edx, %%edx; divl %%ecx"
                          : : : "eax", "ecx", "edx");
         break;
-    default:
-        return;
+    case FAULT_PANIC:
+        panic("panic requested on the command line (fault=panic)");
     }
-    panic("fault=%s did not fault", faults[opt_fault]);
+    panic("fault=%s did not fault", fault_names[opt_fault]);
 }
 
 __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t load_offset);
@@ -139,7 +142,6 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t 
         printk("no serial port found: records go nowhere, the screen shows the report\n");
     /* Options for every subsystem. */
     cmdline_apply(bootinfo.cmdline);
-    exit_set_mode((enum exit_mode)opt_exit);
     /* `help`: the option registry, then stop. */
     if (cmdline_help())
         machine_done();

@@ -30,11 +30,15 @@
  *  "plain": four 8-byte stores of a tidy entry (NULL links, no dirty index).
  *  "nt": the same with non-temporal MOVNTI stores, fenced per block.
  */
-static int opt_once_stores;
-static const char *const store_kinds[] = { "rep", "plain", "nt", NULL };
-CMDLINE_OPT(once_stores, .key = "once_stores", .type = OPT_CHOICE, .dst = &opt_once_stores,
-            .choices = store_kinds,
-            .help = "stores of the once strategy's marking loop: rep (default), plain or nt");
+enum once_stores { ONCE_STORES_REP, ONCE_STORES_PLAIN, ONCE_STORES_NT };
+static const char *const once_stores_names[] = {
+    [ONCE_STORES_REP] = "rep",
+    [ONCE_STORES_PLAIN] = "plain",
+    [ONCE_STORES_NT] = "nt",
+};
+static enum once_stores opt_once_stores = ONCE_STORES_REP;
+CMDLINE_CHOICE(once_stores, opt_once_stores, once_stores_names,
+               "stores of the once strategy's marking loop: rep (default), plain or nt");
 
 _Static_assert(((PGC_state_free | PGC_need_scrub) & ((1ull << 48) - 1)) == 0,
                "a free tail's count_info must leave the owner and need_tlbflush bytes zero");
@@ -57,11 +61,11 @@ static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
     uint64_t *m = &m2p[s];
 
     switch (opt_once_stores) {
-    case 0:
+    case ONCE_STORES_REP:
         rep_stosq(ft, count_info, (e - s) * (sizeof(struct page_info) / 8));
         rep_stosq(m, INVALID_M2P_ENTRY, e - s);
         break;
-    case 1:
+    case ONCE_STORES_PLAIN:
         for (uint64_t i = 0; i < e - s; i++, ft += 4) {
             ft[0] = w0;
             ft[1] = count_info;
@@ -70,7 +74,7 @@ static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
             m[i] = INVALID_M2P_ENTRY;
         }
         break;
-    default:
+    case ONCE_STORES_NT:
         for (uint64_t i = 0; i < e - s; i++, ft += 4) {
             store_nt(ft + 0, w0);
             store_nt(ft + 1, count_info);

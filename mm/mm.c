@@ -20,14 +20,17 @@ struct mm_summary mm;
 struct e820_map e820;
 
 static unsigned opt_numa_fake = 1;
-static int opt_bootscrub;
-static const char *const bootscrub_modes[] = { "idle", "off", NULL };
-
 CMDLINE_OPT(numa_fake, .key = "numa_fake", .type = OPT_UINT, .dst = &opt_numa_fake, .min = 1,
             .max = MAX_NUMNODES, .help = "split RAM into N fake NUMA nodes of whole 1 GiB granules");
-CMDLINE_OPT(bootscrub, .key = "bootscrub", .type = OPT_CHOICE, .dst = &opt_bootscrub,
-            .choices = bootscrub_modes,
-            .help = "idle (Xen's default: boot pages marked as needing scrub) or off");
+
+enum bootscrub { BOOTSCRUB_IDLE, BOOTSCRUB_OFF };
+static const char *const bootscrub_names[] = {
+    [BOOTSCRUB_IDLE] = "idle",
+    [BOOTSCRUB_OFF] = "off",
+};
+static enum bootscrub opt_bootscrub = BOOTSCRUB_IDLE;
+CMDLINE_CHOICE(bootscrub, opt_bootscrub, bootscrub_names,
+               "idle (Xen's default: boot pages marked as needing scrub) or off");
 
 extern const char __kernel_phys_start[], __kernel_phys_end[];
 
@@ -230,7 +233,7 @@ void mm_heap_takeover(void)
     count_reserved("audit bitmap", bitmap_pages << PAGE_SHIFT);
 
     setup_numa();
-    heap_boot_scrub = opt_bootscrub == 0;
+    heap_boot_scrub = opt_bootscrub == BOOTSCRUB_IDLE;
     heap_setup(bitmap);
     print_summary();
 }

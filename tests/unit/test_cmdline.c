@@ -13,15 +13,17 @@
 static bool flag;
 static unsigned runs;
 static char strat[16];
-static int mode;
-static const char *const modes[] = { "auto", "qemu", "halt", NULL };
+enum mode { MODE_AUTO, MODE_QEMU, MODE_HALT };
+static enum mode mode;
+/* Out of order on purpose: the names follow the enum, not their position. */
+static const char *const modes[] = { [MODE_QEMU] = "qemu", [MODE_HALT] = "halt", [MODE_AUTO] = "auto" };
 static char warned[256];
 
 static const struct cmdline_opt opts[] = {
     { .key = "selftest", .type = OPT_FLAG, .dst = &flag },
     { .key = "runs", .type = OPT_UINT, .dst = &runs, .min = 1, .max = 1000 },
     { .key = "strategies", .type = OPT_STR, .dst = strat, .size = sizeof(strat) },
-    { .key = "exit", .type = OPT_CHOICE, .dst = &mode, .choices = modes },
+    { .key = "exit", .type = OPT_CHOICE, .dst = &mode, .choices = modes, .nchoices = 3 },
 };
 
 static void warn(const char *msg)
@@ -37,7 +39,7 @@ static int parse(const char *line)
     flag = false;
     runs = 5;
     strcpy(strat, "all");
-    mode = 0;
+    mode = MODE_AUTO;
     warned[0] = '\0';
     err.msg[0] = '\0';
     return cmdline_parse(line, opts, sizeof(opts) / sizeof(opts[0]), &err, warn);
@@ -50,7 +52,9 @@ static void test_values(void **state)
     assert_true(flag);
     assert_int_equal(runs, 12);
     assert_string_equal(strat, "page,chunk");
-    assert_int_equal(mode, 2);
+    assert_int_equal(mode, MODE_HALT);
+    assert_int_equal(parse("exit=qemu"), 0);
+    assert_int_equal(mode, MODE_QEMU);
     assert_string_equal(warned, "");
 }
 
