@@ -58,16 +58,14 @@ static void sort_points(struct point *p, unsigned n)
 }
 
 int e820_sanitise(const struct bi_mmap_entry *in, unsigned n, struct e820_map *out,
-                  char *err, size_t errlen)
+                  struct err *e)
 {
     unsigned depth[6] = { 0 };
     unsigned np = 0;
 
     out->count = 0;
-    if (n > E820_MAX) {
-        snprintf(err, errlen, "memory map has %u entries; the limit is %u", n, E820_MAX);
-        return -E2BIG;
-    }
+    if (n > E820_MAX)
+        return err_set(e, -E2BIG, "memory map has %u entries; the limit is %u", n, E820_MAX);
     for (unsigned i = 0; i < n; i++) {
         uint64_t start = in[i].addr, end = in[i].addr + in[i].len;
         if (in[i].len == 0)
@@ -96,10 +94,9 @@ int e820_sanitise(const struct bi_mmap_entry *in, unsigned n, struct e820_map *o
         if (top == cur)
             continue;               /* same type goes on: adjacent entries merge */
         if (cur) {
-            if (out->count == E820_MAX) {
-                snprintf(err, errlen, "sanitised memory map needs more than %u entries", E820_MAX);
-                return -E2BIG;
-            }
+            if (out->count == E820_MAX)
+                return err_set(e, -E2BIG, "sanitised memory map needs more than %u entries",
+                               E820_MAX);
             out->e[out->count++] = (struct e820_entry){ cur_start, at - cur_start, type_of_rank[cur] };
         }
         cur = top;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "kernel/bootinfo.h"
+#include "kernel/errno.h"
 
 enum {
     E820_RAM = 1,
@@ -41,11 +42,11 @@ struct e820_map {
  * Builds out from n raw entries. Zero-length entries are dropped, entries
  * that wrap past 2^64 are clipped to end at 2^64 - 1, and where entries
  * overlap the more restrictive type wins: unusable over NVS over reserved
- * over ACPI over RAM. Returns 0, or -E2BIG with err naming the limit when
+ * over ACPI over RAM. Returns 0, or -E2BIG with e naming the limit when
  * there are more than E820_MAX entries in or out.
  */
 int e820_sanitise(const struct bi_mmap_entry *in, unsigned n, struct e820_map *out,
-                  char *err, size_t errlen);
+                  struct err *e);
 
 /* "RAM", "reserved", "ACPI", "NVS", "unusable". */
 const char *e820_type_name(uint32_t type);

@@ -165,7 +165,8 @@ static void print_summary(void)
 
 void mm_init(const struct bootinfo *bi)
 {
-    char err[160];
+    char sz[24];
+    struct err e;
     struct record r;
 
     /* The firmware's map, made trustworthy. */
@@ -173,8 +174,8 @@ void mm_init(const struct bootinfo *bi)
     for (unsigned i = 0; i < bi->mmap_count; i++)
         printk("  [%016llx-%016llx) type %u\n", (unsigned long long)bi->mmap[i].addr,
                (unsigned long long)(bi->mmap[i].addr + bi->mmap[i].len), bi->mmap[i].type);
-    if (e820_sanitise(bi->mmap, bi->mmap_count, &e820, err, sizeof(err)))
-        panic("bad memory map from %s: %s", bi->mmap_source, err);
+    if (e820_sanitise(bi->mmap, bi->mmap_count, &e820, &e))
+        panic("bad memory map from %s: %s", bi->mmap_source, e.msg);
     print_map("memory map, sanitised", &e820);
     record_begin(&r, "e820");
     record_u64(&r, "raw_count", bi->mmap_count);
@@ -191,20 +192,14 @@ void mm_init(const struct bootinfo *bi)
     for (unsigned i = 0; i < bi->resv_count; i++)
         resv[nresv++] = (struct usable_resv){ bi->resv[i].what, bi->resv[i].start, bi->resv[i].end };
     static struct usable_stats st;
-    int rc = usable_ram(&e820, resv, nresv, &bootmem, &st);
-    if (rc && st.failed < 0)
-        panic("cannot add RAM to the boot allocator: its %u-region list is full (error %d)",
-              BOOTMEM_MAX_REGIONS, rc);
-    if (rc)
-        panic("cannot reserve %s [0x%llx, 0x%llx): the boot allocator's %u-region list is full",
-              resv[st.failed].what, (unsigned long long)resv[st.failed].start,
-              (unsigned long long)resv[st.failed].end, BOOTMEM_MAX_REGIONS);
+    if (usable_ram(&e820, resv, nresv, &bootmem, &st, &e))
+        panic("%s", e.msg);
     mm.ram_bytes = st.ram_bytes;
     mm.usable_bytes = st.usable_bytes;
     mm.ignored_bytes = st.ignored_bytes;
     if (st.ignored_bytes)
         printk("warning: %s of RAM above %llu TiB is left out (free-list links are 32-bit MFNs)\n",
-               fmt_size(err, sizeof(err), st.ignored_bytes), (unsigned long long)(MAX_PHYS_ADDR >> 40));
+               fmt_size(sz, sizeof(sz), st.ignored_bytes), (unsigned long long)(MAX_PHYS_ADDR >> 40));
     for (unsigned i = 0; i < nresv; i++)
         count_reserved(resv[i].what, st.zapped[i] << PAGE_SHIFT);
     if (!bootmem.nr)

@@ -159,10 +159,10 @@ static void check_sanitised_map(const struct bootinfo *bi)
 {
     static struct e820_map map;
     static struct bootmem bm;
-    char err[160];
+    struct err e = { "" };
 
-    if (e820_sanitise(bi->mmap, bi->mmap_count, &map, err, sizeof(err))) {
-        CHECK(map.count == 0 && strlen(err) > 0);
+    if (e820_sanitise(bi->mmap, bi->mmap_count, &map, &e)) {
+        CHECK(map.count == 0 && strlen(e.msg) > 0);
         return;
     }
     for (unsigned i = 0; i < map.count; i++) {
@@ -177,8 +177,10 @@ static void check_sanitised_map(const struct bootinfo *bi)
     }
     struct usable_resv resv[] = { { "first MiB", 0, 1u << 20 } };
     struct usable_stats st;
-    if (usable_ram(&map, resv, 1, &bm, &st))
+    if (usable_ram(&map, resv, 1, &bm, &st, &e)) {
+        CHECK(strlen(e.msg) > 0);
         return;
+    }
     for (unsigned i = 0; i < bm.nr; i++) {
         CHECK(bm.r[i].s < bm.r[i].e && bm.r[i].s >= 256);
         CHECK(i == 0 || bm.r[i - 1].e <= bm.r[i].s);

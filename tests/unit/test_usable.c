@@ -41,7 +41,7 @@ struct plan {
 };
 
 static struct plan plan;
-static char err[160];
+static struct err err;
 
 /*
  * mm_init()'s steps up to the first allocation: the real sanitiser, then
@@ -56,15 +56,15 @@ static int plan_usable(const struct bi_mmap_entry *in, unsigned n, uint64_t ksta
     int rc;
 
     memset(p, 0, sizeof(*p));
-    err[0] = '\0';
-    rc = e820_sanitise(in, n, &p->map, err, sizeof(err));
+    err.msg[0] = '\0';
+    rc = e820_sanitise(in, n, &p->map, &err);
     if (rc)
         return rc;
     r[0] = (struct usable_resv){ "first MiB", 0, MiB(1) };
     r[1] = (struct usable_resv){ "kernel", kstart, kend };
     for (unsigned i = 0; i < nresv; i++)
         r[NR_FIXED + i] = (struct usable_resv){ resv[i].what, resv[i].start, resv[i].end };
-    rc = usable_ram(&p->map, r, NR_FIXED + nresv, &p->bm, &st);
+    rc = usable_ram(&p->map, r, NR_FIXED + nresv, &p->bm, &st, &err);
     p->ram_bytes = st.ram_bytes;
     p->usable_bytes = st.usable_bytes;
     p->ignored_bytes = st.ignored_bytes;
@@ -416,12 +416,16 @@ static void test_region_capacity(void **state)
     /* A kernel in the middle page of one: the split has no slot (mm.c panics). */
     assert_int_equal(plan_usable(big, BOOTMEM_MAX_REGIONS, MiB(4) + 0x5000, MiB(4) + 0x6000, NULL, 0,
                                 &plan), -ENOSPC);
-    /* 257 ranges cannot be added at all (mm.c: "its region list is full"). */
+    assert_string_equal(err.msg, "cannot reserve kernel [0x405000, 0x406000): the boot allocator's "
+                                 "256-region list is full");
+    /* 257 ranges cannot be added at all. */
     separate_ram(BOOTMEM_MAX_REGIONS + 1);
     assert_int_equal(plan_usable(big, BOOTMEM_MAX_REGIONS + 1, KSTART, KEND, NULL, 0, &plan), -ENOSPC);
+    assert_string_equal(err.msg, "cannot add RAM mfn [0x800, 0x803) to the boot allocator: "
+                                 "its 256-region list is full");
     /* The sanitiser's own limit comes first. */
     assert_int_equal(plan_usable(big, E820_MAX + 1, KSTART, KEND, NULL, 0, &plan), -E2BIG);
-    assert_string_equal(err, "memory map has 513 entries; the limit is 512");
+    assert_string_equal(err.msg, "memory map has 513 entries; the limit is 512");
 }
 
 int main(void)
