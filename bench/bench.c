@@ -5,8 +5,6 @@
 // the records and the human report.
 #include "bench/bench.h"
 
-#include <stdarg.h>
-
 #include "bench/report.h"
 #include "bench/stats.h"
 #include "kernel/cmdline.h"
@@ -46,7 +44,6 @@ static struct series series[BENCH_MAX_STRATEGIES + 1];
 static unsigned nstrat;             /* heap strategies; series[nstrat] is the floor */
 static uint64_t pages;
 static bool calibrated;
-static char failure[160];
 
 /* Ticks to the unit every figure uses: ns when calibrated, else ticks. */
 static uint64_t to_units(uint64_t ticks)
@@ -62,21 +59,8 @@ static void record_ns(struct record *r, const char *key, uint64_t v)
         record_null(r, key);
 }
 
-__printf(1, 2)
-static void bench_fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    if (failure[0])
-        return;
-    va_start(ap, fmt);
-    vsnprintf(failure, sizeof(failure), fmt, ap);
-    va_end(ap);
-    printk("bench: FAILED: %s\n", failure);
-}
-
 /* strategies=a,b: each name once, each one registered. */
-static bool pick_strategies(void)
+static int pick_strategies(struct err *e)
 {
     const char *p = opt_strategies;
 
@@ -94,28 +78,22 @@ static bool pick_strategies(void)
                 size_t k = strlen(known);
                 snprintf(known + k, sizeof(known) - k, "%s%s", k ? " " : "", heap_strategies[i]->name);
             }
-            snprintf(failure, sizeof(failure), "strategies=%s: unknown strategy '%.*s' (known: %s)",
-                     opt_strategies, (int)len, item, known);
-            return false;
+            return err_set(e, -EINVAL, "strategies=%s: unknown strategy '%.*s' (known: %s)",
+                           opt_strategies, (int)len, item, known);
         }
-        for (unsigned i = 0; i < nstrat; i++) {
-            if (series[i].s == s) {
-                snprintf(failure, sizeof(failure), "strategies=%s: '%s' is listed twice",
-                         opt_strategies, s->name);
-                return false;
-            }
-        }
-        if (nstrat == BENCH_MAX_STRATEGIES) {
-            snprintf(failure, sizeof(failure), "strategies=%s: more than %u strategies",
-                     opt_strategies, BENCH_MAX_STRATEGIES);
-            return false;
-        }
+        for (unsigned i = 0; i < nstrat; i++)
+            if (series[i].s == s)
+                return err_set(e, -EINVAL, "strategies=%s: '%s' is listed twice",
+                               opt_strategies, s->name);
+        if (nstrat == BENCH_MAX_STRATEGIES)
+            return err_set(e, -E2BIG, "strategies=%s: more than %u strategies",
+                           opt_strategies, BENCH_MAX_STRATEGIES);
         series[nstrat++].s = s;
     }
     for (unsigned i = 0; i < nstrat; i++)
         series[i].name = series[i].s->name;
     series[nstrat].name = "floor";
-    return true;
+    return 0;
 }
 
 static void record_result(const struct series *x, unsigned run, const char *phase,
@@ -169,11 +147,11 @@ static void record_audit(const struct series *x, unsigned run, const struct heap
 /*
  * First touch: heap_alloc_pages(0, any node) until the heap is empty,
  * chaining the pages through their list links (free for in-use pages, as in
- * Xen), then heap_free_pages(pg, 0, clean) in allocation order. Returns
- * false when the count or the heap afterwards is wrong.
+ * Xen), then heap_free(pg, 0, clean) in allocation order. Returns -EINVAL
+ * when a free is refused, or the count or the heap afterwards is wrong.
  */
-static bool first_touch(const struct series *x, unsigned run, bool timed, uint64_t *first_ticks,
-                        uint64_t *total_ticks)
+static int first_touch(const struct series *x, unsigned run, bool timed, uint64_t *first_ticks,
+                       uint64_t *total_ticks, struct err *e)
 {
     bench_window_open(x->name, "first_touch", run, timed);
     uint64_t t0 = tsc_now();
@@ -181,6 +159,7 @@ static bool first_touch(const struct series *x, unsigned run, bool timed, uint64
     uint64_t t1 = tsc_now();
     struct page_info *last = first, *pg;
     uint64_t n = first != NULL;
+    int rc = 0;
 
     if (first)
         first->list.next = PAGE_LIST_NULL;
@@ -190,9 +169,9 @@ static bool first_touch(const struct series *x, unsigned run, bool timed, uint64
         last = pg;
         n++;
     }
-    for (pg = first; pg;) {
+    for (pg = first; pg && !rc;) {
         uint32_t next = pg->list.next;
-        heap_free_pages(pg, 0, false);
+        rc = heap_free(pg, 0, false, e);
         pg = next == PAGE_LIST_NULL ? NULL : mfn_to_page(next);
     }
     uint64_t t2 = tsc_now();
@@ -200,23 +179,22 @@ static bool first_touch(const struct series *x, unsigned run, bool timed, uint64
 
     *first_ticks = t1 - t0;
     *total_ticks = t2 - t0;
-    if (n != pages) {
-        bench_fail("%s run %u: first touch allocated %llu pages of %llu", x->name, run,
-                   (unsigned long long)n, (unsigned long long)pages);
-        return false;
-    }
-    if (heap_digest() != x->digest) {
-        bench_fail("%s run %u: the heap after first touch differs from the heap after init",
-                   x->name, run);
-        return false;
-    }
-    return true;
+    if (rc)
+        return rc;
+    if (n != pages)
+        return err_set(e, -EINVAL, "%s run %u: first touch allocated %llu pages of %llu", x->name,
+                       run, (unsigned long long)n, (unsigned long long)pages);
+    if (heap_digest() != x->digest)
+        return err_set(e, -EINVAL, "%s run %u: the heap after first touch differs from the heap "
+                       "after init", x->name, run);
+    return 0;
 }
 
-static bool run_strategy(struct series *x, unsigned run, bool timed)
+static int run_strategy(struct series *x, unsigned run, bool timed, struct err *e)
 {
     struct heap_audit a;
     uint64_t first, touch;
+    int rc;
 
     heap_reset();
     bench_window_open(x->name, "init", run, timed);
@@ -228,22 +206,18 @@ static bool run_strategy(struct series *x, unsigned run, bool timed)
 
     if (timed)
         record_audit(x, run, &a);
-    if (!ok) {
-        bench_fail("%s run %u: audit failed: %s", x->name, run, a.errors[0]);
-        return false;
-    }
-    if (timed && series[0].digest && a.digest != series[0].digest) {
-        bench_fail("%s run %u: digest 0x%016llx differs from %s's 0x%016llx", x->name, run,
-                   (unsigned long long)a.digest, series[0].name,
-                   (unsigned long long)series[0].digest);
-        return false;
-    }
+    if (!ok)
+        return err_set(e, -EINVAL, "%s run %u: audit failed: %s", x->name, run, a.errors[0]);
+    if (timed && series[0].digest && a.digest != series[0].digest)
+        return err_set(e, -EINVAL, "%s run %u: digest 0x%016llx differs from %s's 0x%016llx",
+                       x->name, run, (unsigned long long)a.digest, series[0].name,
+                       (unsigned long long)series[0].digest);
     x->digest = a.digest;
     /* The warm-up prints no records: say where it is, the phases are long. */
     if (!timed)
         printk("bench: warm-up: %s init audited, first touch next\n", x->name);
-    if (!first_touch(x, run, timed, &first, &touch))
-        return false;
+    if ((rc = first_touch(x, run, timed, &first, &touch, e)))
+        return rc;
     if (timed) {
         printk_v("bench: run %u %-6s init %llu ticks, first touch %llu ticks, %llu blocks of order %u\n",
                  run, x->name, (unsigned long long)(t1 - t0), (unsigned long long)touch,
@@ -254,7 +228,7 @@ static bool run_strategy(struct series *x, unsigned run, bool timed)
         record_result(x, run, "init", t1 - t0, x->first_alloc[run]);
         record_result(x, run, "first_touch", touch, 0);
     }
-    return true;
+    return 0;
 }
 
 static void run_floor(unsigned run)
@@ -287,16 +261,15 @@ static void report(void)
                                          .nstrat = nstrat, .s = rs });
 }
 
-bool bench_main(void)
+int bench_main(struct err *e)
 {
     struct record r;
+    int rc;
 
     calibrated = tsc_calibrated();
     pages = heap_handover_pages();
-    if (!pick_strategies()) {
-        printk("bench: %s\n", failure);
-        return false;
-    }
+    if ((rc = pick_strategies(e)))
+        return rc;
     record_begin(&r, "bench");
     record_u64(&r, "mem_bytes", mm.ram_bytes);
     record_u64(&r, "pages", pages);
@@ -322,24 +295,19 @@ bool bench_main(void)
     /* Warm-up, untimed: faults in the frame table and M2P (slow under KVM). */
     printk("bench: warm-up with %s, then %u runs of %u strategies and the floor\n",
            series[0].name, opt_runs, nstrat);
-    if (!run_strategy(&series[0], 0, false))
-        return false;
+    if ((rc = run_strategy(&series[0], 0, false, e)))
+        return rc;
     series[0].digest = 0;
     printk("bench: warm-up done\n");
 
     for (unsigned run = 0; run < opt_runs; run++) {
         for (unsigned i = 0; i < nstrat; i++)
-            if (!run_strategy(&series[i], run, true))
-                return false;
+            if ((rc = run_strategy(&series[i], run, true, e)))
+                return rc;
         run_floor(run);
         printk("bench: run %u of %u done\n", run + 1, opt_runs);
     }
     heap_reset();
     report();
-    return true;
-}
-
-const char *bench_failure(void)
-{
-    return failure[0] ? failure : "benchmark failed";
+    return 0;
 }

@@ -3,16 +3,15 @@
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H
 
-#include <stdbool.h>
+#include "kernel/errno.h"
 
 /*
  * Runs every selected strategy runs= times, interleaved, with a warm-up, the
  * audit after each run, the first-touch phase and the memset floor; prints
- * the records and the report. Returns false when a strategy, an audit or
- * the options failed; bench_failure() then says why.
+ * the records and the report. Returns 0, or a negative errno with e saying
+ * which option, strategy, audit or first touch failed.
  */
-bool bench_main(void);
-const char *bench_failure(void);
+int bench_main(struct err *e);
 
 /*
  * The edges of every timed window, just outside its two TSC reads: open

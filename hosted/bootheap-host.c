@@ -220,10 +220,11 @@ int main(int argc, char **argv)
         machine_done();
     }
     /* The benchmark: every strategy, timed, audited, reported. */
-    bool ok = bench_main();
+    struct err e;
+    int rc = bench_main(&e);
     host_window_report();
     record_host(load_start, ns_start, host_clock_recheck());
-    if (!ok)
-        machine_fail(bench_failure());
+    if (rc)
+        machine_fail(e.msg);
     machine_done();
 }

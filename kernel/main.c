@@ -166,8 +166,9 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t 
         machine_done();
     }
     /* The benchmark: every strategy, timed, audited, reported. */
-    if (!bench_main())
-        machine_fail(bench_failure());
+    struct err e;
+    if (bench_main(&e))
+        machine_fail(e.msg);
     /* The final screen: the report, and the results as a QR code. */
     qrscreen_results(report_text(), report_payload());
     machine_done();

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/errno.h"
 #include "mm/frametable.h"
 
 #define MAX_ORDER 18                /* 1 GiB blocks, as x86-64 Xen */
@@ -74,11 +75,14 @@ uint64_t heap_handover_pages(void);
 struct page_info *heap_alloc_pages(unsigned order, unsigned node);
 
 /*
- * Returns a block of 2^order pages to the heap, merging it with free buddies.
- * need_scrub marks its pages as needing scrubbing (they go to the list tail).
- * Panics on a page that is already free. (Xen's free_heap_pages.)
+ * Gives back a block of 2^order pages that heap_alloc_pages() handed out,
+ * merging it with free buddies; need_scrub marks its pages as needing
+ * scrubbing (they go to the list tail). Returns 0, or -EINVAL with e naming
+ * the page when order is over MAX_ORDER, pg is not a naturally aligned
+ * block of the handed-over memory, or a page of it is not in use (a double
+ * free); the heap is unchanged then. Xen's free_heap_pages() BUG()s there.
  */
-void heap_free_pages(struct page_info *pg, unsigned order, bool need_scrub);
+int heap_free(struct page_info *pg, unsigned order, bool need_scrub, struct err *e);
 
 /* Free pages in the heap (Xen's total_avail_pages). */
 uint64_t heap_free_count(void);

@@ -115,6 +115,15 @@ static inline void page_list_add_scrub(struct page_info *pg, unsigned node, unsi
 }
 
 /*
+ * Returns a block of 2^order pages to the heap, merging it with free buddies;
+ * the path every strategy's frees take, unchecked as in Xen. need_scrub
+ * marks its pages as needing scrubbing (they go to the list tail). Panics on
+ * a page that is already free: within mm/ that is a bug, as Xen's BUG() is.
+ * (Xen's free_heap_pages.) Callers outside mm/ use heap_free().
+ */
+void heap_free_pages(struct page_info *pg, unsigned order, bool need_scrub);
+
+/*
  * Merges the free block pg of 2^order pages, already counted and marked,
  * with its buddies as far as possible, then lists it. Caller holds the
  * heap lock. (The second half of Xen's free_heap_pages.)

@@ -168,15 +168,17 @@ SELFTEST(alloc_all_free_all_restores_heap)
         }
         KT_EXPECT(t, n == heap_handover_pages(), "%s: allocated %llu of %llu pages", s->name,
                   (unsigned long long)n, (unsigned long long)heap_handover_pages());
-        while (chain != PAGE_LIST_NULL) {
+        int rc = 0;
+        while (chain != PAGE_LIST_NULL && !rc) {
             pg = mfn_to_page(chain);
             chain = pg->list.next;
-            heap_free_pages(pg, 0, false);
+            rc = heap_free(pg, 0, false, NULL);
             freed++;
             if (progress_due(&prog))
                 printk("# %s: %llu of %llu pages freed\n", s->name, (unsigned long long)freed,
                        (unsigned long long)n);
         }
+        KT_EXPECT(t, rc == 0, "%s: a page handed out was refused back (%d)", s->name, rc);
         struct heap_audit a;
         KT_EXPECT(t, heap_audit(&a) && a.digest == d, "%s: heap after alloc-all/free-all differs (%s)",
                   s->name, a.errors[0]);
@@ -208,7 +210,8 @@ SELFTEST(lazy_allocates_every_order)
     KT_EXPECT(t, heap_audit(&a), "audit with blocks out: %s", a.errors[0]);
     for (unsigned order = 0; order <= MAX_ORDER; order++)
         if (held[order])
-            heap_free_pages(held[order], order, false);
+            KT_EXPECT(t, heap_free(held[order], order, false, NULL) == 0,
+                      "order %u block refused back", order);
     KT_EXPECT(t, heap_audit(&a) && a.digest == d, "lazy heap after freeing every order differs (%s)",
               a.errors[0]);
     heap_reset();

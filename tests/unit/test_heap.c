@@ -326,7 +326,7 @@ static void test_alloc_all_free_all(void **state)
         while (chain != PAGE_LIST_NULL) {
             pg = mfn_to_page(chain);
             chain = pg->list.next;
-            heap_free_pages(pg, 0, false);
+            assert_int_equal(heap_free(pg, 0, false, NULL), 0);
         }
         struct heap_audit a;
         assert_true(heap_audit(&a));
@@ -358,7 +358,7 @@ static void stress(const char *name, unsigned long ops)
         uint64_t x = next_rand();
         if (nheld && (x & 1)) {
             unsigned k = (unsigned)((x >> 1) % nheld);
-            heap_free_pages(mfn_to_page(held[k].mfn), held[k].order, (x >> 40) & 1);
+            assert_int_equal(heap_free(mfn_to_page(held[k].mfn), held[k].order, (x >> 40) & 1, NULL), 0);
             held[k] = held[--nheld];
         } else {
             unsigned order = (unsigned)((x >> 8) % 6);
@@ -373,7 +373,7 @@ static void stress(const char *name, unsigned long ops)
     }
     while (nheld) {
         nheld--;
-        heap_free_pages(mfn_to_page(held[nheld].mfn), held[nheld].order, false);
+        assert_int_equal(heap_free(mfn_to_page(held[nheld].mfn), held[nheld].order, false, NULL), 0);
     }
     assert_true(heap_audit(&a));
     assert_int_equal(a.digest, d);
@@ -451,8 +451,8 @@ static void test_lazy_free_into_partial_block(void **state)
     assert_non_null(a0);
     assert_non_null(a3);
     /* Give them back into blocks whose tails are mostly uninitialised. */
-    heap_free_pages(a3, 3, false);
-    heap_free_pages(a0, 0, true);
+    assert_int_equal(heap_free(a3, 3, false, NULL), 0);
+    assert_int_equal(heap_free(a0, 0, true, NULL), 0);
     struct heap_audit a;
     assert_true(heap_audit(&a));
     assert_int_equal(a.digest, d);
@@ -516,6 +516,54 @@ static void test_audit_catches_counter_and_overlap(void **state)
     assert_non_null(strstr(a.errors[0], "outside the handed-over memory"));
 }
 
+/* A caller's mistake at the public entry: refused, named, and the heap untouched. */
+static void test_heap_free_refuses_mistakes(void **state)
+{
+    struct err e;
+    struct heap_audit a;
+    (void)state;
+    const struct region r[] = { { 0x400, 0x800 }, { 0x900, 0xa00 } };
+    world(r, 2, 0x1000);
+    uint64_t digest = build("chunk");
+    struct page_info *pg = heap_alloc_pages(0, NUMA_NO_NODE);
+    struct page_info *blk = heap_alloc_pages(2, NUMA_NO_NODE);
+    assert_non_null(pg);
+    assert_non_null(blk);
+    uint64_t mfn = page_to_mfn(pg), bmfn = page_to_mfn(blk);
+    char want[160];
+
+    assert_int_equal(heap_free(pg, 0, false, &e), 0);
+    assert_int_equal(heap_free(pg, 0, false, &e), -EINVAL);
+    snprintf(want, sizeof(want), "freeing MFN 0x%llx, which is already free (count_info 0x%llx)",
+             (unsigned long long)mfn, (unsigned long long)pg->count_info);
+    assert_string_equal(e.msg, want);
+
+    assert_int_equal(heap_free(blk, MAX_ORDER + 1, false, &e), -EINVAL);
+    assert_string_equal(e.msg, "freeing a block of order 19, over MAX_ORDER (18)");
+    assert_int_equal(heap_free(blk + 1, 1, false, &e), -EINVAL);
+    snprintf(want, sizeof(want), "freeing MFN 0x%llx order 1, which is not an aligned block "
+             "of the frame table", (unsigned long long)bmfn + 1);
+    assert_string_equal(e.msg, want);
+    assert_int_equal(heap_free(mfn_to_page(0x1000), 0, false, &e), -EINVAL);
+    assert_string_equal(e.msg, "freeing MFN 0x1000 order 0, which is not an aligned block "
+                               "of the frame table");
+    /* Inside the frame table but never handed over: its state says so. */
+    assert_int_equal(heap_free(mfn_to_page(0x880), 0, false, &e), -EINVAL);
+    assert_string_equal(e.msg, "freeing MFN 0x880, which is not in use (count_info 0x0)");
+    /* A block of four whose last page is free: nothing of it is freed. */
+    assert_int_equal(heap_free(blk, 2, false, &e), 0);
+    blk = heap_alloc_pages(1, NUMA_NO_NODE);
+    assert_non_null(blk);
+    assert_int_equal(heap_free(blk, 2, false, NULL), -EINVAL);
+    assert_true(page_state_is(blk, inuse));
+    assert_int_equal(heap_free(blk, 1, false, NULL), 0);
+    /* The refusals changed nothing: every page is back, in the heap the strategy built. */
+    assert_true(heap_audit(&a));
+    assert_int_equal(a.digest, digest);
+    assert_int_equal(heap_free_count(), heap_handover_pages());
+}
+
+/* Inside mm/, a double free is a bug: the unchecked path panics, as Xen BUG()s. */
 static void test_double_free_panics(void **state)
 {
     jmp_buf jb;
@@ -550,7 +598,7 @@ static void test_dirty_blocks_go_to_tail(void **state)
     assert_non_null(x);
     assert_non_null(y);
     unsigned zone = mfn_to_zone(page_to_mfn(x));
-    heap_free_pages(x, 0, true);    /* dirty: tail */
+    assert_int_equal(heap_free(x, 0, true, NULL), 0);    /* dirty: tail */
     struct page_list_head *h = &heap(0, zone, 0);
     assert_ptr_equal(h->tail, x);
     assert_int_equal(x->u.free.first_dirty, 0);
@@ -573,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_lazy_audit_catches_corruption),
         cmocka_unit_test(test_eager_audit_catches_uninit_tail),
         cmocka_unit_test(test_audit_catches_counter_and_overlap),
+        cmocka_unit_test(test_heap_free_refuses_mistakes),
         cmocka_unit_test(test_double_free_panics),
         cmocka_unit_test(test_dirty_blocks_go_to_tail),
     };
