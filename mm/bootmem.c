@@ -11,6 +11,12 @@ struct bootmem bootmem;
 void bootmem_reset(struct bootmem *bm)
 {
     bm->nr = 0;
+    bm->sealed = false;
+}
+
+void bootmem_seal(struct bootmem *bm)
+{
+    bm->sealed = true;
 }
 
 int bootmem_add(struct bootmem *bm, uint64_t s, uint64_t e)
@@ -79,6 +85,8 @@ int bootmem_zap(struct bootmem *bm, uint64_t s, uint64_t e)
 int bootmem_alloc(struct bootmem *bm, uint64_t nr, uint64_t align, uint64_t limit_mfn,
                   uint64_t *mfn)
 {
+    if (bm->sealed)
+        return -EPERM;
     if (nr == 0 || align == 0 || (align & (align - 1)))
         return -EINVAL;
     for (unsigned i = bm->nr; i-- > 0;) {

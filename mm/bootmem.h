@@ -19,13 +19,22 @@ struct bootmem_region {
 
 struct bootmem {
     unsigned nr;
+    bool sealed;            /* the heap owns these pages: bootmem_alloc() refuses */
     struct bootmem_region r[BOOTMEM_MAX_REGIONS];   /* sorted, disjoint, not adjacent-merged */
 };
 
 /* The kernel's boot allocator. */
 extern struct bootmem bootmem;
 
+/* Empties bm and unseals it. */
 void bootmem_reset(struct bootmem *bm);
+
+/*
+ * Seals bm once its pages belong to the heap: bootmem_alloc() returns
+ * -EPERM from then on, until bootmem_reset(). The regions stay readable, as
+ * what end_boot_allocator() hands over.
+ */
+void bootmem_seal(struct bootmem *bm);
 
 /*
  * Adds MFNs [s, e). An empty range is ignored. Returns 0, -EINVAL if the
@@ -46,8 +55,8 @@ int bootmem_zap(struct bootmem *bm, uint64_t s, uint64_t e);
  * the highest region that fits and whose pages lie below limit_mfn (use
  * UINT64_MAX for no limit). Stores the first MFN in *mfn. Returns 0,
  * -ENOMEM when no region fits, -ENOSPC when the remainder of a split cannot
- * be kept, or -EINVAL for nr = 0 or an align that is not a power of two.
- * (Xen's alloc_boot_pages.)
+ * be kept, -EINVAL for nr = 0 or an align that is not a power of two, or
+ * -EPERM once bm is sealed. (Xen's alloc_boot_pages.)
  */
 int bootmem_alloc(struct bootmem *bm, uint64_t nr, uint64_t align, uint64_t limit_mfn,
                   uint64_t *mfn);

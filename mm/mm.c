@@ -229,6 +229,8 @@ void mm_heap_takeover(void)
 
     setup_numa();
     heap_boot_scrub = opt_bootscrub == BOOTSCRUB_IDLE;
+    /* From here the boot allocator's pages are the heap's: no more allocations. */
+    bootmem_seal(&bootmem);
     heap_setup(bitmap);
     print_summary();
 }

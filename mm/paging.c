@@ -5,10 +5,10 @@
 #include "kernel/compiler.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/errno.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "mm/bootmem.h"
-#include "mm/heap_priv.h"
 
 struct paging_info paging;
 uint64_t kimage_offset;
@@ -29,13 +29,13 @@ static uint64_t alloc_table(void)
 {
     uint64_t mfn;
 
-    /* Once the heap owns the boot allocator's pages, none may be taken. */
-    if (heap_regions.nr)
-        panic("a page table was needed after the heap took over boot memory");
     /* Before the switch, only the boot identity map (first 4 GiB) reaches them. */
     uint64_t limit = live ? UINT64_MAX : PFN_DOWN(1ull << 32);
     int err = bootmem_alloc(&bootmem, 1, 1, limit, &mfn);
 
+    /* Once the heap owns the boot allocator's pages (sealed), none may be taken. */
+    if (err == -EPERM)
+        panic("a page table was needed after the heap took over boot memory");
     if (err)
         panic("out of boot memory for page tables (error %d)", err);
     paging.table_pages++;

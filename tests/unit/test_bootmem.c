@@ -412,6 +412,23 @@ static void test_alloc_split_full(void **state)
 
 /* ---- pages and contains ------------------------------------------------------ */
 
+/* Sealed, the allocator hands out nothing, and its regions stay as they were. */
+static void test_alloc_sealed(void **state)
+{
+    uint64_t mfn = 0xdead;
+    (void)state;
+    assert_int_equal(bootmem_add(&bm, 0x100, 0x200), 0);
+    bootmem_seal(&bm);
+    assert_int_equal(bootmem_alloc(&bm, 1, 1, UINT64_MAX, &mfn), -EPERM);
+    assert_int_equal(mfn, 0xdead);
+    EXPECT(&bm, { 0x100, 0x200 });
+    /* A reset unseals. */
+    bootmem_reset(&bm);
+    assert_int_equal(bootmem_add(&bm, 0x100, 0x200), 0);
+    assert_int_equal(bootmem_alloc(&bm, 1, 1, UINT64_MAX, &mfn), 0);
+    assert_int_equal(mfn, 0x1ff);
+}
+
 static void test_pages(void **state)
 {
     (void)state;
@@ -475,6 +492,7 @@ int main(void)
         cmocka_unit_test_setup(test_alloc_nomem, setup),
         cmocka_unit_test_setup(test_alloc_einval, setup),
         cmocka_unit_test_setup(test_alloc_split_full, setup),
+        cmocka_unit_test_setup(test_alloc_sealed, setup),
         cmocka_unit_test_setup(test_pages, setup),
         cmocka_unit_test_setup(test_contains, setup),
     };
