@@ -18,8 +18,6 @@
 
 #include "kernel/libc.h"
 
-extern uint64_t *heap_audit_bitmap;
-
 __printf(2, 3)
 static void complain(struct heap_audit *a, const char *fmt, ...)
 {

@@ -26,7 +26,6 @@ struct heap_strategy {
     const char *name;               /* what strategies= takes */
     const char *what;               /* one line for reports */
     void (*init_pages)(uint64_t mfn, uint64_t nr);
-    bool lazy;                      /* leaves free blocks' tails uninitialised */
 };
 
 /* The registry: every strategy, in report order, NULL-terminated. */

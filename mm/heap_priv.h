@@ -33,6 +33,9 @@ extern uint64_t first_valid_mfn;
 /* The regions end_boot_allocator() hands over, as heap_setup() saw them. */
 extern struct bootmem heap_regions;
 
+/* The audit's scratch bitmap, one bit per frame below max_pfn (heap_setup()). */
+extern uint64_t *heap_audit_bitmap;
+
 /*
  * Boot scrubbing is pending (Xen's default bootscrub=idle): pages handed
  * over at boot are marked as needing scrub and queued at the list tails.

@@ -33,5 +33,4 @@ const struct heap_strategy strategy_lazy = {
     .name = "lazy",
     .what = "block heads only; tails initialised when first needed",
     .init_pages = lazy_init_pages,
-    .lazy = true,
 };
