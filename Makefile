@@ -25,16 +25,17 @@ STALL    ?=
 FONT     ?= /usr/share/consolefonts/Lat15-VGA16.psf.gz
 
 # ---- forced kernel flags ---------------------------------------------------
-KFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone \
+# `override`: a KFLAGS=... on the make command line cannot drop them.
+override KFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone \
           -mcmodel=kernel -mno-sse -mno-sse2 -mno-mmx -mno-80387 \
           -fno-omit-frame-pointer -fno-stack-protector \
           -fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables \
           -Wall -Wextra -Werror -MMD -MP -I.
-KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 -z noexecstack \
+override KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 -z noexecstack \
             --build-id=none -T linker.ld
 # 128-bit division (__udivti3) and friends: freestanding code still needs libgcc.
 LIBGCC = $(shell $(KCC) -print-libgcc-file-name)
-NASMFLAGS := -f elf64 -Werror
+override NASMFLAGS := -f elf64 -Werror
 
 B := build
 # The harness reads these from the environment, so tests see them too.
