@@ -53,39 +53,42 @@ static void mark_nt(struct entry *e, uint64_t *m, size_t n)
     _mm_sfence();
 }
 
-/* Two 16-byte SSE stores per entry (needs the kernel to enable SSE). */
-__attribute__((target("sse2")))
-static void mark_sse(struct entry *e, uint64_t *m, size_t n)
+/*
+ * Two 16-byte SSE stores per entry (needs the kernel to enable SSE), plain
+ * or non-temporal. Always inlined with a constant nt, so each caller below
+ * compiles to one kind of store only.
+ */
+__attribute__((target("sse2"), always_inline))
+static inline void sse_stores(struct entry *e, uint64_t *m, size_t n, int nt)
 {
     __m128i a = _mm_set_epi64x((long long)W1, (long long)W0);
     __m128i b = _mm_set_epi64x((long long)W3, (long long)W2);
     __m128i inv = _mm_set1_epi64x((long long)M2P_INVALID);
 
+#define STORE128(p, v) (nt ? _mm_stream_si128((__m128i *)(p), (v)) : _mm_store_si128((__m128i *)(p), (v)))
     for (size_t i = 0; i < n; i += 2) {
-        _mm_store_si128((__m128i *)&e[i], a);
-        _mm_store_si128((__m128i *)&e[i].w[2], b);
-        _mm_store_si128((__m128i *)&e[i + 1], a);
-        _mm_store_si128((__m128i *)&e[i + 1].w[2], b);
-        _mm_store_si128((__m128i *)&m[i], inv);
+        STORE128(&e[i], a);
+        STORE128(&e[i].w[2], b);
+        STORE128(&e[i + 1], a);
+        STORE128(&e[i + 1].w[2], b);
+        STORE128(&m[i], inv);
     }
+#undef STORE128
+    if (nt)
+        _mm_sfence();
+}
+
+__attribute__((target("sse2")))
+static void mark_sse(struct entry *e, uint64_t *m, size_t n)
+{
+    sse_stores(e, m, n, 0);
 }
 
 /* Non-temporal 16-byte SSE stores. */
 __attribute__((target("sse2")))
 static void mark_sse_nt(struct entry *e, uint64_t *m, size_t n)
 {
-    __m128i a = _mm_set_epi64x((long long)W1, (long long)W0);
-    __m128i b = _mm_set_epi64x((long long)W3, (long long)W2);
-    __m128i inv = _mm_set1_epi64x((long long)M2P_INVALID);
-
-    for (size_t i = 0; i < n; i += 2) {
-        _mm_stream_si128((__m128i *)&e[i], a);
-        _mm_stream_si128((__m128i *)&e[i].w[2], b);
-        _mm_stream_si128((__m128i *)&e[i + 1], a);
-        _mm_stream_si128((__m128i *)&e[i + 1].w[2], b);
-        _mm_stream_si128((__m128i *)&m[i], inv);
-    }
-    _mm_sfence();
+    sse_stores(e, m, n, 1);
 }
 
 /*
