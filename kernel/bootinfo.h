@@ -26,10 +26,16 @@
 
 enum bi_loader { BI_LOADER_NONE = 0, BI_LOADER_MB2 = 1, BI_LOADER_PVH = 2 };
 
-struct bi_mmap_entry {
+/*
+ * One entry of a memory map, in bytes: the loader's raw map keeps the
+ * loader's type numbers (e820 numbering, and others such as GRUB's 20);
+ * the sanitised map (mm/e820.h) has only E820_* types, no empty entries and
+ * none that wrap.
+ */
+struct mmap_entry {
     uint64_t addr;
     uint64_t len;
-    uint32_t type;          /* e820 numbering; loaders' own numbers kept */
+    uint32_t type;
 };
 
 struct bootinfo_fb {
@@ -57,7 +63,7 @@ struct bootinfo {
     char loader_name[BI_NAME_MAX];
     char cmdline[BI_CMDLINE_MAX];
 
-    struct bi_mmap_entry mmap[BI_MMAP_MAX];
+    struct mmap_entry mmap[BI_MMAP_MAX];
     unsigned mmap_count;
     const char *mmap_source;        /* which table the map came from */
 
@@ -94,7 +100,14 @@ int mb2_parse(struct bootinfo *bi, uint32_t magic, uint64_t info_paddr,
 int pvh_parse(struct bootinfo *bi, uint64_t paddr, phys_read_fn phys, void *ctx,
               struct err *e);
 
+/* "multiboot2", "pvh" or "none". */
 const char *bi_loader_name(enum bi_loader l);
+
+/*
+ * Prints what the loader and the CPU said, and where the image was loaded,
+ * and writes the `boot` record (kernel/bootinfo_report.c, kernel only).
+ */
+void bootinfo_report(const struct bootinfo *bi);
 
 /* The kernel's own, filled by kstart() from the loader's data (kernel/main.c). */
 extern struct bootinfo bootinfo;

@@ -28,15 +28,7 @@ void boot_record(const struct bootinfo *bi, const char *loader, uint64_t load_ad
     record_bool(&r, "invariant_tsc", cpu.invariant_tsc);
     record_bool(&r, "serial", serial);
     record_str(&r, "mmap_source", bi->mmap_source);
-    record_arr_begin(&r, "mmap");
-    for (unsigned i = 0; i < bi->mmap_count; i++) {
-        record_obj_begin(&r, NULL);
-        record_u64(&r, "addr", bi->mmap[i].addr);
-        record_u64(&r, "len", bi->mmap[i].len);
-        record_u64(&r, "type", bi->mmap[i].type);
-        record_obj_end(&r);
-    }
-    record_arr_end(&r);
+    record_mmap(&r, "mmap", bi->mmap, bi->mmap_count);
     record_arr_begin(&r, "reserved");
     for (unsigned i = 0; i < bi->resv_count; i++) {
         record_obj_begin(&r, NULL);

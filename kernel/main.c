@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: MIT
 // kstart: the boot path, top to bottom, from the hand-over to the report.
 #include "kernel/bootinfo.h"
-#include "kernel/bootrec.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/errno.h"
 #include "kernel/exit.h"
 #include "kernel/printk.h"
 #include "kernel/qrscreen.h"
-#include "kernel/record.h"
 #include "kernel/selftest.h"
-#include "kernel/string.h"
 #include "kernel/time/time.h"
 #include "kernel/traps.h"
 #include "kernel/version.h"
@@ -69,31 +67,6 @@ static void parse_bootinfo(uint32_t loader, uint32_t magic, uint32_t info)
               bi_loader_name((enum bi_loader)loader), e.msg);
 }
 
-extern const char __kernel_phys_start[];
-
-static void print_bootinfo(void)
-{
-    const struct bootinfo *bi = &bootinfo;
-    uint64_t load_addr = (uint64_t)__kernel_phys_start + kimage_offset;
-
-    printk("loader: %s (%s)\n", bi->loader_name[0] ? bi->loader_name : "unnamed",
-           bi_loader_name(bi->loader));
-    printk("command line: %s\n", bi->cmdline[0] ? bi->cmdline : "(empty)");
-    printk("image: loaded at 0x%llx (linked at 0x%llx)\n", (unsigned long long)load_addr,
-           (unsigned long long)(uintptr_t)__kernel_phys_start);
-    printk("cpu: %s, %s; accelerator %s%s%s\n", cpu.vendor, cpu.brand[0] ? cpu.brand : "?",
-           accel_name(cpu.accel), cpu.hypervisor ? ", hypervisor " : "",
-           cpu.hypervisor ? cpu.hv_signature : "");
-    if (bi->fb.present)
-        printk("screen: %ux%u, %u bpp, type %u at 0x%llx\n", bi->fb.width, bi->fb.height,
-               bi->fb.bpp, bi->fb.type, (unsigned long long)bi->fb.addr);
-    for (unsigned i = 0; i < bi->module_count; i++)
-        printk("module %u: [0x%llx, 0x%llx) %s\n", i, (unsigned long long)bi->modules[i].start,
-               (unsigned long long)bi->modules[i].end, bi->modules[i].cmdline);
-
-    boot_record(bi, bi_loader_name(bi->loader), load_addr, serial_present());
-}
-
 /* fault=...: the fatal-error paths are tested by boots that take them. */
 static __attribute__((noinline)) void raise_fault(void)
 {
@@ -120,10 +93,38 @@ static __attribute__((noinline)) void raise_fault(void)
     panic("fault=%s did not fault", fault_names[opt_fault]);
 }
 
+/*
+ * The work the command line asks for: none (memonly), the self-tests, or
+ * the benchmark and its final screen.
+ */
+static int run_work(struct err *e)
+{
+    if (opt_memonly)
+        return 0;
+    if (opt_selftest)
+        return selftest_run_all() ? err_set(e, -EINVAL, "self-tests failed") : 0;
+    int rc = bench_main(e);
+    if (rc)
+        return rc;
+    /* The final screen: the report, and the results as a QR code. */
+    qrscreen_results(report_text(), report_payload());
+    return 0;
+}
+
+static void print_banner(void)
+{
+    printk("\nbootheap %s: how fast can a kernel hand its boot memory to its buddy heap?\n",
+           BOOTHEAP_VERSION);
+    if (!serial_present())
+        printk("no serial port found: records go nowhere, the screen shows the report\n");
+}
+
 __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t load_offset);
 
 __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t load_offset)
 {
+    struct err e;
+
     /* Where the loader put the image: every physical address of it adds this. */
     kimage_offset = load_offset;
     /* Serial first: everything after this can speak. */
@@ -136,16 +137,16 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t 
     parse_bootinfo(loader, magic, info);
     /* The screen, when the loader set up a framebuffer. */
     screen_init(&bootinfo.fb);
-    printk("\nbootheap %s: how fast can a kernel hand its boot memory to its buddy heap?\n",
-           BOOTHEAP_VERSION);
-    if (!serial_present())
-        printk("no serial port found: records go nowhere, the screen shows the report\n");
+    /* Who we are, on every console. */
+    print_banner();
     /* Options for every subsystem. */
     cmdline_apply(bootinfo.cmdline);
     /* `help`: the option registry, then stop. */
     if (cmdline_help())
         machine_done();
-    print_bootinfo();
+    /* What the loader and the CPU said: text and the boot record. */
+    bootinfo_report(&bootinfo);
+    /* fault=...: the fatal-error paths, taken on purpose. */
     raise_fault();
     /* Memory: the map, the boot allocator, page tables, frame table. */
     mm_init(&bootinfo);
@@ -156,20 +157,8 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t 
     time_init(&bootinfo, phys_map);
     /* The heap's memory: whatever the boot allocator still holds. */
     mm_heap_takeover();
-
-    if (opt_memonly)
-        machine_done();
-    if (opt_selftest) {
-        /* Self-tests instead of the benchmark: KTAP on serial. */
-        if (selftest_run_all())
-            machine_fail("self-tests failed");
-        machine_done();
-    }
-    /* The benchmark: every strategy, timed, audited, reported. */
-    struct err e;
-    if (bench_main(&e))
+    /* The work: stop here (memonly), the self-tests (KTAP), or the benchmark. */
+    if (run_work(&e))
         machine_fail(e.msg);
-    /* The final screen: the report, and the results as a QR code. */
-    qrscreen_results(report_text(), report_payload());
     machine_done();
 }

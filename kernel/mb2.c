@@ -78,21 +78,21 @@ struct mb2_map_kind {
     uint32_t min_esize;                 /* entries are at least this, in multiples of 8 */
     const char *tag, *entry, *source;   /* names for messages and for bi->mmap_source */
     /* Decodes entry i at p into *out, in e820 numbering; 0 or -EINVAL. */
-    int (*decode)(const uint8_t *p, uint32_t i, struct bi_mmap_entry *out, struct err *e);
+    int (*decode)(const uint8_t *p, uint32_t i, struct mmap_entry *out, struct err *e);
 };
 
-static int decode_e820(const uint8_t *p, uint32_t i, struct bi_mmap_entry *out, struct err *e)
+static int decode_e820(const uint8_t *p, uint32_t i, struct mmap_entry *out, struct err *e)
 {
     struct mb2_mmap_entry m;
 
     (void)i;
     (void)e;
     memcpy(&m, p, sizeof(m));
-    *out = (struct bi_mmap_entry){ m.addr, m.len, m.type };
+    *out = (struct mmap_entry){ m.addr, m.len, m.type };
     return 0;
 }
 
-static int decode_efi(const uint8_t *p, uint32_t i, struct bi_mmap_entry *out, struct err *e)
+static int decode_efi(const uint8_t *p, uint32_t i, struct mmap_entry *out, struct err *e)
 {
     struct efi_mem_desc d;
 
@@ -100,7 +100,7 @@ static int decode_efi(const uint8_t *p, uint32_t i, struct bi_mmap_entry *out, s
     if (d.num_pages > (UINT64_MAX >> 12))
         return err_set(e, -EINVAL, "EFI descriptor %u has %llu pages, past 2^64 bytes",
                        i, (unsigned long long)d.num_pages);
-    *out = (struct bi_mmap_entry){ d.phys_start, d.num_pages << 12, efi_to_e820(d.type) };
+    *out = (struct mmap_entry){ d.phys_start, d.num_pages << 12, efi_to_e820(d.type) };
     return 0;
 }
 

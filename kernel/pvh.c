@@ -58,7 +58,7 @@ static int pvh_memmap(struct bootinfo *bi, const struct pvh_start_info *si, phys
     for (uint32_t i = 0; i < si->memmap_entries; i++) {
         struct pvh_memmap_entry m;
         memcpy(&m, mm + (size_t)i * sizeof(m), sizeof(m));
-        bi->mmap[bi->mmap_count++] = (struct bi_mmap_entry){ m.addr, m.size, m.type };
+        bi->mmap[bi->mmap_count++] = (struct mmap_entry){ m.addr, m.size, m.type };
     }
     bi->mmap_source = "PVH memory map";
     return bi_add_resv(bi, si->memmap_paddr, mlen, "PVH memory map", e);

@@ -2,6 +2,7 @@
 // JSON-lines writer for the records that the host tools read.
 #include "kernel/record.h"
 
+#include "kernel/bootinfo.h"
 #include "kernel/console.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
@@ -148,4 +149,17 @@ void record_arr_end(struct record *r)
     if (r->depth)
         r->depth--;
     emit("]", 1);
+}
+
+void record_mmap(struct record *r, const char *k, const struct mmap_entry *e, unsigned n)
+{
+    record_arr_begin(r, k);
+    for (unsigned i = 0; i < n; i++) {
+        record_obj_begin(r, NULL);
+        record_u64(r, "addr", e[i].addr);
+        record_u64(r, "len", e[i].len);
+        record_u64(r, "type", e[i].type);
+        record_obj_end(r);
+    }
+    record_arr_end(r);
 }

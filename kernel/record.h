@@ -34,4 +34,9 @@ void record_obj_end(struct record *r);
 void record_arr_begin(struct record *r, const char *key);
 void record_arr_end(struct record *r);
 
+struct mmap_entry;
+
+/* A memory map under key: a list of {addr, len, type} objects, n of them. */
+void record_mmap(struct record *r, const char *key, const struct mmap_entry *e, unsigned n);
+
 #endif

@@ -57,7 +57,7 @@ static void sort_points(struct point *p, unsigned n)
     }
 }
 
-int e820_sanitise(const struct bi_mmap_entry *in, unsigned n, struct e820_map *out,
+int e820_sanitise(const struct mmap_entry *in, unsigned n, struct e820_map *out,
                   struct err *e)
 {
     unsigned depth[6] = { 0 };
@@ -97,7 +97,7 @@ int e820_sanitise(const struct bi_mmap_entry *in, unsigned n, struct e820_map *o
             if (out->count == E820_MAX)
                 return err_set(e, -E2BIG, "sanitised memory map needs more than %u entries",
                                E820_MAX);
-            out->e[out->count++] = (struct e820_entry){ cur_start, at - cur_start, type_of_rank[cur] };
+            out->e[out->count++] = (struct mmap_entry){ cur_start, at - cur_start, type_of_rank[cur] };
         }
         cur = top;
         cur_start = at;

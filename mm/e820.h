@@ -27,15 +27,9 @@ enum {
  */
 #define E820_MAX 512
 
-struct e820_entry {
-    uint64_t addr;
-    uint64_t len;           /* never 0; addr + len never wraps */
-    uint32_t type;          /* one of the enum above */
-};
-
 struct e820_map {
     unsigned count;
-    struct e820_entry e[E820_MAX];
+    struct mmap_entry e[E820_MAX];  /* sorted, disjoint; types from the enum above */
 };
 
 /*
@@ -45,7 +39,7 @@ struct e820_map {
  * over ACPI over RAM. Returns 0, or -E2BIG with e naming the limit when
  * there are more than E820_MAX entries in or out.
  */
-int e820_sanitise(const struct bi_mmap_entry *in, unsigned n, struct e820_map *out,
+int e820_sanitise(const struct mmap_entry *in, unsigned n, struct e820_map *out,
                   struct err *e);
 
 /* "RAM", "reserved", "ACPI", "NVS", "unusable". */

@@ -45,19 +45,6 @@ static void print_map(const char *title, const struct e820_map *m)
                fmt_size(sz, sizeof(sz), m->e[i].len));
 }
 
-static void record_map(struct record *r, const char *key, const struct e820_map *m)
-{
-    record_arr_begin(r, key);
-    for (unsigned i = 0; i < m->count; i++) {
-        record_obj_begin(r, NULL);
-        record_u64(r, "addr", m->e[i].addr);
-        record_u64(r, "len", m->e[i].len);
-        record_u64(r, "type", m->e[i].type);
-        record_obj_end(r);
-    }
-    record_arr_end(r);
-}
-
 /* Adds bytes to the summary line for what; lines with one name are merged. */
 static void count_reserved(const char *what, uint64_t bytes)
 {
@@ -78,7 +65,7 @@ static uint64_t direct_map_top(void)
     uint64_t top = 1ull << 32;
 
     for (unsigned i = 0; i < e820.count; i++) {
-        const struct e820_entry *e = &e820.e[i];
+        const struct mmap_entry *e = &e820.e[i];
         if (e->type == E820_RAM || e->type == E820_ACPI || e->type == E820_NVS)
             top = MAX(top, e->addr + e->len);
     }
@@ -179,7 +166,7 @@ void mm_init(const struct bootinfo *bi)
     print_map("memory map, sanitised", &e820);
     record_begin(&r, "e820");
     record_u64(&r, "raw_count", bi->mmap_count);
-    record_map(&r, "sanitised", &e820);
+    record_mmap(&r, "sanitised", e820.e, e820.count);
     record_end(&r);
 
     /* Usable RAM, minus everything in use. */

@@ -24,7 +24,7 @@ int usable_ram(const struct e820_map *map, const struct usable_resv *resv, unsig
     if (nresv > USABLE_MAX_RESV)
         return err_set(e, -E2BIG, "%u ranges to reserve; the limit is %u", nresv, USABLE_MAX_RESV);
     for (unsigned i = 0; i < map->count; i++) {
-        const struct e820_entry *m = &map->e[i];
+        const struct mmap_entry *m = &map->e[i];
         if (m->type != E820_RAM)
             continue;
         st->ram_bytes += m->len;

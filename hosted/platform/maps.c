@@ -47,7 +47,7 @@ int host_map_add(struct bootinfo *bi, uint64_t addr, uint64_t len, uint32_t type
 {
     if (bi->mmap_count == BI_MMAP_MAX)
         return err_set(e, -E2BIG, "more than %u memory-map entries", BI_MMAP_MAX);
-    bi->mmap[bi->mmap_count++] = (struct bi_mmap_entry){ addr, len, type };
+    bi->mmap[bi->mmap_count++] = (struct mmap_entry){ addr, len, type };
     return 0;
 }
 

@@ -21,7 +21,7 @@ struct candidate {
     uint64_t size;                  /* the guest's size, 0 when the source does not say */
     char where[96];
     unsigned n;
-    struct bi_mmap_entry e[E820_MAX];
+    struct mmap_entry e[E820_MAX];
 };
 
 struct scan {
@@ -72,7 +72,7 @@ static bool parse_u64(const char **pp, uint64_t *v)
 }
 
 /* One {"addr": N, "len": N, "type": N} object at *pp. */
-static int parse_entry(const char **pp, struct bi_mmap_entry *out, const char *where, struct err *e)
+static int parse_entry(const char **pp, struct mmap_entry *out, const char *where, struct err *e)
 {
     const char *p = skip_ws(*pp);
     bool seen[3] = { false, false, false };
@@ -111,7 +111,7 @@ static int parse_entry(const char **pp, struct bi_mmap_entry *out, const char *w
         return err_set(e, -EINVAL, "%s: an entry lacks addr, len or type", where);
     if (v[2] > UINT32_MAX)
         return err_set(e, -EINVAL, "%s: type %llu is out of range", where, (unsigned long long)v[2]);
-    *out = (struct bi_mmap_entry){ v[0], v[1], (uint32_t)v[2] };
+    *out = (struct mmap_entry){ v[0], v[1], (uint32_t)v[2] };
     *pp = p;
     return 0;
 }

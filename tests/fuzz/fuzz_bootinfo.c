@@ -166,11 +166,11 @@ static void check_sanitised_map(const struct bootinfo *bi)
         return;
     }
     for (unsigned i = 0; i < map.count; i++) {
-        const struct e820_entry *e = &map.e[i];
+        const struct mmap_entry *e = &map.e[i];
         CHECK(e->len > 0 && e->addr + e->len > e->addr);
         CHECK(e->type >= E820_RAM && e->type <= E820_UNUSABLE);
         if (i) {
-            const struct e820_entry *p = &map.e[i - 1];
+            const struct mmap_entry *p = &map.e[i - 1];
             CHECK(p->addr + p->len <= e->addr);
             CHECK(p->addr + p->len < e->addr || p->type != e->type);
         }

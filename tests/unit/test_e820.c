@@ -25,7 +25,7 @@
 static struct e820_map out;
 static struct err err;
 
-static void print_map(const char *title, const struct e820_entry *e, unsigned n)
+static void print_map(const char *title, const struct mmap_entry *e, unsigned n)
 {
     print_error("%s (%u entries):\n", title, n);
     for (unsigned i = 0; i < n; i++)
@@ -37,12 +37,12 @@ static void print_map(const char *title, const struct e820_entry *e, unsigned n)
 static void check_shape(const struct e820_map *m)
 {
     for (unsigned i = 0; i < m->count; i++) {
-        const struct e820_entry *e = &m->e[i];
+        const struct mmap_entry *e = &m->e[i];
         assert_true(e->len > 0);
         assert_true(e->addr <= UINT64_MAX - e->len);    /* never wraps */
         assert_true(e->type >= RAM && e->type <= BAD);
         if (i > 0) {
-            const struct e820_entry *p = &m->e[i - 1];
+            const struct mmap_entry *p = &m->e[i - 1];
             assert_true(p->addr + p->len <= e->addr);   /* sorted, disjoint */
             if (p->addr + p->len == e->addr)
                 assert_int_not_equal(p->type, e->type); /* touching: merged */
@@ -50,7 +50,7 @@ static void check_shape(const struct e820_map *m)
     }
 }
 
-static void expect_map(const struct bi_mmap_entry *in, unsigned n, const struct e820_entry *want,
+static void expect_map(const struct mmap_entry *in, unsigned n, const struct mmap_entry *want,
                        unsigned nwant)
 {
     bool same;
@@ -75,7 +75,7 @@ static void expect_map(const struct bi_mmap_entry *in, unsigned n, const struct 
 
 #define EXPECT(in, want) expect_map((in), ARRAY_SIZE(in), (want), ARRAY_SIZE(want))
 
-static void expect_error(const struct bi_mmap_entry *in, unsigned n, const char *msg)
+static void expect_error(const struct mmap_entry *in, unsigned n, const char *msg)
 {
     err.msg[0] = '\0';
     assert_int_equal(e820_sanitise(in, n, &out, &err), -E2BIG);
@@ -86,7 +86,7 @@ static void expect_error(const struct bi_mmap_entry *in, unsigned n, const char 
 
 static void test_empty(void **state)
 {
-    static const struct bi_mmap_entry zeros[] = {
+    static const struct mmap_entry zeros[] = {
         { 0, 0, RAM }, { 0x100000, 0, RAM }, { UINT64_MAX, 0, RSV },
     };
     (void)state;
@@ -96,13 +96,13 @@ static void test_empty(void **state)
 
 static void test_no_ram(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0xb0000000, 0xc0000000, RSV),
         E(0xf0000, 0x100000, RSV),
         E(0x7fe0000, 0x8000000, ACPI),
         E(0xd0000, 0xf0000, NVS),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0xd0000, 0xf0000, NVS),
         E(0xf0000, 0x100000, RSV),          /* touches the NVS: both stay */
         E(0x7fe0000, 0x8000000, ACPI),
@@ -114,13 +114,13 @@ static void test_no_ram(void **state)
 
 static void test_ram_below_1mib(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0xf0000, 0x100000, RSV),
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xe8000, 0xf0000, RSV),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xe8000, 0x100000, RSV),          /* the two BIOS areas merge */
@@ -132,7 +132,7 @@ static void test_ram_below_1mib(void **state)
 static void test_zero_length(void **state)
 {
     /* Zero-length entries inside and at the edges of RAM must not cut it. */
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x80000, RAM),
         { 0x80000, 0, RSV },
         { 0x40000, 0, BAD },
@@ -142,7 +142,7 @@ static void test_zero_length(void **state)
         { 0x200000, 0, RAM },
         { UINT64_MAX, 0, BAD },
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0, 0x100000, RAM),
     };
     (void)state;
@@ -151,7 +151,7 @@ static void test_zero_length(void **state)
 
 static void test_unsorted(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0xffff000000000000, 0xffff000000001000, RAM),
         E(0x5000, 0x6000, ACPI),
         E(0x1000, 0x2000, RAM),
@@ -159,7 +159,7 @@ static void test_unsorted(void **state)
         E(0x3000, 0x4000, RSV),
         E(0x100000000, 0x200000000, RAM),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0x1000, 0x2000, RAM),
         E(0x2000, 0x2800, NVS),
         E(0x3000, 0x4000, RSV),
@@ -173,13 +173,13 @@ static void test_unsorted(void **state)
 
 static void test_overlapping_ram(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0x2000, 0x5000, RAM),
         E(0, 0x3000, RAM),
         E(0x1000, 0x1800, RAM),             /* nested */
         E(0x4000, 0x6000, RAM),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0, 0x6000, RAM),
     };
     (void)state;
@@ -188,19 +188,19 @@ static void test_overlapping_ram(void **state)
 
 static void test_duplicates(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0x100000, 0x40000000, RAM),
         E(0xfee00000, 0xfee01000, RSV),
         E(0x100000, 0x40000000, RAM),
         E(0xfee00000, 0xfee01000, RSV),
         E(0x100000, 0x40000000, RAM),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0x100000, 0x40000000, RAM),
         E(0xfee00000, 0xfee01000, RSV),
     };
-    static struct bi_mmap_entry many[E820_MAX];
-    static const struct e820_entry want_bad[] = {
+    static struct mmap_entry many[E820_MAX];
+    static const struct mmap_entry want_bad[] = {
         E(0x100000, 0x200000, RAM),
         E(0x200000, 0x201000, BAD),
         E(0x201000, 0x40000000, RAM),
@@ -209,15 +209,15 @@ static void test_duplicates(void **state)
     EXPECT(in, want);
     /* The limit's worth of one entry: the open count climbs to 512 and back. */
     for (unsigned i = 0; i < E820_MAX; i++)
-        many[i] = (struct bi_mmap_entry)E(0x100000, 0x40000000, RAM);
+        many[i] = (struct mmap_entry)E(0x100000, 0x40000000, RAM);
     expect_map(many, E820_MAX, want, 1);
-    many[E820_MAX / 2] = (struct bi_mmap_entry)E(0x200000, 0x201000, BAD);
+    many[E820_MAX / 2] = (struct mmap_entry)E(0x200000, 0x201000, BAD);
     EXPECT(many, want_bad);
 }
 
 static void test_ram_inside_reserved(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0x100000, 0x200000, RSV),
         E(0x140000, 0x180000, RAM),         /* strictly inside */
         E(0x300000, 0x310000, RAM),         /* same start, shorter */
@@ -225,7 +225,7 @@ static void test_ram_inside_reserved(void **state)
         E(0x400000, 0x410000, RSV),         /* identical bounds */
         E(0x400000, 0x410000, RAM),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0x100000, 0x200000, RSV),
         E(0x300000, 0x320000, RSV),
         E(0x400000, 0x410000, RSV),
@@ -236,14 +236,14 @@ static void test_ram_inside_reserved(void **state)
 
 static void test_reserved_inside_ram(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0x100000, 0x40000000, RAM),
         E(0x20000000, 0x20001000, RSV),     /* the middle: RAM either side */
         E(0x100000000, 0x200000000, RAM),
         E(0x100000000, 0x100001000, RSV),   /* its first page */
         E(0x1fffff000, 0x200001000, RSV),   /* its last page, and beyond */
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0x100000, 0x20000000, RAM),
         E(0x20000000, 0x20001000, RSV),
         E(0x20001000, 0x40000000, RAM),
@@ -257,48 +257,48 @@ static void test_reserved_inside_ram(void **state)
 
 static void test_wrapping(void **state)
 {
-    static const struct bi_mmap_entry past_top[] = {
+    static const struct mmap_entry past_top[] = {
         { 0xffffffff00000000, 0x200000000, RAM },
     };
-    static const struct e820_entry past_top_want[] = {
+    static const struct mmap_entry past_top_want[] = {
         { 0xffffffff00000000, 0xffffffff, RAM },
     };
     /* addr + len is exactly 2^64: unrepresentable, so the end is 2^64 - 1. */
-    static const struct bi_mmap_entry to_2_64[] = {
+    static const struct mmap_entry to_2_64[] = {
         { 0xfffffffffffff000, 0x1000, RAM },
     };
-    static const struct e820_entry to_2_64_want[] = {
+    static const struct mmap_entry to_2_64_want[] = {
         { 0xfffffffffffff000, 0xfff, RAM },
     };
     /* Clipping leaves nothing of these. */
-    static const struct bi_mmap_entry nothing[] = {
+    static const struct mmap_entry nothing[] = {
         { UINT64_MAX, 1, RAM },
         { UINT64_MAX, UINT64_MAX, RSV },
     };
     /* The wrapped part must not reappear at address 0. */
-    static const struct bi_mmap_entry no_low_wrap[] = {
+    static const struct mmap_entry no_low_wrap[] = {
         { 0xfffffffffffff000, 0x3000, RSV },
         E(0, 0x1000, RAM),
     };
-    static const struct e820_entry no_low_wrap_want[] = {
+    static const struct mmap_entry no_low_wrap_want[] = {
         E(0, 0x1000, RAM),
         { 0xfffffffffffff000, 0xfff, RSV },
     };
     /* A wrapping reserved entry over the top of some RAM still wins. */
-    static const struct bi_mmap_entry over_ram[] = {
+    static const struct mmap_entry over_ram[] = {
         E(0xfffffff000000000, 0xfffffff800000000, RAM),
         { 0xfffffff400000000, 0x1000000000000, RSV },
     };
-    static const struct e820_entry over_ram_want[] = {
+    static const struct mmap_entry over_ram_want[] = {
         E(0xfffffff000000000, 0xfffffff400000000, RAM),
         E(0xfffffff400000000, UINT64_MAX, RSV),
     };
     /* Nearly everything, wrapping, over RAM that starts below it. */
-    static const struct bi_mmap_entry huge[] = {
+    static const struct mmap_entry huge[] = {
         { 0x1000, UINT64_MAX, ACPI },
         E(0, 0x2000, RAM),
     };
-    static const struct e820_entry huge_want[] = {
+    static const struct mmap_entry huge_want[] = {
         E(0, 0x1000, RAM),
         E(0x1000, UINT64_MAX, ACPI),
     };
@@ -314,7 +314,7 @@ static void test_wrapping(void **state)
 static void test_unaligned(void **state)
 {
     /* The sanitiser keeps bytes exactly; rounding to pages is mm's business. */
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0x1001, 0x9fc01, RAM),
         E(0x9fc01, 0x9fc02, RSV),
         E(0x100123, 0x7ffff00d, RAM),
@@ -322,7 +322,7 @@ static void test_unaligned(void **state)
         E(0x7fffe003, 0x80000005, ACPI),
         E(0x100000003, 0x100000004, RAM),   /* one byte */
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0x1001, 0x9fc01, RAM),
         E(0x9fc01, 0x9fc02, RSV),
         E(0x100123, 0x12345678, RAM),
@@ -339,7 +339,7 @@ static void test_unaligned(void **state)
  * the HyperTransport hole at 1012 GiB, so QEMU moves it to start at 1 TiB. */
 static void test_1tib(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xd0000, 0xf0000, NVS),
@@ -349,7 +349,7 @@ static void test_1tib(void **state)
         E(0x100000, 0x80000000, RAM),
         E(0x10000000000, 0x1ff80000000, RAM),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xd0000, 0xf0000, NVS),
@@ -360,12 +360,12 @@ static void test_1tib(void **state)
         E(0x10000000000, 0x1ff80000000, RAM),   /* touches the hole's end */
     };
     /* A firmware that keeps the RAM at 4 GiB and reports the hole over it. */
-    static const struct bi_mmap_entry across[] = {
+    static const struct mmap_entry across[] = {
         E(0x100000, 0xc0000000, RAM),
         E(0x100000000, 0x10080000000, RAM),
         E(0xfd00000000, 0x10000000000, RSV),
     };
-    static const struct e820_entry across_want[] = {
+    static const struct mmap_entry across_want[] = {
         E(0x100000, 0xc0000000, RAM),
         E(0x100000000, 0xfd00000000, RAM),
         E(0xfd00000000, 0x10000000000, RSV),
@@ -379,7 +379,7 @@ static void test_1tib(void **state)
 /* i440fx with 3.5 GiB: 3 GiB below the PCI hole, 512 MiB above 4 GiB. */
 static void test_hole_3_4gib(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xf0000, 0x100000, RSV),
@@ -388,7 +388,7 @@ static void test_hole_3_4gib(void **state)
         E(0xfffc0000, 0x100000000, RSV),
         E(0x100000000, 0x120000000, RAM),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xf0000, 0x100000, RSV),
@@ -398,12 +398,12 @@ static void test_hole_3_4gib(void **state)
         E(0x100000000, 0x120000000, RAM),
     };
     /* A map that claims 4 GiB of RAM and lists the PCI hole on top of it. */
-    static const struct bi_mmap_entry lying[] = {
+    static const struct mmap_entry lying[] = {
         E(0, 0x100000000, RAM),
         E(0xc0000000, 0x100000000, RSV),
         E(0xfee00000, 0xfee01000, BAD),
     };
-    static const struct e820_entry lying_want[] = {
+    static const struct mmap_entry lying_want[] = {
         E(0, 0xc0000000, RAM),
         E(0xc0000000, 0xfee00000, RSV),
         E(0xfee00000, 0xfee01000, BAD),
@@ -419,7 +419,7 @@ static void test_hole_3_4gib(void **state)
 static void test_covering_entry(void **state)
 {
     /* Reserved over RAM, ACPI and a GRUB type; the NVS inside it outranks it. */
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x9fc00, RAM),
         E(0xe0000, 0xf0000, ACPI),
         E(0xd0000, 0xd8000, NVS),
@@ -432,7 +432,7 @@ static void test_covering_entry(void **state)
         E(0x2a0000, 0x2b0000, RSV),
         E(0x1ff000, 0x2c0000, BAD),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0, 0xd0000, RSV),
         E(0xd0000, 0xd8000, NVS),
         E(0xd8000, 0x100000, RSV),
@@ -444,7 +444,7 @@ static void test_covering_entry(void **state)
 
 static void test_three_way(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x10000, RAM),
         E(0x4000, 0xc000, ACPI),
         E(0x6000, 0xe000, RSV),
@@ -453,7 +453,7 @@ static void test_three_way(void **state)
         E(0x20000, 0x23000, RAM),
         E(0x20000, 0x20800, BAD),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0, 0x4000, RAM),
         E(0x4000, 0x6000, ACPI),
         E(0x6000, 0xe000, RSV),
@@ -469,13 +469,13 @@ static void test_three_way(void **state)
 static void test_priority(void **state)
 {
     /* All five over one range. */
-    static const struct bi_mmap_entry same[] = {
+    static const struct mmap_entry same[] = {
         E(0x1000, 0x2000, RAM), E(0x1000, 0x2000, ACPI), E(0x1000, 0x2000, RSV),
         E(0x1000, 0x2000, BAD), E(0x1000, 0x2000, NVS),
     };
-    static const struct e820_entry same_want[] = { E(0x1000, 0x2000, BAD) };
+    static const struct mmap_entry same_want[] = { E(0x1000, 0x2000, BAD) };
     /* A staircase up and one down: each step shows one pair's order. */
-    static const struct bi_mmap_entry stairs[] = {
+    static const struct mmap_entry stairs[] = {
         E(0x4000, 0x5000, BAD),
         E(0x3000, 0x5000, NVS),
         E(0x2000, 0x5000, RSV),
@@ -487,7 +487,7 @@ static void test_priority(void **state)
         E(0x10000, 0x12000, NVS),
         E(0x10000, 0x11000, BAD),
     };
-    static const struct e820_entry stairs_want[] = {
+    static const struct mmap_entry stairs_want[] = {
         E(0, 0x1000, RAM),
         E(0x1000, 0x2000, ACPI),
         E(0x2000, 0x3000, RSV),
@@ -506,7 +506,7 @@ static void test_priority(void **state)
 
 static void test_touching(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0x5000, 0x6000, RAM),
         E(0x1000, 0x2000, RSV),
         E(0, 0x1000, RAM),
@@ -517,7 +517,7 @@ static void test_touching(void **state)
         E(0x7000, 0x8000, BAD),
         E(0x8000, 0x9000, BAD),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0, 0x1000, RAM),
         E(0x1000, 0x2000, RSV),
         E(0x2000, 0x3000, ACPI),
@@ -532,7 +532,7 @@ static void test_touching(void **state)
 
 static void test_unknown_types(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         /* OVMF under GRUB: runtime code (20) between two reserved runs. */
         E(0x7f4ec000, 0x7f5ec000, RSV),
         E(0x7f5ec000, 0x7f6ec000, GRUB_CODE),
@@ -551,7 +551,7 @@ static void test_unknown_types(void **state)
         E(0x400000, 0x402000, NVS),
         E(0x401000, 0x403000, GRUB_CODE),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0x1000, 0x4000, RSV),
         E(0x5000, 0x6000, RSV),
         E(0x100000, 0x180000, RAM),
@@ -569,13 +569,13 @@ static void test_unknown_types(void **state)
 
 static void test_acpi_nvs_overlap(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0x7f77e000, 0x7f7fe000, NVS),
         E(0x7f76c000, 0x7f780000, ACPI),    /* its tail lies in the NVS */
         E(0x1000000, 0x1010000, ACPI),
         E(0x1004000, 0x1008000, NVS),       /* inside the ACPI */
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0x1000000, 0x1004000, ACPI),
         E(0x1004000, 0x1008000, NVS),
         E(0x1008000, 0x1010000, ACPI),
@@ -588,22 +588,22 @@ static void test_acpi_nvs_overlap(void **state)
 
 static void test_address_extremes(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         { 0, UINT64_MAX, RAM },                     /* everything, from 0 */
         E(0xa0000, 0x100000, RSV),
         E(UINT64_MAX - 0x1000, UINT64_MAX, BAD),    /* ends exactly at 2^64 - 1 */
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0, 0xa0000, RAM),
         E(0xa0000, 0x100000, RSV),
         E(0x100000, UINT64_MAX - 0x1000, RAM),
         E(UINT64_MAX - 0x1000, UINT64_MAX, BAD),
     };
-    static const struct bi_mmap_entry tiny[] = {
+    static const struct mmap_entry tiny[] = {
         E(UINT64_MAX - 1, UINT64_MAX, RSV),
         E(0, 1, RAM),
     };
-    static const struct e820_entry tiny_want[] = {
+    static const struct mmap_entry tiny_want[] = {
         E(0, 1, RAM),
         E(UINT64_MAX - 1, UINT64_MAX, RSV),
     };
@@ -619,7 +619,7 @@ static void test_address_extremes(void **state)
  * 1012 GiB is reported though no RAM comes near it. */
 static void test_qemu_q35_pvh(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xd0000, 0xf0000, NVS),
@@ -629,7 +629,7 @@ static void test_qemu_q35_pvh(void **state)
         E(0x100000, 0x80000000, RAM),
         E(0x100000000, 0x280000000, RAM),
     };
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xd0000, 0xf0000, NVS),
@@ -648,7 +648,7 @@ static void test_qemu_q35_pvh(void **state)
  * as reserved, ACPI tables and NVS between. */
 static void test_ovmf_fragmented(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x1000, RAM),
         E(0x1000, 0x9f000, RAM),
         E(0x9f000, 0xa0000, RAM),
@@ -683,7 +683,7 @@ static void test_ovmf_fragmented(void **state)
         E(0xffc00000, 0x100000000, RSV),
     };
     /* What the kernel printed for this machine's map. */
-    static const struct e820_entry want[] = {
+    static const struct mmap_entry want[] = {
         E(0, 0xa0000, RAM),
         E(0x100000, 0x806000, RAM),
         E(0x806000, 0x808000, NVS),
@@ -707,8 +707,8 @@ static void test_ovmf_fragmented(void **state)
 
 /* ---- limits ----------------------------------------------------------------------- */
 
-static struct bi_mmap_entry big_in[E820_MAX + 1];
-static struct e820_entry big_want[E820_MAX];
+static struct mmap_entry big_in[E820_MAX + 1];
+static struct mmap_entry big_want[E820_MAX];
 
 static void test_exactly_max(void **state)
 {
@@ -717,8 +717,8 @@ static void test_exactly_max(void **state)
     for (unsigned i = 0; i < E820_MAX; i++) {
         uint64_t a = (uint64_t)i << 12;
         uint32_t t = i % 2 ? RSV : RAM;
-        big_in[E820_MAX - 1 - i] = (struct bi_mmap_entry){ a, 0x1000, t };
-        big_want[i] = (struct e820_entry){ a, 0x1000, t };
+        big_in[E820_MAX - 1 - i] = (struct mmap_entry){ a, 0x1000, t };
+        big_want[i] = (struct mmap_entry){ a, 0x1000, t };
     }
     expect_map(big_in, E820_MAX, big_want, E820_MAX);
 }
@@ -739,9 +739,9 @@ static unsigned islands(unsigned pages)
 {
     unsigned n = 0;
 
-    big_in[n++] = (struct bi_mmap_entry){ 0, (uint64_t)pages << 12, RAM };
+    big_in[n++] = (struct mmap_entry){ 0, (uint64_t)pages << 12, RAM };
     for (unsigned p = 1; p < pages; p += 2)
-        big_in[n++] = (struct bi_mmap_entry){ (uint64_t)p << 12, 0x1000, RSV };
+        big_in[n++] = (struct mmap_entry){ (uint64_t)p << 12, 0x1000, RSV };
     return n;
 }
 
@@ -753,7 +753,7 @@ static void test_too_many_out(void **state)
     n = islands(512);
     assert_int_equal(n, 257);
     for (unsigned i = 0; i < E820_MAX; i++)
-        big_want[i] = (struct e820_entry){ (uint64_t)i << 12, 0x1000, i % 2 ? RSV : RAM };
+        big_want[i] = (struct mmap_entry){ (uint64_t)i << 12, 0x1000, i % 2 ? RSV : RAM };
     expect_map(big_in, n, big_want, E820_MAX);
     /* One more page of RAM after it needs a 513th entry. */
     n = islands(513);

@@ -48,7 +48,7 @@ static struct err err;
  * mm/usable.c with the reservations in mm_init()'s order (the first MiB,
  * the kernel, the loader's ranges).
  */
-static int plan_usable(const struct bi_mmap_entry *in, unsigned n, uint64_t kstart, uint64_t kend,
+static int plan_usable(const struct mmap_entry *in, unsigned n, uint64_t kstart, uint64_t kend,
                        const struct bi_range *resv, unsigned nresv, struct plan *p)
 {
     struct usable_resv r[NR_FIXED + BI_RESV_MAX];
@@ -100,7 +100,7 @@ static void expect_regions(const struct bootmem_region *want, unsigned n, uint64
 
 static void test_no_ram(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0xf0000, 0x100000, RSV),
         E(0x100000, 0x80000000, RSV),
         E(0x80000000, 0x80100000, ACPI),
@@ -118,7 +118,7 @@ static void test_no_ram(void **state)
 
 static void test_ram_below_1mib(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xf0000, 0x100000, RSV),
@@ -143,7 +143,7 @@ static void test_ram_below_1mib(void **state)
  */
 static void test_qemu_q35_8g(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xd0000, 0xf0000, NVS),
@@ -176,7 +176,7 @@ static void test_qemu_q35_8g(void **state)
  * below its first allocations, 640 KiB for the first MiB. */
 static void test_ovmf_2g(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0xa0000, RAM),
         E(0x100000, 0x806000, RAM),
         E(0x806000, 0x808000, NVS),
@@ -214,7 +214,7 @@ static void test_ovmf_2g(void **state)
  * past the HyperTransport hole at 1012 GiB. */
 static void test_1tib(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xd0000, 0xf0000, NVS),
@@ -239,7 +239,7 @@ static void test_1tib(void **state)
  * reporting the HyperTransport hole over the RAM. */
 static void test_1tib_across_hole(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0x100000, 0xc0000000, RAM),
         E(0x100000000, 0x10080000000, RAM),
         E(0xfd00000000, 0x10000000000, RSV),
@@ -258,7 +258,7 @@ static void test_1tib_across_hole(void **state)
 /* i440fx, 3.5 GiB: 3 GiB below the PCI hole at 3-4 GiB, 512 MiB above. */
 static void test_hole_3_4gib(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x9fc00, RAM),
         E(0x9fc00, 0xa0000, RSV),
         E(0xf0000, 0x100000, RSV),
@@ -281,7 +281,7 @@ static void test_hole_3_4gib(void **state)
 
 static void test_unaligned_rounded_inward(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0x100800, 0x200400, RAM),         /* both ends inward */
         E(0x300fff, 0x302001, RAM),         /* one whole page inside */
         E(0x400001, 0x400fff, RAM),         /* none */
@@ -305,7 +305,7 @@ static void test_unaligned_rounded_inward(void **state)
 
 static void test_above_16tib_dropped(void **state)
 {
-    static const struct bi_mmap_entry across[] = {
+    static const struct mmap_entry across[] = {
         E(0x100000000, TiB(1), RAM),
         E(TiB(15), TiB(17), RAM),
         E(TiB(20), TiB(21), RAM),
@@ -313,12 +313,12 @@ static void test_above_16tib_dropped(void **state)
     static const struct bootmem_region across_want[] = {
         { 0x100000, 0x10000000 }, { 0xf0000000, 0x100000000 },
     };
-    static const struct bi_mmap_entry at_limit[] = {
+    static const struct mmap_entry at_limit[] = {
         E(MAX_PHYS_ADDR - 0x1000, MAX_PHYS_ADDR, RAM),      /* the last page kept */
         E(MAX_PHYS_ADDR + 0x1000, MAX_PHYS_ADDR + 0x3000, RAM),
     };
     static const struct bootmem_region at_limit_want[] = { { 0xffffffff, 0x100000000 } };
-    static const struct bi_mmap_entry only_above[] = {
+    static const struct mmap_entry only_above[] = {
         E(MAX_PHYS_ADDR, TiB(32), RAM),
         E(0x40000000000000, 0x40000000100000, RAM),
     };
@@ -346,10 +346,10 @@ static void test_above_16tib_dropped(void **state)
  */
 static void test_sub_page_and_top_of_space(void **state)
 {
-    static const struct bi_mmap_entry sub_page[] = {
+    static const struct mmap_entry sub_page[] = {
         E(TiB(17) + 0x800, TiB(17) + 0xf00, RAM),
     };
-    static const struct bi_mmap_entry top_page[] = {
+    static const struct mmap_entry top_page[] = {
         E(0x100000, 0x200000, RAM),
         { 0xfffffffffffff001, 0xffe, RAM },
     };
@@ -370,7 +370,7 @@ static void test_sub_page_and_top_of_space(void **state)
 
 static void test_loader_ranges(void **state)
 {
-    static const struct bi_mmap_entry in[] = {
+    static const struct mmap_entry in[] = {
         E(0, 0x9fc00, RAM),
         E(0x100000, 0x40000000, RAM),
         E(0x100000000, 0x140000000, RAM),
@@ -396,13 +396,13 @@ static void test_loader_ranges(void **state)
 
 /* ---- capacity --------------------------------------------------------------------------- */
 
-static struct bi_mmap_entry big[E820_MAX + 1];
+static struct mmap_entry big[E820_MAX + 1];
 
 /* n RAM pages above 1 MiB, each three pages long, with a page gap after each. */
 static void separate_ram(unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
-        big[i] = (struct bi_mmap_entry){ MiB(4) + ((uint64_t)i << 14), 0x3000, RAM };
+        big[i] = (struct mmap_entry){ MiB(4) + ((uint64_t)i << 14), 0x3000, RAM };
 }
 
 static void test_region_capacity(void **state)
