@@ -24,6 +24,8 @@ ACCEL    ?= auto
 STALL    ?=
 FONT     ?= /usr/share/consolefonts/Lat15-VGA16.psf.gz
 
+B := build
+
 # ---- forced kernel flags ---------------------------------------------------
 # `override`: a KFLAGS=... on the make command line cannot drop them.
 override KFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone \
@@ -32,12 +34,11 @@ override KFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone \
           -fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables \
           -Wall -Wextra -Werror -MMD -MP -I.
 override KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 -z noexecstack \
-            --build-id=none -T linker.ld
+            --build-id=none -L $(B)/gen -T linker.ld
 # 128-bit division (__udivti3) and friends: freestanding code still needs libgcc.
 LIBGCC = $(shell $(KCC) -print-libgcc-file-name)
-override NASMFLAGS := -f elf64 -Werror
+override NASMFLAGS := -f elf64 -Werror -I $(B)/gen/
 
-B := build
 # The harness reads these from the environment, so tests see them too.
 export BOOTHEAP_ACCEL := $(ACCEL)
 ifneq ($(strip $(STALL)),)
@@ -66,6 +67,20 @@ $(B)/%.o: %.asm Makefile
 	@mkdir -p $(@D)
 	$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
 
+# The numbers boot/*.asm and linker.ld share with C, from the C headers: one
+# source each. boot/consts.c is compiled to assembly only (never linked).
+$(B)/gen/consts.s: boot/consts.c Makefile
+	@mkdir -p $(@D)
+	$(KCC) $(CFLAGS) $(KFLAGS) -S $< -o $@
+
+$(B)/gen/consts.inc: $(B)/gen/consts.s
+	sed -n 's/.*"@@asm \([A-Z0-9_]*\) \$$\(-\{0,1\}[0-9]*\)@@".*/\1 equ \2/p' $< > $@
+
+$(B)/gen/consts.ld: $(B)/gen/consts.s
+	sed -n 's/.*"@@ld \([A-Z0-9_]*\) \$$\(-\{0,1\}[0-9]*\)@@".*/\1 = \2;/p' $< > $@
+
+$(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)): $(B)/gen/consts.inc
+
 $(B)/gen/font.c: tools/psf2c.py
 	@mkdir -p $(@D)
 	@test -r $(FONT) || { echo "missing console font $(FONT): run 'make setup' (Debian package $$(awk '$$1 == "$(FONT)" { print $$2 }' tools/host-files.txt))"; exit 1; }
@@ -81,13 +96,13 @@ $(B)/gen/ksyms0.c: tools/ksyms.sh
 	@mkdir -p $(@D)
 	printf '#include "kernel/ksyms.h"\nconst struct ksym ksyms[] __attribute__((section(".ksyms"))) = { { 0, 0 } };\nconst unsigned ksyms_count = 0;\n' > $@
 
-$(B)/stage1.elf: $(KOBJ) $(B)/gen/ksyms0.o linker.ld
+$(B)/stage1.elf: $(KOBJ) $(B)/gen/ksyms0.o linker.ld $(B)/gen/consts.ld
 	$(LD) $(KLDFLAGS) -o $@ $(KOBJ) $(B)/gen/ksyms0.o $(LIBGCC)
 
 $(B)/gen/ksyms.c: $(B)/stage1.elf tools/ksyms.sh
 	sh tools/ksyms.sh $< > $@
 
-$(B)/bootheap.elf: $(KOBJ) $(B)/gen/ksyms.o linker.ld
+$(B)/bootheap.elf: $(KOBJ) $(B)/gen/ksyms.o linker.ld $(B)/gen/consts.ld
 	$(LD) $(KLDFLAGS) -Map=$(B)/bootheap.map -o $@ $(KOBJ) $(B)/gen/ksyms.o $(LIBGCC)
 	@nm -n $(B)/stage1.elf | awk '$$2 ~ /^[tT]$$/' > $(B)/stage1.syms
 	@nm -n $@ | awk '$$2 ~ /^[tT]$$/' > $(B)/bootheap.syms

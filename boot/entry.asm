@@ -39,26 +39,22 @@ extern boot_stack_top                ; high-half stack, in .bss
 extern __bss_phys_start
 extern __bss_phys_end
 
-LOADER_MB2      equ 1
-LOADER_PVH      equ 2
+; LOADER_*, MSR_EFER, EFER_*, PTE_*, KERNEL_VMA and the UART's ports and
+; bits, generated from the C headers (boot/consts.c).
+%include "consts.inc"
 
 CR0_PE          equ 1 << 0
 CR0_WP          equ 1 << 16
 CR0_PG          equ 1 << 31
 CR4_PAE         equ 1 << 5
-MSR_EFER        equ 0xC0000080
-EFER_LME        equ 1 << 8
-EFER_NXE        equ 1 << 11
-
-PTE_P           equ 1 << 0
-PTE_W           equ 1 << 1
-PTE_PS          equ 1 << 7
 
 SEL_CODE32      equ 0x08
 SEL_DATA        equ 0x10
 SEL_CODE64      equ 0x18
 
-COM1            equ 0x3f8
+; Where KERNEL_VMA falls in the tables: PML4 slot 511, PDPT slot 510.
+KERNEL_PML4_SLOT equ (KERNEL_VMA >> 39) & 511
+KERNEL_PDPT_SLOT equ (KERNEL_VMA >> 30) & 511
 
 section .boot.text progbits alloc exec nowrite align=16
 bits 32
@@ -212,21 +208,21 @@ halt32:
 ; Writes the NUL-terminated string at ESI to COM1 at 115200 8N1. Every wait
 ; is bounded, so a machine without a UART does not hang here.
 serial_puts32:
-    mov dx, COM1 + 1
+    mov dx, COM1 + UART_IER
     xor al, al
     out dx, al                        ; no interrupts
-    mov dx, COM1 + 3
-    mov al, 0x80
-    out dx, al                        ; DLAB on
-    mov dx, COM1 + 0
+    mov dx, COM1 + UART_LCR
+    mov al, LCR_DLAB
+    out dx, al                        ; the divisor follows
+    mov dx, COM1 + UART_DATA
     mov al, 1
     out dx, al                        ; divisor 1: 115200 baud
-    mov dx, COM1 + 1
+    mov dx, COM1 + UART_IER
     xor al, al
     out dx, al
-    mov dx, COM1 + 3
-    mov al, 0x03
-    out dx, al                        ; 8N1, DLAB off
+    mov dx, COM1 + UART_LCR
+    mov al, LCR_8N1
+    out dx, al                        ; 8N1, divisor latch off
 .next:
     lodsb
     test al, al
@@ -234,14 +230,14 @@ serial_puts32:
     mov ah, al
     mov ecx, 100000
 .wait:
-    mov dx, COM1 + 5
+    mov dx, COM1 + UART_LSR
     in al, dx
-    test al, 0x20                     ; transmitter holding register empty
+    test al, LSR_THRE
     jnz .send
     dec ecx
     jnz .wait
 .send:
-    mov dx, COM1
+    mov dx, COM1 + UART_DATA
     mov al, ah
     out dx, al
     jmp .next
@@ -249,16 +245,16 @@ serial_puts32:
     ret
 
 ; Identity-maps 0..4 GiB with 2 MiB pages, and maps the 1 GiB at KERNEL_VMA
-; (PML4 slot 511, PDPT slot 510) onto physical 0..1 GiB shifted by the load
+; (KERNEL_PML4_SLOT, KERNEL_PDPT_SLOT) onto physical 0..1 GiB shifted by the load
 ; offset in EDI, so that KERNEL_VMA + link address reaches the image where
 ; it runs. The tables were zeroed above. Clobbers EAX, ECX, EDX.
 build_early_page_tables:
     lea eax, [edi + boot_pdpt_low + (PTE_P | PTE_W)]
     mov [edi + boot_pml4], eax
     lea eax, [edi + boot_pdpt_high + (PTE_P | PTE_W)]
-    mov [edi + boot_pml4 + 511 * 8], eax
+    mov [edi + boot_pml4 + KERNEL_PML4_SLOT * 8], eax
     lea eax, [edi + boot_pd_high + (PTE_P | PTE_W)]
-    mov [edi + boot_pdpt_high + 510 * 8], eax
+    mov [edi + boot_pdpt_high + KERNEL_PDPT_SLOT * 8], eax
     xor ecx, ecx
 .pdpt:
     mov eax, ecx

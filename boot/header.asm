@@ -6,7 +6,10 @@
 extern mb2_entry
 extern pvh_entry
 
-MB2_HEADER_MAGIC   equ 0xE85250D6
+; MB2_HEADER_MAGIC, the MB2_INFO_* tag numbers and KERNEL_PHYS, generated
+; from the C headers (boot/consts.c, kernel/multiboot2.h, mm/layout.h).
+%include "consts.inc"
+
 MB2_ARCH_I386      equ 0          ; 32-bit protected mode entry
 
 MB2_TAG_END        equ 0
@@ -15,17 +18,6 @@ MB2_TAG_ENTRY      equ 3
 MB2_TAG_FB         equ 5
 MB2_TAG_RELOC      equ 10
 MB2_TAG_OPTIONAL   equ 1
-
-; Info tag types requested from the loader (see kernel/bootinfo.c).
-MB2_INFO_CMDLINE   equ 1
-MB2_INFO_LOADER    equ 2
-MB2_INFO_MODULE    equ 3
-MB2_INFO_MEMINFO   equ 4
-MB2_INFO_MMAP      equ 6
-MB2_INFO_FB        equ 8
-MB2_INFO_ACPI_OLD  equ 14
-MB2_INFO_ACPI_NEW  equ 15
-MB2_INFO_EFI_MMAP  equ 17
 
 section .multiboot2 progbits alloc noexec nowrite align=8
 mb2_header:
@@ -68,7 +60,7 @@ mb2_header:
 .reloc:
     dw MB2_TAG_RELOC, MB2_TAG_OPTIONAL
     dd 24
-    dd 0x200000                       ; lowest load address
+    dd KERNEL_PHYS                    ; lowest load address: where it is linked
     dd 0xffffffff                     ; highest: the image ends below 4 GiB
     dd 0x200000                       ; alignment: 2 MiB pages map it
     dd 2                              ; preference: as high as possible

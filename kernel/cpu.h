@@ -60,7 +60,8 @@ static inline void write_cr3(uint64_t v) { __asm__ volatile("mov %0, %%cr3" : : 
 static inline void write_cr4(uint64_t v) { __asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory"); }
 
 #define MSR_EFER        0xc0000080
-#define EFER_NXE        (1u << 11)
+#define EFER_LME        (1u << 8)       /* long mode: boot/entry.asm sets it */
+#define EFER_NXE        (1u << 11)      /* no-execute: boot/entry.asm sets it when CPUID has NX */
 
 /*
  * What runs the benchmark: bare metal (none), a hypervisor named by CPUID, or

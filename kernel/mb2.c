@@ -6,20 +6,7 @@
 
 #include "kernel/compiler.h"
 #include "kernel/libc.h"
-
-/* Multiboot2 info tags. */
-enum {
-    MB2_TAG_END = 0,
-    MB2_TAG_CMDLINE = 1,
-    MB2_TAG_LOADER = 2,
-    MB2_TAG_MODULE = 3,
-    MB2_TAG_MEMINFO = 4,
-    MB2_TAG_MMAP = 6,
-    MB2_TAG_FB = 8,
-    MB2_TAG_ACPI_OLD = 14,
-    MB2_TAG_ACPI_NEW = 15,
-    MB2_TAG_EFI_MMAP = 17,
-};
+#include "kernel/multiboot2.h"
 
 struct mb2_tag {
     uint32_t type;

@@ -4,16 +4,7 @@
 // console simply stays off.
 #include "kernel/console.h"
 #include "kernel/cpu.h"
-
-#define COM1        0x3f8
-#define UART_DATA   0
-#define UART_IER    1
-#define UART_FCR    2
-#define UART_LCR    3
-#define UART_MCR    4
-#define UART_LSR    5
-#define LSR_THRE    0x20
-#define MCR_LOOP    0x10
+#include "kernel/uart.h"
 
 /* Polls of LSR before a character is given up: about 100 character times. */
 #define TX_SPIN_LIMIT 100000
@@ -23,10 +14,10 @@ static bool present;
 bool serial_init(void)
 {
     outb(COM1 + UART_IER, 0x00);
-    outb(COM1 + UART_LCR, 0x80);        /* DLAB: divisor follows */
+    outb(COM1 + UART_LCR, LCR_DLAB);    /* divisor follows */
     outb(COM1 + UART_DATA, 1);          /* 115200 baud */
     outb(COM1 + UART_IER, 0);
-    outb(COM1 + UART_LCR, 0x03);        /* 8N1 */
+    outb(COM1 + UART_LCR, LCR_8N1);
     outb(COM1 + UART_FCR, 0xc7);        /* FIFOs on and cleared */
 
     /* Loopback: a real 16550 echoes the byte back. */

@@ -39,6 +39,13 @@ struct idt_entry {
 } __packed;
 _Static_assert(sizeof(struct idt_entry) == 16, "IDT gate");
 
+/* kernel/isr.asm pushes the vector and error code, then 15 registers, r15 last. */
+_Static_assert(offsetof(struct trap_frame, r15) == 0, "trap frame starts with the last push");
+_Static_assert(offsetof(struct trap_frame, vector) == 15 * 8, "15 registers below the vector");
+_Static_assert(offsetof(struct trap_frame, error) == 16 * 8, "error code above the vector");
+_Static_assert(offsetof(struct trap_frame, rip) == 17 * 8, "the CPU's frame above the stub's");
+_Static_assert(sizeof(struct trap_frame) == 22 * 8, "the CPU pushes rip, cs, rflags, rsp, ss");
+
 struct desc_ptr {
     uint16_t limit;
     uint64_t base;

@@ -45,6 +45,9 @@
 #define KERNEL_VMA      0ull                /* no kernel image is mapped: kimage_pa() is unused */
 #endif
 
+/* Where the image is linked, and where PVH loads it (linker.ld, boot/consts.c). */
+#define KERNEL_PHYS     0x200000ull
+
 /*
  * Where the image runs: GRUB may load it anywhere from its 2 MiB link
  * address up to 4 GiB, on a 2 MiB boundary. kimage_offset is the physical

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 """Every boot path reaches 64-bit C, reports its loader and a sane memory map,
 runs the self-tests and exits cleanly (issue: bootable foundation)."""
+import os
+import re
+
 import pytest
 
-from bootlib import assert_ktap_ok, boot, explain, ram_pages_in, record
+from bootlib import ROOT, assert_ktap_ok, boot, explain, qemu, ram_pages_in, record
 
 MIB = 1 << 20
 
@@ -38,6 +41,23 @@ def test_unknown_option_warns_and_boots():
     r = boot("pvh", "256M", "no_such_option=1 selftest")
     assert "unknown command-line option 'no_such_option=1' ignored" in r.log, explain(r)
     assert_ktap_ok(r)
+
+
+def test_exit_codes_follow_the_kernel_header():
+    # The harness reads the verdict the kernel writes (kernel/exit.h): QEMU's
+    # isa-debug-exit makes its exit status (v << 1) | 1, at the port the
+    # kernel writes.
+    with open(os.path.join(ROOT, "kernel", "exit.h")) as f:
+        text = f.read()
+
+    def define(name):
+        return int(re.search(rf"#define {name}\s+(\w+)", text).group(1), 0)
+
+    assert qemu.EXIT_OK == (define("DEBUG_EXIT_OK") << 1) | 1
+    assert qemu.EXIT_FAIL == (define("DEBUG_EXIT_FAIL") << 1) | 1
+    port = define("DEBUG_EXIT_PORT")
+    cmd = qemu.qemu_command("pvh", "tcg", 256 << 20, say=lambda *a: None)
+    assert any(re.fullmatch(rf"isa-debug-exit,iobase={port:#x},iosize=0x0?4", arg) for arg in cmd), cmd
 
 
 def test_bad_option_value_fails_cleanly():
