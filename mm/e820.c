@@ -6,6 +6,7 @@
 #include "kernel/compiler.h"
 #include "kernel/errno.h"
 #include "kernel/libc.h"
+#include "kernel/sort.h"
 
 /* Restrictiveness rank: higher wins an overlap. 0 means "no entry open". */
 static unsigned rank(uint32_t type)
@@ -33,28 +34,9 @@ struct point {
 /* Two points per entry, for the documented maximum of entries. */
 static struct point points[2 * E820_MAX];
 
-static bool before(const struct point *a, const struct point *b)
+static bool before(const void *a, const void *b)
 {
-    return a->addr < b->addr;
-}
-
-/* Shell sort: no allocation, and n is at most 1024. */
-static void sort_points(struct point *p, unsigned n)
-{
-    static const unsigned gaps[] = { 701, 301, 132, 57, 23, 10, 4, 1 };
-
-    for (unsigned g = 0; g < ARRAY_SIZE(gaps); g++) {
-        unsigned gap = gaps[g];
-        for (unsigned i = gap; i < n; i++) {
-            struct point t = p[i];
-            unsigned j = i;
-            while (j >= gap && before(&t, &p[j - gap])) {
-                p[j] = p[j - gap];
-                j -= gap;
-            }
-            p[j] = t;
-        }
-    }
+    return ((const struct point *)a)->addr < ((const struct point *)b)->addr;
 }
 
 int e820_sanitise(const struct mmap_entry *in, unsigned n, struct e820_map *out,
@@ -78,7 +60,8 @@ int e820_sanitise(const struct mmap_entry *in, unsigned n, struct e820_map *out,
         points[np++] = (struct point){ start, r, +1 };
         points[np++] = (struct point){ end, r, -1 };
     }
-    sort_points(points, np);
+    /* Points at one address are applied together, so their order does not matter. */
+    sort(points, np, sizeof(points[0]), before);
 
     /* Walk the distinct addresses; between two of them one type holds. */
     unsigned cur = 0;               /* rank in force since cur_start */
