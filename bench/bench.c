@@ -257,6 +257,8 @@ static void report(void)
                                         .digest = x->digest };
     }
     report_print(&(struct report_input){ .mem_bytes = mm.ram_bytes, .pages = pages,
+                                         .left_out_pages = mm.left_out_pages,
+                                         .left_out_regions = mm.left_out_regions,
                                          .runs = opt_runs, .calibrated = calibrated,
                                          .nstrat = nstrat, .s = rs });
 }

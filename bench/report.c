@@ -191,6 +191,10 @@ static void human(const struct report_input *in, bool equal)
     line("TSC %llu kHz from %s", (unsigned long long)tsc_khz(), tsc_source());
     if (tsc_warning())
         line("%s", tsc_warning());
+    if (in->left_out_pages)
+        line("note: %llu pages of RAM in %u regions were left out (more than the boot allocator "
+             "keeps; see the memory summary)", (unsigned long long)in->left_out_pages,
+             in->left_out_regions);
     if (!cal)
         line("warning: no usable clock: figures are raw TSC ticks (millions), UNCALIBRATED");
     line("%-8s %12s %9s %8s %8s %12s %12s %11s", "strategy", cal ? "ms" : "Mticks",

@@ -23,6 +23,8 @@ struct report_series {
 struct report_input {
     uint64_t mem_bytes;             /* RAM in the map */
     uint64_t pages;                 /* pages handed over each run */
+    uint64_t left_out_pages;        /* usable pages the boot allocator had no room for */
+    unsigned left_out_regions;      /* the regions they are in */
     unsigned runs;
     bool calibrated;                /* false: every figure is TSC ticks */
     unsigned nstrat;                /* heap strategies in s[], in run order */

@@ -14,7 +14,12 @@
 #include "kernel/errno.h"
 #include "kernel/physread.h"
 
-#define BI_MMAP_MAX         512     /* raw memory-map entries kept */
+/*
+ * Raw memory-map entries kept: far more than firmware gives (tens; OVMF
+ * about a hundred), so that a map too fragmented for the boot allocator
+ * still boots (mm/usable.h). A map with more entries fails to parse.
+ */
+#define BI_MMAP_MAX         8192
 #define BI_MODULES_MAX      16
 #define BI_RESV_MAX         (8 + 2 * BI_MODULES_MAX)
 #define BI_CMDLINE_MAX      1024    /* bytes, with the NUL */

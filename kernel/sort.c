@@ -1,31 +1,26 @@
 // SPDX-License-Identifier: MIT
-// Heapsort over a binary max-heap: "max" is the element that comes last.
+// Shell sort by gapped insertion: few compares for the sizes sorted here (up
+// to tens of thousands of elements), each pass over neighbouring memory.
 #include "kernel/sort.h"
 
 #include <stdint.h>
 
+#include "kernel/compiler.h"
+#include "kernel/libc.h"
+
+/* Ciura's gap sequence, extended by factors of 2.25. */
+static const size_t gaps[] = { 19930, 8858, 3937, 1750, 701, 301, 132, 57, 23, 10, 4, 1 };
+
 static void swap(uint8_t *a, uint8_t *b, size_t size)
 {
-    while (size--) {
-        uint8_t t = *a;
-        *a++ = *b;
-        *b++ = t;
-    }
-}
+    uint8_t t[32];
 
-/* Moves element i down until neither child comes after it: the heap property. */
-static void sift_down(uint8_t *base, size_t i, size_t n, size_t size, sort_before_fn before)
-{
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            return;
-        if (c + 1 < n && before(base + c * size, base + (c + 1) * size))
-            c++;
-        if (!before(base + i * size, base + c * size))
-            return;
-        swap(base + i * size, base + c * size, size);
-        i = c;
+    /* Elements of the sizes sorted here are copied whole; larger ones in pieces. */
+    for (size_t n; size; size -= n, a += n, b += n) {
+        n = MIN(size, sizeof(t));
+        memcpy(t, a, n);
+        memcpy(a, b, n);
+        memcpy(b, t, n);
     }
 }
 
@@ -33,11 +28,11 @@ void sort(void *base, size_t n, size_t size, sort_before_fn before)
 {
     uint8_t *b = base;
 
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(b, i, n, size, before);
-    /* The root is the last element of what is left: move it to the end. */
-    for (size_t end = n; end-- > 1;) {
-        swap(b, b + end * size, size);
-        sift_down(b, 0, end, size, before);
+    for (size_t g = 0; g < ARRAY_SIZE(gaps); g++) {
+        size_t gap = gaps[g];
+        /* Each element moves back past the ones gap apart that it must precede. */
+        for (size_t i = gap; i < n; i++)
+            for (size_t j = i; j >= gap && before(b + j * size, b + (j - gap) * size); j -= gap)
+                swap(b + j * size, b + (j - gap) * size, size);
     }
 }

@@ -8,8 +8,9 @@
 //  - no page is in two blocks, and each page of a free block is free, or,
 //    after the lazy strategy, uninitialised when it is not the head;
 //  - the per-node/zone and total counters match the lists;
-//  - the free page count equals the pages the boot allocator handed over,
-//    less those allocated since.
+//  - the free page count equals the pages the memory accounting gave the
+//    heap (usable RAM less every reservation and every page left out of
+//    the boot allocator, heap_setup()), less those allocated since.
 // Then a digest of the set of (node, zone, order, MFN) blocks, the same
 // whatever order the lists are in.
 #include "mm/heap_priv.h"
@@ -116,8 +117,8 @@ bool heap_audit(struct heap_audit *a)
     uint64_t counted[MAX_NUMNODES][NR_ZONES] = { { 0 } };
 
     memset(a, 0, sizeof(*a));
-    /* Every handed-over page is free unless the heap handed it out since. */
-    a->expected_pages = heap_handover_pages() - heap_inuse_pages;
+    /* Every page accounted to the heap is free unless the heap handed it out since. */
+    a->expected_pages = heap_expected_pages - heap_inuse_pages;
     memset(heap_audit_bitmap, 0, ALIGN_UP(max_pfn, 64) / 8);
 
     for (unsigned node = 0; node < MAX_NUMNODES; node++) {
@@ -163,7 +164,7 @@ bool heap_audit(struct heap_audit *a)
         complain(a, "total_avail_pages is %llu, the lists hold %llu",
                  (unsigned long long)total_avail_pages, (unsigned long long)a->free_pages);
     if (a->free_pages != a->expected_pages)
-        complain(a, "the lists hold %llu pages, %llu were handed over and not allocated since",
+        complain(a, "the lists hold %llu pages, %llu were accounted to the heap and not allocated since",
                  (unsigned long long)a->free_pages, (unsigned long long)a->expected_pages);
     a->digest = heap_digest();
     a->ok = a->nerrors == 0;

@@ -23,9 +23,10 @@ enum {
 
 /*
  * Documented limit: at most E820_MAX entries go in and at most E820_MAX come
- * out. Real maps have tens of entries; OVMF's fragmented map about a hundred.
+ * out, as many as the loader's raw map may hold. Real maps have tens of
+ * entries; OVMF's fragmented map about a hundred.
  */
-#define E820_MAX 512
+#define E820_MAX BI_MMAP_MAX
 
 struct e820_map {
     unsigned count;

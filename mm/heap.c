@@ -22,11 +22,13 @@ bool heap_lazy_dirty;
 static uint32_t tlbflush_clock;
 
 uint64_t *heap_audit_bitmap;
+uint64_t heap_expected_pages;
 
-void heap_setup(uint64_t *audit_bitmap)
+void heap_setup(uint64_t *audit_bitmap, uint64_t expected_pages)
 {
     heap_regions = bootmem;
     heap_audit_bitmap = audit_bitmap;
+    heap_expected_pages = expected_pages;
     heap_reset();
 }
 

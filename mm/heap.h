@@ -37,10 +37,14 @@ const struct heap_strategy *heap_strategy_find(const char *name, size_t len);
 /*
  * Takes the boot allocator's current regions as the memory to hand over
  * (kept, so that every run hands over the same pages) and gives the audit
- * audit_bitmap, max_pfn bits of zeroed scratch memory. Call once, after the
- * frame table exists and before the first end_boot_allocator().
+ * audit_bitmap, max_pfn bits of zeroed scratch memory, and expected_pages,
+ * the pages the caller's own accounting says the heap receives: usable RAM
+ * less every reservation and every page left out of the boot allocator.
+ * The audit holds the free lists to that count, so no page goes missing
+ * unnoticed. Call once, after the frame table exists and before the first
+ * end_boot_allocator().
  */
-void heap_setup(uint64_t *audit_bitmap);
+void heap_setup(uint64_t *audit_bitmap, uint64_t expected_pages);
 
 /*
  * Xen's end_boot_allocator(): hands every boot-allocator region to s, the
@@ -91,7 +95,7 @@ uint64_t heap_free_count(void);
 struct heap_audit {
     bool ok;
     uint64_t free_pages;            /* pages found on the lists */
-    uint64_t expected_pages;        /* heap_handover_pages() less pages in use */
+    uint64_t expected_pages;        /* heap_setup()'s expected_pages less pages in use */
     uint64_t blocks[MAX_ORDER + 1];
     uint64_t digest;                /* over the set of (node, zone, order, mfn) */
     unsigned nerrors;               /* all errors found; the first few are kept */

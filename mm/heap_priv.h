@@ -35,6 +35,8 @@ extern struct bootmem heap_regions;
 
 /* The audit's scratch bitmap, one bit per frame below max_pfn (heap_setup()). */
 extern uint64_t *heap_audit_bitmap;
+/* The pages the memory accounting says the heap receives (heap_setup()). */
+extern uint64_t heap_expected_pages;
 
 /*
  * Boot scrubbing is pending (Xen's default bootscrub=idle): pages handed

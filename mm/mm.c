@@ -18,6 +18,11 @@
 
 struct mm_summary mm;
 struct e820_map e820;
+/* What mm_init() made of the map: reservations, and what the boot allocator could not keep. */
+static struct usable_stats usable;
+
+/* Left-out ranges listed on the consoles; the memory record lists them all. */
+#define LEFT_OUT_PRINTED 32
 
 static unsigned opt_numa_fake = 1;
 CMDLINE_OPT(numa_fake, .key = "numa_fake", .type = OPT_UINT, .dst = &opt_numa_fake, .min = 1,
@@ -57,6 +62,47 @@ static void count_reserved(const char *what, uint64_t bytes)
     if (mm.nresv == MM_RESV_MAX)
         panic("more than %u kinds of reserved memory", MM_RESV_MAX);
     mm.resv[mm.nresv++] = (struct mm_resv){ what, bytes };
+}
+
+static void print_regions(const struct bootmem_region *reg, unsigned n)
+{
+    char sz[24];
+
+    for (unsigned i = 0; i < n; i++)
+        printk("  mfn [%09llx-%09llx) %s\n", (unsigned long long)reg[i].s,
+               (unsigned long long)reg[i].e,
+               fmt_size(sz, sizeof(sz), (reg[i].e - reg[i].s) << PAGE_SHIFT));
+}
+
+/* MFN ranges under key, each as [start, end]. */
+static void record_regions(struct record *r, const char *key, const struct bootmem_region *reg,
+                           unsigned n)
+{
+    record_arr_begin(r, key);
+    for (unsigned i = 0; i < n; i++) {
+        record_arr_begin(r, NULL);
+        record_u64(r, NULL, reg[i].s);
+        record_u64(r, NULL, reg[i].e);
+        record_arr_end(r);
+    }
+    record_arr_end(r);
+}
+
+/* The usable ranges the boot allocator had no room for, when there are any. */
+static void print_left_out(void)
+{
+    char sz[24];
+
+    if (!usable.nleft)
+        return;
+    printk("warning: the memory map has %u usable RAM regions and the boot allocator keeps the "
+           "%u largest: %u regions, %llu pages (%s), are left out:\n", usable.ranges,
+           USABLE_KEEP_MAX, usable.nleft, (unsigned long long)usable.left_pages,
+           fmt_size(sz, sizeof(sz), usable.left_pages << PAGE_SHIFT));
+    print_regions(usable.left, MIN(usable.nleft, LEFT_OUT_PRINTED));
+    if (usable.nleft > LEFT_OUT_PRINTED)
+        printk("  ... and %u more; the memory record lists every one\n",
+               usable.nleft - LEFT_OUT_PRINTED);
 }
 
 /* The highest byte any RAM-like entry reaches: what the direct map covers. */
@@ -106,11 +152,12 @@ static void print_summary(void)
            (unsigned long long)FRAMETABLE_BASE, (unsigned long long)max_pfn,
            (unsigned long long)frametable.sections, fmt_size(b, sizeof(b), frametable.m2p_bytes),
            (unsigned long long)M2P_BASE);
+    if (usable.nleft)
+        printk("left out: %llu pages (%s) in %u of the %u usable regions; see above\n",
+               (unsigned long long)usable.left_pages,
+               fmt_size(a, sizeof(a), usable.left_pages << PAGE_SHIFT), usable.nleft, usable.ranges);
     printk("boot allocator: %u regions:\n", heap_regions.nr);
-    for (unsigned i = 0; i < heap_regions.nr; i++)
-        printk("  mfn [%09llx-%09llx) %s\n", (unsigned long long)heap_regions.r[i].s,
-               (unsigned long long)heap_regions.r[i].e,
-               fmt_size(a, sizeof(a), (heap_regions.r[i].e - heap_regions.r[i].s) << PAGE_SHIFT));
+    print_regions(heap_regions.r, heap_regions.nr);
 
     record_begin(&r, "memory");
     record_u64(&r, "ram_bytes", mm.ram_bytes);
@@ -125,14 +172,10 @@ static void print_summary(void)
         record_obj_end(&r);
     }
     record_arr_end(&r);
-    record_arr_begin(&r, "bootmem");
-    for (unsigned i = 0; i < heap_regions.nr; i++) {
-        record_arr_begin(&r, NULL);
-        record_u64(&r, NULL, heap_regions.r[i].s);
-        record_u64(&r, NULL, heap_regions.r[i].e);
-        record_arr_end(&r);
-    }
-    record_arr_end(&r);
+    record_regions(&r, "bootmem", heap_regions.r, heap_regions.nr);
+    record_u64(&r, "usable_regions", usable.ranges);
+    record_u64(&r, "left_out_pages", usable.left_pages);
+    record_regions(&r, "left_out", usable.left, usable.nleft);
     record_u64(&r, "max_pfn", max_pfn);
     record_obj_begin(&r, "frame_table");
     record_hex(&r, "virt", FRAMETABLE_BASE);
@@ -178,17 +221,19 @@ void mm_init(const struct bootinfo *bi)
                                           (uint64_t)__kernel_phys_end + kimage_offset };
     for (unsigned i = 0; i < bi->resv_count; i++)
         resv[nresv++] = (struct usable_resv){ bi->resv[i].what, bi->resv[i].start, bi->resv[i].end };
-    static struct usable_stats st;
-    if (usable_ram(&e820, resv, nresv, &bootmem, &st, &e))
+    if (usable_ram(&e820, resv, nresv, &bootmem, &usable, &e))
         panic("%s", e.msg);
-    mm.ram_bytes = st.ram_bytes;
-    mm.usable_bytes = st.usable_bytes;
-    mm.ignored_bytes = st.ignored_bytes;
-    if (st.ignored_bytes)
+    mm.ram_bytes = usable.ram_bytes;
+    mm.usable_bytes = usable.usable_bytes;
+    mm.ignored_bytes = usable.ignored_bytes;
+    mm.left_out_pages = usable.left_pages;
+    mm.left_out_regions = usable.nleft;
+    if (usable.ignored_bytes)
         printk("warning: %s of RAM above %llu TiB is left out (free-list links are 32-bit MFNs)\n",
-               fmt_size(sz, sizeof(sz), st.ignored_bytes), (unsigned long long)(MAX_PHYS_ADDR >> 40));
+               fmt_size(sz, sizeof(sz), usable.ignored_bytes), (unsigned long long)(MAX_PHYS_ADDR >> 40));
     for (unsigned i = 0; i < nresv; i++)
-        count_reserved(resv[i].what, st.zapped[i] << PAGE_SHIFT);
+        count_reserved(resv[i].what, usable.zapped[i] << PAGE_SHIFT);
+    print_left_out();
     if (!bootmem.nr)
         panic("no usable RAM: the memory map has no whole page of RAM above 1 MiB "
               "outside the kernel and the loader's data");
@@ -214,10 +259,16 @@ void mm_heap_takeover(void)
     count_reserved("frame table and M2P", frametable.bytes + frametable.m2p_bytes);
     count_reserved("audit bitmap", bitmap_pages << PAGE_SHIFT);
 
+    /* The heap's pages by the accounting: usable RAM less all of that and what was left out. */
+    uint64_t reserved = 0;
+    for (unsigned i = 0; i < mm.nresv; i++)
+        reserved += mm.resv[i].bytes >> PAGE_SHIFT;
+    uint64_t accounted = (mm.usable_bytes >> PAGE_SHIFT) - reserved - usable.left_pages;
+
     setup_numa();
     heap_boot_scrub = opt_bootscrub == BOOTSCRUB_IDLE;
     /* From here the boot allocator's pages are the heap's: no more allocations. */
     bootmem_seal(&bootmem);
-    heap_setup(bitmap);
+    heap_setup(bitmap, accounted);
     print_summary();
 }

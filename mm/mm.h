@@ -19,6 +19,8 @@ struct mm_summary {
     uint64_t ram_bytes;     /* type-1 RAM in the sanitised map */
     uint64_t usable_bytes;  /* of which whole pages below the supported limit */
     uint64_t ignored_bytes; /* RAM above MAX_PHYS_ADDR */
+    uint64_t left_out_pages;    /* usable pages in regions the boot allocator had no room for */
+    unsigned left_out_regions;
     unsigned nresv;
     struct mm_resv resv[MM_RESV_MAX];
     unsigned nodes;

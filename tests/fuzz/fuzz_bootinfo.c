@@ -19,6 +19,7 @@
 
 #include "kernel/acpi.h"
 #include "kernel/bootinfo.h"
+#include "kernel/compiler.h"
 #include "kernel/errno.h"
 #include "mm/e820.h"
 #include "mm/layout.h"
@@ -176,22 +177,33 @@ static void check_sanitised_map(const struct bootinfo *bi)
         }
     }
     struct usable_resv resv[] = { { "first MiB", 0, 1u << 20 } };
-    struct usable_stats st;
+    static struct usable_stats st;
     if (usable_ram(&map, resv, 1, &bm, &st, &e)) {
         CHECK(strlen(e.msg) > 0);
         return;
     }
-    for (unsigned i = 0; i < bm.nr; i++) {
+    /* The largest ranges are kept, within the limit; the rest are listed, and no page is lost. */
+    uint64_t smallest_kept = UINT64_MAX, largest_left = 0;
+    CHECK(bm.nr <= USABLE_KEEP_MAX && bm.nr + st.nleft == st.ranges);
+    CHECK(bootmem_pages(&bm) + st.left_pages + st.zapped[0] == st.usable_bytes >> PAGE_SHIFT);
+    for (unsigned i = 0; i < bm.nr; i++)
+        smallest_kept = MIN(smallest_kept, bm.r[i].e - bm.r[i].s);
+    for (unsigned i = 0; i < st.nleft; i++) {
+        CHECK(st.left[i].s < st.left[i].e && !bootmem_contains(&bm, st.left[i].s, st.left[i].s + 1));
+        CHECK(i == 0 || st.left[i - 1].e <= st.left[i].s);
+        largest_left = MAX(largest_left, st.left[i].e - st.left[i].s);
+    }
+    CHECK(largest_left <= smallest_kept);
+    for (unsigned i = 0, j = 0; i < bm.nr; i++) {
         CHECK(bm.r[i].s < bm.r[i].e && bm.r[i].s >= 256);
         CHECK(i == 0 || bm.r[i - 1].e <= bm.r[i].s);
         CHECK(bm.r[i].e <= MAX_PFN_LIMIT);
-        /* Every usable page lies inside one RAM entry. */
+        /* Every usable page lies inside one RAM entry: both lists are sorted, walk them together. */
         uint64_t s = bm.r[i].s << PAGE_SHIFT, e = bm.r[i].e << PAGE_SHIFT;
-        bool inside = false;
-        for (unsigned j = 0; j < map.count && !inside; j++)
-            inside = map.e[j].type == E820_RAM && map.e[j].addr <= s &&
-                     e - map.e[j].addr <= map.e[j].len;
-        CHECK(inside);
+        while (j < map.count && map.e[j].addr + map.e[j].len <= s)
+            j++;
+        CHECK(j < map.count && map.e[j].type == E820_RAM && map.e[j].addr <= s &&
+              e - map.e[j].addr <= map.e[j].len);
     }
 }
 

@@ -96,6 +96,9 @@ def mb2_seeds():
     yield "mb2-sixteen-modules", seed(SEL_MB2, 0, info(
         mmap(BIOS_MAP[:4]), *[module(0x1000000 + i * 0x10000, 0x1000100 + i * 0x10000, "m%d" % i)
                               for i in range(16)]))
+    # GRUB's cutmem holes: more RAM ranges than the boot allocator keeps.
+    holes = [(0x4000000 + i * 0x20000, 0x1f000 - (i % 7) * 0x1000, 1) for i in range(300)]
+    yield "mb2-cutmem-holes", seed(SEL_MB2, 0, info(mmap(BIOS_MAP[:3] + holes)))
     yield "mb2-minimal", seed(SEL_MB2, 0, minimal)
     yield "mb2-bad-magic", seed(SEL_MB2 | SEL_BAD_MAGIC, 0, minimal)
     yield "mb2-misaligned", seed(SEL_MB2, 4, info(mmap(BIOS_MAP[:4]), pad=4))

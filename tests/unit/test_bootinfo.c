@@ -20,7 +20,7 @@
  * counts on zero padding is caught too.
  */
 #define BASE        0x100000ull
-#define MEM_SIZE    0x40000u
+#define MEM_SIZE    0x80000u
 #define MEM_END     (BASE + MEM_SIZE)
 #define FILL        0xa5
 
@@ -35,7 +35,7 @@
 static uint8_t *mem;
 static struct bootinfo *bi;
 static struct err err;                  /* the message of the last failed parse */
-static uint8_t scratch[32768];          /* tag bodies under construction */
+static uint8_t scratch[0x60000];        /* tag bodies under construction */
 
 static const void *phys(uint64_t paddr, uint64_t len, void *ctx)
 {
@@ -569,7 +569,7 @@ static void test_mb2_unreadable_info(void **state)
     /* The header is readable, the body the total size claims is not. */
     put32(MEM_END - 16, 0x100);
     assert_fails(mb2_parse(bi, MB2_BOOTLOADER_MAGIC, MEM_END - 16, phys, &mem, &err), -EFAULT,
-                 "multiboot2 info at 0x13fff0 (256 bytes) is not readable memory");
+                 "multiboot2 info at 0x17fff0 (256 bytes) is not readable memory");
     /* An address whose end wraps past 2^64 is never handed to the reader. */
     assert_fails(mb2_parse(bi, MB2_BOOTLOADER_MAGIC, 0xfffffffffffffff8ull, phys, &mem, &err), -EFAULT,
                  "multiboot2 info header at 0xfffffffffffffff8 (8 bytes) is not readable memory");
@@ -774,7 +774,7 @@ static void test_mb2_mmap_too_many(void **state)
     struct mb2 b = mb2_begin(INFO);
     mb2_mmap(&b, e, BI_MMAP_MAX + 1, 24);
     mb2_finish(&b);
-    assert_fails(parse_mb2(), -E2BIG, "memory map has 513 entries, more than the 512 kept");
+    assert_fails(parse_mb2(), -E2BIG, "memory map has 8193 entries, more than the 8192 kept");
 }
 
 static void test_mb2_efi_bad_descriptor_size(void **state)
@@ -829,7 +829,7 @@ static void test_mb2_efi_too_many(void **state)
     struct mb2 b = mb2_begin(INFO);
     mb2_efi(&b, d, BI_MMAP_MAX + 1, 40);
     mb2_finish(&b);
-    assert_fails(parse_mb2(), -E2BIG, "EFI memory map has 513 entries, more than the 512 kept");
+    assert_fails(parse_mb2(), -E2BIG, "EFI memory map has 8193 entries, more than the 8192 kept");
 }
 
 /* ---- multiboot2: hostile other tags ---------------------------------------- */
@@ -1208,7 +1208,7 @@ static void test_pvh_start_info_unreadable(void **state)
     pvh_full();
     memcpy(at(MEM_END - 40), at(SI), 40);
     assert_fails(pvh_parse(bi, MEM_END - 40, phys, &mem, &err), -EFAULT,
-                 "PVH start info at 0x13ffd8 (56 bytes) is not readable memory");
+                 "PVH start info at 0x17ffd8 (56 bytes) is not readable memory");
 }
 
 static void test_pvh_no_memmap(void **state)
@@ -1227,9 +1227,9 @@ static void test_pvh_memmap_too_many(void **state)
     (void)state;
     pvh_full();
     put32(SI + 48, BI_MMAP_MAX + 1);
-    assert_fails(parse_pvh(), -E2BIG, "PVH memory map has 513 entries, more than the 512 kept");
+    assert_fails(parse_pvh(), -E2BIG, "PVH memory map has 8193 entries, more than the 8192 kept");
     put32(SI + 48, 0xffffffffu);
-    assert_fails(parse_pvh(), -E2BIG, "PVH memory map has 4294967295 entries, more than the 512 kept");
+    assert_fails(parse_pvh(), -E2BIG, "PVH memory map has 4294967295 entries, more than the 8192 kept");
 }
 
 static void test_pvh_memmap_unreadable(void **state)
@@ -1239,7 +1239,7 @@ static void test_pvh_memmap_unreadable(void **state)
     /* The entry count runs the table off the end of memory. */
     put64(SI + 40, MEM_END - 24 * 4);
     assert_fails(parse_pvh(), -EFAULT,
-                 "PVH memory map at 0x13ffa0 (120 bytes) is not readable memory");
+                 "PVH memory map at 0x17ffa0 (120 bytes) is not readable memory");
     put64(SI + 40, 0xfffffffffffffff0ull);
     assert_fails(parse_pvh(), -EFAULT,
                  "PVH memory map at 0xfffffffffffffff0 (120 bytes) is not readable memory");
@@ -1252,7 +1252,7 @@ static void test_pvh_cmdline_unreadable(void **state)
     put64(SI + 24, 0x7000);
     assert_fails(parse_pvh(), -EFAULT, "PVH command line at 0x7000 is not readable memory");
     put64(SI + 24, MEM_END);
-    assert_fails(parse_pvh(), -EFAULT, "PVH command line at 0x140000 is not readable memory");
+    assert_fails(parse_pvh(), -EFAULT, "PVH command line at 0x180000 is not readable memory");
 }
 
 static void test_pvh_cmdline_unterminated(void **state)
@@ -1285,7 +1285,7 @@ static void test_pvh_modlist_unreadable(void **state)
     put64(SI + 16, 0);
     assert_fails(parse_pvh(), -EFAULT, "PVH module list at 0x0 (64 bytes) is not readable memory");
     put64(SI + 16, MEM_END - 32);
-    assert_fails(parse_pvh(), -EFAULT, "PVH module list at 0x13ffe0 (64 bytes) is not readable memory");
+    assert_fails(parse_pvh(), -EFAULT, "PVH module list at 0x17ffe0 (64 bytes) is not readable memory");
 }
 
 static void test_pvh_module_wraps(void **state)
@@ -1311,7 +1311,7 @@ static void test_pvh_rsdp_unreadable(void **state)
     /* Revision 2 says 36 bytes, but memory ends after 20. */
     memcpy(at(MEM_END - 20), pvh_rsdp_image, 20);
     put64(SI + 32, MEM_END - 20);
-    assert_fails(parse_pvh(), -EFAULT, "ACPI RSDP at 0x13ffec (36 bytes) is not readable memory");
+    assert_fails(parse_pvh(), -EFAULT, "ACPI RSDP at 0x17ffec (36 bytes) is not readable memory");
 }
 
 int main(void)

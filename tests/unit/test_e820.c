@@ -207,7 +207,7 @@ static void test_duplicates(void **state)
     };
     (void)state;
     EXPECT(in, want);
-    /* The limit's worth of one entry: the open count climbs to 512 and back. */
+    /* The limit's worth of one entry: the open count climbs to E820_MAX and back. */
     for (unsigned i = 0; i < E820_MAX; i++)
         many[i] = (struct mmap_entry)E(0x100000, 0x40000000, RAM);
     expect_map(many, E820_MAX, want, 1);
@@ -713,7 +713,7 @@ static struct mmap_entry big_want[E820_MAX];
 static void test_exactly_max(void **state)
 {
     (void)state;
-    /* 512 pages alternating RAM and reserved, listed top down: 512 out. */
+    /* E820_MAX pages alternating RAM and reserved, listed top down: as many out. */
     for (unsigned i = 0; i < E820_MAX; i++) {
         uint64_t a = (uint64_t)i << 12;
         uint32_t t = i % 2 ? RSV : RAM;
@@ -728,10 +728,10 @@ static void test_too_many_in(void **state)
     (void)state;
     /* Counted before anything is read: even empty entries count. */
     memset(big_in, 0, sizeof(big_in));
-    expect_error(big_in, E820_MAX + 1, "memory map has 513 entries; the limit is 512");
+    expect_error(big_in, E820_MAX + 1, "memory map has 8193 entries; the limit is 8192");
     assert_int_equal(out.count, 0);
-    expect_error(big_in, 1000000, "memory map has 1000000 entries; the limit is 512");
-    expect_error(big_in, UINT32_MAX, "memory map has 4294967295 entries; the limit is 512");
+    expect_error(big_in, 1000000, "memory map has 1000000 entries; the limit is 8192");
+    expect_error(big_in, UINT32_MAX, "memory map has 4294967295 entries; the limit is 8192");
 }
 
 /* RAM over [0, pages) pages with a reserved page on every odd page number. */
@@ -749,20 +749,20 @@ static void test_too_many_out(void **state)
 {
     unsigned n;
     (void)state;
-    /* 257 in, 512 out: the last reserved page ends the map. */
-    n = islands(512);
-    assert_int_equal(n, 257);
+    /* 4097 in, 8192 out: the last reserved page ends the map. */
+    n = islands(E820_MAX);
+    assert_int_equal(n, E820_MAX / 2 + 1);
     for (unsigned i = 0; i < E820_MAX; i++)
         big_want[i] = (struct mmap_entry){ (uint64_t)i << 12, 0x1000, i % 2 ? RSV : RAM };
     expect_map(big_in, n, big_want, E820_MAX);
-    /* One more page of RAM after it needs a 513th entry. */
-    n = islands(513);
-    assert_int_equal(n, 257);
-    expect_error(big_in, n, "sanitised memory map needs more than 512 entries");
-    /* The most the input limit allows: 1 RAM + 511 islands, 1023 out. */
-    n = islands(1022);
+    /* One more page of RAM after it needs an 8193rd entry. */
+    n = islands(E820_MAX + 1);
+    assert_int_equal(n, E820_MAX / 2 + 1);
+    expect_error(big_in, n, "sanitised memory map needs more than 8192 entries");
+    /* The most the input limit allows: 1 RAM + 8191 islands, 16383 out. */
+    n = islands(2 * E820_MAX - 2);
     assert_int_equal(n, E820_MAX);
-    expect_error(big_in, n, "sanitised memory map needs more than 512 entries");
+    expect_error(big_in, n, "sanitised memory map needs more than 8192 entries");
 }
 
 static void test_error_without_message(void **state)

@@ -33,12 +33,15 @@ static void world(const struct region *r, unsigned n, uint64_t frames)
     memset(section_valid, 0, sizeof(section_valid));
     memset(memnodemap, 0, sizeof(memnodemap));
     bootmem_reset(&bootmem);
+    uint64_t pages = 0;
     for (unsigned i = 0; i < n; i++) {
         assert_int_equal(bootmem_add(&bootmem, r[i].s, r[i].e), 0);
         frametable_mark_valid(r[i].s, r[i].e);
+        /* The heap never takes MFN 0. */
+        pages += r[i].e - r[i].s - (r[i].s == 0);
     }
     heap_boot_scrub = true;
-    heap_setup(bitmap);
+    heap_setup(bitmap, pages);
 }
 
 static const struct heap_strategy *strategy(const char *name)
@@ -516,6 +519,23 @@ static void test_audit_catches_counter_and_overlap(void **state)
     assert_non_null(strstr(a.errors[0], "outside the handed-over memory"));
 }
 
+/* Pages the accounting gave the heap but no region holds: the audit says so. */
+static void test_audit_holds_lists_to_accounting(void **state)
+{
+    struct heap_audit a;
+    (void)state;
+    const struct region r[] = { { 0x400, 0x800 } };
+    world(r, 1, 0x1000);
+    /* As if 16 pages had been dropped from the boot allocator without a word. */
+    heap_setup(bitmap, 0x400 + 16);
+    end_boot_allocator(strategy("once"));
+    assert_false(heap_audit(&a));
+    assert_int_equal(a.expected_pages, 0x410);
+    assert_int_equal(a.free_pages, 0x400);
+    assert_string_equal(a.errors[0], "the lists hold 1024 pages, 1040 were accounted to the heap "
+                                     "and not allocated since");
+}
+
 /* A caller's mistake at the public entry: refused, named, and the heap untouched. */
 static void test_heap_free_refuses_mistakes(void **state)
 {
@@ -621,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_lazy_audit_catches_corruption),
         cmocka_unit_test(test_eager_audit_catches_uninit_tail),
         cmocka_unit_test(test_audit_catches_counter_and_overlap),
+        cmocka_unit_test(test_audit_holds_lists_to_accounting),
         cmocka_unit_test(test_heap_free_refuses_mistakes),
         cmocka_unit_test(test_double_free_panics),
         cmocka_unit_test(test_dirty_blocks_go_to_tail),

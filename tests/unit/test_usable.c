@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/bootinfo.h"
@@ -38,6 +39,7 @@ struct plan {
     uint64_t usable_bytes;      /* whole pages of it added to the allocator */
     uint64_t ignored_bytes;     /* whole pages above MAX_PHYS_ADDR */
     uint64_t zapped[NR_FIXED + BI_RESV_MAX];    /* pages each reservation removed */
+    struct usable_stats st;     /* all of it, the ranges left out too */
 };
 
 static struct plan plan;
@@ -52,7 +54,7 @@ static int plan_usable(const struct mmap_entry *in, unsigned n, uint64_t kstart,
                        const struct bi_range *resv, unsigned nresv, struct plan *p)
 {
     struct usable_resv r[NR_FIXED + BI_RESV_MAX];
-    struct usable_stats st;
+    struct usable_stats *st = &p->st;
     int rc;
 
     memset(p, 0, sizeof(*p));
@@ -64,11 +66,11 @@ static int plan_usable(const struct mmap_entry *in, unsigned n, uint64_t kstart,
     r[1] = (struct usable_resv){ "kernel", kstart, kend };
     for (unsigned i = 0; i < nresv; i++)
         r[NR_FIXED + i] = (struct usable_resv){ resv[i].what, resv[i].start, resv[i].end };
-    rc = usable_ram(&p->map, r, NR_FIXED + nresv, &p->bm, &st, &err);
-    p->ram_bytes = st.ram_bytes;
-    p->usable_bytes = st.usable_bytes;
-    p->ignored_bytes = st.ignored_bytes;
-    memcpy(p->zapped, st.zapped, sizeof(p->zapped));
+    rc = usable_ram(&p->map, r, NR_FIXED + nresv, &p->bm, st, &err);
+    p->ram_bytes = st->ram_bytes;
+    p->usable_bytes = st->usable_bytes;
+    p->ignored_bytes = st->ignored_bytes;
+    memcpy(p->zapped, st->zapped, sizeof(p->zapped));
     return rc;
 }
 
@@ -394,38 +396,168 @@ static void test_loader_ranges(void **state)
         assert_int_equal(plan.zapped[i], zapped[i]);
 }
 
-/* ---- capacity --------------------------------------------------------------------------- */
+/* ---- more ranges than the boot allocator keeps ------------------------------------ */
 
 static struct mmap_entry big[E820_MAX + 1];
 
-/* n RAM pages above 1 MiB, each three pages long, with a page gap after each. */
+/* n RAM ranges above 4 MiB, three pages each, a page apart: all of one size. */
 static void separate_ram(unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
         big[i] = (struct mmap_entry){ MiB(4) + ((uint64_t)i << 14), 0x3000, RAM };
 }
 
-static void test_region_capacity(void **state)
+/* n RAM ranges above 4 MiB, 256 KiB apart, of 1 to 37 pages in a scrambled order. */
+static uint64_t varied_pages(unsigned i)
+{
+    return 1 + (i * 7919u) % 37;
+}
+
+static void varied_ram(unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        big[i] = (struct mmap_entry){ MiB(4) + ((uint64_t)i << 18), varied_pages(i) << 12, RAM };
+}
+
+static int by_size_then_address(const void *a, const void *b)
+{
+    const struct bootmem_region *x = a, *y = b;
+    uint64_t nx = x->e - x->s, ny = y->e - y->s;
+
+    if (nx != ny)
+        return nx > ny ? -1 : 1;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
+static int by_address(const void *a, const void *b)
+{
+    const struct bootmem_region *x = a, *y = b;
+
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/*
+ * Checks the plan against the rule, worked out here with qsort(): of the
+ * usable ranges (want[0..n)), the boot allocator gets the USABLE_KEEP_MAX
+ * largest, the lower address first among equal sizes, and st.left lists
+ * exactly the others, with their pages; together they are every usable page.
+ */
+static void expect_largest_kept(struct bootmem_region *want, unsigned n)
+{
+    static struct bootmem_region kept[USABLE_MAX_RANGES], left[USABLE_MAX_RANGES];
+    unsigned nkept = n < USABLE_KEEP_MAX ? n : USABLE_KEEP_MAX;
+    uint64_t left_pages = 0;
+
+    qsort(want, n, sizeof(want[0]), by_size_then_address);
+    memcpy(kept, want, nkept * sizeof(want[0]));
+    memcpy(left, want + nkept, (n - nkept) * sizeof(want[0]));
+    qsort(kept, nkept, sizeof(kept[0]), by_address);
+    qsort(left, n - nkept, sizeof(left[0]), by_address);
+    for (unsigned i = 0; i < n - nkept; i++)
+        left_pages += left[i].e - left[i].s;
+
+    assert_int_equal(plan.st.ranges, n);
+    expect_regions(kept, nkept, bootmem_pages(&plan.bm));
+    assert_int_equal(plan.st.nleft, n - nkept);
+    for (unsigned i = 0; i < n - nkept; i++) {
+        assert_int_equal(plan.st.left[i].s, left[i].s);
+        assert_int_equal(plan.st.left[i].e, left[i].e);
+    }
+    assert_int_equal(plan.st.left_pages, left_pages);
+    /* Nothing lost: kept, left out and reserved pages make up the usable ones. */
+    uint64_t zapped = 0;
+    for (unsigned i = 0; i < NR_FIXED + BI_RESV_MAX; i++)
+        zapped += plan.zapped[i];
+    assert_int_equal(bootmem_pages(&plan.bm) + left_pages + zapped, plan.usable_bytes >> 12);
+    /* The boot allocator keeps room for the splits of the kernel's own allocations. */
+    assert_true(plan.bm.nr <= BOOTMEM_MAX_REGIONS - 16);
+}
+
+/* The usable ranges of varied_ram(n) as the plan should see them. */
+static struct bootmem_region *varied_want(unsigned n)
+{
+    static struct bootmem_region want[USABLE_MAX_RANGES];
+
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t s = (MiB(4) >> 12) + ((uint64_t)i << 6);
+        want[i] = (struct bootmem_region){ s, s + varied_pages(i) };
+    }
+    return want;
+}
+
+static void test_ranges_at_the_keep_limit(void **state)
 {
     (void)state;
-    /* 256 RAM ranges fill the boot allocator; reserving a whole one is fine. */
-    separate_ram(BOOTMEM_MAX_REGIONS);
-    assert_int_equal(plan_usable(big, BOOTMEM_MAX_REGIONS, KSTART, KEND, NULL, 0, &plan), 0);
-    assert_int_equal(plan.bm.nr, BOOTMEM_MAX_REGIONS);
-    assert_int_equal(bootmem_pages(&plan.bm), 3 * BOOTMEM_MAX_REGIONS);
-    /* A kernel in the middle page of one: the split has no slot (mm.c panics). */
-    assert_int_equal(plan_usable(big, BOOTMEM_MAX_REGIONS, MiB(4) + 0x5000, MiB(4) + 0x6000, NULL, 0,
-                                &plan), -ENOSPC);
-    assert_string_equal(err.msg, "cannot reserve kernel [0x405000, 0x406000): the boot allocator's "
-                                 "256-region list is full");
-    /* 257 ranges cannot be added at all. */
-    separate_ram(BOOTMEM_MAX_REGIONS + 1);
-    assert_int_equal(plan_usable(big, BOOTMEM_MAX_REGIONS + 1, KSTART, KEND, NULL, 0, &plan), -ENOSPC);
-    assert_string_equal(err.msg, "cannot add RAM mfn [0x800, 0x803) to the boot allocator: "
-                                 "its 256-region list is full");
-    /* The sanitiser's own limit comes first. */
+    /* As many ranges as the boot allocator keeps: all of them, nothing left out. */
+    separate_ram(USABLE_KEEP_MAX);
+    assert_int_equal(plan_usable(big, USABLE_KEEP_MAX, KSTART, KEND, NULL, 0, &plan), 0);
+    assert_int_equal(plan.bm.nr, USABLE_KEEP_MAX);
+    assert_int_equal(bootmem_pages(&plan.bm), 3 * USABLE_KEEP_MAX);
+    assert_int_equal(plan.st.nleft, 0);
+    assert_int_equal(plan.st.left_pages, 0);
+    /* One more, all of one size: the highest is the one left out. */
+    separate_ram(USABLE_KEEP_MAX + 1);
+    assert_int_equal(plan_usable(big, USABLE_KEEP_MAX + 1, KSTART, KEND, NULL, 0, &plan), 0);
+    assert_int_equal(plan.bm.nr, USABLE_KEEP_MAX);
+    assert_int_equal(plan.st.nleft, 1);
+    assert_int_equal(plan.st.left[0].s, (MiB(4) >> 12) + 4 * USABLE_KEEP_MAX);
+    assert_int_equal(plan.st.left_pages, 3);
+}
+
+static void test_257_ranges(void **state)
+{
+    (void)state;
+    /* One more than the boot allocator's whole list: a panic until now. */
+    varied_ram(BOOTMEM_MAX_REGIONS + 1);
+    assert_int_equal(plan_usable(big, BOOTMEM_MAX_REGIONS + 1, KSTART, KEND, NULL, 0, &plan), 0);
+    expect_largest_kept(varied_want(BOOTMEM_MAX_REGIONS + 1), BOOTMEM_MAX_REGIONS + 1);
+    assert_int_equal(plan.st.nleft, BOOTMEM_MAX_REGIONS + 1 - USABLE_KEEP_MAX);
+}
+
+static void test_300_ranges_and_a_split(void **state)
+{
+    /* A loader range inside the 38th range (37 pages) splits it into two of 18. */
+    static const struct bi_range resv[] = {
+        { MiB(4) + (36ull << 18) + (18 << 12), MiB(4) + (36ull << 18) + (19 << 12), "multiboot2 module" },
+    };
+    struct bootmem_region *want = varied_want(300);
+    (void)state;
+    assert_int_equal(varied_pages(36), 37);
+    varied_ram(300);
+    assert_int_equal(plan_usable(big, 300, KSTART, KEND, resv, 1, &plan), 0);
+    memmove(&want[37], &want[36], (300 - 36) * sizeof(want[0]));
+    want[36].e = want[36].s + 18;
+    want[37].s = want[36].e + 1;
+    assert_int_equal(plan.zapped[NR_FIXED], 1);
+    expect_largest_kept(want, 301);
+}
+
+static void test_5000_ranges(void **state)
+{
+    (void)state;
+    varied_ram(5000);
+    assert_int_equal(plan_usable(big, 5000, KSTART, KEND, NULL, 0, &plan), 0);
+    expect_largest_kept(varied_want(5000), 5000);
+    /* No range left out is larger than any range kept. */
+    uint64_t smallest_kept = UINT64_MAX, largest_left = 0;
+    for (unsigned i = 0; i < plan.bm.nr; i++)
+        smallest_kept = MIN(smallest_kept, plan.bm.r[i].e - plan.bm.r[i].s);
+    for (unsigned i = 0; i < plan.st.nleft; i++)
+        largest_left = MAX(largest_left, plan.st.left[i].e - plan.st.left[i].s);
+    assert_true(largest_left <= smallest_kept);
+}
+
+static void test_map_at_and_past_the_entry_limit(void **state)
+{
+    (void)state;
+    /* The most entries a map may have, every one a usable range. */
+    varied_ram(E820_MAX);
+    assert_int_equal(plan_usable(big, E820_MAX, KSTART, KEND, NULL, 0, &plan), 0);
+    expect_largest_kept(varied_want(E820_MAX), E820_MAX);
+    /* One more entry is refused before anything is read, with the limit named. */
+    varied_ram(E820_MAX + 1);
     assert_int_equal(plan_usable(big, E820_MAX + 1, KSTART, KEND, NULL, 0, &plan), -E2BIG);
-    assert_string_equal(err.msg, "memory map has 513 entries; the limit is 512");
+    assert_string_equal(err.msg, "memory map has 8193 entries; the limit is 8192");
 }
 
 int main(void)
@@ -442,7 +574,11 @@ int main(void)
         cmocka_unit_test(test_above_16tib_dropped),
         cmocka_unit_test(test_sub_page_and_top_of_space),
         cmocka_unit_test(test_loader_ranges),
-        cmocka_unit_test(test_region_capacity),
+        cmocka_unit_test(test_ranges_at_the_keep_limit),
+        cmocka_unit_test(test_257_ranges),
+        cmocka_unit_test(test_300_ranges_and_a_split),
+        cmocka_unit_test(test_5000_ranges),
+        cmocka_unit_test(test_map_at_and_past_the_entry_limit),
     };
     return cmocka_run_group_tests_name("usable RAM plan", tests, NULL, NULL);
 }
