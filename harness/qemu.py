@@ -110,15 +110,17 @@ def grub_prologue(gfxmode=None):
     return head.rstrip() + "\n"
 
 
-def make_iso(append, workdir, gfxmode=None):
+def make_iso(append, workdir, gfxmode=None, grub_cmds=()):
     """An ISO like build/bootheap.iso whose only entry boots with `append`,
-    on a screen of mode `gfxmode` when given (else the menu's own choice)."""
+    on a screen of mode `gfxmode` when given (else the menu's own choice),
+    after the GRUB commands in grub_cmds (such as cutmem)."""
     tree = os.path.join(workdir, "iso")
     os.makedirs(os.path.join(tree, "boot", "grub"))
     shutil.copy(ELF, os.path.join(tree, "boot", "bootheap.elf"))
     with open(os.path.join(tree, "boot", "grub", "grub.cfg"), "w") as f:
         f.write(grub_prologue(gfxmode) +
                 f"menuentry 'bootheap (harness)' {{\n"
+                + "".join(f"    {c}\n" for c in grub_cmds) +
                 f"    multiboot2 /boot/bootheap.elf {append}\n"
                 f"    set gfxpayload=$gfxmode\n    boot\n}}\n")
     out = os.path.join(workdir, "bootheap.iso")
@@ -285,11 +287,12 @@ def _wait(proc, reader, timeout, stall):
 
 def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False,
          log_path=None, machine_opts="", serial=True, gdb=False, extra=(), cpu=None,
-         say=None, stall=None, gfxmode=None):
+         say=None, stall=None, gfxmode=None, grub_cmds=()):
     """Boots once and returns a Result. Never raises for a kernel failure.
     gfxmode picks GRUB's screen mode for the ISO modes ('1280x800', 'text').
     stall: seconds of serial silence that end the boot as 'stalled' (None:
-    default_stall(mem); 0: never; always off without serial or with gdb)."""
+    default_stall(mem); 0: never; always off without serial or with gdb).
+    grub_cmds: GRUB commands run before the kernel is loaded (ISO modes)."""
     if say is None:
         say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
     if mode not in MODES:
@@ -305,7 +308,8 @@ def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False
     with tempfile.TemporaryDirectory(prefix="bootheap-") as work:
         iso = None
         if mode != "pvh":
-            iso = make_iso(append, work, gfxmode) if append or gfxmode else ISO
+            iso = make_iso(append, work, gfxmode, grub_cmds) if append or gfxmode or grub_cmds \
+                else ISO
             if not os.path.exists(iso):
                 raise RuntimeError(f"{iso} is missing: run `make iso`")
         cmd = qemu_command(mode, acc, mem_bytes, append, iso, work, machine_opts, serial,

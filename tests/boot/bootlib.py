@@ -122,6 +122,7 @@ def usable_ram_ranges(entries):
 MIB = 1 << 20
 SECTION_PAGES = 1 << 18
 LIMIT_PFN = 1 << 32                 # 16 TiB: the kernel's MAX_PHYS_ADDR
+KEEP_MAX = 240                      # ranges the boot allocator keeps (README.md, "How a run goes")
 DIRECTMAP_BASE = 0xffff800000000000
 FRAMETABLE_BASE = 0xffffc00000000000
 M2P_BASE = 0xffffc80000000000
@@ -206,7 +207,11 @@ def expected_memory(boot_rec, hpet_mapped=True):
             [(x["what"], x["start"], x["end"]) for x in boot_rec["reserved"]]:
         regions, removed = subtract(regions, start, end)
         taken[what] = taken.get(what, 0) + removed * PAGE
-    regions.sort()
+    # More ranges than the boot allocator keeps: the largest stay (the lower
+    # address first among equal sizes), the others are left out.
+    usable_regions = len(regions)
+    ranked = sorted(regions, key=lambda r: (-(r[1] - r[0]), r[0]))
+    regions, left_out = sorted(ranked[:KEEP_MAX]), sorted(ranked[KEEP_MAX:])
     free = sum(e - s for s, e in regions)
     max_pfn = regions[-1][1]
 
@@ -237,7 +242,8 @@ def expected_memory(boot_rec, hpet_mapped=True):
     tables = table_pages(maps)
     bitmap_pages = -(-(-(-max_pfn // 64) * 8) // PAGE)
     return {
-        "regions": regions, "max_pfn": max_pfn, "sections": sections, "loader": taken,
+        "regions": regions, "usable_regions": usable_regions, "left_out": left_out,
+        "max_pfn": max_pfn, "sections": sections, "loader": taken,
         "frame_table_bytes": ft, "m2p_bytes": m2p, "direct_map_bytes": dm_bytes,
         "direct_map_page": dm_page, "table_pages": tables, "bitmap_pages": bitmap_pages,
         "heap_pages": free - tables - (ft + m2p) // PAGE - bitmap_pages,

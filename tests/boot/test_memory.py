@@ -5,8 +5,8 @@ recomputed here from the `boot` record's raw map and the symbol file
 (bootlib.expected_memory), independently of the kernel's sanitiser."""
 import pytest
 
-from bootlib import (assert_ktap_ok, boot, expected_memory, explain, hpet_mapped, record,
-                     usable_ram_ranges)
+from bootlib import (KEEP_MAX, MIB, assert_ktap_ok, boot, expected_memory, explain, hpet_mapped,
+                     record, records, usable_ram_ranges)
 
 PAGE = 4096
 
@@ -15,6 +15,12 @@ def check_memory(r):
     b, m = record(r, "boot"), record(r, "memory")
     want = expected_memory(b, hpet_mapped(r))
     assert want["heap_pages"] > 0, explain(r)
+
+    # A map with more ranges than the boot allocator keeps loses its smallest
+    # ones, every one of them named; most maps lose none.
+    assert m["usable_regions"] == want["usable_regions"]
+    assert [tuple(x) for x in m["left_out"]] == want["left_out"]
+    assert m["left_out_pages"] == sum(e - s for s, e in want["left_out"])
 
     # What the kernel took, by name, each worked out here.
     took = {x["what"]: x["bytes"] for x in m["reserved"]}
@@ -64,6 +70,29 @@ def test_memory_summary_uefi_fragmented_map():
     assert any(e["type"] not in (1, 2, 3, 4, 5) for e in b["mmap"]) or \
         any(e["type"] == 4 for e in b["mmap"])
     check_memory(r)
+
+
+def cutmem_holes(n, base=64 * MIB, step=128 << 10, hole=4 << 10):
+    """GRUB commands cutting n holes of `hole` bytes, `step` apart, from RAM at base."""
+    return [f"cutmem {(base + i * step) >> 10}K {(base + i * step + hole) >> 10}K" for i in range(n)]
+
+
+def test_map_larger_than_the_boot_allocator():
+    # GRUB's cutmem punches 300 holes: more RAM ranges than the boot
+    # allocator's 256 entries, which Xen and this kernel until now could only
+    # panic on. The kernel keeps the largest, names the rest, and every audit
+    # counts the pages left out.
+    r = boot("iso-bios", "1G", "runs=1 strategies=chunk,lazy", grub_cmds=cutmem_holes(300),
+             timeout=300)
+    assert r.status == "ok", explain(r)
+    m = check_memory(r)
+    assert m["usable_regions"] > 256 and len(m["left_out"]) == m["usable_regions"] - KEEP_MAX
+    assert f"boot allocator keeps the {KEEP_MAX} largest: {len(m['left_out'])} regions, " \
+           f"{m['left_out_pages']} pages" in r.log, explain(r)
+    assert f"note: {m['left_out_pages']} pages of RAM in {len(m['left_out'])} regions were left out" \
+        in r.log, explain(r)
+    audits = records(r, "audit")
+    assert audits and all(a["ok"] and a["expected_pages"] == m["heap_pages"] for a in audits)
 
 
 def test_too_little_ram_is_a_clean_failure():
