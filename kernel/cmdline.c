@@ -28,10 +28,30 @@ static bool word_is(const char *w, size_t n, const char *lit)
     return strlen(lit) == n && !strncmp(w, lit, n);
 }
 
+/* Index of the choice named by w (n bytes), or -1; holes in the table match nothing. */
+static int choice_index(const struct cmdline_opt *o, const char *w, size_t n)
+{
+    for (unsigned i = 0; i < o->nchoices; i++)
+        if (o->choices[i] && word_is(w, n, o->choices[i]))
+            return (int)i;
+    return -1;
+}
+
+/* " name name ...": the choices of o, for a message. */
+static void choice_names(const struct cmdline_opt *o, char *names, size_t size)
+{
+    size_t n = 0;
+
+    names[0] = '\0';
+    for (unsigned i = 0; i < o->nchoices && n < size; i++)
+        if (o->choices[i])
+            n += (size_t)snprintf(names + n, size - n, " %s", o->choices[i]);
+}
+
 /* The message for a bad value of o: what the option takes. */
 static int bad_value(const struct cmdline_opt *o, const char *val, size_t vlen, struct err *e)
 {
-    char names[96] = "";
+    char names[96];
 
     switch (o->type) {
     case OPT_UINT:
@@ -41,13 +61,56 @@ static int bad_value(const struct cmdline_opt *o, const char *val, size_t vlen, 
         return err_set(e, -EINVAL, "%s=%.*s: expected a value of at most %zu characters",
                        o->key, (int)vlen, val, o->size - 1);
     case OPT_CHOICE:
-        for (unsigned i = 0, n = 0; i < o->nchoices && n < sizeof(names); i++)
-            if (o->choices[i])
-                n += (unsigned)snprintf(names + n, sizeof(names) - n, " %s", o->choices[i]);
+        choice_names(o, names, sizeof(names));
         return err_set(e, -EINVAL, "%s=%.*s: expected one of%s", o->key, (int)vlen, val, names);
     default:
         return err_set(e, -EINVAL, "%s=%.*s: expected on or off", o->key, (int)vlen, val);
     }
+}
+
+/*
+ * An OPT_SET list (see cmdline.h) over [val, val + vlen): true with *out
+ * set, or false with *bad and *badlen naming the item at fault.
+ */
+static bool parse_set(const struct cmdline_opt *o, const char *val, size_t vlen, unsigned *out,
+                      const char **bad, size_t *badlen)
+{
+    unsigned all = 0, v = *(const unsigned *)o->dst;
+    const char *p = val, *end = val + vlen;
+
+    for (unsigned i = 0; i < o->nchoices; i++)
+        if (o->choices[i])
+            all |= 1u << i;
+    *bad = val;
+    *badlen = vlen;
+    if (!vlen)
+        return false;
+    for (bool first = true; p <= end; first = false) {
+        const char *item = p, *comma = memchr(p, ',', (size_t)(end - p));
+        size_t n = (size_t)((comma ? comma : end) - item);
+        char sign = n ? item[0] : 0;
+        size_t skip = sign == '-' || sign == '+';
+
+        p = item + n + 1;
+        *bad = item;
+        *badlen = n;
+        if (word_is(item, n, "all")) {
+            v = all;
+            continue;
+        }
+        if (word_is(item, n, "none")) {
+            v = 0;
+            continue;
+        }
+        int i = choice_index(o, item + skip, n - skip);
+        if (!n || i < 0)
+            return false;
+        if (first && !skip)
+            v = 0;
+        v = sign == '-' ? v & ~(1u << i) : v | 1u << i;
+    }
+    *out = v;
+    return true;
 }
 
 static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool has_val,
@@ -80,14 +143,26 @@ static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool
         memcpy(o->dst, val, vlen);
         ((char *)o->dst)[vlen] = '\0';
         return 0;
-    case OPT_CHOICE:
-        for (unsigned i = 0; has_val && i < o->nchoices; i++) {
-            if (o->choices[i] && word_is(val, vlen, o->choices[i])) {
-                *(int *)o->dst = (int)i;
-                return 0;
-            }
+    case OPT_CHOICE: {
+        int i = has_val ? choice_index(o, val, vlen) : -1;
+        if (i < 0)
+            break;
+        *(int *)o->dst = i;
+        return 0;
+    }
+    case OPT_SET: {
+        const char *item = val;
+        size_t ilen = vlen;
+        unsigned v;
+        char names[96];
+        if (has_val && parse_set(o, val, vlen, &v, &item, &ilen)) {
+            *(unsigned *)o->dst = v;
+            return 0;
         }
-        break;
+        choice_names(o, names, sizeof(names));
+        return err_set(e, -EINVAL, "%s=%.*s: '%.*s' is not all, none or [+-] one of%s", o->key,
+                       (int)vlen, val, (int)ilen, item, names);
+    }
     }
     return bad_value(o, val, vlen, e);
 }

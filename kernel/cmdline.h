@@ -18,6 +18,7 @@ enum opt_type {
     OPT_UINT,       /* unsigned int in [min, max] */
     OPT_STR,        /* char[size], copied with its NUL */
     OPT_CHOICE,     /* an int-sized enum: the value whose name matched */
+    OPT_SET,        /* unsigned: bit i set = choices[i] on; see cmdline_parse() */
 };
 
 struct cmdline_opt {
@@ -26,7 +27,8 @@ struct cmdline_opt {
     void *dst;
     unsigned min, max;              /* OPT_UINT */
     size_t size;                    /* OPT_STR */
-    const char *const *choices;     /* OPT_CHOICE: names, indexed by the enum's values */
+    const char *const *choices;     /* OPT_CHOICE: names indexed by the enum's values;
+                                       OPT_SET: names indexed by bit number */
     unsigned nchoices;
     const char *help;
 };
@@ -53,6 +55,11 @@ typedef void (*cmdline_warn_fn)(const char *msg);
  * it takes (a bad value for a known key). Unknown keys go to warn and are
  * skipped. A first word that starts with '/' is a loader's kernel path and
  * skipped.
+ *
+ * An OPT_SET value is a comma-separated list applied left to right: "all"
+ * and "none", "NAME" or "+NAME" to add a choice, "-NAME" to remove one. It
+ * starts from the option's current value (its default), or from none when
+ * its first item is a bare NAME: "a,b" means exactly a and b, "-a" all but a.
  */
 int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts,
                   struct err *e, cmdline_warn_fn warn);

@@ -17,6 +17,8 @@ enum mode { MODE_AUTO, MODE_QEMU, MODE_HALT };
 static enum mode mode;
 /* Out of order on purpose: the names follow the enum, not their position. */
 static const char *const modes[] = { [MODE_QEMU] = "qemu", [MODE_HALT] = "halt", [MODE_AUTO] = "auto" };
+static unsigned set = 7;
+static const char *const items[] = { "red", "green", "blue" };
 static char warned[256];
 
 static const struct cmdline_opt opts[] = {
@@ -24,6 +26,7 @@ static const struct cmdline_opt opts[] = {
     { .key = "runs", .type = OPT_UINT, .dst = &runs, .min = 1, .max = 1000 },
     { .key = "strategies", .type = OPT_STR, .dst = strat, .size = sizeof(strat) },
     { .key = "exit", .type = OPT_CHOICE, .dst = &mode, .choices = modes, .nchoices = 3 },
+    { .key = "colours", .type = OPT_SET, .dst = &set, .choices = items, .nchoices = 3 },
 };
 
 static void warn(const char *msg)
@@ -40,6 +43,7 @@ static int parse(const char *line)
     runs = 5;
     strcpy(strat, "all");
     mode = MODE_AUTO;
+    set = 7;
     warned[0] = '\0';
     err.msg[0] = '\0';
     return cmdline_parse(line, opts, sizeof(opts) / sizeof(opts[0]), &err, warn);
@@ -99,6 +103,31 @@ static void test_bad_values(void **state)
     assert_false(flag);
 }
 
+static void test_sets(void **state)
+{
+    (void)state;
+    /* From the default (all three), or from none when the list opens with a bare name. */
+    assert_int_equal(parse("colours=-green"), 0);
+    assert_int_equal(set, 5);
+    assert_int_equal(parse("colours=blue"), 0);
+    assert_int_equal(set, 4);
+    assert_int_equal(parse("colours=none,+red,blue,-blue"), 0);
+    assert_int_equal(set, 1);
+    assert_int_equal(parse("colours=-red,-green,-blue,all"), 0);
+    assert_int_equal(set, 7);
+    assert_int_equal(parse("colours=none runs=2"), 0);
+    assert_int_equal(set, 0);
+    assert_int_equal(runs, 2);
+    assert_int_equal(parse("colours=-grey"), -EINVAL);
+    assert_string_equal(err.msg, "colours=-grey: '-grey' is not all, none or [+-] one of red green blue");
+    assert_int_equal(parse("colours=red,,blue"), -EINVAL);
+    assert_string_equal(err.msg, "colours=red,,blue: '' is not all, none or [+-] one of red green blue");
+    assert_int_equal(parse("colours"), -EINVAL);
+    assert_int_equal(parse("colours=red,"), -EINVAL);
+    assert_int_equal(parse("colours=+-red"), -EINVAL);
+    assert_int_equal(set, 7);
+}
+
 static void test_list_items(void **state)
 {
     const char *p = "page,,chunk,once";
@@ -122,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_loader_path_skipped),
         cmocka_unit_test(test_unknown_key_warns),
         cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_sets),
         cmocka_unit_test(test_list_items),
     };
     return cmocka_run_group_tests_name("cmdline", tests, NULL, NULL);
