@@ -155,7 +155,7 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -no-pie
 HOST_SRC := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/cmdline.c kernel/acpi.c kernel/qr.c kernel/qr_words.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
-HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/audit.c mm/strategies.c \
+HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/strategies.c \
             $(wildcard mm/init_*.c) tests/unit/host_support.c
 # The clock drivers and the calibration run reach hardware through
 # kernel/time/clkio.h; their tests link a simulated machine in its place.
@@ -164,6 +164,8 @@ CLOCK_SIM_SRC := kernel/time/pit.c kernel/time/hpet.c kernel/time/pmtimer.c kern
                  tests/unit/sim_clock.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(wildcard tests/unit/test_*.c))
 UNIT_HDRS := $(wildcard kernel/*.h kernel/time/*.h mm/*.h bench/*.h tests/unit/*.h)
+# The cost model's tests count each modelled cost where it is paid.
+$(B)/unit/test_xen_costs: HOST_CFLAGS += -DXEN_COSTS_COUNT
 
 $(B)/unit/%: tests/unit/%.c $(HOST_SRC) $(UNIT_HDRS) Makefile
 	@mkdir -p $(@D)

@@ -17,6 +17,7 @@
 #include "mm/heap.h"
 #include "mm/mm.h"
 #include "mm/numa.h"
+#include "mm/xen_costs.h"
 
 #define BENCH_MAX_RUNS 100
 #define BENCH_MAX_STRATEGIES 8
@@ -44,6 +45,7 @@ static struct series series[BENCH_MAX_STRATEGIES + 1];
 static unsigned nstrat;             /* heap strategies; series[nstrat] is the floor */
 static uint64_t pages;
 static bool calibrated;
+static char cost_model[96];         /* xen_costs= as it ran, e.g. "all" */
 
 /* Ticks to the unit every figure uses: ns when calibrated, else ticks. */
 static uint64_t to_units(uint64_t ticks)
@@ -107,6 +109,7 @@ static void record_result(const struct series *x, unsigned run, const char *phas
     record_u64(&r, "run", run);
     record_str(&r, "phase", phase);
     record_u64(&r, "pages", pages);
+    record_str(&r, "xen_costs", cost_model);
     record_u64(&r, "ticks", ticks);
     record_ns(&r, "ns", v);
     if (calibrated)
@@ -114,7 +117,7 @@ static void record_result(const struct series *x, unsigned run, const char *phas
     else
         record_null(&r, "ns_per_page");
     if (!x->s)
-        record_u64(&r, "bytes", pages * (sizeof(struct page_info) + sizeof(uint64_t)));
+        record_u64(&r, "bytes", heap_floor_bytes());
     if (x->s && !strcmp(phase, "init"))
         record_ns(&r, "first_alloc_ns", first_alloc);
     record_end(&r);
@@ -260,7 +263,9 @@ static void report(void)
                                          .left_out_pages = mm.left_out_pages,
                                          .left_out_regions = mm.left_out_regions,
                                          .runs = opt_runs, .calibrated = calibrated,
-                                         .nstrat = nstrat, .s = rs });
+                                         .nstrat = nstrat, .s = rs, .xen_costs = cost_model,
+                                         .floor_bytes = heap_floor_bytes(),
+                                         .floor_m2p = !xc_on(xen_costs, XC_M2P) });
 }
 
 int bench_main(struct err *e)
@@ -270,6 +275,7 @@ int bench_main(struct err *e)
 
     calibrated = tsc_calibrated();
     pages = heap_handover_pages();
+    xc_describe(xen_costs, cost_model, sizeof(cost_model));
     if ((rc = pick_strategies(e)))
         return rc;
     record_begin(&r, "bench");
@@ -281,6 +287,7 @@ int bench_main(struct err *e)
     record_u64(&r, "tsc_khz", tsc_khz());
     record_str(&r, "source", tsc_source());
     record_u64(&r, "runs", opt_runs);
+    record_str(&r, "xen_costs", cost_model);
     record_arr_begin(&r, "strategies");
     for (unsigned i = 0; i < nstrat; i++)
         record_str(&r, NULL, series[i].name);

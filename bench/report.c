@@ -191,6 +191,7 @@ static void human(const struct report_input *in, bool equal)
     line("TSC %llu kHz from %s", (unsigned long long)tsc_khz(), tsc_source());
     if (tsc_warning())
         line("%s", tsc_warning());
+    line("Xen's per-call costs modelled: xen_costs=%s", in->xen_costs);
     if (in->left_out_pages)
         line("note: %llu pages of RAM in %u regions were left out (more than the boot allocator "
              "keeps; see the memory summary)", (unsigned long long)in->left_out_pages,
@@ -216,9 +217,9 @@ static void human(const struct report_input *in, bool equal)
     }
     fmt_ms(a, sizeof(a), floor_med);
     fmt_milli(b, sizeof(b), stat_per_page_milli(floor_med, in->pages));
-    fmt_size(c, sizeof(c), in->pages * (sizeof(struct page_info) + sizeof(uint64_t)));
-    line("%-8s %12s %9s %8s %7sx   memset of %s of page_info and M2P", "floor", a, b, "-",
-         "1.00", c);
+    fmt_size(c, sizeof(c), in->floor_bytes);
+    line("%-8s %12s %9s %8s %7sx   memset of %s of page_info%s", "floor", a, b, "-", "1.00", c,
+         in->floor_m2p ? " and M2P" : " (no M2P)");
     line("%s: median init; touch: alloc every page at order 0, free it; 1st alloc: %s after init began",
          cal ? "ms" : "Mticks", cal ? "us" : "kticks");
     line("digests: %s (0x%016llx); every audit green",

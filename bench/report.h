@@ -29,6 +29,9 @@ struct report_input {
     bool calibrated;                /* false: every figure is TSC ticks */
     unsigned nstrat;                /* heap strategies in s[], in run order */
     const struct report_series *s;  /* nstrat heap strategies, then the floor */
+    const char *xen_costs;          /* the cost model, as xen_costs= takes it */
+    uint64_t floor_bytes;           /* what the floor wrote */
+    bool floor_m2p;                 /* ... M2P entries among them */
 };
 
 /* Prints the summary and comparison records, then the human report, keeping its text. */

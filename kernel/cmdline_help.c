@@ -17,7 +17,22 @@ extern const struct cmdline_opt __cmdline_opts_start[], __cmdline_opts_end[];
 
 static const char *const kind_names[] = {
     [OPT_FLAG] = "flag", [OPT_UINT] = "uint", [OPT_STR] = "string", [OPT_CHOICE] = "choice",
+    [OPT_SET] = "set",
 };
+
+/* An OPT_SET value as the option takes it: "all", "none", or the items on. */
+static void describe_set(const struct cmdline_opt *o, char *buf, size_t size)
+{
+    unsigned v = *(const unsigned *)o->dst, all = 0;
+    size_t n = 0;
+
+    for (unsigned i = 0; o->choices[i]; i++)
+        all |= 1u << i;
+    snprintf(buf, size, "%s", v == all ? "all" : "none");
+    for (unsigned i = 0; o->choices[i] && v != all && n < size; i++)
+        if (v >> i & 1)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? "," : "", o->choices[i]);
+}
 
 /* One option: an `option` record for tools, then a line for people. */
 static void describe(const struct cmdline_opt *o)
@@ -44,10 +59,17 @@ static void describe(const struct cmdline_opt *o)
         record_str(&r, "value", (const char *)o->dst);
         snprintf(text, sizeof(text), "text, '%s'", (const char *)o->dst);
         break;
+    case OPT_SET:
     case OPT_CHOICE:
-        record_str(&r, "value", o->choices[*(const int *)o->dst]);
+        if (o->type == OPT_SET) {
+            char value[96];
+            describe_set(o, value, sizeof(value));
+            record_str(&r, "value", value);
+        } else {
+            record_str(&r, "value", o->choices[*(const int *)o->dst]);
+        }
         record_arr_begin(&r, "choices");
-        n = snprintf(text, sizeof(text), "one of");
+        n = snprintf(text, sizeof(text), o->type == OPT_SET ? "all, none or a list of" : "one of");
         for (unsigned i = 0; i < o->nchoices; i++) {
             if (!o->choices[i])
                 continue;
@@ -56,7 +78,7 @@ static void describe(const struct cmdline_opt *o)
                 n += snprintf(text + n, sizeof(text) - (size_t)n, " %s", o->choices[i]);
         }
         record_arr_end(&r);
-        if (n > 0 && (size_t)n < sizeof(text))
+        if (n > 0 && (size_t)n < sizeof(text) && o->type == OPT_CHOICE)
             snprintf(text + n, sizeof(text) - (size_t)n, ", %s", o->choices[*(const int *)o->dst]);
         break;
     }

@@ -3,19 +3,23 @@
  * A ticket spinlock, like Xen's: lock takes a ticket with an atomic
  * fetch-and-add and waits for it to be served; unlock serves the next one.
  * bootheap runs on one CPU, but the heap takes the lock anyway, so that its
- * cost is in every measurement exactly where Xen pays it.
+ * cost is in every measurement exactly where Xen pays it. These are the
+ * inline forms; Xen's out-of-line ones are in mm/xen_costs.c.
  */
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
 
 #include <stdint.h>
 
-typedef struct {
-    volatile uint16_t head;     /* ticket being served */
-    volatile uint16_t tail;     /* next ticket to hand out */
+typedef union {
+    struct {
+        volatile uint16_t head; /* ticket being served */
+        volatile uint16_t tail; /* next ticket to hand out */
+    };
+    uint32_t head_tail;         /* both, for Xen's one locked add (mm/xen_costs.c) */
 } spinlock_t;
 
-#define SPINLOCK_INIT { 0, 0 }
+#define SPINLOCK_INIT { { 0, 0 } }
 
 static inline void spin_lock(spinlock_t *l)
 {

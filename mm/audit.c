@@ -7,7 +7,8 @@
 //    reservation, which the regions already exclude);
 //  - no page is in two blocks, and each page of a free block is free, or,
 //    after the lazy strategy, uninitialised when it is not the head;
-//  - the per-node/zone and total counters match the lists;
+//  - the per-node/zone and total counters match the lists, and every node
+//    holding free pages has its heap pointers (Xen's _heap[] and avail[]);
 //  - the free page count equals the pages the memory accounting gave the
 //    heap (usable RAM less every reservation and every page left out of
 //    the boot allocator, heap_setup()), less those allocated since.
@@ -122,6 +123,11 @@ bool heap_audit(struct heap_audit *a)
     memset(heap_audit_bitmap, 0, ALIGN_UP(max_pfn, 64) / 8);
 
     for (unsigned node = 0; node < MAX_NUMNODES; node++) {
+        /* Xen's _heap[]/avail[] point at the node's own lists, or nowhere yet. */
+        if ((heap_ptr[node] && heap_ptr[node] != &heap_lists[node]) ||
+            (avail_ptr[node] && avail_ptr[node] != avail[node]) ||
+            !heap_ptr[node] != !avail_ptr[node])
+            complain(a, "node %u's heap pointers are not its own lists and counters", node);
         for (unsigned zone = 0; zone < NR_ZONES; zone++) {
             for (unsigned order = 0; order <= MAX_ORDER; order++) {
                 struct page_list_head *h = &heap(node, zone, order);
@@ -155,6 +161,8 @@ bool heap_audit(struct heap_audit *a)
                 if (walked && h->tail != prev)
                     complain(a, "list node %u zone %u order %u has a stale tail", node, zone, order);
             }
+            if (counted[node][zone] && !avail_ptr[node])
+                complain(a, "node %u holds free pages but init_node_heap() never saw it", node);
             if (counted[node][zone] != avail[node][zone])
                 complain(a, "node %u zone %u counts %llu free pages, its lists hold %llu", node, zone,
                          (unsigned long long)avail[node][zone], (unsigned long long)counted[node][zone]);

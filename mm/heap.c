@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
-// The buddy heap: Xen's free and allocation paths, end_boot_allocator(),
-// and the reset between benchmark runs.
+// The buddy heap: Xen's free path, end_boot_allocator(), the greedy block
+// loop of once and lazy, and the reset between benchmark runs.
 #include "mm/heap_priv.h"
 
 #include "kernel/libc.h"
 #include "kernel/panic.h"
 
-struct page_list_head heap_lists[MAX_NUMNODES][NR_ZONES][MAX_ORDER + 1];
+heap_by_zone_and_order_t heap_lists[MAX_NUMNODES];
 uint64_t avail[MAX_NUMNODES][NR_ZONES];
+heap_by_zone_and_order_t *heap_ptr[MAX_NUMNODES];
+uint64_t *avail_ptr[MAX_NUMNODES];
 uint64_t total_avail_pages;
 uint64_t node_need_scrub[MAX_NUMNODES];
 spinlock_t heap_lock = SPINLOCK_INIT;
@@ -42,20 +44,29 @@ uint64_t heap_handover_pages(void)
     return n;
 }
 
-/* Memsets the page_info and M2P entries of handed-over region i. */
-static void fill_region(unsigned i, uint8_t page_byte, uint8_t m2p_byte)
+/* Memsets the page_info entries of handed-over region i, and their M2P entries when with_m2p. */
+static void fill_region(unsigned i, uint8_t page_byte, uint8_t m2p_byte, bool with_m2p)
 {
     const struct bootmem_region *r = &heap_regions.r[i];
 
     memset(mfn_to_page(r->s), page_byte, (r->e - r->s) * sizeof(struct page_info));
-    memset(&m2p[r->s], m2p_byte, (r->e - r->s) * sizeof(uint64_t));
+    if (with_m2p)
+        memset(&m2p[r->s], m2p_byte, (r->e - r->s) * sizeof(uint64_t));
 }
 
 /* Memsets the page_info and M2P entries of every handed-over page. */
 static void fill_metadata(uint8_t page_byte, uint8_t m2p_byte)
 {
     for (unsigned i = 0; i < heap_regions.nr; i++)
-        fill_region(i, page_byte, m2p_byte);
+        fill_region(i, page_byte, m2p_byte, true);
+}
+
+__attribute__((noinline)) void init_node_heap(unsigned node)
+{
+    heap_ptr[node] = &heap_lists[node];
+    avail_ptr[node] = avail[node];
+    memset(avail_ptr[node], 0, sizeof(avail[node]));
+    memset(heap_ptr[node], 0, sizeof(heap_lists[node]));
 }
 
 void heap_reset(void)
@@ -63,6 +74,11 @@ void heap_reset(void)
     fill_metadata(0, 0);
     memset(heap_lists, 0, sizeof(heap_lists));
     memset(avail, 0, sizeof(avail));
+    /* Nodes are met during init when Xen's check is modelled, else all known now. */
+    for (unsigned n = 0; n < MAX_NUMNODES; n++) {
+        heap_ptr[n] = xc_on(xen_costs, XC_NODE_HEAP) ? NULL : &heap_lists[n];
+        avail_ptr[n] = xc_on(xen_costs, XC_NODE_HEAP) ? NULL : avail[n];
+    }
     memset(node_need_scrub, 0, sizeof(node_need_scrub));
     total_avail_pages = 0;
     heap_inuse_pages = 0;
@@ -75,6 +91,7 @@ void heap_reset(void)
 void heap_floor_write(void)
 {
     unsigned first = heap_regions.nr;
+    bool with_m2p = !xc_on(xen_costs, XC_M2P);
 
     /*
      * Non-zero bytes: an init must write a non-zero page state, and some
@@ -86,15 +103,21 @@ void heap_floor_write(void)
      * leaves the last metadata it zeroed in the cache, and a floor that
      * walked the regions in another order than the strategies would start
      * colder than they do (callgrind: twice their last-level misses at 4 GiB).
+     * The M2P entries only when the strategies store them (xen_costs=-m2p).
      */
     for (unsigned i = 0; i < heap_regions.nr && first == heap_regions.nr; i++)
         if (mfn_to_nid(heap_regions.r[i].s) == 0)
             first = i;
     if (first < heap_regions.nr)
-        fill_region(first, 0xff, 0xff);
+        fill_region(first, 0xff, 0xff, with_m2p);
     for (unsigned i = heap_regions.nr; i-- > 0;)
         if (i != first)
-            fill_region(i, 0xff, 0xff);
+            fill_region(i, 0xff, 0xff, with_m2p);
+}
+
+uint64_t heap_floor_bytes(void)
+{
+    return heap_handover_pages() * xc_metadata_bytes(xen_costs);
 }
 
 bool heap_range_handed_over(uint64_t mfn, unsigned order)
@@ -124,6 +147,8 @@ bool heap_range_handed_over(uint64_t mfn, unsigned order)
 
 bool heap_init_prologue(uint64_t *mfn, uint64_t *nr)
 {
+    const unsigned xc = xc_load();
+
     /* Keep MFN 0 out: a block holding it could merge across a zone boundary. */
     if (*mfn == 0) {
         if (*nr <= 1)
@@ -131,18 +156,20 @@ bool heap_init_prologue(uint64_t *mfn, uint64_t *nr)
         (*mfn)++;
         (*nr)--;
     }
-    spin_lock(&heap_lock);
+    xc_spin_lock(xc, &heap_lock);
     first_valid_mfn = MIN(first_valid_mfn, *mfn);
-    spin_unlock(&heap_lock);
+    xc_spin_unlock(xc, &heap_lock);
     return *nr != 0;
 }
 
 void end_boot_allocator(const struct heap_strategy *s)
 {
+    const unsigned xc = xc_load();
+
     /* First the region on the boot CPU's node (node 0 here)... */
     for (unsigned i = 0; i < bootmem.nr; i++) {
         struct bootmem_region *r = &bootmem.r[i];
-        if (r->s < r->e && mfn_to_nid(r->s) == 0) {
+        if (r->s < r->e && xc_mfn_to_nid(xc, r->s) == 0) {
             s->init_pages(r->s, r->e - r->s);
             r->e = r->s;
             break;
@@ -157,64 +184,12 @@ void end_boot_allocator(const struct heap_strategy *s)
     bootmem.nr = 0;
 }
 
-static void init_blocks_on_node(uint64_t s, uint64_t e, unsigned node, heap_mark_fn mark_tails)
-{
-    bool need_scrub = heap_boot_scrub;
-    uint64_t count_info = PGC_state_free | (need_scrub ? PGC_need_scrub : 0);
-    uint32_t first_dirty = need_scrub ? 0 : INVALID_DIRTY_IDX;
-
-    spin_lock(&heap_lock);
-    if (!mark_tails) {
-        heap_lazy_built = true;
-        heap_lazy_dirty = need_scrub;
-    }
-    while (s < e) {
-        unsigned order = chunk_order(s, e);
-        uint64_t n = 1ull << order;
-        unsigned zone = mfn_to_zone(s);
-        struct page_info *head = mfn_to_page(s);
-
-        if (mark_tails)
-            mark_tails(s + 1, s + n, count_info);
-        head->count_info = count_info;
-        head->u.free.need_tlbflush = 0;
-        head->u.free.first_dirty = first_dirty;
-        head->v.owner = 0;
-        head->tlbflush_timestamp = 0;
-        m2p[s] = INVALID_M2P_ENTRY;
-        avail[node][zone] += n;
-        total_avail_pages += n;
-        if (need_scrub)
-            node_need_scrub[node] += n;
-        if (order < MAX_ORDER && heap_range_handed_over(s ^ n, order))
-            heap_merge_and_list(head, order, node, zone);
-        else
-            page_list_add_scrub(head, node, zone, order, first_dirty);
-        s += n;
-    }
-    spin_unlock(&heap_lock);
-}
-
-void heap_init_blocks(uint64_t mfn, uint64_t nr, heap_mark_fn mark_tails)
-{
-    struct node_range ranges[MAX_NUMNODES * 2];
-
-    if (!heap_init_prologue(&mfn, &nr))
-        return;
-    for (uint64_t s = mfn, e = mfn + nr; s < e;) {
-        unsigned n = numa_ranges(s, e, ranges, ARRAY_SIZE(ranges));
-        for (unsigned i = 0; i < n; i++)
-            init_blocks_on_node(ranges[i].s, ranges[i].e, ranges[i].node, mark_tails);
-        s = ranges[n - 1].e;
-    }
-}
-
 /*
  * Xen's mark_page_free(): the per-page part of freeing. A page handed over
  * at boot is uninitialised, one given back is in use; a free page here is a
  * double free.
  */
-static inline void mark_page_free(struct page_info *pg, uint64_t mfn)
+static inline void mark_page_free(unsigned xc, struct page_info *pg, uint64_t mfn)
 {
     switch (pg->count_info & PGC_state) {
     case PGC_state_inuse:
@@ -234,58 +209,116 @@ static inline void mark_page_free(struct page_info *pg, uint64_t mfn)
         pg->tlbflush_timestamp = tlbflush_clock;
     pg->v.owner = 0;
     /* Not a guest frame any more. */
-    m2p[mfn] = INVALID_M2P_ENTRY;
+    xc_m2p_invalidate(xc, mfn);
 }
 
-void heap_merge_and_list(struct page_info *pg, unsigned order, unsigned node, unsigned zone)
+/*
+ * The second half of Xen's free_heap_pages(), inline there and here: merges
+ * the free block pg of 2^order pages, already marked and counted, with its
+ * buddy while the buddy is a free block of the same order on this node,
+ * then lists it. Caller holds the heap lock.
+ */
+static inline __attribute__((always_inline)) void
+merge_and_list(unsigned xc, struct page_info *pg, unsigned order, unsigned node, unsigned zone)
 {
     while (order < MAX_ORDER) {
         uint64_t mask = 1ull << order;
-        uint64_t mfn = page_to_mfn(pg);
-        uint64_t bmfn = mfn ^ mask;
-        struct page_info *buddy = mfn_to_page(bmfn);
+        /* The buddy comes first when pg is the upper half of the pair. */
+        bool upper = xc_page_to_mfn(xc, pg) & mask;
+        struct page_info *buddy = upper ? pg - mask : pg + mask;
 
-        /* Merge while the buddy is a free block of the same order on this node. */
-        if (!mfn_valid(bmfn) || !page_state_is(buddy, free) || buddy->v.order != order ||
-            mfn_to_nid(bmfn) != node)
+        if (!xc_mfn_valid(xc, xc_page_to_mfn(xc, buddy)) || !page_state_is(buddy, free) ||
+            buddy->v.order != order || xc_page_to_nid(xc, buddy) != node)
             break;
-        page_list_del(buddy, &heap(node, zone, order));
-        if (mfn & mask) {
-            /* The buddy comes first: it becomes the head. */
-            if (buddy->u.free.first_dirty == INVALID_DIRTY_IDX &&
-                pg->u.free.first_dirty != INVALID_DIRTY_IDX)
-                buddy->u.free.first_dirty = (uint32_t)mask + pg->u.free.first_dirty;
-            pg = buddy;
-        } else if (pg->u.free.first_dirty == INVALID_DIRTY_IDX &&
-                   buddy->u.free.first_dirty != INVALID_DIRTY_IDX) {
-            pg->u.free.first_dirty = (uint32_t)mask + buddy->u.free.first_dirty;
-        }
+        xc_check_and_stop_scrub(xc, buddy);
+        page_list_del(buddy, xc_heap(xc, node, zone, order));
+
+        struct page_info *head = upper ? buddy : pg, *tail = upper ? pg : buddy;
+        if (head->u.free.first_dirty == INVALID_DIRTY_IDX &&
+            tail->u.free.first_dirty != INVALID_DIRTY_IDX)
+            head->u.free.first_dirty = (uint32_t)mask + tail->u.free.first_dirty;
+        pg = head;
         order++;
     }
-    page_list_add_scrub(pg, node, zone, order, pg->u.free.first_dirty);
+    page_list_add_scrub(xc, pg, node, zone, order, pg->u.free.first_dirty);
+}
+
+static void init_blocks_on_node(uint64_t s, uint64_t e, unsigned node, heap_mark_fn mark_tails)
+{
+    const unsigned xc = xc_load();
+    bool need_scrub = heap_boot_scrub;
+    uint64_t count_info = PGC_state_free | (need_scrub ? PGC_need_scrub : 0);
+    uint32_t first_dirty = need_scrub ? 0 : INVALID_DIRTY_IDX;
+
+    xc_node_heap_check(xc, node);
+    xc_spin_lock(xc, &heap_lock);
+    if (!mark_tails) {
+        heap_lazy_built = true;
+        heap_lazy_dirty = need_scrub;
+    }
+    while (s < e) {
+        unsigned order = chunk_order(s, e);
+        uint64_t n = 1ull << order;
+        unsigned zone = mfn_to_zone(s);
+        struct page_info *head = xc_mfn_to_page(xc, s);
+
+        if (mark_tails)
+            mark_tails(s + 1, s + n, count_info);
+        head->count_info = count_info;
+        head->u.free.need_tlbflush = 0;
+        head->u.free.first_dirty = first_dirty;
+        head->v.owner = 0;
+        head->tlbflush_timestamp = 0;
+        xc_m2p_invalidate(xc, s);
+        xc_avail(xc, node)[zone] += n;
+        total_avail_pages += n;
+        if (need_scrub)
+            node_need_scrub[node] += n;
+        if (order < MAX_ORDER && heap_range_handed_over(s ^ n, order))
+            merge_and_list(xc, head, order, node, zone);
+        else
+            page_list_add_scrub(xc, head, node, zone, order, first_dirty);
+        s += n;
+    }
+    xc_spin_unlock(xc, &heap_lock);
+}
+
+void heap_init_blocks(uint64_t mfn, uint64_t nr, heap_mark_fn mark_tails)
+{
+    struct node_range ranges[MAX_NUMNODES * 2];
+
+    if (!heap_init_prologue(&mfn, &nr))
+        return;
+    for (uint64_t s = mfn, e = mfn + nr; s < e;) {
+        unsigned n = numa_ranges(s, e, ranges, ARRAY_SIZE(ranges));
+        for (unsigned i = 0; i < n; i++)
+            init_blocks_on_node(ranges[i].s, ranges[i].e, ranges[i].node, mark_tails);
+        s = ranges[n - 1].e;
+    }
 }
 
 void heap_free_pages(struct page_info *pg, unsigned order, bool need_scrub)
 {
-    uint64_t mfn = page_to_mfn(pg);
-    unsigned node = mfn_to_nid(mfn), zone = mfn_to_zone(mfn);
+    const unsigned xc = xc_load();
+    uint64_t mfn = xc_page_to_mfn(xc, pg), n = 1ull << order;
+    unsigned node = xc_mfn_to_nid(xc, mfn), zone = xc_page_to_zone(xc, pg);
 
-    spin_lock(&heap_lock);
-    for (uint64_t i = 0; i < (1ull << order); i++) {
-        mark_page_free(&pg[i], mfn + i);
+    xc_spin_lock(xc, &heap_lock);
+    for (uint64_t i = 0; i < n; i++) {
+        mark_page_free(xc, &pg[i], mfn + i);
         if (need_scrub)
             pg[i].count_info |= PGC_need_scrub;
     }
-    avail[node][zone] += 1ull << order;
-    total_avail_pages += 1ull << order;
+    xc_avail(xc, node)[zone] += n;
+    total_avail_pages += n;
     if (need_scrub) {
-        node_need_scrub[node] += 1ull << order;
+        node_need_scrub[node] += n;
         pg->u.free.first_dirty = 0;
     } else {
         pg->u.free.first_dirty = INVALID_DIRTY_IDX;
     }
-    heap_merge_and_list(pg, order, node, zone);
-    spin_unlock(&heap_lock);
+    merge_and_list(xc, pg, order, node, zone);
+    xc_spin_unlock(xc, &heap_lock);
 }
 
 uint64_t heap_free_count(void)

@@ -61,11 +61,16 @@ void end_boot_allocator(const struct heap_strategy *s);
 void heap_reset(void);
 
 /*
- * Writes every byte of the page_info and M2P entries of the handed-over
- * pages once, with plain memsets of a non-zero byte: the least any eager
- * init must write, and the benchmark's floor. Leaves the heap to be reset.
+ * Writes every byte of the page_info entries of the handed-over pages once,
+ * and their M2P entries unless Xen's boot-time M2P is modelled (then no
+ * init stores them), with plain memsets of a non-zero byte: the least any
+ * eager init must write, and the benchmark's floor. Leaves the heap to be
+ * reset.
  */
 void heap_floor_write(void);
+
+/* Bytes heap_floor_write() writes per handed-over page times the pages: 32 or 40 a page. */
+uint64_t heap_floor_bytes(void);
 
 /* Pages end_boot_allocator() hands over (MFN 0 excluded, as Xen does). */
 uint64_t heap_handover_pages(void);

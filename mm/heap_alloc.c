@@ -10,67 +10,79 @@
  * an eager strategy would have made of it: the deferred half of
  * mark_page_free().
  */
-static void lazy_make_free(struct page_info *pg)
+static void lazy_make_free(unsigned xc, struct page_info *pg)
 {
     pg->count_info = PGC_state_free | (heap_lazy_dirty ? PGC_need_scrub : 0);
     pg->u.free.need_tlbflush = 0;
     pg->v.owner = 0;
-    m2p[page_to_mfn(pg)] = INVALID_M2P_ENTRY;
+    xc_m2p_invalidate(xc, xc_page_to_mfn(xc, pg));
+}
+
+/* Xen's get_free_buddy(): the requested node first, high zones before low; NULL when none. */
+static struct page_info *take_free_buddy(unsigned xc, unsigned order, unsigned node,
+                                         unsigned *pn, unsigned *pzone, unsigned *pj)
+{
+    for (unsigned k = 0; k < MAX_NUMNODES; k++) {
+        unsigned n = node == NUMA_NO_NODE ? k : (node + k) % MAX_NUMNODES;
+        const uint64_t *av = xc_avail(xc, n);
+        for (unsigned zone = NR_ZONES - 1; zone > 0; zone--) {
+            /* Skip nodes never seen and zones that cannot hold the block. */
+            if (!av || av[zone] < (1ull << order))
+                continue;
+            for (unsigned j = order; j <= MAX_ORDER; j++) {
+                struct page_list_head *h = xc_heap(xc, n, zone, j);
+                struct page_info *pg = h->next;
+                if (pg) {
+                    page_list_del(pg, h);
+                    *pn = n;
+                    *pzone = zone;
+                    *pj = j;
+                    return pg;
+                }
+            }
+        }
+    }
+    return NULL;
 }
 
 struct page_info *heap_alloc_pages(unsigned order, unsigned node)
 {
-    struct page_info *pg = NULL;
-    unsigned n = 0, zone = 0, j = 0;
+    const unsigned xc = xc_load();
+    unsigned n, zone, j;
 
     if (order > MAX_ORDER)
         return NULL;
-    spin_lock(&heap_lock);
-    /* The requested node first, then the others; high zones before low ones. */
-    for (unsigned k = 0; k < MAX_NUMNODES && !pg; k++) {
-        n = node == NUMA_NO_NODE ? k : (node + k) % MAX_NUMNODES;
-        for (zone = NR_ZONES - 1; zone > 0 && !pg; zone--) {
-            /* Skip zones that cannot hold the block, as Xen's get_free_buddy(). */
-            if (avail[n][zone] < (1ull << order))
-                continue;
-            for (j = order; j <= MAX_ORDER; j++) {
-                if ((pg = heap(n, zone, j).next))
-                    break;
-            }
-            if (pg)
-                break;
-        }
-    }
+    xc_spin_lock(xc, &heap_lock);
+    struct page_info *pg = take_free_buddy(xc, order, node, &n, &zone, &j);
     if (!pg) {
-        spin_unlock(&heap_lock);
+        xc_spin_unlock(xc, &heap_lock);
         return NULL;
     }
-    page_list_del(pg, &heap(n, zone, j));
     uint32_t first_dirty = pg->u.free.first_dirty;
 
     /* Halve as often as needed: the lower half goes back, the upper goes on. */
     while (j != order) {
         j--;
-        page_list_add_scrub(pg, n, zone, j, (1u << j) > first_dirty ? first_dirty : INVALID_DIRTY_IDX);
+        page_list_add_scrub(xc, pg, n, zone, j, (1u << j) > first_dirty ? first_dirty : INVALID_DIRTY_IDX);
         pg += 1u << j;
         if (first_dirty != INVALID_DIRTY_IDX)
             first_dirty = first_dirty >= (1u << j) ? first_dirty - (1u << j) : 0;
         /* The new head may be a lazy tail: it needs its entry now. */
         if (page_state_is(pg, uninit))
-            lazy_make_free(pg);
+            lazy_make_free(xc, pg);
     }
-    avail[n][zone] -= 1ull << order;
+    xc_avail(xc, n)[zone] -= 1ull << order;
     total_avail_pages -= 1ull << order;
     heap_inuse_pages += 1ull << order;
 
-    uint64_t dirty = 0, mfn = page_to_mfn(pg);
+    uint64_t dirty = 0, mfn = xc_page_to_mfn(xc, pg);
     bool lazy_dirty = heap_lazy_dirty;
     for (uint64_t i = 0; i < (1ull << order); i++) {
         struct page_info *p = &pg[i];
         if (page_state_is(p, uninit)) {
             /* A lazy tail goes straight to in use: only the deferred part of
              * freeing (the M2P entry, the dirty count) is left to do. */
-            m2p[mfn + i] = INVALID_M2P_ENTRY;
+            xc_m2p_invalidate(xc, mfn + i);
             dirty += lazy_dirty;
         } else if (page_state_is(p, free)) {
             dirty += (p->count_info & PGC_need_scrub) != 0;
@@ -84,6 +96,6 @@ struct page_info *heap_alloc_pages(unsigned order, unsigned node)
         p->v.owner = 0;
     }
     node_need_scrub[n] -= dirty;
-    spin_unlock(&heap_lock);
+    xc_spin_unlock(xc, &heap_lock);
     return pg;
 }

@@ -11,6 +11,7 @@
 #include "mm/bootmem.h"
 #include "mm/heap.h"
 #include "mm/numa.h"
+#include "mm/xen_costs.h"
 
 /* Zones: the bit width of the MFN, 1 .. MAX_PHYS_BITS - PAGE_SHIFT. */
 #define NR_ZONES (MAX_PHYS_BITS - PAGE_SHIFT + 1)
@@ -20,10 +21,55 @@ struct page_list_head {
     struct page_info *next, *tail;
 };
 
-extern struct page_list_head heap_lists[MAX_NUMNODES][NR_ZONES][MAX_ORDER + 1];
-#define heap(node, zone, order) (heap_lists[node][zone][order])
+typedef struct page_list_head heap_by_zone_and_order_t[NR_ZONES][MAX_ORDER + 1];
 
+/* The lists and counters of every node, static (the audit reads them here). */
+extern heap_by_zone_and_order_t heap_lists[MAX_NUMNODES];
+#define heap(node, zone, order) (heap_lists[node][zone][order])
 extern uint64_t avail[MAX_NUMNODES][NR_ZONES];
+
+/*
+ * Xen's _heap[] and avail[]: per-node pointers to the above, NULL until
+ * init_node_heap() has seen the node. With node_heap off they are all set
+ * at reset; with heap_ptrs off the heap reaches the arrays directly.
+ */
+extern heap_by_zone_and_order_t *heap_ptr[MAX_NUMNODES];
+extern uint64_t *avail_ptr[MAX_NUMNODES];
+
+static inline struct page_list_head *xc_heap(unsigned xc, unsigned node, unsigned zone, unsigned order)
+{
+    if (!xc_on(xc, XC_HEAP_PTRS))
+        return &heap(node, zone, order);
+    xc_count(XC_HEAP_PTRS);
+    return &(*heap_ptr[node])[zone][order];
+}
+
+static inline uint64_t *xc_avail(unsigned xc, unsigned node)
+{
+    if (!xc_on(xc, XC_HEAP_PTRS))
+        return avail[node];
+    xc_count(XC_HEAP_PTRS);
+    return avail_ptr[node];
+}
+
+/*
+ * Xen's init_node_heap() for a node seen for the first time: points
+ * _heap[node] and avail[node] at its lists and counters and empties them.
+ * (Xen carves them from the range's tail or head for every node after the
+ * first; bootheap keeps static arrays, see FIDELITY.md.)
+ */
+void init_node_heap(unsigned node);
+
+/* The `if (!avail[nid]) init_node_heap(...)` of Xen's init paths. */
+static inline void xc_node_heap_check(unsigned xc, unsigned nid)
+{
+    if (!xc_on(xc, XC_NODE_HEAP))
+        return;
+    xc_count(XC_NODE_HEAP);
+    if (__builtin_expect(!avail_ptr[nid], 0))
+        init_node_heap(nid);
+}
+
 extern uint64_t total_avail_pages;
 extern uint64_t heap_inuse_pages;       /* handed out by heap_alloc_pages() */
 extern uint64_t node_need_scrub[MAX_NUMNODES];
@@ -49,14 +95,6 @@ extern bool heap_boot_scrub;
 extern bool heap_lazy_built;
 /* The need_scrub value the lazy strategy gave its uninitialised tails. */
 extern bool heap_lazy_dirty;
-
-/* Zone of an MFN: its bit width, and 1 for MFN 0 (Xen's page_to_zone). */
-static inline unsigned mfn_to_zone(uint64_t mfn)
-{
-    unsigned z = fls64(mfn);
-
-    return z ? z : 1;
-}
 
 static inline struct page_info *pl_page(uint32_t mfn)
 {
@@ -107,16 +145,16 @@ static inline void page_list_del(struct page_info *pg, struct page_list_head *h)
  * Puts a free block on its list with its order and dirty index: dirty
  * blocks at the tail, clean ones at the head (Xen's page_list_add_scrub).
  */
-static inline void page_list_add_scrub(struct page_info *pg, unsigned node, unsigned zone,
-                                       unsigned order, uint32_t first_dirty)
+static inline void page_list_add_scrub(unsigned xc, struct page_info *pg, unsigned node,
+                                       unsigned zone, unsigned order, uint32_t first_dirty)
 {
     pg->v.order = order;
     pg->u.free.first_dirty = first_dirty;
-    pg->u.free.scrub_state = 0;
+    pg->u.free.scrub_state = BUDDY_NOT_SCRUBBING;
     if (first_dirty != INVALID_DIRTY_IDX)
-        page_list_add_tail(pg, &heap(node, zone, order));
+        page_list_add_tail(pg, xc_heap(xc, node, zone, order));
     else
-        page_list_add(pg, &heap(node, zone, order));
+        page_list_add(pg, xc_heap(xc, node, zone, order));
 }
 
 /*
@@ -127,13 +165,6 @@ static inline void page_list_add_scrub(struct page_info *pg, unsigned node, unsi
  * (Xen's free_heap_pages.) Callers outside mm/ use heap_free().
  */
 void heap_free_pages(struct page_info *pg, unsigned order, bool need_scrub);
-
-/*
- * Merges the free block pg of 2^order pages, already counted and marked,
- * with its buddies as far as possible, then lists it. Caller holds the
- * heap lock. (The second half of Xen's free_heap_pages.)
- */
-void heap_merge_and_list(struct page_info *pg, unsigned order, unsigned node, unsigned zone);
 
 /*
  * Xen's "keep MFN 0 away from the buddy allocator" and first_valid_mfn

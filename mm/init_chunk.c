@@ -5,27 +5,36 @@
 // power-of-two blocks that fit.
 #include "mm/heap_priv.h"
 
-/* Xen's _init_heap_pages(): [s, e) is on one node. */
-static void chunk_init_range(uint64_t s, uint64_t e, bool need_scrub)
+/* Xen's _init_heap_pages(): the nr pages at pg are on one node. */
+static void chunk_init_range(unsigned xc, struct page_info *pg, uint64_t nr, bool need_scrub)
 {
+    uint64_t s = xc_page_to_mfn(xc, pg), e = xc_page_to_mfn(xc, pg + nr - 1) + 1;
+
+    if (xc_on(xc, XC_NODE_HEAP))
+        xc_node_heap_check(xc, xc_page_to_nid(xc, pg));
     while (s < e) {
         unsigned order = chunk_order(s, e);
-        heap_free_pages(mfn_to_page(s), order, need_scrub);
+        heap_free_pages(xc_mfn_to_page(xc, s), order, need_scrub);
         s += 1ull << order;
     }
 }
 
-/* Xen's init_heap_pages() since 4.17. */
+/* Xen's init_heap_pages() since RELEASE-4.17.0. */
 static void chunk_init_pages(uint64_t mfn, uint64_t nr)
 {
+    const unsigned xc = xc_load();
+    bool need_scrub = heap_boot_scrub;
+
     if (!heap_init_prologue(&mfn, &nr))
         return;
+    struct page_info *pg = xc_mfn_to_page(xc, mfn);
     for (uint64_t i = 0; i < nr;) {
-        unsigned nid = mfn_to_nid(mfn + i);
+        unsigned nid = xc_page_to_nid(xc, pg);
         uint64_t contig = 1;
-        while (contig < nr - i && mfn_to_nid(mfn + i + contig) == nid)
+        while (contig < nr - i && xc_page_to_nid(xc, pg + contig) == nid)
             contig++;
-        chunk_init_range(mfn + i, mfn + i + contig, heap_boot_scrub);
+        chunk_init_range(xc, pg, contig, need_scrub);
+        pg += contig;
         i += contig;
     }
 }

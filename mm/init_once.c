@@ -53,17 +53,28 @@ static inline void rep_stosq(uint64_t *p, uint64_t v, uint64_t n)
     __asm__ volatile("rep stosq" : "+D"(p), "+c"(n) : "a"(v) : "memory");
 }
 
-/* Writes the free-tail entries and the invalid M2P entries of pages [s, e). */
+/*
+ * Writes the free-tail entries of pages [s, e), and their invalid M2P
+ * entries: with the stores of the chosen kind, or, under Xen's boot-time
+ * M2P model, with one call for the range where Xen makes one per page.
+ */
 static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
 {
+    const unsigned xc = xc_load();
     const uint64_t w0 = ~0ull, w2 = INVALID_DIRTY_IDX, w3 = 0;
-    uint64_t *ft = (uint64_t *)mfn_to_page(s);
+    const bool store_m2p = !xc_on(xc, XC_M2P);
+    uint64_t *ft = (uint64_t *)xc_mfn_to_page(xc, s);
     uint64_t *m = &m2p[s];
 
+    if (!store_m2p) {
+        xc_count(XC_M2P);
+        xc_m2p_invalidate_range_call(s, e);
+    }
     switch (opt_once_stores) {
     case ONCE_STORES_REP:
         rep_stosq(ft, count_info, (e - s) * (sizeof(struct page_info) / 8));
-        rep_stosq(m, INVALID_M2P_ENTRY, e - s);
+        if (store_m2p)
+            rep_stosq(m, INVALID_M2P_ENTRY, e - s);
         break;
     case ONCE_STORES_PLAIN:
         for (uint64_t i = 0; i < e - s; i++, ft += 4) {
@@ -71,7 +82,8 @@ static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
             ft[1] = count_info;
             ft[2] = w2;
             ft[3] = w3;
-            m[i] = INVALID_M2P_ENTRY;
+            if (store_m2p)
+                m[i] = INVALID_M2P_ENTRY;
         }
         break;
     case ONCE_STORES_NT:
@@ -80,7 +92,8 @@ static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
             store_nt(ft + 1, count_info);
             store_nt(ft + 2, w2);
             store_nt(ft + 3, w3);
-            store_nt(m + i, INVALID_M2P_ENTRY);
+            if (store_m2p)
+                store_nt(m + i, INVALID_M2P_ENTRY);
         }
         /* Weakly ordered stores: drain them before the block is listed. */
         __asm__ volatile("sfence" ::: "memory");

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: MIT
 // Strategy "page": Xen before 4.17. init_heap_pages() looked up each page's
-// node and gave it to free_heap_pages() alone, at order 0: a lock round trip
-// and a merge cascade per page.
+// node, made sure that node's heap existed, and gave the page to
+// free_heap_pages() alone, at order 0: a lock round trip and a merge
+// cascade per page.
 #include "mm/heap_priv.h"
 
+/* Xen's init_heap_pages() at RELEASE-4.16.0. */
 static void page_init_pages(uint64_t mfn, uint64_t nr)
 {
+    const unsigned xc = xc_load();
+    bool need_scrub = heap_boot_scrub;
+
     if (!heap_init_prologue(&mfn, &nr))
         return;
+    struct page_info *pg = xc_mfn_to_page(xc, mfn);
     for (uint64_t i = 0; i < nr; i++) {
-        /* The per-page node lookup Xen did here; with one node it only costs. */
-        unsigned nid = mfn_to_nid(mfn + i);
-        (void)nid;
-        heap_free_pages(mfn_to_page(mfn + i), 0, heap_boot_scrub);
+        /* The node of every page, used only to meet each node's heap once. */
+        if (xc_on(xc, XC_NODE_HEAP))
+            xc_node_heap_check(xc, xc_page_to_nid(xc, pg + i));
+        heap_free_pages(pg + i, 0, need_scrub);
     }
 }
 

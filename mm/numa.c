@@ -6,6 +6,15 @@
 
 uint8_t memnodemap[MEMNODEMAP_SIZE];
 
+/*
+ * Xen's memnode_shift and memnodemap pointer, which phys_to_nid() reads on
+ * every call when the memnode cost is modelled (mm/xen_costs.h). Xen sets
+ * them from the SRAT (compute_hash_shift()), or to 63 and a one-entry map
+ * without one; the granule here stays 1 GiB, the cost is the same loads.
+ */
+unsigned memnode_shift = MEMNODE_SHIFT;
+uint8_t *memnodemap_ptr = memnodemap;
+
 void numa_set_range(uint64_t s, uint64_t e, unsigned node)
 {
     for (uint64_t g = s >> MEMNODE_SHIFT; g < (e >> MEMNODE_SHIFT) && g < MEMNODEMAP_SIZE; g++)

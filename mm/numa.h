@@ -22,7 +22,11 @@
 
 extern uint8_t memnodemap[MEMNODEMAP_SIZE];
 
-/* Node of mfn (Xen's mfn_to_nid / phys_to_nid). */
+/*
+ * Node of mfn: the plain lookup, for code outside Xen's timed path (the
+ * audit, the node ranges). The heap's path uses xc_mfn_to_nid(), which
+ * models phys_to_nid()'s costs (mm/xen_costs.h).
+ */
 static inline unsigned mfn_to_nid(uint64_t mfn)
 {
     return memnodemap[mfn >> MEMNODE_SHIFT];

@@ -23,6 +23,17 @@ def cv_pct(v):
     return var ** 0.5 / mean * 100
 
 
+def m2p_stores(model):
+    """Whether the cost model named as xen_costs= writes M2P entries: only
+    when Xen's boot-time M2P call (the m2p item) is not modelled."""
+    if model in ("all", "none"):
+        return model == "none"
+    items = model.split(",")
+    if items[0].startswith("-"):
+        return "-m2p" in items
+    return "m2p" not in items
+
+
 def check_run(r, runs, strategies):
     assert r.status == "ok", explain(r)
     recs = r.records()
@@ -41,9 +52,16 @@ def check_run(r, runs, strategies):
 
     res = records(r, "result")
     assert len(res) == runs * (2 * len(strategies) + 1), len(res)
+    # Every result says which cost model ran; the floor writes what the
+    # eager strategies write under it: page_info, and M2P entries if stored.
+    model = bench["xen_costs"]
+    assert f"Xen's per-call costs modelled: xen_costs={model}" in r.log, explain(r)
     ns = {}
     for x in res:
         assert x["pages"] == pages
+        assert x["xen_costs"] == model, x
+        if x["strategy"] == "floor":
+            assert x["bytes"] == pages * (40 if m2p_stores(model) else 32), (model, x)
         assert x["ns"] >= 0 and x["ticks"] > 0
         # ns from ticks at the recorded rate: the kernel's rate is khz
         # rounded, so within half a kHz of it, and its ns within 1 of exact.
@@ -112,6 +130,18 @@ def test_records_agree_with_results():
 def test_strategy_selection_and_order():
     r = boot("pvh", "256M", "runs=3 strategies=once,chunk", timeout=300)
     check_run(r, 3, ["once", "chunk"])
+    assert record(r, "bench")["xen_costs"] == "all"
+
+
+@pytest.mark.parametrize("arg,model", [
+    ("xen_costs=-m2p,-lfence", "-lfence,-m2p"),
+    ("xen_costs=none", "none"),
+    ("xen_costs=m2p", "m2p"),
+])
+def test_records_say_which_cost_model_ran(arg, model):
+    r = boot("pvh", "256M", f"runs=1 {arg}", timeout=300)
+    check_run(r, 1, ["page", "chunk", "once", "lazy"])
+    assert record(r, "bench")["xen_costs"] == model
 
 
 def test_sixteen_gib_page_then_chunk_same_heap():
@@ -125,6 +155,8 @@ def test_sixteen_gib_page_then_chunk_same_heap():
     ("strategies=page,page", "strategies=page,page: 'page' is listed twice"),
     ("runs=0", "bad command line: runs=0: expected a whole number from 1 to 100"),
     ("runs=many", "bad command line: runs=many: expected a whole number from 1 to 100"),
+    ("xen_costs=-lfnce", "bad command line: xen_costs=-lfnce: '-lfnce' is not all, none or [+-] one of "
+                         "lfence mfn_valid lock m2p node_heap heap_ptrs pdx memnode zone scrub_check"),
 ])
 def test_bad_bench_options_fail_cleanly(args, message):
     r = boot("pvh", "256M", args, timeout=120)

@@ -37,6 +37,12 @@ def test_boot_path_selftests(mode, loader):
         assert b["mmap_source"].startswith("multiboot2"), b["mmap_source"]
 
 
+@pytest.mark.parametrize("model", ["all", "none"])
+def test_selftests_under_each_cost_model(model):
+    r = boot("pvh", "512M", f"xen_costs={model} selftest")
+    assert_ktap_ok(r)
+
+
 def test_unknown_option_warns_and_boots():
     r = boot("pvh", "256M", "no_such_option=1 selftest")
     assert "unknown command-line option 'no_such_option=1' ignored" in r.log, explain(r)

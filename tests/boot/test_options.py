@@ -39,6 +39,8 @@ def documented(opt):
         return f"{opt['min']}-{opt['max']}", str(value)
     if kind == "choice":
         return ", ".join(f"`{c}`" for c in opt["choices"]), f"`{value}`"
+    if kind == "set":
+        return "`all`, `none` or a list of " + ", ".join(f"`{c}`" for c in opt["choices"]), f"`{value}`"
     return None, value or "all"     # an empty list means all of them
 
 

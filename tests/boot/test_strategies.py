@@ -16,6 +16,9 @@ TESTS = "strategies_build_the_same_heap,alloc_all_free_all_restores_heap,lazy_al
     "numa_fake=2",
     "numa_fake=3 once_stores=plain",
     "bootscrub=off",
+    "xen_costs=none",
+    "xen_costs=-m2p,-lfence numa_fake=2",
+    "xen_costs=node_heap,heap_ptrs numa_fake=3",
 ])
 def test_strategies_agree(args):
     r = boot("pvh", "3G", f"selftest selftest_only={TESTS} {args}", timeout=300)
