@@ -264,6 +264,7 @@ static void report(void)
                                          .left_out_regions = mm.left_out_regions,
                                          .runs = opt_runs, .calibrated = calibrated,
                                          .nstrat = nstrat, .s = rs, .xen_costs = cost_model,
+                                         .xen_costs_tested = xc_variant_of[xen_costs & XC_ALL] == XCV_TESTED,
                                          .floor_bytes = heap_floor_bytes(),
                                          .floor_m2p = !xc_on(xen_costs, XC_M2P) });
 }

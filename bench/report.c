@@ -192,6 +192,8 @@ static void human(const struct report_input *in, bool equal)
     if (tsc_warning())
         line("%s", tsc_warning());
     line("Xen's per-call costs modelled: xen_costs=%s", in->xen_costs);
+    if (in->xen_costs_tested)
+        line("note: not all, none or all but one: this runs a slower copy of the heap code");
     if (in->left_out_pages)
         line("note: %llu pages of RAM in %u regions were left out (more than the boot allocator "
              "keeps; see the memory summary)", (unsigned long long)in->left_out_pages,

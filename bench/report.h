@@ -30,6 +30,7 @@ struct report_input {
     unsigned nstrat;                /* heap strategies in s[], in run order */
     const struct report_series *s;  /* nstrat heap strategies, then the floor */
     const char *xen_costs;          /* the cost model, as xen_costs= takes it */
+    bool xen_costs_tested;          /* it ran the copy of the heap code that tests each cost */
     uint64_t floor_bytes;           /* what the floor wrote */
     bool floor_m2p;                 /* ... M2P entries among them */
 };

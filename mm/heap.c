@@ -243,9 +243,9 @@ merge_and_list(unsigned xc, struct page_info *pg, unsigned order, unsigned node,
     page_list_add_scrub(xc, pg, node, zone, order, pg->u.free.first_dirty);
 }
 
-static void init_blocks_on_node(uint64_t s, uint64_t e, unsigned node, heap_mark_fn mark_tails)
+static inline __attribute__((always_inline)) void
+init_blocks_body(unsigned xc, uint64_t s, uint64_t e, unsigned node, heap_mark_fn mark_tails)
 {
-    const unsigned xc = xc_load();
     bool need_scrub = heap_boot_scrub;
     uint64_t count_info = PGC_state_free | (need_scrub ? PGC_need_scrub : 0);
     uint32_t first_dirty = need_scrub ? 0 : INVALID_DIRTY_IDX;
@@ -283,6 +283,9 @@ static void init_blocks_on_node(uint64_t s, uint64_t e, unsigned node, heap_mark
     xc_spin_unlock(xc, &heap_lock);
 }
 
+XC_VARIANTS(heap_blocks_on_node, init_blocks_body,
+            (uint64_t s, uint64_t e, unsigned node, heap_mark_fn mark_tails), (s, e, node, mark_tails));
+
 void heap_init_blocks(uint64_t mfn, uint64_t nr, heap_mark_fn mark_tails)
 {
     struct node_range ranges[MAX_NUMNODES * 2];
@@ -292,14 +295,15 @@ void heap_init_blocks(uint64_t mfn, uint64_t nr, heap_mark_fn mark_tails)
     for (uint64_t s = mfn, e = mfn + nr; s < e;) {
         unsigned n = numa_ranges(s, e, ranges, ARRAY_SIZE(ranges));
         for (unsigned i = 0; i < n; i++)
-            init_blocks_on_node(ranges[i].s, ranges[i].e, ranges[i].node, mark_tails);
+            XC_DISPATCH(heap_blocks_on_node)(ranges[i].s, ranges[i].e, ranges[i].node, mark_tails);
         s = ranges[n - 1].e;
     }
 }
 
-void heap_free_pages(struct page_info *pg, unsigned order, bool need_scrub)
+/* Xen's free_heap_pages(), for one set of costs. */
+static inline __attribute__((always_inline)) void
+free_pages_body(unsigned xc, struct page_info *pg, unsigned order, bool need_scrub)
 {
-    const unsigned xc = xc_load();
     uint64_t mfn = xc_page_to_mfn(xc, pg), n = 1ull << order;
     unsigned node = xc_mfn_to_nid(xc, mfn), zone = xc_page_to_zone(xc, pg);
 
@@ -319,6 +323,14 @@ void heap_free_pages(struct page_info *pg, unsigned order, bool need_scrub)
     }
     merge_and_list(xc, pg, order, node, zone);
     xc_spin_unlock(xc, &heap_lock);
+}
+
+XC_VARIANTS(heap_free_pages, free_pages_body, (struct page_info *pg, unsigned order, bool need_scrub),
+            (pg, order, need_scrub));
+
+void heap_free_pages(struct page_info *pg, unsigned order, bool need_scrub)
+{
+    XC_DISPATCH(heap_free_pages)(pg, order, need_scrub);
 }
 
 uint64_t heap_free_count(void)

@@ -10,7 +10,7 @@
  * an eager strategy would have made of it: the deferred half of
  * mark_page_free().
  */
-static void lazy_make_free(unsigned xc, struct page_info *pg)
+static inline void lazy_make_free(unsigned xc, struct page_info *pg)
 {
     pg->count_info = PGC_state_free | (heap_lazy_dirty ? PGC_need_scrub : 0);
     pg->u.free.need_tlbflush = 0;
@@ -19,7 +19,7 @@ static void lazy_make_free(unsigned xc, struct page_info *pg)
 }
 
 /* Xen's get_free_buddy(): the requested node first, high zones before low; NULL when none. */
-static struct page_info *take_free_buddy(unsigned xc, unsigned order, unsigned node,
+static inline __attribute__((always_inline)) struct page_info *take_free_buddy(unsigned xc, unsigned order, unsigned node,
                                          unsigned *pn, unsigned *pzone, unsigned *pj)
 {
     for (unsigned k = 0; k < MAX_NUMNODES; k++) {
@@ -45,18 +45,20 @@ static struct page_info *take_free_buddy(unsigned xc, unsigned order, unsigned n
     return NULL;
 }
 
-struct page_info *heap_alloc_pages(unsigned order, unsigned node)
+/* Xen's alloc_heap_pages(), for one set of costs: the block in *out, or NULL. */
+static inline __attribute__((always_inline)) void
+alloc_pages_body(unsigned xc, unsigned order, unsigned node, struct page_info **out)
 {
-    const unsigned xc = xc_load();
     unsigned n, zone, j;
 
+    *out = NULL;
     if (order > MAX_ORDER)
-        return NULL;
+        return;
     xc_spin_lock(xc, &heap_lock);
     struct page_info *pg = take_free_buddy(xc, order, node, &n, &zone, &j);
     if (!pg) {
         xc_spin_unlock(xc, &heap_lock);
-        return NULL;
+        return;
     }
     uint32_t first_dirty = pg->u.free.first_dirty;
 
@@ -97,5 +99,16 @@ struct page_info *heap_alloc_pages(unsigned order, unsigned node)
     }
     node_need_scrub[n] -= dirty;
     xc_spin_unlock(xc, &heap_lock);
+    *out = pg;
+}
+
+XC_VARIANTS(heap_alloc_pages_into, alloc_pages_body, (unsigned order, unsigned node, struct page_info **out),
+            (order, node, out));
+
+struct page_info *heap_alloc_pages(unsigned order, unsigned node)
+{
+    struct page_info *pg;
+
+    XC_DISPATCH(heap_alloc_pages_into)(order, node, &pg);
     return pg;
 }

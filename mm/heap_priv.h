@@ -157,6 +157,9 @@ static inline void page_list_add_scrub(unsigned xc, struct page_info *pg, unsign
         page_list_add(pg, xc_heap(xc, node, zone, order));
 }
 
+/* heap_free_pages() for each set of costs, to call from a copy of the same set (XC_PICK). */
+XC_DECLARE_VARIANTS(heap_free_pages, (struct page_info *pg, unsigned order, bool need_scrub));
+
 /*
  * Returns a block of 2^order pages to the heap, merging it with free buddies;
  * the path every strategy's frees take, unchecked as in Xen. need_scrub

@@ -6,7 +6,7 @@
 #include "mm/heap_priv.h"
 
 /* Xen's _init_heap_pages(): the nr pages at pg are on one node. */
-static void chunk_init_range(unsigned xc, struct page_info *pg, uint64_t nr, bool need_scrub)
+static inline __attribute__((always_inline)) void chunk_init_range(unsigned xc, struct page_info *pg, uint64_t nr, bool need_scrub)
 {
     uint64_t s = xc_page_to_mfn(xc, pg), e = xc_page_to_mfn(xc, pg + nr - 1) + 1;
 
@@ -14,15 +14,14 @@ static void chunk_init_range(unsigned xc, struct page_info *pg, uint64_t nr, boo
         xc_node_heap_check(xc, xc_page_to_nid(xc, pg));
     while (s < e) {
         unsigned order = chunk_order(s, e);
-        heap_free_pages(xc_mfn_to_page(xc, s), order, need_scrub);
+        XC_PICK(heap_free_pages, xc)(xc_mfn_to_page(xc, s), order, need_scrub);
         s += 1ull << order;
     }
 }
 
-/* Xen's init_heap_pages() since RELEASE-4.17.0. */
-static void chunk_init_pages(uint64_t mfn, uint64_t nr)
+/* Xen's init_heap_pages() since RELEASE-4.17.0, for one set of costs. */
+static inline __attribute__((always_inline)) void chunk_init_body(unsigned xc, uint64_t mfn, uint64_t nr)
 {
-    const unsigned xc = xc_load();
     bool need_scrub = heap_boot_scrub;
 
     if (!heap_init_prologue(&mfn, &nr))
@@ -37,6 +36,13 @@ static void chunk_init_pages(uint64_t mfn, uint64_t nr)
         pg += contig;
         i += contig;
     }
+}
+
+XC_VARIANTS(chunk_init, chunk_init_body, (uint64_t mfn, uint64_t nr), (mfn, nr));
+
+static void chunk_init_pages(uint64_t mfn, uint64_t nr)
+{
+    XC_DISPATCH(chunk_init)(mfn, nr);
 }
 
 const struct heap_strategy strategy_chunk = {

@@ -5,10 +5,9 @@
 // cascade per page.
 #include "mm/heap_priv.h"
 
-/* Xen's init_heap_pages() at RELEASE-4.16.0. */
-static void page_init_pages(uint64_t mfn, uint64_t nr)
+/* Xen's init_heap_pages() at RELEASE-4.16.0, for one set of costs. */
+static inline __attribute__((always_inline)) void page_init_body(unsigned xc, uint64_t mfn, uint64_t nr)
 {
-    const unsigned xc = xc_load();
     bool need_scrub = heap_boot_scrub;
 
     if (!heap_init_prologue(&mfn, &nr))
@@ -18,8 +17,15 @@ static void page_init_pages(uint64_t mfn, uint64_t nr)
         /* The node of every page, used only to meet each node's heap once. */
         if (xc_on(xc, XC_NODE_HEAP))
             xc_node_heap_check(xc, xc_page_to_nid(xc, pg + i));
-        heap_free_pages(pg + i, 0, need_scrub);
+        XC_PICK(heap_free_pages, xc)(pg + i, 0, need_scrub);
     }
+}
+
+XC_VARIANTS(page_init, page_init_body, (uint64_t mfn, uint64_t nr), (mfn, nr));
+
+static void page_init_pages(uint64_t mfn, uint64_t nr)
+{
+    XC_DISPATCH(page_init)(mfn, nr);
 }
 
 const struct heap_strategy strategy_page = {

@@ -23,6 +23,16 @@ const char *const xen_cost_names[XC_NR + 1] = {
 
 unsigned xen_costs = XC_ALL;
 
+#define WITHOUT(c) [XC_ALL & ~XC(c)] = XCV_WITHOUT + (c)
+const uint8_t xc_variant_of[XC_ALL + 1] = {
+    [XC_ALL] = XCV_ALL,
+    [0] = XCV_NONE,
+    WITHOUT(XC_LFENCE), WITHOUT(XC_MFN_VALID), WITHOUT(XC_LOCK), WITHOUT(XC_M2P),
+    WITHOUT(XC_NODE_HEAP), WITHOUT(XC_HEAP_PTRS), WITHOUT(XC_PDX), WITHOUT(XC_MEMNODE),
+    WITHOUT(XC_ZONE), WITHOUT(XC_SCRUB_CHECK),
+};
+#undef WITHOUT
+
 CMDLINE_OPT(xen_costs, .key = "xen_costs", .type = OPT_SET, .dst = &xen_costs,
             .choices = xen_cost_names, .nchoices = XC_NR,
             .help = "Xen's per-call costs to model: all (default), none, or e.g. -lfence,-m2p");
@@ -68,11 +78,16 @@ const char *xc_describe(unsigned set, char *buf, size_t n)
     return buf;
 }
 
-/* Xen's __mfn_valid(). noinline: Xen's is in pdx.c, a call from page_alloc.c. */
-__attribute__((noinline)) bool xc_mfn_valid_call(uint64_t mfn)
-{
-    return xc_mfn_valid_body(xc_load(), mfn, true);
-}
+/* Xen's __mfn_valid(), in pdx.c: a call from page_alloc.c. */
+#define MFN_VALID_CALL(name, set)                       \
+    __attribute__((noinline)) bool name(uint64_t mfn)   \
+    {                                                   \
+        return xc_mfn_valid_body(set, mfn, true);       \
+    }
+MFN_VALID_CALL(xc_mfn_valid_call, 0)
+MFN_VALID_CALL(xc_mfn_valid_call_fenced, XC(XC_LFENCE))
+MFN_VALID_CALL(xc_mfn_valid_call_pdx, XC(XC_PDX))
+MFN_VALID_CALL(xc_mfn_valid_call_fenced_pdx, XC(XC_LFENCE) | XC(XC_PDX))
 
 /*
  * The per-CPU preemption count (Xen's this_cpu(__preempt_count)): the
@@ -80,7 +95,7 @@ __attribute__((noinline)) bool xc_mfn_valid_call(uint64_t mfn)
  * the cpu_info at the top of the stack and bootheap, on one CPU, from here.
  */
 static unsigned preempt_count_cpu0;
-static unsigned long per_cpu_offset_cpu0;
+unsigned long xc_per_cpu_offset;    /* 0: one CPU; a variable, as Xen's per_cpu_offset */
 
 static inline unsigned *this_cpu_preempt_count(void)
 {
@@ -88,7 +103,7 @@ static inline unsigned *this_cpu_preempt_count(void)
 
     /* Hide the sum from the optimiser, as Xen's RELOC_HIDE() does. */
     __asm__("" : "=r"(p) : "0"(p));
-    return (unsigned *)(p + per_cpu_offset_cpu0);
+    return (unsigned *)(p + xc_per_cpu_offset);
 }
 
 /*

@@ -39,9 +39,8 @@ extern const char *const xen_cost_names[XC_NR + 1];
 extern unsigned xen_costs;
 
 /*
- * Hot paths read the set once per call into a local (xc below), so each
- * switch is a test of a register. A host build can fix the set at compile
- * time with -DXEN_COSTS_FIXED=mask, to measure what the tests themselves cost.
+ * A host build can fix the set at compile time with -DXEN_COSTS_FIXED=mask,
+ * to measure what choosing it at run time costs.
  */
 #ifdef XEN_COSTS_FIXED
 #define xc_load() ((unsigned)(XEN_COSTS_FIXED))
@@ -53,6 +52,77 @@ static inline bool xc_on(unsigned xc, enum xen_cost c)
 {
     return xc & XC(c);
 }
+
+/*
+ * One function per set the ablation uses. A test of xc at every cost would
+ * itself cost more than some of the costs (20 to 40% more instructions per
+ * page, measured), so each timed path is an always-inline body taking xc,
+ * and XC_VARIANTS compiles it once per set: all, none and all but one,
+ * each with every test folded away, plus one copy that tests xen_costs
+ * for any other set. The entry point picks its copy with a table lookup
+ * and an indirect jump, the same for every set; a copy calls the free
+ * path's copy for its own set directly (XC_PICK): no lookup per page.
+ */
+#define XC_FOR_EACH_COST(X, ...)                                                         \
+    X(XC_LFENCE, __VA_ARGS__) X(XC_MFN_VALID, __VA_ARGS__) X(XC_LOCK, __VA_ARGS__)       \
+    X(XC_M2P, __VA_ARGS__) X(XC_NODE_HEAP, __VA_ARGS__) X(XC_HEAP_PTRS, __VA_ARGS__)     \
+    X(XC_PDX, __VA_ARGS__) X(XC_MEMNODE, __VA_ARGS__) X(XC_ZONE, __VA_ARGS__)            \
+    X(XC_SCRUB_CHECK, __VA_ARGS__)
+_Static_assert(XC_NR == 10, "XC_FOR_EACH_COST names every cost once");
+
+enum xc_variant {
+    XCV_TESTED,                             /* any other set: tests xen_costs */
+    XCV_ALL,
+    XCV_NONE,
+    XCV_WITHOUT,                            /* + c: all but cost c */
+    XCV_NR = XCV_WITHOUT + XC_NR
+};
+
+/* The variant of each set, indexed by set (XC_ALL + 1 entries). */
+extern const uint8_t xc_variant_of[XC_ALL + 1];
+
+#define XC_UNPAREN(...) __VA_ARGS__
+#define XC_VARIANT(fn, set, body, params, args) \
+    __attribute__((noinline)) void fn params { body(set, XC_UNPAREN args); }
+#define XC_VARIANT_WITHOUT(c, name, body, params, args) \
+    XC_VARIANT(name##_without_##c, XC_ALL & ~XC(c), body, params, args)
+#define XC_TABLE_WITHOUT(c, name) [XCV_WITHOUT + (c)] = name##_without_##c,
+#define XC_DECLARE_WITHOUT(c, name, params) void name##_without_##c params;
+
+/* Declares what XC_VARIANTS(name, ...) defines. */
+#define XC_DECLARE_VARIANTS(name, params)                                                \
+    void name##_tested params;                                                           \
+    void name##_all params;                                                              \
+    void name##_none params;                                                             \
+    XC_FOR_EACH_COST(XC_DECLARE_WITHOUT, name, params)                                   \
+    extern void (*const name##_variants[XCV_NR]) params
+
+/*
+ * Defines name_all, name_none, name_without_XC_<cost> and name_tested, void
+ * functions of params that run body(set, args...), and name_variants[].
+ */
+#define XC_VARIANTS(name, body, params, args)                                            \
+    XC_VARIANT(name##_tested, xen_costs, body, params, args)                             \
+    XC_VARIANT(name##_all, XC_ALL, body, params, args)                                   \
+    XC_VARIANT(name##_none, 0u, body, params, args)                                      \
+    XC_FOR_EACH_COST(XC_VARIANT_WITHOUT, name, body, params, args)                       \
+    void (*const name##_variants[XCV_NR]) params = {                                     \
+        [XCV_TESTED] = name##_tested, [XCV_ALL] = name##_all, [XCV_NONE] = name##_none,  \
+        XC_FOR_EACH_COST(XC_TABLE_WITHOUT, name)                                         \
+    }
+
+/* The variant of name for the set xc, chosen at compile time where xc is a constant. */
+#define XC_PICK_WITHOUT(c, name, xc) (xc) == (XC_ALL & ~XC(c)) ? name##_without_##c :
+#define XC_PICK(name, xc)                                                                \
+    ((xc) == XC_ALL ? name##_all : (xc) == 0 ? name##_none :                             \
+     XC_FOR_EACH_COST(XC_PICK_WITHOUT, name, xc) name##_tested)
+
+/* The variant of name for the current set. */
+#ifdef XEN_COSTS_FIXED
+#define XC_DISPATCH(name) XC_PICK(name, XEN_COSTS_FIXED)
+#else
+#define XC_DISPATCH(name) (name##_variants[xc_variant_of[xen_costs & XC_ALL]])
+#endif
 
 /*
  * Writes the set as xen_costs= takes it back: "all", "none", the items
@@ -178,15 +248,20 @@ static inline bool xc_mfn_valid_body(unsigned xc, uint64_t mfn, bool xen_form)
     return (section_valid[(pdx >> SECTION_SHIFT) / 64] >> ((pdx >> SECTION_SHIFT) % 64)) & 1;
 }
 
-/* Xen's __mfn_valid(), out of line; reads xen_costs itself. */
-bool xc_mfn_valid_call(uint64_t mfn);
+/* Xen's __mfn_valid(), out of line: one copy per setting of the costs inside it. */
+bool xc_mfn_valid_call(uint64_t mfn);             /* neither */
+bool xc_mfn_valid_call_fenced(uint64_t mfn);      /* the LFENCE */
+bool xc_mfn_valid_call_pdx(uint64_t mfn);         /* the pdx hole test and conversion */
+bool xc_mfn_valid_call_fenced_pdx(uint64_t mfn);  /* both, as Xen's */
 
 static inline bool xc_mfn_valid(unsigned xc, uint64_t mfn)
 {
     if (!xc_on(xc, XC_MFN_VALID))
         return xc_mfn_valid_body(xc, mfn, false);
     xc_count(XC_MFN_VALID);
-    return xc_mfn_valid_call(mfn);
+    if (xc_on(xc, XC_LFENCE))
+        return xc_on(xc, XC_PDX) ? xc_mfn_valid_call_fenced_pdx(mfn) : xc_mfn_valid_call_fenced(mfn);
+    return xc_on(xc, XC_PDX) ? xc_mfn_valid_call_pdx(mfn) : xc_mfn_valid_call(mfn);
 }
 
 /* ---- the heap lock (Xen's _spin_lock(), _spin_unlock(), common/spinlock.c) ---- */
