@@ -27,7 +27,9 @@ INSTRUCTIONS = ("lfence", "mfn_valid", "m2p", "pdx", "memnode", "zone")
 @pytest.fixture(scope="module")
 def counts():
     costslib.build()
-    return costslib.callgrind("64M", ["page", "chunk", "once"], costslib.ABLATION, cache_sim=True)
+    counts, pages = costslib.callgrind("64M", ["page", "chunk", "once"], costslib.ABLATION, cache_sim=True)
+    assert pages == PAGES
+    return counts
 
 
 @pytest.mark.parametrize("cost", INSTRUCTIONS + ("node_heap",))
