@@ -206,14 +206,18 @@ static inline unsigned xc_page_to_nid(unsigned xc, const struct page_info *pg)
 
 /* ---- mfn_valid() (Xen's __mfn_valid(), xen/common/pdx.c) ---- */
 
-/* evaluate_nospec() (x86 asm/nospec.h): a fence on either outcome. */
+/* evaluate_nospec() (x86 asm/nospec.h): a fence on either outcome, after the branch. */
 static inline bool xc_nospec(unsigned xc, bool cond)
 {
-    if (xc_on(xc, XC_LFENCE)) {
-        xc_count(XC_LFENCE);
+    if (!xc_on(xc, XC_LFENCE))
+        return cond;
+    xc_count(XC_LFENCE);
+    if (cond) {
         __asm__ volatile("lfence" ::: "memory");
+        return true;
     }
-    return cond;
+    __asm__ volatile("lfence" ::: "memory");
+    return false;
 }
 
 /* x86 variable_test_bit(): BT on a bit string in memory. */
