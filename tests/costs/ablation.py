@@ -24,11 +24,11 @@ def median(v):
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
-def measure(mem, runs, counts):
+def measure(mem, runs, counts, count_sets=costslib.ABLATION):
     costslib.build()
     times, pages = costslib.timed(mem, ["page", "chunk"], costslib.ABLATION, runs) if runs else ({}, None)
     wall, _ = costslib.timed(mem, ["page", "chunk"], ["all", "none"], runs, key="ns") if runs else ({}, None)
-    cg, cg_pages = costslib.callgrind(mem, ["page", "chunk"], costslib.ABLATION, cache_sim=True) if counts else ({}, None)
+    cg, cg_pages = costslib.callgrind(mem, ["page", "chunk"], count_sets, cache_sim=True) if counts else ({}, None)
     return {"mem": mem, "runs": runs, "pages": pages or cg_pages, "load": os.getloadavg(),
             "times": {f"{k[0]}|{k[1]}": v for k, v in times.items()},
             "wall": {f"{k[0]}|{k[1]}": v for k, v in wall.items()},
@@ -50,7 +50,7 @@ def table(m):
             row += [f"{median(p) / pages:.1f}", f"{median(c) / pages:.2f}", f"{ratio:.2f}x"]
         else:
             row += ["-", "-", "-"]
-        if counts:
+        if (s, "page") in counts:
             n = pages
             p, c = counts[(s, "page")], counts[(s, "chunk")]
             d1 = lambda x: (x.get("D1mr", 0) + x.get("D1mw", 0)) / n  # noqa: E731
@@ -68,6 +68,7 @@ def main():
     ap.add_argument("--mem", default="8G", help="RAM of the q35-like map (default 8G)")
     ap.add_argument("--runs", type=int, default=5, help="timed runs per set and strategy, interleaved (0: none)")
     ap.add_argument("--no-counts", action="store_true", help="skip the callgrind counts")
+    ap.add_argument("--count-sets", help="count only these sets, ';'-separated (default: every set)")
     ap.add_argument("--json", help="also write the raw measurements here")
     ap.add_argument("--from-json", help="format measurements written earlier with --json")
     a = ap.parse_args()
@@ -75,7 +76,8 @@ def main():
         with open(a.from_json) as f:
             m = json.load(f)
     else:
-        m = measure(a.mem, a.runs, not a.no_counts)
+        sets = tuple(a.count_sets.split(";")) if a.count_sets else costslib.ABLATION
+        m = measure(a.mem, a.runs, not a.no_counts, sets)
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(m, f, indent=1)
