@@ -53,7 +53,8 @@ KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_
             $(B)/gen/font.o
 
 .PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz test-costs fuzz \
-        bench bench-quick bench-stores bench-qr hosted bench-counts bench-host test-big debug clean setup \
+        bench bench-quick bench-stores bench-qr hosted bench-counts bench-host bench-ablation test-big \
+        debug clean setup \
         check-fresh compile_commands.json
 .DEFAULT_GOAL := all
 
@@ -279,6 +280,13 @@ COUNTS_ARGS ?=
 bench-counts: setup
 	@$(MAKE) --no-print-directory all hosted
 	$(PYTHON) -m harness counts --sizes $(COUNTS_SIZES) $(COUNTS_ARGS)
+
+# The page/chunk ratio under each model of Xen's per-call costs (FIDELITY.md),
+# timed and counted on the hosted runner, e.g. ABLATION_ARGS="--sizes 8G --runs 9".
+ABLATION_ARGS ?=
+bench-ablation: setup
+	@$(MAKE) --no-print-directory all hosted
+	$(PYTHON) -m harness ablation $(ABLATION_ARGS)
 
 # The hosted runner over 1 GiB to 1 TiB, 3 runs, into a results folder as
 # `make bench` writes one (README.md, "Hosted"); BENCH_ARGS as for bench.

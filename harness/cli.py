@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: MIT
-"""The command line: `python3 -m harness [run|report|compare|beside|boot|accel|counts|codegen] ...`.
+"""The command line: `python3 -m harness [run|report|compare|beside|boot|accel|counts|codegen|ablation] ...`.
 `run` (the sweep) is the default: `python3 -m harness --sizes 1,2` runs it."""
 import argparse
 import sys
 
-from harness import accel, codegen, counts, hosted, qemu, qrpayload, sweep
+from harness import ablation, accel, codegen, counts, hosted, qemu, qrpayload, sweep
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, say, warn
 from harness.compare import compare_text
 from harness.records import load_folder
 from harness.report import finish
 
-COMMANDS = ("run", "report", "add", "compare", "beside", "boot", "accel", "counts", "codegen")
+COMMANDS = ("run", "report", "add", "compare", "beside", "boot", "accel", "counts", "codegen", "ablation")
 
 
 def cmd_report(args):
@@ -73,8 +73,9 @@ def parser():
                     "runner instead), rewrite a results folder's outputs (report), add a run read from "
                     "its QR code (add), compare two results folders (compare) or show them side by side "
                     "(beside), boot once (boot), show the accelerator a boot would get (accel), count "
-                    "instructions and cache misses under callgrind (counts), or check the hosted "
-                    "runner's machine code (codegen).",
+                    "instructions and cache misses under callgrind (counts), check the hosted "
+                    "runner's machine code (codegen), or measure the page/chunk ratio under each model "
+                    "of Xen's per-call costs (ablation).",
         epilog="examples:\n  python3 -m harness --sizes 4,8 --runs 5\n"
                "  python3 -m harness report results/<date-time>\n"
                "  python3 -m harness add results/<date-time> payload.txt\n"
@@ -82,7 +83,8 @@ def parser():
                "  python3 -m harness boot --mem 8G --append 'runs=3'\n"
                "  python3 -m harness run --hosted --sizes 1,8 --runs 3\n"
                "  python3 -m harness beside results/<hosted> results/<tcg>\n"
-               "  python3 -m harness counts --sizes 256M,8G --out results/<hosted>")
+               "  python3 -m harness counts --sizes 256M,8G --out results/<hosted>\n"
+               "  python3 -m harness ablation --sizes 8G --runs 9 --counts 8G")
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="boot a sweep of memory sizes and report it",
                        description=f"Sizes default to {','.join(map(str, DEFAULT_SIZES_GIB))} GiB with "
@@ -121,6 +123,17 @@ def parser():
     n.add_argument("--append", default="", help="kernel options (default runs=1)")
     n.add_argument("--out", help="results folder, new or existing (default results/counts-<date-time>)")
     n.add_argument("--runner", default=counts.RUNNER, help=argparse.SUPPRESS)
+    x = sub.add_parser("ablation", help="the page/chunk ratio under each model of Xen's per-call costs "
+                       "(the hosted runner, timed and counted)")
+    x.add_argument("--sizes", default=ablation.DEFAULT_SIZES,
+                   help=f"sizes to time (default {ablation.DEFAULT_SIZES})")
+    x.add_argument("--runs", type=int, default=ablation.DEFAULT_RUNS,
+                   help=f"interleaved rounds of every set (default {ablation.DEFAULT_RUNS}; 0: none)")
+    x.add_argument("--counts", default=ablation.DEFAULT_COUNTS,
+                   help="sizes to count under callgrind, each with every set or SIZE=set;set "
+                        f"(default '{ablation.DEFAULT_COUNTS}'; '' counts nothing)")
+    x.add_argument("--out", help="results folder, new or existing (default results/ablation-<date-time>)")
+    x.add_argument("--timeout", type=float, default=600, help="seconds per hosted run")
     g = sub.add_parser("codegen", help="the hosted runner's hot functions against the kernel's machine code")
     g.add_argument("kernel", nargs="?", default=codegen.KERNEL)
     g.add_argument("hosted", nargs="?", default=codegen.HOSTED)
@@ -153,7 +166,7 @@ def main(argv=None):
         return 2
     run = {"run": sweep.cmd_run, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
            "beside": cmd_beside, "boot": cmd_boot, "accel": cmd_accel, "counts": counts.cmd_counts,
-           "codegen": codegen.cmd_codegen}[args.cmd]
+           "codegen": codegen.cmd_codegen, "ablation": ablation.cmd_ablation}[args.cmd]
     try:
         return run(args)
     except BenchError as e:

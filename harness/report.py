@@ -7,6 +7,7 @@ import csv
 import os
 
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, TCG_LABEL, BenchError, gib_text, say, warn
+from harness.ablation import load as ablation_load, section as ablation_section
 from harness.counts import load as counts_load, section as counts_section
 from harness.plot import write_plot
 from harness.stats import (FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, check_text, cross_check,
@@ -210,6 +211,7 @@ def render_markdown(sweep, plot_note=None):
               + ". Points at zero cannot sit on a log axis and are left out.", ""]
 
     L += hosted_sections(sweep) + counts_section(counts_load(sweep.folder))
+    L += ablation_section(ablation_load(sweep.folder))
     L += xen_section(emulated)
     L += [WHY_DIFFERENT]
 
