@@ -52,7 +52,7 @@ KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
             $(B)/gen/font.o
 
-.PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz test-costs fuzz \
+.PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz \
         bench bench-quick bench-stores bench-qr hosted bench-counts bench-host bench-ablation test-big \
         debug clean setup \
         check-fresh compile_commands.json
@@ -179,20 +179,6 @@ $(B)/unit/test_clocks: tests/unit/test_clocks.c $(HOST_SRC) $(CLOCK_SIM_SRC) $(U
 
 test-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
-
-# The heap and its strategies built for the host with the kernel's code
-# generation (its forced flags less -mcmodel=kernel), for exact counts of
-# each Xen cost model under callgrind (tests/costs).
-COSTS_CFLAGS := $(CFLAGS) $(filter-out -mcmodel=kernel -MMD -MP,$(KFLAGS)) -DBOOTHEAP_HOST
-COSTS_SRC := kernel/cmdline.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_alloc.c \
-             mm/xen_costs.c mm/audit.c mm/strategies.c $(wildcard mm/init_*.c)
-
-$(B)/costs/heapcount: tests/costs/heapcount.c $(COSTS_SRC) $(wildcard kernel/*.h mm/*.h) Makefile
-	@mkdir -p $(@D)
-	$(HOSTCC) $(COSTS_CFLAGS) -no-pie -o $@ $< $(COSTS_SRC)
-
-test-costs: $(B)/costs/heapcount
-	$(PYTHON) -m pytest -q tests/costs
 
 # libFuzzer over the boot-info parsers and the memory-map sanitiser. Work copies of the corpus and any
 # crash artefacts stay under build/fuzz/; a crash fails the target.

@@ -26,7 +26,6 @@ def main():
     stages = [
         ("unit", ["make", "--no-print-directory", "test-unit"]),
         ("fuzz", ["make", "--no-print-directory", "test-fuzz"]),
-        ("costs", ["make", "--no-print-directory", "test-costs"]),
         ("host tools", [PY, "-m", "pytest", "-q", "tests/tools"]),
         ("hosted", [PY, "-m", "pytest", "-q", "-n", jobs, "tests/hosted"]),
         ("boot", [PY, "-m", "pytest", "-q", "-n", jobs, "--durations=5", "tests/boot"]),

@@ -1,20 +1,19 @@
 # SPDX-License-Identifier: MIT
 """Each xen_costs switch changes the machine code as described: read from
-the disassembly of the heap built for the host with the kernel's code
-generation (build/costs/heapcount), one compiled copy per cost set."""
+the disassembly of the hosted runner (the kernel's heap code, built with the
+kernel's code generation for user space), one compiled copy per cost set."""
 import re
 import subprocess
 
 import pytest
 
-import costslib
+from harness.hosted import RUNNER
 
 
 @pytest.fixture(scope="module")
 def code():
     """{function: [(mnemonic, operands), ...]} from objdump."""
-    costslib.build()
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-M", "intel", costslib.BINARY],
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-M", "intel", RUNNER],
                          check=True, capture_output=True, text=True).stdout
     funcs, cur = {}, None
     for line in out.splitlines():
