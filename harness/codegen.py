@@ -14,10 +14,16 @@ from harness.common import say
 KERNEL = os.path.join(ROOT, "build", "bootheap.elf")
 HOSTED = os.path.join(ROOT, "build", "bootheap-host")
 
-# The free path, the merge loop, each strategy's loop, the floor's memset.
-HOT = ["heap_free_pages", "heap_merge_and_list", "page_init_pages", "chunk_init_pages",
-       "heap_init_blocks", "mark_tails", "end_boot_allocator", "heap_range_handed_over",
-       "heap_alloc_pages", "heap_floor_write", "fill_region", "memset"]
+# The free path with its merge loop, each strategy's loop and the allocator,
+# as compiled for Xen's costs (xen_costs=all, the default) and without them
+# (none), with their entry points; Xen's out-of-line primitives; the floor's
+# memset.
+HOT = ["heap_free_pages", "heap_free_pages_all", "heap_free_pages_none", "page_init_pages", "page_init_all",
+       "page_init_none", "chunk_init_pages", "chunk_init_all", "chunk_init_none", "heap_init_blocks",
+       "heap_blocks_on_node_all", "mark_tails", "end_boot_allocator",
+       "heap_range_handed_over", "heap_alloc_pages", "heap_alloc_pages_into_all", "init_node_heap",
+       "xc_mfn_valid_call_fenced_pdx", "xc_spin_lock_call", "xc_spin_unlock_call",
+       "xc_set_gpfn_from_mfn_call", "heap_floor_write", "fill_region", "memset"]
 
 # The virtual bases of each build (mm/layout.h), and their negations.
 BASES = {
