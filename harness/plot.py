@@ -78,7 +78,7 @@ def plot_script(sweep, terminal="pngcairo", output="plot.png"):
         w(f"$s{i} << EOD\n" + "".join(f"{x:g} {y:.6g}\n" for x, y in pts) + "EOD\n")
         if s == FLOOR:
             plots.append(f'$s{i} using 1:2 with linespoints lw 2 dt 2 lc rgb "black" pt 1 '
-                         f'title {gp_str("floor (memset of page_info and M2P)")}')
+                         f'title {gp_str("floor (memset of the eager metadata)")}')
         else:
             plots.append(f"$s{i} using 1:2 with linespoints lw 2 pt 7 title {gp_str(s)}")
     # Xen's points in grey: reference marks, not another curve of this run.

@@ -180,8 +180,9 @@ def render_markdown(sweep, plot_note=None):
                          fmt(ss.x_floor(s), 2)])
     L += [md_table(["RAM", "strategy", "runs", "median ms", "min ms", "max ms", "cv %", "ns/page",
                     "speedup vs page", "x floor"], rows), ""]
-    L += [f"`{FLOOR}` is a plain memset, in the same boot, of the page_info and M2P entries of the "
-          "pages handed over: the least an eager init must write. speedup is the median over runs of page[i] / strategy[i], paired by "
+    L += [f"`{FLOOR}` is a plain memset, in the same boot, of the metadata the eager strategies write "
+          "for the pages handed over: their page_info (32 bytes a page), and their M2P entries (8 more) "
+          "when the run's cost model stores them (xen_costs=-m2p): the least an eager init must write. speedup is the median over runs of page[i] / strategy[i], paired by "
           "run index; x floor is the strategy's median over the floor's.", ""]
 
     # End to end.

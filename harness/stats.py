@@ -4,7 +4,7 @@
 trusted, and the cross-check against the kernel's own summary records."""
 import statistics
 
-OLD, NEW, FLOOR = "page", "chunk", "floor"   # Xen before 4.17, Xen 4.17, memset of page_info and M2P
+OLD, NEW, FLOOR = "page", "chunk", "floor"   # Xen before 4.17, Xen 4.17, memset of the eager metadata
 INIT, FIRST_TOUCH = "init", "first_touch"
 # The kernel prints ns_per_page with 3 decimals and ratios and cv_pct with 2.
 # Rounding or truncating there moves a value by up to one unit of the last
