@@ -37,8 +37,9 @@ def test_counts_are_exact_and_ordered(tmp_path):
     assert first == b[1]
     ir = {s: first[(s, "init", 0)]["Ir"] / pages for s in ("page", "chunk", "once", "lazy")}
     assert ir["page"] > ir["chunk"] > ir["once"] > ir["lazy"], ir
-    # The floor writes every byte once with 8-byte stores: 40 bytes a page.
-    assert first[("floor", "init", 0)]["Dw"] >= 5 * pages
+    # The floor writes every byte once with 8-byte stores: under Xen's cost
+    # model (the default) the 32 bytes a page of page_info, no M2P entry.
+    assert 4 * pages <= first[("floor", "init", 0)]["Dw"] < 4.1 * pages
 
 
 def test_bootscrub_off_writes_less(tmp_path):
