@@ -146,6 +146,13 @@ def section(rows):
     return L
 
 
+def save(folder, rows):
+    """Writes the rows so far: a run stopped half way keeps what it measured."""
+    with open(os.path.join(folder, FILE), "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+
+
 def cmd_ablation(args):
     out = args.out or os.path.join(ROOT, "results", time.strftime("ablation-%Y-%m-%d_%H%M%S"))
     os.makedirs(out, exist_ok=True)
@@ -164,12 +171,11 @@ def cmd_ablation(args):
         for nbytes in timed:
             for costs in SETS:
                 rows += one_run(nbytes, costs, out, rnd, args.timeout)
+        save(out, rows)
         say(f"ablation: round {rnd + 1} of {args.runs} done")
     for nbytes, sets in spec:
         rows += count_runs(nbytes, sets, out)
-    with open(os.path.join(out, FILE), "w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
+        save(out, rows)
     text = "\n".join(section(rows))
     with open(os.path.join(out, "ablation.md"), "w", encoding="utf-8") as f:
         f.write(text + "\n")
