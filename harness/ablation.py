@@ -10,7 +10,7 @@ import os
 import time
 
 from harness import ROOT, counts, hosted
-from harness.common import BenchError, gib_text, parse_sizes, say, size_label
+from harness.common import BenchError, read_jsonl, gib_text, parse_sizes, say, size_label
 from harness.records import parse_serial
 from harness.stats import median
 from harness.xen import xen_row
@@ -87,11 +87,7 @@ def count_runs(nbytes, sets, folder):
 
 
 def load(folder):
-    path = os.path.join(folder, FILE)
-    if not os.path.exists(path):
-        return []
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return read_jsonl(os.path.join(folder, FILE))
 
 
 def size_table(rows, nbytes):

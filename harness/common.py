@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 """What every host module shares: sizes and their names, the label that
 emulated timings carry, the error a user must fix, and terminal output."""
+import json
+import os
 import re
 import sys
 
@@ -63,3 +65,11 @@ def size_label(nbytes):
 
 def gib_text(nbytes):
     return f"{nbytes / GIB:g} GiB"
+
+
+def read_jsonl(path):
+    """The records of a JSON-lines file, or [] when there is no such file."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]

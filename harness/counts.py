@@ -15,7 +15,7 @@ import subprocess
 import time
 
 from harness import ROOT
-from harness.common import BenchError, gib_text, parse_sizes, say, size_label
+from harness.common import BenchError, gib_text, parse_sizes, read_jsonl, say, size_label
 from harness.records import parse_serial
 
 RUNNER = os.path.join(ROOT, "build", "bootheap-host")
@@ -117,11 +117,7 @@ def count_size(nbytes, out_dir, runner=RUNNER, kernel_args=("runs=1",)):
 
 def load(folder):
     """The counts records of a results folder, or [] when it has none."""
-    path = os.path.join(folder, COUNTS_FILE)
-    if not os.path.exists(path):
-        return []
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return read_jsonl(os.path.join(folder, COUNTS_FILE))
 
 
 def table(rows, phase="init"):

@@ -3,28 +3,18 @@
 the disassembly of the hosted runner (the kernel's heap code, built with the
 kernel's code generation for user space), one compiled copy per cost set."""
 import re
-import subprocess
 
 import pytest
 
+from harness import codegen
 from harness.hosted import RUNNER
 
 
 @pytest.fixture(scope="module")
 def code():
-    """{function: [(mnemonic, operands), ...]} from objdump."""
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-M", "intel", RUNNER],
-                         check=True, capture_output=True, text=True).stdout
-    funcs, cur = {}, None
-    for line in out.splitlines():
-        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
-        if m:
-            cur = funcs.setdefault(m.group(1), [])
-        elif cur is not None and "\t" in line:
-            parts = line.split("\t", 1)[1].split(None, 1)
-            if parts:
-                cur.append((parts[0], parts[1] if len(parts) > 1 else ""))
-    return funcs
+    """{function: [(mnemonic, operands), ...]}, as harness.codegen reads the runner."""
+    return {name: [tuple(ins.split(None, 1)) if " " in ins else (ins, "") for _, ins in body]
+            for name, body in codegen.disassemble(RUNNER).items()}
 
 
 def calls(insns):
