@@ -74,6 +74,15 @@ def write_csv(sweep, path):
             w.writerow(row)
 
 
+def cost_models_text(sweep):
+    """What the sweep's boots say about the cost model they ran."""
+    models = sorted({r.first("bench").get("xen_costs") for r in sweep.sizes
+                     if r.first("bench") and r.first("bench").get("xen_costs")})
+    if not models:
+        return "These runs predate the model: their heap paid none of those costs."
+    return "These runs: `xen_costs=" + "`, `xen_costs=".join(models) + "`."
+
+
 WHY_DIFFERENT = """\
 Why bootheap's absolute numbers differ from Xen's:
 
@@ -84,11 +93,11 @@ Why bootheap's absolute numbers differ from Xen's:
   tables. bootheap runs as a single guest (or, under TCG, inside an emulator
   that translates every instruction, which is slower still and not a model
   of any real CPU).
-- **page_info work.** Xen's free_heap_pages() does more per page than
-  bootheap's strategies: a node lookup, the heap lock, TLB-flush stamps,
-  machine-to-phys invalidation, scrub flags and per-node/zone counters. The
-  shape of the change (page by page versus aligned chunks) is what carries
-  over, not the absolute times.
+- **Per-call costs.** bootheap's logic is Xen's, and by default
+  (`xen_costs=all`) its heap pays Xen's per-call costs too: the out-of-line
+  mfn_valid() with its LFENCE, out-of-line spinlocks, pdx conversions, the
+  node lookup and a call per page in place of the M2P store. Any other model
+  pays less than Xen (FIDELITY.md, "The ablation"). {models}
 - **Page counts.** Xen's ns/page in this report divide its published time by the
   nominal size in 4 KiB pages (GB read as GiB: GB x 2^30 / 4096); the heap it
   built had somewhat fewer pages, so its true per-page cost is a little
@@ -214,7 +223,7 @@ def render_markdown(sweep, plot_note=None):
     L += hosted_sections(sweep) + counts_section(counts_load(sweep.folder))
     L += ablation_section(ablation_load(sweep.folder))
     L += xen_section(emulated)
-    L += [WHY_DIFFERENT]
+    L += [WHY_DIFFERENT.format(models=cost_models_text(sweep))]
 
     # Checks.
     L += ["## Checks", ""]
