@@ -10,6 +10,7 @@ isa-debug-exit: QEMU exits 33 for ok and 35 for fail; anything else means the
 kernel never said. A guest whose serial output stops for `stall` seconds is
 killed at once rather than left to its timeout.
 """
+import codecs
 import json
 import re
 import os
@@ -223,6 +224,8 @@ class _Reader:
         self.chunks, self.lines, self.errs = [], [], []
         self.last = start
         self.partial = b""
+        # The echo decodes across reads: a character's bytes can arrive in two.
+        self.echo = codecs.getincrementaldecoder("utf-8")("replace")
         self.logf = open(log_path, "wb") if log_path else None
         self.threads = [threading.Thread(target=self._out, daemon=True),
                         threading.Thread(target=self._err, daemon=True)]
@@ -246,7 +249,7 @@ class _Reader:
                 self.logf.write(raw.replace(b"\r", b""))
                 self.logf.flush()
             if not self.quiet:
-                sys.stdout.write(raw.decode("utf-8", "replace").replace("\r", ""))
+                sys.stdout.write(self.echo.decode(raw).replace("\r", ""))
                 sys.stdout.flush()
         if self.partial:
             self.lines.append((time.monotonic() - self.start,
