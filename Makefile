@@ -155,7 +155,8 @@ debug: all
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -no-pie
-HOST_SRC := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/cmdline.c kernel/acpi.c kernel/qr.c kernel/qr_words.c
+HOST_SRC := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/cmdline.c kernel/acpi.c kernel/qr.c kernel/qr_words.c \
+            kernel/acpi_find.c kernel/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
 HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/strategies.c \
             $(wildcard mm/init_*.c) tests/unit/host_support.c
@@ -186,7 +187,8 @@ FUZZ_SECONDS ?= 600
 FUZZ_TEST_SECONDS ?= 30
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_SRC := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/acpi.c mm/e820.c mm/usable.c mm/bootmem.c
+FUZZ_SRC := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/acpi.c mm/e820.c mm/usable.c mm/bootmem.c \
+            kernel/acpi_find.c kernel/topo.c mm/numa.c
 FUZZ_BIN := $(B)/fuzz/fuzz_bootinfo
 FUZZ_ARGS := -max_len=16384 -timeout=10 -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-
 

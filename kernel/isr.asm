@@ -52,3 +52,38 @@ isr_stubs:
     dq isr_stub_%[v]
 %assign v v + 1
 %endrep
+
+; The wake-up interrupt of a parked CPU (kernel/smp.c): acknowledge it and
+; return to the HLT loop, which looks for work. Saves the registers the C
+; call may clobber; the frame after the CPU's five pushes and these nine is
+; 16-byte aligned, as the call needs.
+section .text
+extern apic_eoi
+global irq_wake_stub
+irq_wake_stub:
+    push rax
+    push rcx
+    push rdx
+    push rsi
+    push rdi
+    push r8
+    push r9
+    push r10
+    push r11
+    cld
+    call apic_eoi
+    pop r11
+    pop r10
+    pop r9
+    pop r8
+    pop rdi
+    pop rsi
+    pop rdx
+    pop rcx
+    pop rax
+    iretq
+
+; Spurious interrupts need no EOI.
+global irq_spurious_stub
+irq_spurious_stub:
+    iretq

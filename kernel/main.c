@@ -9,7 +9,9 @@
 #include "kernel/printk.h"
 #include "kernel/qrscreen.h"
 #include "kernel/selftest.h"
+#include "kernel/smp.h"
 #include "kernel/time/time.h"
+#include "kernel/topo.h"
 #include "kernel/traps.h"
 #include "kernel/version.h"
 #include "mm/layout.h"
@@ -31,7 +33,7 @@ CMDLINE_OPT(memonly, .key = "memonly", .type = OPT_FLAG, .dst = &opt_memonly,
 CMDLINE_OPT(verbose, .key = "verbose", .type = OPT_FLAG, .dst = &printk_verbose,
             .help = "print more detail about each step");
 
-enum fault { FAULT_NONE, FAULT_UD, FAULT_PF, FAULT_GP, FAULT_DE, FAULT_PANIC };
+enum fault { FAULT_NONE, FAULT_UD, FAULT_PF, FAULT_GP, FAULT_DE, FAULT_PANIC, FAULT_AP };
 static const char *const fault_names[] = {
     [FAULT_NONE] = "none",
     [FAULT_UD] = "ud",
@@ -39,10 +41,12 @@ static const char *const fault_names[] = {
     [FAULT_GP] = "gp",
     [FAULT_DE] = "de",
     [FAULT_PANIC] = "panic",
+    [FAULT_AP] = "ap",
 };
 static enum fault opt_fault = FAULT_NONE;
 CMDLINE_CHOICE(fault, opt_fault, fault_names,
-               "raise an exception or panic on purpose, to test the fatal-error path");
+               "raise an exception or panic on purpose, to test the fatal-error path "
+               "(ap: an exception on another CPU)");
 
 /* Loader data lies below 4 GiB, which the boot page tables map 1:1. */
 static const void *boot_phys(uint64_t paddr, uint64_t len, void *ctx)
@@ -72,6 +76,7 @@ static __attribute__((noinline)) void raise_fault(void)
 {
     switch (opt_fault) {
     case FAULT_NONE:
+    case FAULT_AP:
         return;
     case FAULT_UD:
         __asm__ volatile("ud2");
@@ -91,6 +96,24 @@ static __attribute__((noinline)) void raise_fault(void)
         panic("panic requested on the command line (fault=panic)");
     }
     panic("fault=%s did not fault", fault_names[opt_fault]);
+}
+
+static __attribute__((noinline)) void ud_on_ap(unsigned cpu, void *arg)
+{
+    (void)cpu;
+    (void)arg;
+    __asm__ volatile("ud2");
+}
+
+/* fault=ap: an invalid opcode on the last CPU up, which must report it as the boot CPU would. */
+static void raise_fault_on_ap(void)
+{
+    if (opt_fault != FAULT_AP)
+        return;
+    if (smp_ncpus < 2)
+        panic("fault=ap needs a second CPU, and only the boot CPU is up");
+    smp_call(1ull << (smp_ncpus - 1), ud_on_ap, NULL, NULL);
+    panic("fault=ap: CPU %u did not fault", smp_ncpus - 1);
 }
 
 /*
@@ -148,6 +171,8 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t 
     bootinfo_report(&bootinfo);
     /* fault=...: the fatal-error paths, taken on purpose. */
     raise_fault();
+    /* The other CPUs' way in: pages below 1 MiB, kept from the boot allocator. */
+    smp_reserve_trampoline();
     /* Memory: the map, the boot allocator, page tables, frame table. */
     mm_init(&bootinfo);
     /* probe: time what picks the accelerator, before calibration, and exit. */
@@ -155,6 +180,11 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t 
     /* The TSC's rate, with ACPI tables and the HPET mapped properly now:
      * every figure after this is ticks turned into ns. */
     time_init(&bootinfo, phys_map);
+    /* CPUs and NUMA nodes from the MADT and SRAT, or one of each. */
+    topo_init();
+    /* Every other CPU started and parked; the TSC skew between them. */
+    smp_init();
+    raise_fault_on_ap();
     /* The heap's memory: whatever the boot allocator still holds. */
     mm_heap_takeover();
     /* The work: stop here (memonly), the self-tests (KTAP), or the benchmark. */

@@ -6,27 +6,15 @@
 #include "kernel/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/exit.h"
+#include "kernel/apic.h"
 #include "kernel/ksyms.h"
+#include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 
 #define SEL_KCODE 0x08
 #define SEL_KDATA 0x10
 #define SEL_TSS   0x18
-
-#define IST_STACK_SIZE 16384
-enum { IST_DF = 1, IST_NMI = 2, IST_MC = 3, IST_COUNT = 3 };
-
-struct tss {
-    uint32_t reserved0;
-    uint64_t rsp[3];
-    uint64_t reserved1;
-    uint64_t ist[7];
-    uint64_t reserved2;
-    uint16_t reserved3;
-    uint16_t iomap_base;
-} __packed;
-_Static_assert(sizeof(struct tss) == 104, "64-bit TSS");
 
 struct idt_entry {
     uint16_t off_lo;
@@ -56,11 +44,13 @@ uint8_t boot_stack[65536] __aligned(16);
 extern uint8_t boot_stack_top[];
 __asm__(".globl boot_stack_top\n.set boot_stack_top, boot_stack + 65536");
 
-static uint8_t ist_stacks[IST_COUNT][IST_STACK_SIZE] __aligned(16);
-static struct tss tss;
-static uint64_t gdt[5];
-static struct idt_entry idt[32];
+enum { IST_DF = 1, IST_NMI = 2, IST_MC = 3 };
+
+static struct trap_cpu boot_traps;
+static struct idt_entry idt[256];
 extern const uint64_t isr_stubs[32];
+extern const char irq_wake_stub[], irq_spurious_stub[];
+volatile int traps_fatal;
 
 static const char *const names[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
@@ -74,24 +64,34 @@ static const char *const names[32] = {
     "#VC VMM communication", "#SX security", "reserved 31",
 };
 
-void traps_init(void)
+static struct idt_entry gate(uint64_t h, uint8_t ist)
 {
-    uint64_t base = (uint64_t)&tss;
-    uint64_t limit = sizeof(tss) - 1;
+    return (struct idt_entry){
+        .off_lo = h & 0xffff, .sel = SEL_KCODE, .ist = ist,
+        .type_attr = 0x8e,          /* present, DPL 0, interrupt gate */
+        .off_mid = (h >> 16) & 0xffff, .off_hi = h >> 32,
+    };
+}
 
+void traps_init_cpu(struct trap_cpu *tc)
+{
+    uint64_t base = (uint64_t)&tc->tss;
+    uint64_t limit = sizeof(tc->tss) - 1;
+
+    memset(&tc->tss, 0, sizeof(tc->tss));
     for (unsigned i = 0; i < IST_COUNT; i++)
-        tss.ist[i] = (uint64_t)&ist_stacks[i][IST_STACK_SIZE];
-    tss.iomap_base = sizeof(tss);
+        tc->tss.ist[i] = (uint64_t)&tc->ist[i][IST_STACK_SIZE];
+    tc->tss.iomap_base = sizeof(tc->tss);
 
-    gdt[0] = 0;
-    gdt[1] = 0x00af9b000000ffffull;     /* 64-bit code, accessed */
-    gdt[2] = 0x00cf93000000ffffull;     /* data, accessed */
+    tc->gdt[0] = 0;
+    tc->gdt[1] = 0x00af9b000000ffffull;     /* 64-bit code, accessed */
+    tc->gdt[2] = 0x00cf93000000ffffull;     /* data, accessed */
     /* 16-byte available 64-bit TSS descriptor. */
-    gdt[3] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ull << 40) |
-             ((limit & 0xf0000) << 32) | ((base & 0xff000000) << 32);
-    gdt[4] = base >> 32;
+    tc->gdt[3] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ull << 40) |
+                 ((limit & 0xf0000) << 32) | ((base & 0xff000000) << 32);
+    tc->gdt[4] = base >> 32;
 
-    struct desc_ptr gp = { sizeof(gdt) - 1, (uint64_t)gdt };
+    struct desc_ptr gp = { sizeof(tc->gdt) - 1, (uint64_t)tc->gdt };
     __asm__ volatile(
         "lgdt %0\n"
         "pushq %1\n"
@@ -106,29 +106,35 @@ void traps_init(void)
         "ltr %w3\n"
         : : "m"(gp), "i"(SEL_KCODE), "i"(SEL_KDATA), "r"((uint16_t)SEL_TSS) : "rax", "memory");
 
-    for (unsigned v = 0; v < 32; v++) {
-        uint64_t h = isr_stubs[v];
-        idt[v] = (struct idt_entry){
-            .off_lo = h & 0xffff, .sel = SEL_KCODE,
-            .ist = v == 8 ? IST_DF : v == 2 ? IST_NMI : v == 18 ? IST_MC : 0,
-            .type_attr = 0x8e,      /* present, DPL 0, interrupt gate */
-            .off_mid = (h >> 16) & 0xffff, .off_hi = h >> 32,
-        };
-    }
     struct desc_ptr ip = { sizeof(idt) - 1, (uint64_t)idt };
     __asm__ volatile("lidt %0" : : "m"(ip));
 }
 
-/* True when [p, p + 16) lies on a stack this kernel owns. */
+void traps_init(void)
+{
+    for (unsigned v = 0; v < 32; v++)
+        idt[v] = gate(isr_stubs[v], v == 8 ? IST_DF : v == 2 ? IST_NMI : v == 18 ? IST_MC : 0);
+    idt[APIC_WAKE_VECTOR] = gate((uint64_t)irq_wake_stub, 0);
+    idt[APIC_SPURIOUS_VECTOR] = gate((uint64_t)irq_spurious_stub, 0);
+    traps_init_cpu(&boot_traps);
+}
+
+static bool within(uintptr_t p, uintptr_t lo, uintptr_t hi)
+{
+    return p >= lo && p + 16 <= hi;
+}
+
+/* True when [p, p + 16) lies on a stack of the CPU running this. */
 static bool on_known_stack(uintptr_t p)
 {
-    uintptr_t lo = (uintptr_t)boot_stack, hi = lo + sizeof(boot_stack);
+    const struct percpu *pc = percpu_current();
+    const struct trap_cpu *tc = pc && pc->traps ? pc->traps : &boot_traps;
 
-    if (p >= lo && p + 16 <= hi)
+    if (pc && within(p, pc->stack_lo, pc->stack_hi))
         return true;
-    lo = (uintptr_t)ist_stacks;
-    hi = lo + sizeof(ist_stacks);
-    return p >= lo && p + 16 <= hi;
+    if (!pc && within(p, (uintptr_t)boot_stack, (uintptr_t)boot_stack + sizeof(boot_stack)))
+        return true;
+    return within(p, (uintptr_t)tc->ist, (uintptr_t)tc->ist + sizeof(tc->ist));
 }
 
 static void print_addr(uintptr_t pc)
@@ -164,16 +170,25 @@ void backtrace(uintptr_t rbp)
 
 void trap_handler(struct trap_frame *f)
 {
-    static int nesting;
+    static int reporter = -1;
+    const struct percpu *pc = percpu_current();
+    int me = pc ? (int)pc->cpu : 0;
     unsigned v = (unsigned)f->vector;
 
-    if (nesting++) {
+    /* One report: the first CPU to fault gives it; a second fault on that
+     * CPU ends the run, a fault on another CPU waits for the first. */
+    if (__atomic_exchange_n(&traps_fatal, 1, __ATOMIC_ACQ_REL)) {
+        if (__atomic_load_n(&reporter, __ATOMIC_ACQUIRE) != me)
+            for (;;)
+                __asm__ volatile("cli; hlt");
         printk("\nnested exception %u at %016llx while reporting one; giving up\n",
                v, (unsigned long long)f->rip);
         machine_exit(EXIT_FAIL);
     }
-    printk("\nFATAL EXCEPTION: vector %u (%s), error code 0x%llx\n", v,
-           v < 32 ? names[v] : "?", (unsigned long long)f->error);
+    __atomic_store_n(&reporter, me, __ATOMIC_RELEASE);
+    printk("\nFATAL EXCEPTION on CPU %d (APIC id %u): vector %u (%s), error code 0x%llx\n", me,
+           pc ? pc->apic_id : apic_boot_id(), v, v < 32 ? names[v] : "?",
+           (unsigned long long)f->error);
     printk("RIP %016llx CS %04llx RFLAGS %016llx\n", (unsigned long long)f->rip,
            (unsigned long long)f->cs, (unsigned long long)f->rflags);
     printk("RSP %016llx SS %04llx CR2 %016llx CR3 %016llx\n", (unsigned long long)f->rsp,

@@ -25,8 +25,10 @@ static struct usable_stats usable;
 #define LEFT_OUT_PRINTED 32
 
 static unsigned opt_numa_fake = 1;
+static struct usable_resv early_resv[MM_EARLY_RESV_MAX];
+static unsigned nearly_resv;
 CMDLINE_OPT(numa_fake, .key = "numa_fake", .type = OPT_UINT, .dst = &opt_numa_fake, .min = 1,
-            .max = MAX_NUMNODES, .help = "split RAM into N fake NUMA nodes of whole 1 GiB granules");
+            .max = MAX_NUMNODES, .help = "without an SRAT, split RAM into N fake NUMA nodes of whole 1 GiB granules");
 
 enum bootscrub { BOOTSCRUB_IDLE, BOOTSCRUB_OFF };
 static const char *const bootscrub_names[] = {
@@ -51,7 +53,7 @@ static void print_map(const char *title, const struct e820_map *m)
 }
 
 /* Adds bytes to the summary line for what; lines with one name are merged. */
-static void count_reserved(const char *what, uint64_t bytes)
+void mm_count_reserved(const char *what, uint64_t bytes)
 {
     for (unsigned i = 0; i < mm.nresv; i++) {
         if (!strcmp(mm.resv[i].what, what)) {
@@ -118,19 +120,6 @@ static uint64_t direct_map_top(void)
     return MIN(top, MAX_PHYS_ADDR);
 }
 
-static void setup_numa(void)
-{
-    /* One node unless numa_fake asks for more: equal runs of granules. */
-    uint64_t granules = ALIGN_UP(max_pfn, 1ull << MEMNODE_SHIFT) >> MEMNODE_SHIFT;
-    unsigned nodes = (unsigned)MIN((uint64_t)opt_numa_fake, granules);
-    uint64_t per = ALIGN_UP(granules, nodes) / nodes;
-
-    memset(memnodemap, 0, sizeof(memnodemap));
-    for (unsigned n = 0; n < nodes; n++)
-        numa_set_range((n * per) << MEMNODE_SHIFT, MIN((n + 1) * per, granules) << MEMNODE_SHIFT, n);
-    mm.nodes = nodes;
-}
-
 static void print_summary(void)
 {
     char a[24], b[24], c[24];
@@ -159,6 +148,7 @@ static void print_summary(void)
     printk("boot allocator: %u regions:\n", heap_regions.nr);
     print_regions(heap_regions.r, heap_regions.nr);
 
+    numa_boot_print();
     record_begin(&r, "memory");
     record_u64(&r, "ram_bytes", mm.ram_bytes);
     record_u64(&r, "usable_bytes", mm.usable_bytes);
@@ -190,6 +180,7 @@ static void print_summary(void)
     record_u64(&r, "table_pages", paging.table_pages);
     record_obj_end(&r);
     record_u64(&r, "nodes", mm.nodes);
+    numa_boot_report(&r);
     record_end(&r);
 }
 
@@ -213,9 +204,11 @@ void mm_init(const struct bootinfo *bi)
     record_end(&r);
 
     /* Usable RAM, minus everything in use. */
-    struct usable_resv resv[2 + BI_RESV_MAX];
+    struct usable_resv resv[2 + MM_EARLY_RESV_MAX + BI_RESV_MAX];
     unsigned nresv = 0;
     resv[nresv++] = (struct usable_resv){ "first MiB", 0, MiB(1) };
+    for (unsigned i = 0; i < nearly_resv; i++)
+        resv[nresv++] = early_resv[i];
     resv[nresv++] = (struct usable_resv){ "kernel image and stacks",
                                           (uint64_t)__kernel_phys_start + kimage_offset,
                                           (uint64_t)__kernel_phys_end + kimage_offset };
@@ -232,7 +225,7 @@ void mm_init(const struct bootinfo *bi)
         printk("warning: %s of RAM above %llu TiB is left out (free-list links are 32-bit MFNs)\n",
                fmt_size(sz, sizeof(sz), usable.ignored_bytes), (unsigned long long)(MAX_PHYS_ADDR >> 40));
     for (unsigned i = 0; i < nresv; i++)
-        count_reserved(resv[i].what, usable.zapped[i] << PAGE_SHIFT);
+        mm_count_reserved(resv[i].what, usable.zapped[i] << PAGE_SHIFT);
     print_left_out();
     if (!bootmem.nr)
         panic("no usable RAM: the memory map has no whole page of RAM above 1 MiB "
@@ -245,6 +238,25 @@ void mm_init(const struct bootinfo *bi)
 
 }
 
+void mm_reserve_early(const char *what, uint64_t start, uint64_t end)
+{
+    if (nearly_resv == MM_EARLY_RESV_MAX)
+        panic("more than %u early reservations (%s)", MM_EARLY_RESV_MAX, what);
+    early_resv[nearly_resv++] = (struct usable_resv){ what, start, end };
+}
+
+void *mm_alloc_boot(const char *what, uint64_t pages, uint64_t limit_mfn)
+{
+    uint64_t mfn;
+    int rc = bootmem_alloc(&bootmem, pages, 1, limit_mfn, &mfn);
+
+    if (rc)
+        panic("out of boot memory for %s (%llu pages, error %d)", what,
+              (unsigned long long)pages, rc);
+    mm_count_reserved(what, pages << PAGE_SHIFT);
+    return phys_to_virt(mfn << PAGE_SHIFT);
+}
+
 void mm_heap_takeover(void)
 {
     /* Scratch bits for the audit: one per frame. */
@@ -255,9 +267,9 @@ void mm_heap_takeover(void)
     memset(bitmap, 0, bitmap_pages << PAGE_SHIFT);
 
     /* What the kernel itself took from the boot allocator, every page of it. */
-    count_reserved("page tables", paging.table_pages << PAGE_SHIFT);
-    count_reserved("frame table and M2P", frametable.bytes + frametable.m2p_bytes);
-    count_reserved("audit bitmap", bitmap_pages << PAGE_SHIFT);
+    mm_count_reserved("page tables", paging.table_pages << PAGE_SHIFT);
+    mm_count_reserved("frame table and M2P", frametable.bytes + frametable.m2p_bytes);
+    mm_count_reserved("audit bitmap", bitmap_pages << PAGE_SHIFT);
 
     /* The heap's pages by the accounting: usable RAM less all of that and what was left out. */
     uint64_t reserved = 0;
@@ -265,7 +277,7 @@ void mm_heap_takeover(void)
         reserved += mm.resv[i].bytes >> PAGE_SHIFT;
     uint64_t accounted = (mm.usable_bytes >> PAGE_SHIFT) - reserved - usable.left_pages;
 
-    setup_numa();
+    mm.nodes = numa_boot_init(max_pfn, opt_numa_fake);
     heap_boot_scrub = opt_bootscrub == BOOTSCRUB_IDLE;
     /* From here the boot allocator's pages are the heap's: no more allocations. */
     bootmem_seal(&bootmem);

@@ -9,6 +9,7 @@
 #include "mm/e820.h"
 
 #define MM_RESV_MAX 16
+#define MM_EARLY_RESV_MAX 4
 
 struct mm_resv {
     const char *what;
@@ -44,5 +45,22 @@ void mm_init(const struct bootinfo *bi);
  * Call once, after every boot-time allocation (page tables included).
  */
 void mm_heap_takeover(void);
+
+/*
+ * Keeps [start, end) (bytes) out of the boot allocator. Call before
+ * mm_init(); panics past MM_EARLY_RESV_MAX reservations.
+ */
+void mm_reserve_early(const char *what, uint64_t start, uint64_t end);
+
+/*
+ * pages of boot memory below limit_mfn (UINT64_MAX: anywhere) for what,
+ * counted in the memory summary under that name; returns their direct-map
+ * address. Between mm_init() and mm_heap_takeover(); panics when the boot
+ * allocator runs dry.
+ */
+void *mm_alloc_boot(const char *what, uint64_t pages, uint64_t limit_mfn);
+
+/* Adds bytes to the memory summary's reserved line for what. */
+void mm_count_reserved(const char *what, uint64_t bytes);
 
 #endif

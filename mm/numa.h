@@ -1,44 +1,91 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * NUMA node of a page frame, modelled on Xen's memnodemap: a byte per
- * 2^MEMNODE_SHIFT frames, looked up on every call, as phys_to_nid() does.
- *
- * Where the numbers come from: there is no SRAT parsing yet, so every frame
- * is on node 0 unless the command line asks for fake nodes (numa_fake=N
- * splits RAM into N equal runs of whole 1 GiB granules). The lookup is the
- * same either way, so the per-page cost of the old strategy stays.
+ * NUMA node of a page frame, modelled on Xen's memnodemap: one byte per
+ * 2^memnode_shift frames, read on every call as Xen's phys_to_nid() does.
+ * The map is built from node memory ranges (the SRAT's, or numa_fake's
+ * equal runs when there is no SRAT) with the shift Xen's
+ * compute_hash_shift() picks: the largest that keeps every place where the
+ * node changes on a granule boundary. bootheap has no pdx compression, so
+ * the map is indexed by MFN >> memnode_shift.
  */
 #ifndef MM_NUMA_H
 #define MM_NUMA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/errno.h"
 #include "mm/layout.h"
 
 #define MAX_NUMNODES    8
 #define NUMA_NO_NODE    0xffu
-#define MEMNODE_SHIFT   18          /* 1 GiB granules, a section each */
-#define MEMNODEMAP_SIZE (MAX_PFN_LIMIT >> MEMNODE_SHIFT)
+/* Entries the map holds without boot memory: 1 GiB granules up to 16 TiB. */
+#define MEMNODEMAP_STATIC (MAX_PFN_LIMIT >> 18)
+/* The shift for one node: every frame maps to entry 0 (BITS_PER_LONG - 1). */
+#define MEMNODE_SHIFT_ONE 63u
 
-extern uint8_t memnodemap[MEMNODEMAP_SIZE];
+/* Xen's memnodemap (a pointer) and memnode_shift (a variable), as it reads them. */
+extern uint8_t *memnodemap;
+extern unsigned memnode_shift;
+extern uint64_t memnodemapsize;
 
 /*
- * Node of mfn: the plain lookup, for code outside Xen's timed path (the
- * audit, the node ranges). The heap's path uses xc_mfn_to_nid(), which
- * models phys_to_nid()'s costs (mm/xen_costs.h).
+ * The live map again at a shift fixed at compile time (1 GiB granules), in
+ * static storage: the node lookup without Xen's two loads, which the cost
+ * ablation (xen_costs=-memnode) times. Only valid while
+ * memnodemap_fixed_ok: the live granules are 1 GiB or coarser.
+ */
+#define MEMNODE_FIXED_SHIFT 18
+extern uint8_t memnodemap_fixed[MEMNODEMAP_STATIC];
+extern bool memnodemap_fixed_ok;
+
+/*
+ * Node of mfn (Xen's phys_to_nid); mfn must be below the map's reach. The
+ * plain lookup, for code outside Xen's timed path (the audit, the node
+ * ranges). The heap's path uses xc_mfn_to_nid(), which models
+ * phys_to_nid()'s costs (mm/xen_costs.h).
  */
 static inline unsigned mfn_to_nid(uint64_t mfn)
 {
-    return memnodemap[mfn >> MEMNODE_SHIFT];
+    return memnodemap[mfn >> memnode_shift];
 }
 
-/* A run of frames on one node: the node map's ranges, in MFN order. */
+/* A run of frames on one node: MFNs [s, e). */
 struct node_range {
     uint64_t s, e;
     unsigned node;
 };
 
-/* Sets the node of every granule in [s, e) (MFNs, granule-aligned). */
+/*
+ * Xen's extract_lsb_from_nodes(): the shift for ranges b[0..n) (sorted by
+ * s): the lowest set bit of every start where the node changes from the
+ * range before, or MEMNODE_SHIFT_ONE when one node holds everything.
+ * *entries gets the map size that reaches the highest end.
+ */
+unsigned numa_hash_shift(const struct node_range *b, unsigned n, uint64_t *entries);
+
+/*
+ * Xen's populate_memnodemap(): fills map (entries bytes) with NUMA_NO_NODE,
+ * then each range's granules with its node. Returns 0, or -EINVAL when a
+ * granule would hold two nodes (ranges overlap or are not aligned to the
+ * shift) or a range reaches past the map.
+ */
+int numa_populate(uint8_t *map, uint64_t entries, const struct node_range *b, unsigned n,
+                  unsigned shift, struct err *e);
+
+/* Makes map (entries bytes, filled) the live node map with shift. */
+void numa_install(uint8_t *map, uint64_t entries, unsigned shift);
+
+/*
+ * The state before any node information: the static map, 1 GiB granules,
+ * every frame on node 0. Host tests start from it.
+ */
+void numa_reset(void);
+
+/* The static storage numa_reset() uses, MEMNODEMAP_STATIC bytes. */
+uint8_t *numa_static_map(void);
+
+/* Sets the node of every granule in [s, e) (MFNs, aligned to the shift). */
 void numa_set_range(uint64_t s, uint64_t e, unsigned node);
 
 /*
@@ -46,5 +93,24 @@ void numa_set_range(uint64_t s, uint64_t e, unsigned node);
  * returns how many. Built from the map's granules, not per-frame lookups.
  */
 unsigned numa_ranges(uint64_t s, uint64_t e, struct node_range *out, unsigned max);
+
+/* ---- the kernel's node map (mm/numa_boot.c) ---- */
+
+struct record;
+
+/*
+ * Builds the live node map for frames below max_pfn: from the SRAT when
+ * kernel/topo_boot.c accepted one, else fake equal runs of whole 1 GiB
+ * granules (fake > 1), else one node. A map larger than the static one
+ * comes from the boot allocator. A map that cannot be built is reported
+ * and replaced by one node. Returns the number of nodes.
+ */
+unsigned numa_boot_init(uint64_t max_pfn, unsigned fake);
+
+/* Prints a line per node: its span, pages handed over, CPUs. */
+void numa_boot_print(void);
+
+/* Adds the memory record's node_map object to r. */
+void numa_boot_report(struct record *r);
 
 #endif

@@ -180,9 +180,6 @@ static inline uint64_t xc_page_to_mfn(unsigned xc, const struct page_info *pg)
 
 /* ---- the node of a frame (Xen's phys_to_nid(), x86 asm/numa.h) ---- */
 
-extern unsigned memnode_shift;
-extern uint8_t *memnodemap_ptr;
-
 /* phys_to_nid(mfn_to_maddr(mfn)): the address goes back through pdx. */
 static inline unsigned xc_mfn_to_nid(unsigned xc, uint64_t mfn)
 {
@@ -193,9 +190,9 @@ static inline unsigned xc_mfn_to_nid(unsigned xc, uint64_t mfn)
         pdx = pfn_to_pdx((mfn << PAGE_SHIFT) >> PAGE_SHIFT);
     }
     if (!xc_on(xc, XC_MEMNODE))
-        return memnodemap[pdx >> MEMNODE_SHIFT];
+        return memnodemap_fixed[pdx >> MEMNODE_FIXED_SHIFT];
     xc_count(XC_MEMNODE);
-    return memnodemap_ptr[pdx >> memnode_shift];
+    return mfn_to_nid(pdx);
 }
 
 /* phys_to_nid(page_to_maddr(pg)). */

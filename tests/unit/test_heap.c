@@ -31,7 +31,7 @@ static void world(const struct region *r, unsigned n, uint64_t frames)
     assert_non_null(m2p);
     max_pfn = frames;
     memset(section_valid, 0, sizeof(section_valid));
-    memset(memnodemap, 0, sizeof(memnodemap));
+    numa_reset();
     bootmem_reset(&bootmem);
     uint64_t pages = 0;
     for (unsigned i = 0; i < n; i++) {

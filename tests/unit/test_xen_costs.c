@@ -50,7 +50,7 @@ static void world(void)
     assert_non_null(bitmap);
     max_pfn = MAP_FRAMES;
     memset(section_valid, 0, sizeof(section_valid));
-    memset(memnodemap, 0, sizeof(memnodemap));
+    numa_reset();
     numa_set_range(0x40000, 0x80000, 1);
     bootmem_reset(&bootmem);
     for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
