@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: arbitrary bytes through the multiboot2 and PVH boot-info
-// parsers, then the e820 sanitiser and the usable-RAM step, or through the
-// ACPI table walk, with the invariants every result must keep.
+// parsers, then the e820 sanitiser and the usable-RAM step; or through the
+// ACPI table walk; or through the MADT, SRAT and SLIT parsers and the node
+// map built from them, with the invariants every result must keep.
 //
 // Input: byte 0 selects, byte 1 places, the rest is physical memory at BASE.
 //   byte 0 bit 2: the ACPI walk (kernel/acpi.c) instead of the boot info:
@@ -9,6 +10,8 @@
 //                 it 36 bytes long (ACPI 2.0) instead of 20
 //   byte 0 bit 0: 0 multiboot2, 1 PVH
 //   byte 0 bit 1: multiboot2 only: pass a wrong magic (byte 0 mixed into it)
+//   byte 0 bit 4: firmware tables instead: the rest is a MADT, an SRAT and a
+//                 SLIT back to back, each as long as its header says
 //   byte 1:       offset of the info / start info from BASE, in bytes
 // tests/fuzz/make_corpus.py writes seeds in this format.
 #include <stddef.h>
@@ -21,6 +24,8 @@
 #include "kernel/bootinfo.h"
 #include "kernel/compiler.h"
 #include "kernel/errno.h"
+#include "kernel/topo.h"
+#include "mm/numa.h"
 #include "mm/e820.h"
 #include "mm/layout.h"
 #include "mm/usable.h"
@@ -31,6 +36,7 @@
 #define SEL_BAD_MAGIC 0x02
 #define SEL_ACPI      0x04
 #define SEL_ACPI_20   0x08
+#define SEL_TOPO      0x10
 
 struct mem {
     const uint8_t *buf;
@@ -295,6 +301,86 @@ static bool known_error(int rc)
            rc == -EPROTONOSUPPORT;
 }
 
+/* The next table of buf: as long as its header says, or what is left. */
+static uint32_t next_table(const uint8_t *buf, size_t size, size_t *off)
+{
+    uint32_t len = 0;
+
+    if (size - *off >= 8)
+        memcpy(&len, buf + *off + 4, 4);
+    if (len > size - *off || len < 8)
+        len = (uint32_t)(size - *off);
+    *off += len;
+    return len;
+}
+
+/* A node map built from the accepted SRAT maps every range to its node. */
+static void check_node_map(const struct topo *t)
+{
+    struct node_range b[TOPO_MAX_MEMBLKS];
+    uint64_t entries;
+
+    for (unsigned i = 0; i < t->nmemblks; i++)
+        b[i] = (struct node_range){ t->mem[i].start >> 12, (t->mem[i].end + 4095) >> 12,
+                                    t->mem[i].node };
+    unsigned shift = numa_hash_shift(b, t->nmemblks, &entries);
+    CHECK(shift <= MEMNODE_SHIFT_ONE && entries >= 1);
+    if (entries > (1u << 20))
+        return;
+    uint8_t *map = malloc(entries);
+    struct err e;
+    if (map && numa_populate(map, entries, b, t->nmemblks, shift, &e) == 0) {
+        for (unsigned i = 0; i < t->nmemblks; i++) {
+            CHECK(map[b[i].s >> shift] == b[i].node);
+            CHECK(map[(b[i].e - 1) >> shift] == b[i].node);
+        }
+    }
+    free(map);
+}
+
+static void fuzz_topo(const uint8_t *buf, size_t size)
+{
+    static struct topo t;
+    struct e820_map map = { 3, { { 0, 0x9fc00, E820_RAM }, { 0x9fc00, 0x400, E820_RESERVED },
+                                 { 0x100000, 0x7ff00000, E820_RAM } } };
+    size_t off = 0;
+    struct err e;
+    uint32_t len;
+    int rc;
+
+    topo_reset(&t);
+    len = next_table(buf, size, &off);
+    rc = topo_parse_madt(&t, buf, len, &e);
+    if (!rc) {
+        size_t at = off;
+        len = next_table(buf, size, &off);
+        rc = topo_parse_srat(&t, buf + at, len, &e);
+    }
+    if (!rc && t.srat) {
+        size_t at = off;
+        len = next_table(buf, size, &off);
+        topo_parse_slit(&t, buf + at, len, &e);
+    }
+    if (!rc)
+        rc = topo_finish(&t, &map, 0, &e);
+    if (rc) {
+        CHECK(rc == -EINVAL || rc == -E2BIG || rc == -ERANGE);
+        check_string(e.msg, sizeof(e.msg));
+        topo_fallback(&t, 0, e.msg);
+        CHECK(t.ncpus == 1 && t.nmemblks == 0 && t.fallback);
+        return;
+    }
+    CHECK(t.ncpus >= 1 && t.ncpus <= TOPO_MAX_CPUS && t.nnodes <= TOPO_MAX_NODES);
+    for (unsigned c = 0; c < t.ncpus; c++)
+        CHECK(!t.srat || t.cpu[c].node < t.nnodes);
+    for (unsigned i = 0; i < t.nmemblks; i++) {
+        CHECK(t.mem[i].start < t.mem[i].end && t.mem[i].node < t.nnodes);
+        CHECK(i == 0 || t.mem[i - 1].end <= t.mem[i].start);
+    }
+    if (t.srat)
+        check_node_map(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct bootinfo bi;
@@ -317,6 +403,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(buf, data + 2, m.size);
     m.buf = buf;
 
+    if (sel & SEL_TOPO) {
+        fuzz_topo(buf, m.size);
+        free(buf);
+        return 0;
+    }
     if (sel & SEL_ACPI) {
         fuzz_acpi(&m, sel, at);
         free(buf);

@@ -195,10 +195,52 @@ def acpi_seeds():
     yield "acpi-cut-short", seed(SEL_ACPI, 0, acpi_memory(0)[:0x60])
 
 
+# ---- firmware tables (MADT, SRAT, SLIT back to back) -----------------------
+
+SEL_TOPO = 0x10
+
+
+def acpi_table(sig, rev, extra, body):
+    raw = bytearray(sig + struct.pack("<IBB", 36 + len(extra) + len(body), rev, 0) + b"\0" * 26
+                    + extra + body)
+    raw[9] = (-sum(raw)) & 0xFF
+    return bytes(raw)
+
+
+def madt(cpus):
+    body = b"".join(struct.pack("<BBBBI", 0, 8, i, apic, flags) for i, (apic, flags) in enumerate(cpus))
+    return acpi_table(b"APIC", 4, struct.pack("<II", 0xFEE00000, 1), body)
+
+
+def srat(cpus, mems):
+    body = b"".join(struct.pack("<BBBBIB3sI", 0, 16, pxm & 0xFF, apic, 1, 0,
+                                (pxm >> 8).to_bytes(3, "little"), 0) for apic, pxm in cpus)
+    body += b"".join(struct.pack("<BBIHQQIIQ", 1, 40, pxm, 0, base, size, 0, flags, 0)
+                     for pxm, base, size, flags in mems)
+    return acpi_table(b"SRAT", 3, b"\0" * 12, body)
+
+
+def slit(n, dist):
+    return acpi_table(b"SLIT", 1, struct.pack("<Q", n), bytes(dist))
+
+
+def topo_seeds():
+    mib, gib = 1 << 20, 1 << 30
+    cpus = [(0, 1), (1, 1), (2, 1), (3, 1)]
+    two = [(0, 0, 0xA0000, 1), (0, mib, 1535 * mib, 1), (1, 1536 * mib, 512 * mib, 1)]
+    yield "topo-two-nodes", seed(SEL_TOPO, 0, madt(cpus) + srat([(0, 0), (1, 0), (2, 1), (3, 1)], two)
+                                 + slit(2, [10, 21, 21, 10]))
+    yield "topo-cpuless-node", seed(SEL_TOPO, 0, madt(cpus[:2]) + srat(
+        [(0, 0), (1, 0)], [(0, 0, gib, 1), (1, gib, gib, 1), (2, 4 * gib, gib, 3)]))
+    yield "topo-madt-only", seed(SEL_TOPO, 0, madt(cpus + [(4, 0), (5, 2)]))
+    yield "topo-overlap", seed(SEL_TOPO, 0, madt(cpus) + srat([(0, 0), (1, 1), (2, 0), (3, 1)],
+                                                               [(0, 0, gib + mib, 1), (1, gib, gib, 1)]))
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
     os.makedirs(out, exist_ok=True)
-    for name, data in list(mb2_seeds()) + list(pvh_seeds()) + list(acpi_seeds()):
+    for name, data in list(mb2_seeds()) + list(pvh_seeds()) + list(acpi_seeds()) + list(topo_seeds()):
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
     return 0
