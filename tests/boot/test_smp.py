@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: MIT
+"""Every CPU and every node: QEMU guests with -smp and -numa, checked against
+what the test asked QEMU for. Under TCG, QEMU 7.2 runs an x86 guest's vCPUs
+on one host thread each (multi-threaded TCG) by default: `-accel tcg` as the
+harness passes it is `-accel tcg,thread=multi` here."""
+import pytest
+
+from bootlib import assert_ktap_ok, boot, explain, record
+
+MIB = 1 << 20
+
+
+def numa_args(nodes):
+    """-numa arguments for [(mem_mib or 0, [cpus])]: one memory-backend-ram per
+    node that has memory; a node with no memory gets no memdev."""
+    args = ["-smp", str(sum(len(c) for _, c in nodes))]
+    for i, (mem, cpus) in enumerate(nodes):
+        opt = f"node,nodeid={i}"
+        if cpus:
+            opt += f",cpus={cpus[0]}-{cpus[-1]}"
+        if mem:
+            args += ["-object", f"memory-backend-ram,id=m{i},size={mem}M"]
+            opt += f",memdev=m{i}"
+        args += ["-numa", opt]
+    return args
+
+
+def check_smp(r, cpus):
+    smp = record(r, "smp")
+    assert smp["cpus_found"] == cpus and smp["cpus_up"] == cpus, explain(r)
+    assert smp["cpus_failed"] == [] and smp["tables"] == "acpi"
+    ids = [c["apic_id"] for c in smp["cpus"]]
+    assert len(set(ids)) == cpus and [c["cpu"] for c in smp["cpus"]] == list(range(cpus))
+    if cpus > 1:
+        assert smp["bringup_ns"] > 0 and smp["trampoline"] < MIB
+        # The skew is the largest offset measured; each offset is bounded by
+        # half the round trip it rests on.
+        assert smp["tsc_skew_ticks"] == max(abs(c["tsc_offset_ticks"]) for c in smp["cpus"])
+        assert all(c["tsc_rtt_ticks"] > 0 for c in smp["cpus"][1:])
+    else:
+        assert smp["bringup_ns"] is None and smp["tsc_skew_ticks"] == 0
+    return smp
+
+
+@pytest.mark.parametrize("cpus", [1, 2, 4])
+def test_smp_selftests(cpus):
+    r = boot("pvh", "512M", "selftest", extra=["-smp", str(cpus)])
+    assert_ktap_ok(r, min_tests=9)
+    check_smp(r, cpus)
+    nm = record(r, "memory")["node_map"]
+    assert nm["source"] == "none" and nm["memnode_shift"] == 63 and len(nm["nodes"]) == 1
+    assert sorted(nm["nodes"][0]["apic_ids"]) == sorted(c["apic_id"] for c in record(r, "smp")["cpus"])
+
+
+def check_nodes(r, nodes):
+    """Each node has the memory and the CPUs QEMU was given."""
+    m = record(r, "memory")
+    nm = m["node_map"]
+    assert nm["source"] == "srat" and nm["error"] is None, explain(r)
+    assert len(nm["nodes"]) == len(nodes) and m["nodes"] == len(nodes)
+    smp = record(r, "smp")
+    apic_of = {c["cpu"]: c["apic_id"] for c in smp["cpus"]}
+    start = 0
+    for got, (mem, cpus) in zip(nm["nodes"], nodes):
+        span = mem * MIB
+        if start == 0 and span:
+            span -= 0x60000                 # the 640 KiB - 1 MiB hole, outside every range
+        assert got["span_bytes"] == span, (got, mem)
+        assert (got["heap_pages"] > 0) == (mem > 0), got
+        assert sorted(got["apic_ids"]) == sorted(apic_of[c] for c in cpus), got
+        start += mem * MIB
+    # Every page handed over is on some node.
+    assert sum(n["heap_pages"] for n in nm["nodes"]) == m["heap_pages"]
+    for c in smp["cpus"]:
+        assert any(c["apic_id"] in n["apic_ids"] and n["node"] == c["node"] for n in nm["nodes"])
+    return nm
+
+
+# Unequal sizes; in the first the boundary at 768 MiB falls inside the
+# first 1 GiB block, so the node map needs granules finer than 1 GiB.
+NUMA = {
+    "2-nodes-768M-1280M": [(768, [0]), (1280, [1])],
+    "4-nodes-unequal": [(512, [0]), (1024, [1]), (256, [2]), (768, [3])],
+    "memoryless-and-cpuless": [(1024, [0]), (0, [1, 2]), (1024, [])],
+}
+
+
+@pytest.mark.parametrize("name", list(NUMA))
+def test_numa_selftests(name):
+    nodes = NUMA[name]
+    mem = sum(m for m, _ in nodes)
+    r = boot("pvh", f"{mem}M", "selftest", extra=numa_args(nodes))
+    assert_ktap_ok(r, min_tests=9)
+    check_smp(r, sum(len(c) for _, c in nodes))
+    nm = check_nodes(r, nodes)
+    if name.startswith("2-nodes"):
+        # 768 MiB is frame 0x30000: its lowest set bit is 16.
+        assert nm["memnode_shift"] == 16 and nm["entries"] == 8
+
+
+def test_numa_benchmark_same_heap():
+    """The benchmark on a node boundary inside a 1 GiB block: every strategy
+    builds the same heap, every audit green."""
+    nodes = NUMA["2-nodes-768M-1280M"]
+    r = boot("pvh", "2048M", "runs=1", extra=numa_args(nodes))
+    assert r.status == "ok", explain(r)
+    check_nodes(r, nodes)
+    audits = [a for a in r.records() if a["type"] == "audit"]
+    assert audits and all(a["ok"] for a in audits), explain(r)
+    assert len({a["digest"] for a in audits}) == 1
+    comps = [c for c in r.records() if c["type"] == "comparison"]
+    assert comps and all(c["digest_equal"] for c in comps)
+
+
+def test_numa_fake_without_srat():
+    r = boot("pvh", "3G", "memonly numa_fake=3", extra=["-smp", "2"])
+    assert r.status == "ok", explain(r)
+    nm = record(r, "memory")["node_map"]
+    assert nm["source"] == "fake" and nm["memnode_shift"] == 18 and len(nm["nodes"]) == 3
+
+
+def test_uefi_iso_two_cpus():
+    r = boot("iso-uefi", "512M", "memonly", extra=["-smp", "2"], timeout=400)
+    assert r.status == "ok", explain(r)
+    check_smp(r, 2)
+
+
+def test_x2apic():
+    """x2APIC mode, asked for on the command line. QEMU's TCG before 8.1
+    cannot emulate it and hides the CPUID bit: the kernel then says so and
+    stays in xAPIC mode, which this test checks before it skips."""
+    r = boot("pvh", "512M", "memonly apic=x2apic", extra=["-smp", "2"], cpu="max,+x2apic")
+    assert r.status == "ok", explain(r)
+    smp = check_smp(r, 2)
+    if not smp["x2apic_cpu"]:
+        assert smp["apic_mode"] == "xapic" and "no x2APIC mode" in r.log, explain(r)
+        pytest.skip("this QEMU's TCG offers no x2APIC (CPUID 1 ECX bit 21 clear); xAPIC fallback checked")
+    assert smp["apic_mode"] == "x2apic"
+
+
+def test_exception_on_an_ap():
+    r = boot("pvh", "512M", "fault=ap", extra=["-smp", "2"])
+    assert r.status == "fail", explain(r)
+    assert "FATAL EXCEPTION on CPU 1 (APIC id 1): vector 6 (#UD invalid opcode)" in r.log, explain(r)
+    assert "RAX " in r.log and "R15 " in r.log
+    assert "] ud_on_ap+0x" in r.log and "] smp_ap_entry+0x" in r.log, explain(r)
+    assert record(r, "done")["reason"] == "#UD invalid opcode"
+
+
+def test_silent_cpu_is_left_out():
+    r = boot("pvh", "512M", "memonly smp_phantom", extra=["-smp", "2"])
+    assert r.status == "ok", explain(r)
+    smp = record(r, "smp")
+    assert smp["cpus_up"] == 2 and len(smp["cpus_failed"]) == 1, explain(r)
+    assert "did not answer within 1000 ms: left out" in r.log
