@@ -83,7 +83,7 @@ def test_bad_option_value_fails_cleanly():
 def test_exception_report(fault, name):
     r = boot("pvh", "256M", f"fault={fault}")
     assert r.status == "fail", explain(r)
-    assert f"FATAL EXCEPTION: vector" in r.log and name in r.log, explain(r)
+    assert "FATAL EXCEPTION on CPU 0 (APIC id 0): vector" in r.log and name in r.log, explain(r)
     assert "RIP " in r.log and "CR2 " in r.log and "RAX " in r.log, explain(r)
     # The backtrace names the function that faulted and its callers.
     assert "raise_fault+0x" in r.log, explain(r)
