@@ -5,6 +5,7 @@
 #include "kernel/record.h"
 #include "kernel/string.h"
 #include "kernel/topo.h"
+#include "mm/bootmem.h"
 #include "mm/heap_priv.h"
 #include "mm/mm.h"
 #include "mm/numa.h"
@@ -33,12 +34,32 @@ static unsigned fake_blocks(uint64_t max_pfn, unsigned fake)
 {
     uint64_t granules = ALIGN_UP(max_pfn, 1ull << 18) >> 18;
     unsigned n = (unsigned)MIN((uint64_t)fake, granules);
-    uint64_t per = ALIGN_UP(granules, n) / n;
+    uint64_t per = (granules + n - 1) / n;     /* every granule on some node */
     unsigned out = 0;
 
     for (unsigned k = 0; k < n && k * per < granules; k++)
         blks[out++] = (struct node_range){ (k * per) << 18, MIN((k + 1) * per, granules) << 18, k };
     return out;
+}
+
+/* Every free boot-allocator page is on a node the heap has: nothing maps to NUMA_NO_NODE. */
+static int check_free_pages(void)
+{
+    struct node_range r[MAX_NUMNODES * 2];
+
+    for (unsigned i = 0; i < bootmem.nr; i++) {
+        uint64_t s = bootmem.r[i].s, e = bootmem.r[i].e;
+        while (s < e) {
+            unsigned n = numa_ranges(s, e, r, ARRAY_SIZE(r));
+            for (unsigned k = 0; k < n; k++)
+                if (r[k].node >= nnodes)
+                    return err_set(&map_err, -EINVAL, "node map: frames [0x%llx, 0x%llx) are on "
+                                   "no node", (unsigned long long)r[k].s,
+                                   (unsigned long long)r[k].e);
+            s = r[n - 1].e;
+        }
+    }
+    return 0;
 }
 
 static int build(uint64_t max_pfn)
@@ -56,7 +77,7 @@ static int build(uint64_t max_pfn)
     if (rc)
         return rc;
     numa_install(map, entries, shift);
-    return 0;
+    return check_free_pages();
 }
 
 unsigned numa_boot_init(uint64_t max_pfn, unsigned fake)
