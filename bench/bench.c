@@ -277,6 +277,11 @@ int bench_main(struct err *e)
     calibrated = tsc_calibrated();
     pages = heap_handover_pages();
     xc_describe(xen_costs, cost_model, sizeof(cost_model));
+    /* Without memnode the lookup reads a 1 GiB-granule copy of the map, which
+     * cannot hold nodes that change inside a gigabyte. */
+    if (!xc_on(xen_costs, XC_MEMNODE) && !memnodemap_fixed_ok)
+        return err_set(e, -EINVAL, "xen_costs without memnode needs node granules of 1 GiB or "
+                       "more; this node map's are 2^%u pages", memnode_shift);
     if ((rc = pick_strategies(e)))
         return rc;
     record_begin(&r, "bench");

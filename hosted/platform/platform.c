@@ -13,6 +13,7 @@
 #include "kernel/exit.h"
 #include "kernel/printk.h"
 #include "kernel/record.h"
+#include "kernel/topo.h"
 #include "mm/bootmem.h"
 #include "mm/frametable.h"
 #include "mm/paging.h"
@@ -20,6 +21,8 @@
 struct paging_info paging;
 /* The kernel image's displacement from its link address: none, as under PVH. */
 uint64_t kimage_offset;
+/* No firmware tables in user space: no SRAT, so numa_fake= or one node. */
+struct topo topo;
 uint64_t host_mem_limit;
 struct host_mem host_mem;
 
