@@ -30,12 +30,16 @@
 #define ICR_LEVEL       (1u << 15)
 
 enum apic_choice { APIC_AUTO, APIC_FORCE_XAPIC, APIC_FORCE_X2APIC };
-static const char *const apic_choices[] = { "auto", "xapic", "x2apic", NULL };
-static int opt_apic;
+static const char *const apic_choices[] = {
+    [APIC_AUTO] = "auto",
+    [APIC_FORCE_XAPIC] = "xapic",
+    [APIC_FORCE_X2APIC] = "x2apic",
+};
+static enum apic_choice opt_apic = APIC_AUTO;
 
-CMDLINE_OPT(apic, .key = "apic", .type = OPT_CHOICE, .dst = &opt_apic, .choices = apic_choices,
-            .help = "local APIC mode: auto (x2APIC when the firmware chose it or an APIC id "
-                    "needs it), xapic, or x2apic");
+CMDLINE_CHOICE(apic, opt_apic, apic_choices,
+               "local APIC mode: auto (x2APIC when the firmware chose it or an APIC id "
+               "needs it), xapic, or x2apic");
 
 enum apic_mode apic_mode = APIC_XAPIC;
 static volatile uint32_t *regs;         /* xAPIC registers, mapped uncached */
