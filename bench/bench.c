@@ -202,7 +202,7 @@ static int run_strategy(struct series *x, unsigned run, bool timed, struct err *
     heap_reset();
     bench_window_open(x->name, "init", run, timed);
     uint64_t t0 = tsc_now();
-    end_boot_allocator(x->s);
+    end_boot_allocator(&heap_default, x->s);
     uint64_t t1 = tsc_now();
     bench_window_close();
     bool ok = heap_audit(&a);

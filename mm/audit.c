@@ -51,13 +51,14 @@ static uint64_t block_hash(unsigned node, unsigned zone, unsigned order, uint64_
 
 uint64_t heap_digest(void)
 {
+    const struct heap *h = &heap_default;
     uint64_t d = 0;
 
     /* A sum is independent of list order; the mix makes collisions unlikely. */
     for (unsigned node = 0; node < MAX_NUMNODES; node++)
         for (unsigned zone = 0; zone < NR_ZONES; zone++)
             for (unsigned order = 0; order <= MAX_ORDER; order++)
-                for (struct page_info *pg = heap(node, zone, order).next; pg; pg = pl_page(pg->list.next))
+                for (struct page_info *pg = heap(h, node, zone, order).next; pg; pg = pl_page(pg->list.next))
                     d += block_hash(node, zone, order, page_to_mfn(pg));
     return d;
 }
@@ -70,8 +71,8 @@ static bool test_and_set(uint64_t *bm, uint64_t bit)
     return was;
 }
 
-static void check_block(struct heap_audit *a, unsigned node, unsigned zone, unsigned order,
-                        struct page_info *pg)
+static void check_block(struct heap_audit *a, const struct heap *h, unsigned node, unsigned zone,
+                        unsigned order, struct page_info *pg)
 {
     uint64_t mfn = page_to_mfn(pg), n = 1ull << order;
 
@@ -97,11 +98,11 @@ static void check_block(struct heap_audit *a, unsigned node, unsigned zone, unsi
             break;
         }
         /* Tails are free, or uninitialised when the lazy strategy built the heap. */
-        bool tail_ok = page_state_is(&pg[i], free) || (heap_lazy_built && page_state_is(&pg[i], uninit));
+        bool tail_ok = page_state_is(&pg[i], free) || (h->lazy_built && page_state_is(&pg[i], uninit));
         if (i && !tail_ok) {
             complain(a, "page 0x%llx of free block 0x%llx is %s (count_info 0x%llx)",
                      (unsigned long long)(mfn + i), (unsigned long long)mfn,
-                     heap_lazy_built ? "neither free nor uninitialised" : "not free",
+                     h->lazy_built ? "neither free nor uninitialised" : "not free",
                      (unsigned long long)pg[i].count_info);
             break;
         }
@@ -115,27 +116,29 @@ static void check_block(struct heap_audit *a, unsigned node, unsigned zone, unsi
 
 bool heap_audit(struct heap_audit *a)
 {
+    const struct heap *h = &heap_default;
     uint64_t counted[MAX_NUMNODES][NR_ZONES] = { { 0 } };
 
     memset(a, 0, sizeof(*a));
     /* Every page accounted to the heap is free unless the heap handed it out since. */
-    a->expected_pages = heap_expected_pages - heap_inuse_pages;
+    a->expected_pages = heap_expected_pages - h->inuse_pages;
     memset(heap_audit_bitmap, 0, ALIGN_UP(max_pfn, 64) / 8);
 
     for (unsigned node = 0; node < MAX_NUMNODES; node++) {
         /* Xen's _heap[]/avail[] point at the node's own lists, or nowhere yet. */
-        if ((heap_ptr[node] && heap_ptr[node] != &heap_lists[node]) ||
-            (avail_ptr[node] && avail_ptr[node] != avail[node]) ||
-            !heap_ptr[node] != !avail_ptr[node])
+        const struct heap_node *hn = &h->nodes[node];
+        if ((h->heap_ptr[node] && h->heap_ptr[node] != &hn->lists) ||
+            (h->avail_ptr[node] && h->avail_ptr[node] != hn->avail) ||
+            !h->heap_ptr[node] != !h->avail_ptr[node])
             complain(a, "node %u's heap pointers are not its own lists and counters", node);
         for (unsigned zone = 0; zone < NR_ZONES; zone++) {
             for (unsigned order = 0; order <= MAX_ORDER; order++) {
-                struct page_list_head *h = &heap(node, zone, order);
+                const struct page_list_head *l = &hn->lists[zone][order];
                 struct page_info *prev = NULL;
                 uint64_t steps = 0;
                 bool walked = true;
 
-                for (struct page_info *pg = h->next; pg; prev = pg, pg = pl_page(pg->list.next)) {
+                for (struct page_info *pg = l->next; pg; prev = pg, pg = pl_page(pg->list.next)) {
                     uint64_t mfn = page_to_mfn(pg);
                     if (mfn >= max_pfn || !mfn_valid(mfn)) {
                         complain(a, "list node %u zone %u order %u links to MFN 0x%llx, "
@@ -153,24 +156,24 @@ bool heap_audit(struct heap_audit *a)
                         walked = false;
                         break;
                     }
-                    check_block(a, node, zone, order, pg);
+                    check_block(a, h, node, zone, order, pg);
                     a->blocks[order]++;
                     a->free_pages += 1ull << order;
                     counted[node][zone] += 1ull << order;
                 }
-                if (walked && h->tail != prev)
+                if (walked && l->tail != prev)
                     complain(a, "list node %u zone %u order %u has a stale tail", node, zone, order);
             }
-            if (counted[node][zone] && !avail_ptr[node])
+            if (counted[node][zone] && !h->avail_ptr[node])
                 complain(a, "node %u holds free pages but init_node_heap() never saw it", node);
-            if (counted[node][zone] != avail[node][zone])
+            if (counted[node][zone] != hn->avail[zone])
                 complain(a, "node %u zone %u counts %llu free pages, its lists hold %llu", node, zone,
-                         (unsigned long long)avail[node][zone], (unsigned long long)counted[node][zone]);
+                         (unsigned long long)hn->avail[zone], (unsigned long long)counted[node][zone]);
         }
     }
-    if (a->free_pages != total_avail_pages)
+    if (a->free_pages != h->total_avail_pages)
         complain(a, "total_avail_pages is %llu, the lists hold %llu",
-                 (unsigned long long)total_avail_pages, (unsigned long long)a->free_pages);
+                 (unsigned long long)h->total_avail_pages, (unsigned long long)a->free_pages);
     if (a->free_pages != a->expected_pages)
         complain(a, "the lists hold %llu pages, %llu were accounted to the heap and not allocated since",
                  (unsigned long long)a->free_pages, (unsigned long long)a->expected_pages);

@@ -6,19 +6,9 @@
 #include "kernel/libc.h"
 #include "kernel/panic.h"
 
-heap_by_zone_and_order_t heap_lists[MAX_NUMNODES];
-uint64_t avail[MAX_NUMNODES][NR_ZONES];
-heap_by_zone_and_order_t *heap_ptr[MAX_NUMNODES];
-uint64_t *avail_ptr[MAX_NUMNODES];
-uint64_t total_avail_pages;
-uint64_t node_need_scrub[MAX_NUMNODES];
-spinlock_t heap_lock = SPINLOCK_INIT;
-uint64_t first_valid_mfn = UINT64_MAX;
+struct heap heap_default;
 struct bootmem heap_regions;
 bool heap_boot_scrub = true;
-uint64_t heap_inuse_pages;
-bool heap_lazy_built;
-bool heap_lazy_dirty;
 
 /* The TLB-flush clock that Xen stamps freed pages with; nothing advances it here. */
 static uint32_t tlbflush_clock;
@@ -61,36 +51,46 @@ static void fill_metadata(uint8_t page_byte, uint8_t m2p_byte)
         fill_region(i, page_byte, m2p_byte, true);
 }
 
-__attribute__((noinline)) void init_node_heap(unsigned node)
+__attribute__((noinline)) void init_node_heap(struct heap *h, unsigned node)
 {
-    heap_ptr[node] = &heap_lists[node];
-    avail_ptr[node] = avail[node];
-    memset(avail_ptr[node], 0, sizeof(avail[node]));
-    memset(heap_ptr[node], 0, sizeof(heap_lists[node]));
+    h->heap_ptr[node] = &h->nodes[node].lists;
+    h->avail_ptr[node] = h->nodes[node].avail;
+    memset(h->avail_ptr[node], 0, sizeof(h->nodes[node].avail));
+    memset(h->heap_ptr[node], 0, sizeof(h->nodes[node].lists));
+}
+
+void heap_clear(struct heap *h)
+{
+    memset(h, 0, sizeof(*h));
+    /* Nodes are met during init when Xen's check is modelled, else all known now. */
+    for (unsigned n = 0; n < MAX_NUMNODES; n++) {
+        h->heap_ptr[n] = xc_on(xen_costs, XC_NODE_HEAP) ? NULL : &h->nodes[n].lists;
+        h->avail_ptr[n] = xc_on(xen_costs, XC_NODE_HEAP) ? NULL : h->nodes[n].avail;
+        h->nodes[n].lock = (spinlock_t)SPINLOCK_INIT;
+    }
+    h->lock = (spinlock_t)SPINLOCK_INIT;
+    h->first_valid_mfn = UINT64_MAX;
 }
 
 void heap_reset(void)
 {
     fill_metadata(0, 0);
-    memset(heap_lists, 0, sizeof(heap_lists));
-    memset(avail, 0, sizeof(avail));
-    /* Nodes are met during init when Xen's check is modelled, else all known now. */
-    for (unsigned n = 0; n < MAX_NUMNODES; n++) {
-        heap_ptr[n] = xc_on(xen_costs, XC_NODE_HEAP) ? NULL : &heap_lists[n];
-        avail_ptr[n] = xc_on(xen_costs, XC_NODE_HEAP) ? NULL : avail[n];
-    }
-    memset(node_need_scrub, 0, sizeof(node_need_scrub));
-    total_avail_pages = 0;
-    heap_inuse_pages = 0;
-    first_valid_mfn = UINT64_MAX;
-    heap_lazy_built = false;
-    heap_lazy_dirty = false;
+    heap_clear(&heap_default);
     bootmem = heap_regions;
+}
+
+/* The first handed-over region on the boot CPU's node (node 0), or heap_regions.nr. */
+static __attribute__((noinline)) unsigned first_region_on_boot_node(void)
+{
+    for (unsigned i = 0; i < heap_regions.nr; i++)
+        if (mfn_to_nid(heap_regions.r[i].s) == 0)
+            return i;
+    return heap_regions.nr;
 }
 
 void heap_floor_write(void)
 {
-    unsigned first = heap_regions.nr;
+    unsigned first = first_region_on_boot_node();
     bool with_m2p = !xc_on(xen_costs, XC_M2P);
 
     /*
@@ -105,9 +105,6 @@ void heap_floor_write(void)
      * colder than they do (callgrind: twice their last-level misses at 4 GiB).
      * The M2P entries only when the strategies store them (xen_costs=-m2p).
      */
-    for (unsigned i = 0; i < heap_regions.nr && first == heap_regions.nr; i++)
-        if (mfn_to_nid(heap_regions.r[i].s) == 0)
-            first = i;
     if (first < heap_regions.nr)
         fill_region(first, 0xff, 0xff, with_m2p);
     for (unsigned i = heap_regions.nr; i-- > 0;)
@@ -145,7 +142,7 @@ bool heap_range_handed_over(uint64_t mfn, unsigned order)
     return false;
 }
 
-bool heap_init_prologue(uint64_t *mfn, uint64_t *nr)
+bool heap_init_prologue(struct heap *h, uint64_t *mfn, uint64_t *nr)
 {
     const unsigned xc = xc_load();
 
@@ -156,13 +153,13 @@ bool heap_init_prologue(uint64_t *mfn, uint64_t *nr)
         (*mfn)++;
         (*nr)--;
     }
-    xc_spin_lock(xc, &heap_lock);
-    first_valid_mfn = MIN(first_valid_mfn, *mfn);
-    xc_spin_unlock(xc, &heap_lock);
+    xc_spin_lock(xc, &h->lock);
+    h->first_valid_mfn = MIN(h->first_valid_mfn, *mfn);
+    xc_spin_unlock(xc, &h->lock);
     return *nr != 0;
 }
 
-void end_boot_allocator(const struct heap_strategy *s)
+void end_boot_allocator(struct heap *h, const struct heap_strategy *s)
 {
     const unsigned xc = xc_load();
 
@@ -170,7 +167,7 @@ void end_boot_allocator(const struct heap_strategy *s)
     for (unsigned i = 0; i < bootmem.nr; i++) {
         struct bootmem_region *r = &bootmem.r[i];
         if (r->s < r->e && xc_mfn_to_nid(xc, r->s) == 0) {
-            s->init_pages(r->s, r->e - r->s);
+            s->init_pages(h, r->s, r->e - r->s);
             r->e = r->s;
             break;
         }
@@ -179,7 +176,7 @@ void end_boot_allocator(const struct heap_strategy *s)
     for (unsigned i = bootmem.nr; i-- > 0;) {
         struct bootmem_region *r = &bootmem.r[i];
         if (r->s < r->e)
-            s->init_pages(r->s, r->e - r->s);
+            s->init_pages(h, r->s, r->e - r->s);
     }
     bootmem.nr = 0;
 }
@@ -189,11 +186,11 @@ void end_boot_allocator(const struct heap_strategy *s)
  * at boot is uninitialised, one given back is in use; a free page here is a
  * double free.
  */
-static inline void mark_page_free(unsigned xc, struct page_info *pg, uint64_t mfn)
+static inline void mark_page_free(unsigned xc, struct heap *h, struct page_info *pg, uint64_t mfn)
 {
     switch (pg->count_info & PGC_state) {
     case PGC_state_inuse:
-        heap_inuse_pages--;
+        h->inuse_pages--;
         pg->count_info = PGC_state_free;
         break;
     case PGC_state_uninit:
@@ -219,7 +216,8 @@ static inline void mark_page_free(unsigned xc, struct page_info *pg, uint64_t mf
  * then lists it. Caller holds the heap lock.
  */
 static inline __attribute__((always_inline)) void
-merge_and_list(unsigned xc, struct page_info *pg, unsigned order, unsigned node, unsigned zone)
+merge_and_list(unsigned xc, struct heap *h, struct page_info *pg, unsigned order, unsigned node,
+               unsigned zone)
 {
     while (order < MAX_ORDER) {
         uint64_t mask = 1ull << order;
@@ -231,7 +229,7 @@ merge_and_list(unsigned xc, struct page_info *pg, unsigned order, unsigned node,
             buddy->v.order != order || xc_page_to_nid(xc, buddy) != node)
             break;
         xc_check_and_stop_scrub(xc, buddy);
-        page_list_del(buddy, xc_heap(xc, node, zone, order));
+        page_list_del(buddy, xc_heap(xc, h, node, zone, order));
 
         struct page_info *head = upper ? buddy : pg, *tail = upper ? pg : buddy;
         if (head->u.free.first_dirty == INVALID_DIRTY_IDX &&
@@ -240,21 +238,22 @@ merge_and_list(unsigned xc, struct page_info *pg, unsigned order, unsigned node,
         pg = head;
         order++;
     }
-    page_list_add_scrub(xc, pg, node, zone, order, pg->u.free.first_dirty);
+    page_list_add_scrub(xc, h, pg, node, zone, order, pg->u.free.first_dirty);
 }
 
 static inline __attribute__((always_inline)) void
-init_blocks_body(unsigned xc, uint64_t s, uint64_t e, unsigned node, heap_mark_fn mark_tails)
+init_blocks_body(unsigned xc, struct heap *h, uint64_t s, uint64_t e, unsigned node,
+                 heap_mark_fn mark_tails)
 {
     bool need_scrub = heap_boot_scrub;
     uint64_t count_info = PGC_state_free | (need_scrub ? PGC_need_scrub : 0);
     uint32_t first_dirty = need_scrub ? 0 : INVALID_DIRTY_IDX;
 
-    xc_node_heap_check(xc, node);
-    xc_spin_lock(xc, &heap_lock);
+    xc_node_heap_check(xc, h, node);
+    xc_spin_lock(xc, &h->lock);
     if (!mark_tails) {
-        heap_lazy_built = true;
-        heap_lazy_dirty = need_scrub;
+        h->lazy_built = true;
+        h->lazy_dirty = need_scrub;
     }
     while (s < e) {
         unsigned order = chunk_order(s, e);
@@ -270,72 +269,74 @@ init_blocks_body(unsigned xc, uint64_t s, uint64_t e, unsigned node, heap_mark_f
         head->v.owner = 0;
         head->tlbflush_timestamp = 0;
         xc_m2p_invalidate(xc, s);
-        xc_avail(xc, node)[zone] += n;
-        total_avail_pages += n;
+        xc_avail(xc, h, node)[zone] += n;
+        h->total_avail_pages += n;
         if (need_scrub)
-            node_need_scrub[node] += n;
+            h->nodes[node].need_scrub += n;
         if (order < MAX_ORDER && heap_range_handed_over(s ^ n, order))
-            merge_and_list(xc, head, order, node, zone);
+            merge_and_list(xc, h, head, order, node, zone);
         else
-            page_list_add_scrub(xc, head, node, zone, order, first_dirty);
+            page_list_add_scrub(xc, h, head, node, zone, order, first_dirty);
         s += n;
     }
-    xc_spin_unlock(xc, &heap_lock);
+    xc_spin_unlock(xc, &h->lock);
 }
 
 XC_VARIANTS(heap_blocks_on_node, init_blocks_body,
-            (uint64_t s, uint64_t e, unsigned node, heap_mark_fn mark_tails), (s, e, node, mark_tails));
+            (struct heap *h, uint64_t s, uint64_t e, unsigned node, heap_mark_fn mark_tails),
+            (h, s, e, node, mark_tails));
 
-void heap_init_blocks(uint64_t mfn, uint64_t nr, heap_mark_fn mark_tails)
+void heap_init_blocks(struct heap *h, uint64_t mfn, uint64_t nr, heap_mark_fn mark_tails)
 {
     struct node_range ranges[MAX_NUMNODES * 2];
 
-    if (!heap_init_prologue(&mfn, &nr))
+    if (!heap_init_prologue(h, &mfn, &nr))
         return;
     for (uint64_t s = mfn, e = mfn + nr; s < e;) {
         unsigned n = numa_ranges(s, e, ranges, ARRAY_SIZE(ranges));
         for (unsigned i = 0; i < n; i++)
-            XC_DISPATCH(heap_blocks_on_node)(ranges[i].s, ranges[i].e, ranges[i].node, mark_tails);
+            XC_DISPATCH(heap_blocks_on_node)(h, ranges[i].s, ranges[i].e, ranges[i].node, mark_tails);
         s = ranges[n - 1].e;
     }
 }
 
 /* Xen's free_heap_pages(), for one set of costs. */
 static inline __attribute__((always_inline)) void
-free_pages_body(unsigned xc, struct page_info *pg, unsigned order, bool need_scrub)
+free_pages_body(unsigned xc, struct heap *h, struct page_info *pg, unsigned order, bool need_scrub)
 {
     uint64_t mfn = xc_page_to_mfn(xc, pg), n = 1ull << order;
     unsigned node = xc_mfn_to_nid(xc, mfn), zone = xc_page_to_zone(xc, pg);
 
-    xc_spin_lock(xc, &heap_lock);
+    xc_spin_lock(xc, &h->lock);
     for (uint64_t i = 0; i < n; i++) {
-        mark_page_free(xc, &pg[i], mfn + i);
+        mark_page_free(xc, h, &pg[i], mfn + i);
         if (need_scrub)
             pg[i].count_info |= PGC_need_scrub;
     }
-    xc_avail(xc, node)[zone] += n;
-    total_avail_pages += n;
+    xc_avail(xc, h, node)[zone] += n;
+    h->total_avail_pages += n;
     if (need_scrub) {
-        node_need_scrub[node] += n;
+        h->nodes[node].need_scrub += n;
         pg->u.free.first_dirty = 0;
     } else {
         pg->u.free.first_dirty = INVALID_DIRTY_IDX;
     }
-    merge_and_list(xc, pg, order, node, zone);
-    xc_spin_unlock(xc, &heap_lock);
+    merge_and_list(xc, h, pg, order, node, zone);
+    xc_spin_unlock(xc, &h->lock);
 }
 
-XC_VARIANTS(heap_free_pages, free_pages_body, (struct page_info *pg, unsigned order, bool need_scrub),
-            (pg, order, need_scrub));
+XC_VARIANTS(heap_free_pages, free_pages_body,
+            (struct heap *h, struct page_info *pg, unsigned order, bool need_scrub),
+            (h, pg, order, need_scrub));
 
-void heap_free_pages(struct page_info *pg, unsigned order, bool need_scrub)
+void heap_free_pages(struct heap *h, struct page_info *pg, unsigned order, bool need_scrub)
 {
-    XC_DISPATCH(heap_free_pages)(pg, order, need_scrub);
+    XC_DISPATCH(heap_free_pages)(h, pg, order, need_scrub);
 }
 
 uint64_t heap_free_count(void)
 {
-    return total_avail_pages;
+    return heap_default.total_avail_pages;
 }
 
 const struct heap_strategy *heap_strategy_find(const char *name, size_t len)

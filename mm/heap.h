@@ -17,15 +17,23 @@
 
 #define MAX_ORDER 18                /* 1 GiB blocks, as x86-64 Xen */
 
+/* A heap: per-node lists, counters and locks (mm/heap_priv.h). */
+struct heap;
+
+/* The heap the kernel builds; the calls below without a heap work on it. */
+extern struct heap heap_default;
+
 /*
- * A way to hand boot memory to the heap: Xen's init_heap_pages(), in one of
- * its versions or beyond. init_pages() gives the heap the pages
+ * A way to hand boot memory to a heap: Xen's init_heap_pages(), in one of
+ * its versions or beyond. init_pages() gives heap h the pages
  * [mfn, mfn + nr), which are free, on any nodes, and never given twice.
+ * eager: it writes every page's entry (the strategies a parallel init runs).
  */
 struct heap_strategy {
     const char *name;               /* what strategies= takes */
     const char *what;               /* one line for reports */
-    void (*init_pages)(uint64_t mfn, uint64_t nr);
+    void (*init_pages)(struct heap *h, uint64_t mfn, uint64_t nr);
+    bool eager;
 };
 
 /* The registry: every strategy, in report order, NULL-terminated. */
@@ -47,11 +55,11 @@ const struct heap_strategy *heap_strategy_find(const char *name, size_t len);
 void heap_setup(uint64_t *audit_bitmap, uint64_t expected_pages);
 
 /*
- * Xen's end_boot_allocator(): hands every boot-allocator region to s, the
- * first region on the boot CPU's node first, then the others from the
- * highest down. The boot allocator is empty afterwards.
+ * Xen's end_boot_allocator(): hands every boot-allocator region to s, which
+ * builds heap h, the first region on the boot CPU's node first, then the
+ * others from the highest down. The boot allocator is empty afterwards.
  */
-void end_boot_allocator(const struct heap_strategy *s);
+void end_boot_allocator(struct heap *h, const struct heap_strategy *s);
 
 /*
  * Puts the frame table and the M2P entries of the handed-over pages, the

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the heap shares with its init strategies and its audit: the free
- * lists, counters, lock, the handed-over regions, and the building blocks
- * of Xen's free path. Nothing outside mm/ includes this.
+ * What the heap shares with its init strategies and its audit: the heap
+ * object (per-node free lists and counters, Xen's heap lock), the
+ * handed-over regions, and the building blocks of Xen's free path. Nothing
+ * outside mm/ includes this.
  */
 #ifndef MM_HEAP_PRIV_H
 #define MM_HEAP_PRIV_H
@@ -23,58 +24,84 @@ struct page_list_head {
 
 typedef struct page_list_head heap_by_zone_and_order_t[NR_ZONES][MAX_ORDER + 1];
 
-/* The lists and counters of every node, static (the audit reads them here). */
-extern heap_by_zone_and_order_t heap_lists[MAX_NUMNODES];
-#define heap(node, zone, order) (heap_lists[node][zone][order])
-extern uint64_t avail[MAX_NUMNODES][NR_ZONES];
+/* One node's part of a heap: its free lists, counters and lock. */
+struct heap_node {
+    heap_by_zone_and_order_t lists;
+    uint64_t avail[NR_ZONES];
+    uint64_t need_scrub;            /* Xen's node_need_scrub[node] */
+    /* Taken only by a parallel init, to splice a CPU's segments in (mm/heap_par.c). */
+    spinlock_t lock;
+};
 
 /*
- * Xen's _heap[] and avail[]: per-node pointers to the above, NULL until
- * init_node_heap() has seen the node. With node_heap off they are all set
- * at reset; with heap_ptrs off the heap reaches the arrays directly.
+ * A buddy heap (Xen's domain heap): per-node lists and counters, the
+ * counters of the whole, and Xen's single heap lock, which every path of
+ * Xen's (page, chunk, the free and alloc paths) takes.
  */
-extern heap_by_zone_and_order_t *heap_ptr[MAX_NUMNODES];
-extern uint64_t *avail_ptr[MAX_NUMNODES];
+struct heap {
+    struct heap_node nodes[MAX_NUMNODES];
+    /*
+     * Xen's _heap[] and avail[]: per-node pointers to the node's lists and
+     * counters, NULL until init_node_heap() has seen the node. With
+     * node_heap off they are all set at reset; with heap_ptrs off the heap
+     * reaches the arrays directly.
+     */
+    heap_by_zone_and_order_t *heap_ptr[MAX_NUMNODES];
+    uint64_t *avail_ptr[MAX_NUMNODES];
+    uint64_t total_avail_pages;
+    uint64_t inuse_pages;           /* handed out by heap_alloc_pages() */
+    uint64_t first_valid_mfn;
+    spinlock_t lock;                /* Xen's heap_lock */
+    bool lazy_built;                /* built by the lazy strategy: tails may be uninitialised */
+    bool lazy_dirty;                /* the need_scrub value lazy gave its uninitialised tails */
+};
 
-static inline struct page_list_head *xc_heap(unsigned xc, unsigned node, unsigned zone, unsigned order)
+/* The heap the kernel builds, and the one heap.h's calls work on. */
+extern struct heap heap_default;
+
+#define heap(h, node, zone, order) ((h)->nodes[node].lists[zone][order])
+
+static inline struct page_list_head *xc_heap(unsigned xc, struct heap *h, unsigned node,
+                                             unsigned zone, unsigned order)
 {
     if (!xc_on(xc, XC_HEAP_PTRS))
-        return &heap(node, zone, order);
+        return &heap(h, node, zone, order);
     xc_count(XC_HEAP_PTRS);
-    return &(*heap_ptr[node])[zone][order];
+    return &(*h->heap_ptr[node])[zone][order];
 }
 
-static inline uint64_t *xc_avail(unsigned xc, unsigned node)
+static inline uint64_t *xc_avail(unsigned xc, struct heap *h, unsigned node)
 {
     if (!xc_on(xc, XC_HEAP_PTRS))
-        return avail[node];
+        return h->nodes[node].avail;
     xc_count(XC_HEAP_PTRS);
-    return avail_ptr[node];
+    return h->avail_ptr[node];
 }
 
 /*
- * Xen's init_node_heap() for a node seen for the first time: points
+ * Xen's init_node_heap() for a node of h seen for the first time: points
  * _heap[node] and avail[node] at its lists and counters and empties them.
  * (Xen carves them from the range's tail or head for every node after the
- * first; bootheap keeps static arrays, see FIDELITY.md.)
+ * first; bootheap keeps them in the heap object, see FIDELITY.md.)
  */
-void init_node_heap(unsigned node);
+void init_node_heap(struct heap *h, unsigned node);
 
 /* The `if (!avail[nid]) init_node_heap(...)` of Xen's init paths. */
-static inline void xc_node_heap_check(unsigned xc, unsigned nid)
+static inline void xc_node_heap_check(unsigned xc, struct heap *h, unsigned nid)
 {
     if (!xc_on(xc, XC_NODE_HEAP))
         return;
     xc_count(XC_NODE_HEAP);
-    if (__builtin_expect(!avail_ptr[nid], 0))
-        init_node_heap(nid);
+    if (__builtin_expect(!h->avail_ptr[nid], 0))
+        init_node_heap(h, nid);
 }
 
-extern uint64_t total_avail_pages;
-extern uint64_t heap_inuse_pages;       /* handed out by heap_alloc_pages() */
-extern uint64_t node_need_scrub[MAX_NUMNODES];
-extern spinlock_t heap_lock;
-extern uint64_t first_valid_mfn;
+/*
+ * Empties h: no free blocks, counters zero, every node unseen when Xen's
+ * node check is modelled (else every node's pointers set). Leaves the frame
+ * table alone.
+ */
+void heap_clear(struct heap *h);
 
 /* The regions end_boot_allocator() hands over, as heap_setup() saw them. */
 extern struct bootmem heap_regions;
@@ -91,10 +118,6 @@ extern uint64_t heap_expected_pages;
  */
 extern bool heap_boot_scrub;
 
-/* The heap was built by the lazy strategy: tails may be uninitialised. */
-extern bool heap_lazy_built;
-/* The need_scrub value the lazy strategy gave its uninitialised tails. */
-extern bool heap_lazy_dirty;
 
 static inline struct page_info *pl_page(uint32_t mfn)
 {
@@ -145,20 +168,22 @@ static inline void page_list_del(struct page_info *pg, struct page_list_head *h)
  * Puts a free block on its list with its order and dirty index: dirty
  * blocks at the tail, clean ones at the head (Xen's page_list_add_scrub).
  */
-static inline void page_list_add_scrub(unsigned xc, struct page_info *pg, unsigned node,
-                                       unsigned zone, unsigned order, uint32_t first_dirty)
+static inline void page_list_add_scrub(unsigned xc, struct heap *h, struct page_info *pg,
+                                       unsigned node, unsigned zone, unsigned order,
+                                       uint32_t first_dirty)
 {
     pg->v.order = order;
     pg->u.free.first_dirty = first_dirty;
     pg->u.free.scrub_state = BUDDY_NOT_SCRUBBING;
     if (first_dirty != INVALID_DIRTY_IDX)
-        page_list_add_tail(pg, xc_heap(xc, node, zone, order));
+        page_list_add_tail(pg, xc_heap(xc, h, node, zone, order));
     else
-        page_list_add(pg, xc_heap(xc, node, zone, order));
+        page_list_add(pg, xc_heap(xc, h, node, zone, order));
 }
 
 /* heap_free_pages() for each set of costs, to call from a copy of the same set (XC_PICK). */
-XC_DECLARE_VARIANTS(heap_free_pages, (struct page_info *pg, unsigned order, bool need_scrub));
+XC_DECLARE_VARIANTS(heap_free_pages, (struct heap *h, struct page_info *pg, unsigned order,
+                                       bool need_scrub));
 
 /*
  * Returns a block of 2^order pages to the heap, merging it with free buddies;
@@ -167,14 +192,14 @@ XC_DECLARE_VARIANTS(heap_free_pages, (struct page_info *pg, unsigned order, bool
  * a page that is already free: within mm/ that is a bug, as Xen's BUG() is.
  * (Xen's free_heap_pages.) Callers outside mm/ use heap_free().
  */
-void heap_free_pages(struct page_info *pg, unsigned order, bool need_scrub);
+void heap_free_pages(struct heap *h, struct page_info *pg, unsigned order, bool need_scrub);
 
 /*
  * Xen's "keep MFN 0 away from the buddy allocator" and first_valid_mfn
  * update, shared by every strategy's entry: adjusts [*mfn, *mfn + *nr) and
  * returns false when nothing is left.
  */
-bool heap_init_prologue(uint64_t *mfn, uint64_t *nr);
+bool heap_init_prologue(struct heap *h, uint64_t *mfn, uint64_t *nr);
 
 /*
  * True when the 2^order pages at mfn all lie in handed-over regions, so
@@ -197,7 +222,7 @@ typedef void (*heap_mark_fn)(uint64_t s, uint64_t e, uint64_t count_info);
  * all handed over cannot merge and is listed directly; the others go
  * through the merge path.
  */
-void heap_init_blocks(uint64_t mfn, uint64_t nr, heap_mark_fn mark_tails);
+void heap_init_blocks(struct heap *h, uint64_t mfn, uint64_t nr, heap_mark_fn mark_tails);
 
 /*
  * The largest naturally aligned order that starts at s and fits before e,

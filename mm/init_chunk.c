@@ -6,25 +6,28 @@
 #include "mm/heap_priv.h"
 
 /* Xen's _init_heap_pages(): the nr pages at pg are on one node. */
-static inline __attribute__((always_inline)) void chunk_init_range(unsigned xc, struct page_info *pg, uint64_t nr, bool need_scrub)
+static inline __attribute__((always_inline)) void chunk_init_range(unsigned xc, struct heap *h,
+                                                                   struct page_info *pg, uint64_t nr,
+                                                                   bool need_scrub)
 {
     uint64_t s = xc_page_to_mfn(xc, pg), e = xc_page_to_mfn(xc, pg + nr - 1) + 1;
 
     if (xc_on(xc, XC_NODE_HEAP))
-        xc_node_heap_check(xc, xc_page_to_nid(xc, pg));
+        xc_node_heap_check(xc, h, xc_page_to_nid(xc, pg));
     while (s < e) {
         unsigned order = chunk_order(s, e);
-        XC_PICK(heap_free_pages, xc)(xc_mfn_to_page(xc, s), order, need_scrub);
+        XC_PICK(heap_free_pages, xc)(h, xc_mfn_to_page(xc, s), order, need_scrub);
         s += 1ull << order;
     }
 }
 
 /* Xen's init_heap_pages() since RELEASE-4.17.0, for one set of costs. */
-static inline __attribute__((always_inline)) void chunk_init_body(unsigned xc, uint64_t mfn, uint64_t nr)
+static inline __attribute__((always_inline)) void chunk_init_body(unsigned xc, struct heap *h,
+                                                                  uint64_t mfn, uint64_t nr)
 {
     bool need_scrub = heap_boot_scrub;
 
-    if (!heap_init_prologue(&mfn, &nr))
+    if (!heap_init_prologue(h, &mfn, &nr))
         return;
     struct page_info *pg = xc_mfn_to_page(xc, mfn);
     for (uint64_t i = 0; i < nr;) {
@@ -32,21 +35,22 @@ static inline __attribute__((always_inline)) void chunk_init_body(unsigned xc, u
         uint64_t contig = 1;
         while (contig < nr - i && xc_page_to_nid(xc, pg + contig) == nid)
             contig++;
-        chunk_init_range(xc, pg, contig, need_scrub);
+        chunk_init_range(xc, h, pg, contig, need_scrub);
         pg += contig;
         i += contig;
     }
 }
 
-XC_VARIANTS(chunk_init, chunk_init_body, (uint64_t mfn, uint64_t nr), (mfn, nr));
+XC_VARIANTS(chunk_init, chunk_init_body, (struct heap *h, uint64_t mfn, uint64_t nr), (h, mfn, nr));
 
-static void chunk_init_pages(uint64_t mfn, uint64_t nr)
+static void chunk_init_pages(struct heap *h, uint64_t mfn, uint64_t nr)
 {
-    XC_DISPATCH(chunk_init)(mfn, nr);
+    XC_DISPATCH(chunk_init)(h, mfn, nr);
 }
 
 const struct heap_strategy strategy_chunk = {
     .name = "chunk",
     .what = "naturally aligned chunks (Xen 4.17)",
     .init_pages = chunk_init_pages,
+    .eager = true,
 };

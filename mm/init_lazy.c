@@ -14,7 +14,7 @@
 //  - heap_alloc_pages() initialises a lazy tail when it becomes the head of
 //    a split half, and every page it hands out (mm/heap.c, lazy_make_free);
 //  - an uninitialised page counts as dirty exactly when boot scrubbing was
-//    pending at init (heap_lazy_dirty), as all boot pages share that flag.
+//    pending at init (the heap's lazy_dirty), as all boot pages share that flag.
 //
 // FreeBSD (since 2023) enqueues each chunk and initialises only its first
 // page, deferring the rest to allocation or to an idle thread; this follows
@@ -23,10 +23,10 @@
 // page init instead initialises whole sections later on per-node threads.
 #include "mm/heap_priv.h"
 
-static void lazy_init_pages(uint64_t mfn, uint64_t nr)
+static void lazy_init_pages(struct heap *h, uint64_t mfn, uint64_t nr)
 {
     /* No tail marking: heads only. */
-    heap_init_blocks(mfn, nr, NULL);
+    heap_init_blocks(h, mfn, nr, NULL);
 }
 
 const struct heap_strategy strategy_lazy = {

@@ -101,13 +101,14 @@ static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
     }
 }
 
-static void once_init_pages(uint64_t mfn, uint64_t nr)
+static void once_init_pages(struct heap *h, uint64_t mfn, uint64_t nr)
 {
-    heap_init_blocks(mfn, nr, mark_tails);
+    heap_init_blocks(h, mfn, nr, mark_tails);
 }
 
 const struct heap_strategy strategy_once = {
     .name = "once",
     .what = "one pass, each page_info written once, merges only at region edges",
     .init_pages = once_init_pages,
+    .eager = true,
 };

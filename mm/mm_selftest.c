@@ -127,7 +127,7 @@ static uint64_t build(struct ktest *t, const struct heap_strategy *s)
     struct heap_audit a;
 
     heap_reset();
-    end_boot_allocator(s);
+    end_boot_allocator(&heap_default, s);
     if (!KT_EXPECT(t, heap_audit(&a), "%s: audit: %s (%u errors)", s->name, a.errors[0], a.nerrors))
         return 0;
     KT_EXPECT(t, a.free_pages == heap_handover_pages(), "%s: %llu free pages of %llu", s->name,

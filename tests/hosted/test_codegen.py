@@ -41,6 +41,8 @@ def test_merge_loop_differs_only_in_how_it_holds_the_base(code, func):
     assert abs(len(kernel) - len(hosted)) <= 1
     ops = lambda body: collections.Counter("add" if i.split()[0] == "sub" else i.split()[0] for i in body)
     k, h = ops(kernel), ops(hosted)
-    # At most: one address sum folded into a store, one constant loaded twice.
-    assert sum(((k - h) + (h - k)).values()) <= 2, (k - h, h - k)
-    assert not (h - k) - collections.Counter({"movabs": 1}), h - k
+    # At most: one address sum folded into a store, one constant loaded twice
+    # or kept in a register where the other build has one free (the heap
+    # object's pointer takes a register in both).
+    assert sum(((k - h) + (h - k)).values()) <= 3, (k - h, h - k)
+    assert not ((k - h) + (h - k)) - collections.Counter({"movabs": 1, "mov": 1, "add": 1}), (k - h, h - k)

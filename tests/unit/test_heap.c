@@ -60,7 +60,7 @@ static uint64_t build(const char *name)
     struct heap_audit a;
 
     heap_reset();
-    end_boot_allocator(strategy(name));
+    end_boot_allocator(&heap_default, strategy(name));
     if (!heap_audit(&a)) {
         for (unsigned i = 0; i < a.nerrors && i < AUDIT_MAX_ERRORS; i++)
             fprintf(stderr, "audit (%s): %s\n", name, a.errors[i]);
@@ -100,7 +100,7 @@ static unsigned blocks(struct blk *out, unsigned max)
     for (unsigned node = 0; node < MAX_NUMNODES; node++)
         for (unsigned zone = 0; zone < NR_ZONES; zone++)
             for (unsigned order = 0; order <= MAX_ORDER; order++)
-                for (struct page_info *pg = heap(node, zone, order).next; pg; pg = pl_page(pg->list.next)) {
+                for (struct page_info *pg = heap(&heap_default, node, zone, order).next; pg; pg = pl_page(pg->list.next)) {
                     assert_true(n < max);
                     out[n++] = (struct blk){ page_to_mfn(pg), order };
                 }
@@ -510,15 +510,15 @@ static void test_audit_catches_counter_and_overlap(void **state)
     world(r, 1, 0x1000);
     build("chunk");
     struct heap_audit a;
-    total_avail_pages++;
+    heap_default.total_avail_pages++;
     assert_false(heap_audit(&a));
     assert_non_null(strstr(a.errors[0], "total_avail_pages"));
-    total_avail_pages--;
+    heap_default.total_avail_pages--;
     /* A block outside the handed-over memory. */
     struct page_info *pg = mfn_to_page(0x900);
     pg->count_info = PGC_state_free;
     frametable_mark_valid(0x900, 0x901);
-    page_list_add_scrub(xen_costs, pg, 0, mfn_to_zone(0x900), 0, INVALID_DIRTY_IDX);
+    page_list_add_scrub(xen_costs, &heap_default, pg, 0, mfn_to_zone(0x900), 0, INVALID_DIRTY_IDX);
     assert_false(heap_audit(&a));
     assert_non_null(strstr(a.errors[0], "outside the handed-over memory"));
 }
@@ -532,7 +532,7 @@ static void test_audit_holds_lists_to_accounting(void **state)
     world(r, 1, 0x1000);
     /* As if 16 pages had been dropped from the boot allocator without a word. */
     heap_setup(bitmap, 0x400 + 16);
-    end_boot_allocator(strategy("once"));
+    end_boot_allocator(&heap_default, strategy("once"));
     assert_false(heap_audit(&a));
     assert_int_equal(a.expected_pages, 0x410);
     assert_int_equal(a.free_pages, 0x400);
@@ -596,18 +596,18 @@ static void test_double_free_panics(void **state)
     world(r, 1, 0x1000);
     build("page");
     struct page_info *pg = heap_alloc_pages(0, NUMA_NO_NODE);
-    heap_free_pages(pg, 0, false);
+    heap_free_pages(&heap_default, pg, 0, false);
     panic_jump = &jb;
     if (setjmp(jb) == 0) {
-        heap_free_pages(pg, 0, false);
+        heap_free_pages(&heap_default, pg, 0, false);
         panic_jump = NULL;
         fail_msg("double free did not panic");
     }
     panic_jump = NULL;
     assert_non_null(strstr(panic_message, "already free"));
     /* The kernel never returns from panic(); the test did, holding the lock. */
-    assert_true(spin_is_locked(&heap_lock));
-    spin_unlock(&heap_lock);
+    assert_true(spin_is_locked(&heap_default.lock));
+    spin_unlock(&heap_default.lock);
 }
 
 static void test_dirty_blocks_go_to_tail(void **state)
@@ -623,7 +623,7 @@ static void test_dirty_blocks_go_to_tail(void **state)
     assert_non_null(y);
     unsigned zone = mfn_to_zone(page_to_mfn(x));
     assert_int_equal(heap_free(x, 0, true, NULL), 0);    /* dirty: tail */
-    struct page_list_head *h = &heap(0, zone, 0);
+    struct page_list_head *h = &heap(&heap_default, 0, zone, 0);
     assert_ptr_equal(h->tail, x);
     assert_int_equal(x->u.free.first_dirty, 0);
 }

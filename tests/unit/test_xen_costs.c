@@ -83,7 +83,7 @@ static struct run build(const char *name, unsigned costs)
     xen_costs = costs;
     heap_reset();
     memset(xc_counts, 0, sizeof(xc_counts));
-    end_boot_allocator(s);
+    end_boot_allocator(&heap_default, s);
     memcpy(r.counts, xc_counts, sizeof(r.counts));
     if (!heap_audit(&a)) {
         for (unsigned i = 0; i < a.nerrors && i < AUDIT_MAX_ERRORS; i++)
