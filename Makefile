@@ -158,7 +158,7 @@ HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
 HOST_SRC := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/cmdline.c kernel/acpi.c kernel/qr.c kernel/qr_words.c \
             kernel/acpi_find.c kernel/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
-HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/strategies.c \
+HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/strategies.c mm/heap_par.c \
             $(wildcard mm/init_*.c) tests/unit/host_support.c
 # The clock drivers and the calibration run reach hardware through
 # kernel/time/clkio.h; their tests link a simulated machine in its place.
@@ -237,13 +237,13 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 # user program lives in the low 2 GiB), linked with the user-space platform
 # layer in hosted/platform/.
 HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c,$(wildcard mm/*.c)) \
-               bench/bench.c bench/report.c bench/stats.c kernel/printk.c kernel/record.c \
+               bench/bench.c bench/report.c bench/par_report.c bench/stats.c kernel/printk.c kernel/record.c \
                kernel/string.c kernel/cmdline.c kernel/err.c kernel/sort.c kernel/cpu.c kernel/time/tsc_math.c \
                kernel/time/leaves.c kernel/time/choose.c kernel/bootrec.c
 HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))
 HOSTED_KFLAGS := $(filter-out -mcmodel=kernel,$(KFLAGS)) -DBOOTHEAP_HOSTED
 HOSTED_EXTRA_bootheap-host := $(wildcard hosted/platform/*.c) $(HOSTED_KOBJ) $(B)/hosted/kimage.ld
-HOSTED_FLAGS_bootheap-host := -DBOOTHEAP_HOSTED -I. -fno-pie -no-pie -Wl,-T,hosted/platform/hosted.ld
+HOSTED_FLAGS_bootheap-host := -DBOOTHEAP_HOSTED -I. -fno-pie -no-pie -pthread -Wl,-T,hosted/platform/hosted.ld
 $(B)/bootheap-host: hosted/platform/hosted.ld $(wildcard hosted/platform/*.h kernel/*.h mm/*.h bench/*.h)
 
 $(B)/hosted/k/%.o: %.c Makefile

@@ -5,6 +5,7 @@
 // the records and the human report.
 #include "bench/bench.h"
 
+#include "bench/par_report.h"
 #include "bench/report.h"
 #include "bench/stats.h"
 #include "kernel/cmdline.h"
@@ -15,6 +16,7 @@
 #include "kernel/string.h"
 #include "kernel/time/tsc.h"
 #include "mm/heap.h"
+#include "mm/heap_par.h"
 #include "mm/mm.h"
 #include "mm/numa.h"
 #include "mm/xen_costs.h"
@@ -39,12 +41,14 @@ struct series {
     uint64_t touch[BENCH_MAX_RUNS];
     uint64_t first_alloc[BENCH_MAX_RUNS];
     uint64_t digest;
+    unsigned cpus;                          /* CPUs its init runs on */
 };
 
 static struct series series[BENCH_MAX_STRATEGIES + 1];
 static unsigned nstrat;             /* heap strategies; series[nstrat] is the floor */
 static uint64_t pages;
 static bool calibrated;
+static unsigned par_cpus;           /* CPUs the eager strategies and the floor run on */
 static char cost_model[96];         /* xen_costs= as it ran, e.g. "all" */
 
 /* Ticks to the unit every figure uses: ns when calibrated, else ticks. */
@@ -92,9 +96,12 @@ static int pick_strategies(struct err *e)
                            opt_strategies, BENCH_MAX_STRATEGIES);
         series[nstrat++].s = s;
     }
-    for (unsigned i = 0; i < nstrat; i++)
+    for (unsigned i = 0; i < nstrat; i++) {
         series[i].name = series[i].s->name;
+        series[i].cpus = series[i].s->eager ? par_cpus : 1;
+    }
     series[nstrat].name = "floor";
+    series[nstrat].cpus = par_cpus;
     return 0;
 }
 
@@ -110,6 +117,7 @@ static void record_result(const struct series *x, unsigned run, const char *phas
     record_str(&r, "phase", phase);
     record_u64(&r, "pages", pages);
     record_str(&r, "xen_costs", cost_model);
+    record_u64(&r, "cpus", x->cpus);
     record_u64(&r, "ticks", ticks);
     record_ns(&r, "ns", v);
     if (calibrated)
@@ -131,6 +139,7 @@ static void record_audit(const struct series *x, unsigned run, const struct heap
     record_begin(&r, "audit");
     record_str(&r, "strategy", x->name);
     record_u64(&r, "run", run);
+    record_u64(&r, "cpus", x->cpus);
     record_bool(&r, "ok", a->ok);
     record_u64(&r, "free_pages", a->free_pages);
     record_u64(&r, "expected_pages", a->expected_pages);
@@ -201,9 +210,22 @@ static int run_strategy(struct series *x, unsigned run, bool timed, struct err *
 
     heap_reset();
     bench_window_open(x->name, "init", run, timed);
-    uint64_t t0 = tsc_now();
-    end_boot_allocator(&heap_default, x->s);
-    uint64_t t1 = tsc_now();
+    uint64_t w[2];
+    if (x->cpus > 1) {
+        /* The window opens and closes on the boot CPU, across the barriers every CPU passes. */
+        struct heap_par_stats st;
+        if ((rc = heap_par_build(&heap_default, x->s, w, &st, e))) {
+            bench_window_close();
+            return rc;
+        }
+        if (timed)
+            par_record(x->name, run, &st);
+    } else {
+        w[0] = tsc_now();
+        end_boot_allocator(&heap_default, x->s);
+        w[1] = tsc_now();
+    }
+    uint64_t t0 = w[0], t1 = w[1];
     bench_window_close();
     bool ok = heap_audit(&a);
 
@@ -234,17 +256,29 @@ static int run_strategy(struct series *x, unsigned run, bool timed, struct err *
     return 0;
 }
 
-static void run_floor(unsigned run)
+static int run_floor(unsigned run, struct err *e)
 {
+    struct heap_par_stats st;
+    uint64_t w[2];
+    int rc = 0;
+
     heap_reset();
     bench_window_open("floor", "init", run, true);
-    uint64_t t0 = tsc_now();
-    heap_floor_write();
-    uint64_t t1 = tsc_now();
+    if (par_cpus > 1) {
+        rc = heap_par_floor(w, &st, e);
+    } else {
+        w[0] = tsc_now();
+        heap_floor_write();
+        w[1] = tsc_now();
+    }
     bench_window_close();
+    if (rc)
+        return rc;
+    uint64_t t0 = w[0], t1 = w[1];
 
     series[nstrat].init[run] = to_units(t1 - t0);
     record_result(&series[nstrat], run, "init", t1 - t0, 0);
+    return 0;
 }
 
 /* The records and the report, from every run's figures (bench/report.c). */
@@ -277,6 +311,7 @@ int bench_main(struct err *e)
     calibrated = tsc_calibrated();
     pages = heap_handover_pages();
     xc_describe(xen_costs, cost_model, sizeof(cost_model));
+    par_cpus = heap_par_cpus();
     /* Without memnode the lookup reads a 1 GiB-granule copy of the map, which
      * cannot hold nodes that change inside a gigabyte. */
     if (!xc_on(xen_costs, XC_MEMNODE) && !memnodemap_fixed_ok)
@@ -293,6 +328,7 @@ int bench_main(struct err *e)
     record_u64(&r, "tsc_khz", tsc_khz());
     record_str(&r, "source", tsc_source());
     record_u64(&r, "runs", opt_runs);
+    record_u64(&r, "cpus", par_cpus);
     record_str(&r, "xen_costs", cost_model);
     record_arr_begin(&r, "strategies");
     for (unsigned i = 0; i < nstrat; i++)
@@ -319,7 +355,8 @@ int bench_main(struct err *e)
         for (unsigned i = 0; i < nstrat; i++)
             if ((rc = run_strategy(&series[i], run, true, e)))
                 return rc;
-        run_floor(run);
+        if ((rc = run_floor(run, e)))
+            return rc;
         printk("bench: run %u of %u done\n", run + 1, opt_runs);
     }
     heap_reset();

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "bench/bench.h"
 #include "hosted/platform/runner.h"
@@ -17,6 +18,7 @@
 #include "kernel/record.h"
 #include "kernel/time/tsc.h"
 #include "kernel/version.h"
+#include "mm/heap_par.h"
 #include "mm/mm.h"
 
 struct bootinfo bootinfo;
@@ -34,7 +36,7 @@ extern const struct cmdline_opt __cmdline_opts_start[], __cmdline_opts_end[];
 extern const char __kernel_phys_start[];
 
 static const char usage[] =
-    "usage: bootheap-host [MAP] [--mem-limit SIZE] [KERNEL OPTIONS...]\n"
+    "usage: bootheap-host [MAP] [--mem-limit SIZE] [--cpus N] [KERNEL OPTIONS...]\n"
     "Runs bootheap's heap code and benchmark in user space on this machine's CPU.\n"
     "MAP, one of:\n"
     "  --mem SIZE       the map QEMU's q35 machine gives a PVH guest of SIZE (default 8G);\n"
@@ -44,6 +46,8 @@ static const char usage[] =
     "  --firmware       this machine's own map, from /sys/firmware/memmap\n"
     "  --mem-limit SIZE refuse maps whose tables need more host memory than SIZE\n"
     "                   (default: MemAvailable less 512 MiB)\n"
+    "  --cpus N         threads for the parallel init of the eager strategies (default 1;\n"
+    "                   all: one per core online); cpus= chooses how many of them run\n"
     "  --map-only       print the boot record with the map, and stop\n"
     "  --list-options   list the kernel options this runner takes\n"
     "KERNEL OPTIONS are the kernel's command line: runs=3 strategies=page,chunk ...\n"
@@ -101,6 +105,19 @@ static void parse_args(int argc, char **argv, struct args *a, struct bootinfo *b
             a->firmware = true;
         } else if (!strcmp(w, "--map-only")) {
             a->map_only = true;
+        } else if (!strcmp(w, "--cpus")) {
+            long cores = sysconf(_SC_NPROCESSORS_ONLN);
+            char *end;
+            unsigned long v;
+            if (i + 1 == argc)
+                usage_fail("--cpus needs a value");
+            const char *arg = argv[++i];
+            v = !strcmp(arg, "all") ? (unsigned long)cores : strtoul(arg, &end, 10);
+            if (strcmp(arg, "all") && (*end || end == arg))
+                usage_fail("--cpus %s: expected a number of threads or all", arg);
+            if (v < 1 || v > HEAP_PAR_MAX_CPUS)
+                usage_fail("--cpus %s: between 1 and %u threads", arg, HEAP_PAR_MAX_CPUS);
+            host_cpus = (unsigned)v;
         } else if (!strcmp(w, "--mem") || !strcmp(w, "--mem-limit") || !strcmp(w, "--e820")) {
             if (i + 1 == argc)
                 usage_fail("%s needs a value", w);

@@ -11,6 +11,7 @@
 #include "mm/bootmem.h"
 #include "mm/e820.h"
 #include "mm/frametable.h"
+#include "mm/heap_par.h"
 #include "mm/heap_priv.h"
 #include "mm/numa.h"
 #include "mm/paging.h"
@@ -271,13 +272,20 @@ void mm_heap_takeover(void)
     mm_count_reserved("frame table and M2P", frametable.bytes + frametable.m2p_bytes);
     mm_count_reserved("audit bitmap", bitmap_pages << PAGE_SHIFT);
 
+    mm.nodes = numa_boot_init(max_pfn, opt_numa_fake);
+    /* A private heap per CPU for the parallel init, when there is more than one. */
+    unsigned ncpus = heap_par_platform_cpus();
+    uint64_t par_bytes = heap_par_bytes(ncpus);
+    if (par_bytes)
+        heap_par_give_storage(mm_alloc_boot("parallel init heaps", PFN_UP(par_bytes), UINT64_MAX),
+                              ncpus);
+
     /* The heap's pages by the accounting: usable RAM less all of that and what was left out. */
     uint64_t reserved = 0;
     for (unsigned i = 0; i < mm.nresv; i++)
         reserved += mm.resv[i].bytes >> PAGE_SHIFT;
     uint64_t accounted = (mm.usable_bytes >> PAGE_SHIFT) - reserved - usable.left_pages;
 
-    mm.nodes = numa_boot_init(max_pfn, opt_numa_fake);
     heap_boot_scrub = opt_bootscrub == BOOTSCRUB_IDLE;
     /* From here the boot allocator's pages are the heap's: no more allocations. */
     bootmem_seal(&bootmem);

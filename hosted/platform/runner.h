@@ -103,4 +103,7 @@ void host_window_report(void);
 /* Ends the process with status after flushing the records. */
 __attribute__((noreturn)) void host_exit(int status);
 
+/* Worker threads for the parallel init (par.c): --cpus, 1 unless asked. */
+extern unsigned host_cpus;
+
 #endif

@@ -30,8 +30,9 @@ def check_memory(r):
     assert m["direct_map"]["table_pages"] == want["table_pages"]
     assert took["frame table and M2P"] == want["frame_table_bytes"] + want["m2p_bytes"]
     assert took["audit bitmap"] == want["bitmap_pages"] * PAGE, (took["audit bitmap"], want["bitmap_pages"])
-    # The other CPUs' stacks and the node map come from boot memory too, in pages.
-    smp_own = sum(took.get(k, 0) for k in ("CPU stacks and tables", "node map"))
+    # The other CPUs' stacks, the node map and the parallel init's private
+    # heaps come from boot memory too, in pages.
+    smp_own = sum(took.get(k, 0) for k in ("CPU stacks and tables", "node map", "parallel init heaps"))
     assert smp_own % PAGE == 0, smp_own
     # Everything usable that the kernel did not take reached the heap.
     assert m["heap_pages"] == want["heap_pages"] - smp_own // PAGE, (m["heap_pages"], want["heap_pages"])

@@ -5,8 +5,14 @@
 
 #include <setjmp.h>
 
+#include "mm/heap_par.h"
+
 /* When set, panic() records its message and longjmps here instead of aborting. */
 extern jmp_buf *panic_jump;
 extern char panic_message[256];
+
+/* The simulated CPUs of the parallel heap init: how many, and each one's node. */
+extern unsigned host_par_cpus;
+extern unsigned host_par_node[HEAP_PAR_MAX_CPUS];
 
 #endif

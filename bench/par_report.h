@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* The `par` record of a parallel init (README.md, "Records"). */
+#ifndef BENCH_PAR_REPORT_H
+#define BENCH_PAR_REPORT_H
+
+#include "mm/heap_par.h"
+
+/* Prints strategy's run-th parallel init: per worker and per node, pages and times. */
+void par_record(const char *strategy, unsigned run, const struct heap_par_stats *st);
+
+#endif
