@@ -161,3 +161,53 @@ def test_silent_cpu_is_left_out():
     smp = record(r, "smp")
     assert smp["cpus_up"] == 2 and len(smp["cpus_failed"]) == 1, explain(r)
     assert "did not answer within 1000 ms: left out" in r.log
+
+
+# ---- the parallel init builds the serial heap --------------------------------
+
+EAGER = "page,chunk,once"
+
+
+def digests(r):
+    """{strategy: digest} of a run, every audit green, every eager init on
+    the CPUs the bench record says."""
+    assert r.status == "ok", explain(r)
+    audits = [a for a in r.records() if a["type"] == "audit"]
+    assert audits and all(a["ok"] for a in audits), explain(r)
+    return {a["strategy"]: (a["digest"], a["cpus"]) for a in audits}
+
+
+def serial_and_parallel(mode, mem, extra, cpus):
+    """The eager strategies once serially (cpus=1) and once on every CPU: the
+    same digest each, and the parallel run spread over more than one CPU."""
+    ser = digests(boot(mode, mem, f"runs=1 strategies={EAGER} cpus=1", extra=extra, timeout=400))
+    r = boot(mode, mem, f"runs=1 strategies={EAGER}", extra=extra, timeout=400)
+    par = digests(r)
+    for s in EAGER.split(","):
+        assert ser[s][1] == 1 and par[s][1] == cpus, (s, ser[s], par[s])
+        assert par[s][0] == ser[s][0], (s, ser[s], par[s])
+    runs = [p for p in r.records() if p["type"] == "par"]
+    assert {p["strategy"] for p in runs} == set(EAGER.split(","))
+    for p in runs:
+        pages = [w["pages"] for w in p["workers"]]
+        assert sum(pages) == record(r, "bench")["pages"]     # every page handed over, once
+        assert sum(1 for x in pages if x) > 1, p            # at least two CPUs built pieces
+        assert sum(n["pages"] for n in p["nodes"]) == sum(pages)
+    return r
+
+
+@pytest.mark.parametrize("cpus", [2, 4])
+def test_parallel_same_heap_smp(cpus):
+    serial_and_parallel("pvh", "2G", ["-smp", str(cpus)], cpus)
+
+
+@pytest.mark.parametrize("name", list(NUMA))
+def test_parallel_same_heap_numa(name):
+    nodes = NUMA[name]
+    mem = sum(m for m, _ in nodes)
+    r = serial_and_parallel("pvh", f"{mem}M", numa_args(nodes), sum(len(c) for _, c in nodes))
+    check_nodes(r, nodes)
+
+
+def test_parallel_same_heap_uefi_two_cpus():
+    serial_and_parallel("iso-uefi", "2G", ["-smp", "2"], 2)
