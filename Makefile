@@ -13,6 +13,10 @@ PYTHON   ?= /usr/bin/python3
 # Kernel command line for `make run`, memory for `make run*`.
 ARGS     ?=
 MEM      ?= 8G
+# vCPUs and NUMA nodes of the guest for `make run*`: one vCPU per host core,
+# one node (NODES splits memory and CPUs evenly into that many -numa nodes).
+CPUS     ?= $(shell nproc)
+NODES    ?= 1
 # Options for `make bench` and `make bench-quick`, e.g. "--sizes 4,8 --runs 5"
 # (python3 -m harness run --help lists them).
 BENCH_ARGS ?=
@@ -128,15 +132,16 @@ setup:
 
 run: setup
 	@$(MAKE) --no-print-directory all
-	$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)"
+	$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
+		--cpus $(CPUS) --nodes $(NODES)
 
 run-iso: setup
 	@$(MAKE) --no-print-directory iso
-	$(PYTHON) -m harness boot --mode iso-bios --accel $(ACCEL) --mem $(MEM)
+	$(PYTHON) -m harness boot --mode iso-bios --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES)
 
 run-uefi: setup
 	@$(MAKE) --no-print-directory iso
-	$(PYTHON) -m harness boot --mode iso-uefi --accel $(ACCEL) --mem $(MEM)
+	$(PYTHON) -m harness boot --mode iso-uefi --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES)
 
 # The sweep boots the ELF directly (pvh) or builds its own ISO per boot with
 # the benchmark's kernel arguments, so `all` is the only build it needs.
@@ -150,7 +155,8 @@ bench-quick: setup
 
 debug: all
 	@echo "QEMU waits for gdb on :1234; in another terminal: gdb -x tools/gdbinit"
-	$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" --gdb --timeout 0
+	$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
+		--cpus $(CPUS) --nodes $(NODES) --gdb --timeout 0
 
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \

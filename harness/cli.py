@@ -39,7 +39,8 @@ def cmd_boot(args):
     1 the kernel failed, 2 no verdict (timeout, stall, QEMU error)."""
     try:
         r = qemu.boot(args.mode, args.mem, args.append, args.accel, args.timeout, args.quiet,
-                      args.log, args.machine_opts, not args.no_serial, args.gdb, stall=args.stall)
+                      args.log, args.machine_opts, not args.no_serial, args.gdb, stall=args.stall,
+                      cpus=args.cpus, nodes=args.nodes)
     except (RuntimeError, ValueError) as e:
         print(f"harness: {e}", file=sys.stderr)
         return 2
@@ -145,6 +146,10 @@ def parser():
     b.add_argument("--timeout", type=float, default=600, help="seconds; 0 waits forever")
     b.add_argument("--log", help="also write the serial log here")
     b.add_argument("--machine-opts", default="", help="extra -machine options, e.g. pit=off")
+    b.add_argument("--cpus", type=int, default=1,
+                   help="vCPUs (multi-threaded TCG under TCG); make run gives one per host core")
+    b.add_argument("--nodes", type=int, default=1,
+                   help="NUMA nodes: memory and CPUs split evenly, one memory-backend-ram each")
     b.add_argument("--no-serial", action="store_true", help="boot without a serial port")
     b.add_argument("--gdb", action="store_true", help="wait for gdb on :1234")
     b.add_argument("--quiet", action="store_true")

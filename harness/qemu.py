@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 
-from harness import ROOT
+from harness import ROOT, guest
 from harness.common import parse_size  # noqa: F401  (the runner's callers use qemu.parse_size)
 
 ELF = os.path.join(ROOT, "build", "bootheap.elf")
@@ -132,7 +132,8 @@ def make_iso(append, workdir, gfxmode=None, grub_cmds=()):
 
 
 def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
-                 machine_opts="", serial=True, gdb=False, extra=(), cpu=None, say=print):
+                 machine_opts="", serial=True, gdb=False, extra=(), cpu=None, say=print,
+                 cpus=1, nodes=1):
     mem_mib = mem_bytes >> 20
     cmd = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
            "-monitor", "none", "-m", f"{mem_mib}M"]
@@ -140,11 +141,14 @@ def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
     if machine_opts:
         machine += "," + machine_opts
     # Guests larger than what the host has free: only touched pages cost RAM.
-    if mem_bytes > mem_available() * 0.9:
+    large = mem_bytes > mem_available() * 0.9
+    if large:
         say(f"harness: {mem_mib} MiB guest is larger than free host RAM: reserve=off")
+    if large and nodes == 1:
         cmd += ["-object", f"memory-backend-ram,id=ram0,size={mem_mib}M,reserve=off"]
         machine += ",memory-backend=ram0"
     cmd += ["-machine", machine]
+    cmd += guest.args(cpus, nodes, mem_bytes, large)
     if accel == "kvm":
         cmd += ["-accel", "kvm", "-cpu", cpu or "host,-arch-capabilities"]
     else:
@@ -153,7 +157,9 @@ def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
         # hole on AMD-like CPUs), so give it 46 then. Only then: OVMF maps
         # the whole physical address space and takes seconds more with 46.
         wide = mem_bytes > (512 << 30)
-        cmd += ["-accel", "tcg", "-cpu", cpu or ("max,phys-bits=46" if wide else "max")]
+        # One host thread per vCPU (QEMU's default for x86 guests, said here).
+        tcg = "tcg,thread=multi" if cpus > 1 else "tcg"
+        cmd += ["-accel", tcg, "-cpu", cpu or ("max,phys-bits=46" if wide else "max")]
     cmd += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     cmd += ["-serial", "stdio" if serial else "none"]
     if mode == "pvh":
@@ -290,12 +296,13 @@ def _wait(proc, reader, timeout, stall):
 
 def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False,
          log_path=None, machine_opts="", serial=True, gdb=False, extra=(), cpu=None,
-         say=None, stall=None, gfxmode=None, grub_cmds=()):
+         say=None, stall=None, gfxmode=None, grub_cmds=(), cpus=1, nodes=1):
     """Boots once and returns a Result. Never raises for a kernel failure.
     gfxmode picks GRUB's screen mode for the ISO modes ('1280x800', 'text').
     stall: seconds of serial silence that end the boot as 'stalled' (None:
     default_stall(mem); 0: never; always off without serial or with gdb).
-    grub_cmds: GRUB commands run before the kernel is loaded (ISO modes)."""
+    grub_cmds: GRUB commands run before the kernel is loaded (ISO modes).
+    cpus, nodes: the guest's vCPUs and NUMA nodes (harness/guest.py)."""
     if say is None:
         say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
     if mode not in MODES:
@@ -316,7 +323,7 @@ def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False
             if not os.path.exists(iso):
                 raise RuntimeError(f"{iso} is missing: run `make iso`")
         cmd = qemu_command(mode, acc, mem_bytes, append, iso, work, machine_opts, serial,
-                           gdb, extra, cpu, say)
+                           gdb, extra, cpu, say, cpus, nodes)
         say("harness: " + " ".join(cmd))
         start = time.monotonic()
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

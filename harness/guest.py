@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: MIT
+"""`guest`: the CPUs and NUMA nodes of a QEMU guest (`make run CPUS= NODES=`):
+-smp, and for more than one node one memory-backend-ram and one -numa node
+each, memory and CPUs split as evenly as they go."""
+import os
+
+MIB = 1 << 20
+
+
+def host_cores():
+    """Cores this process may run on: the guest's vCPUs by default."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def split(total, parts):
+    """total split into parts whole shares, the larger ones first."""
+    base, extra = divmod(total, parts)
+    return [base + (i < extra) for i in range(parts)]
+
+
+def check(cpus, nodes, mem_bytes):
+    """None, or why this guest cannot be built."""
+    if cpus < 1 or cpus > 64:
+        return f"CPUS={cpus}: the kernel takes 1 to 64 CPUs"
+    if nodes < 1 or nodes > 8:
+        return f"NODES={nodes}: the kernel takes 1 to 8 nodes"
+    if nodes > 1 and (mem_bytes // MIB) < nodes:
+        return f"NODES={nodes}: {mem_bytes // MIB} MiB cannot give every node a MiB"
+    return None
+
+
+def args(cpus, nodes, mem_bytes, large):
+    """QEMU arguments for cpus vCPUs on nodes nodes of mem_bytes in all; large:
+    the guest is bigger than the host's free RAM (reserve=off on each backend).
+    With one node, none but -smp: the caller keeps its single memory backend."""
+    why = check(cpus, nodes, mem_bytes)
+    if why:
+        raise ValueError(why)
+    out = ["-smp", str(cpus)] if cpus > 1 else []
+    if nodes == 1:
+        return out
+    mems = split(mem_bytes // MIB, nodes)
+    per = split(cpus, nodes)
+    first = 0
+    for i in range(nodes):
+        backend = f"memory-backend-ram,id=node{i},size={mems[i]}M" + (",reserve=off" if large else "")
+        opt = f"node,nodeid={i},memdev=node{i}"
+        if per[i]:
+            opt += f",cpus={first}-{first + per[i] - 1}"
+        first += per[i]
+        out += ["-object", backend, "-numa", opt]
+    return out
