@@ -243,7 +243,7 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 # user program lives in the low 2 GiB), linked with the user-space platform
 # layer in hosted/platform/.
 HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c,$(wildcard mm/*.c)) \
-               bench/bench.c bench/report.c bench/par_report.c bench/stats.c kernel/printk.c kernel/record.c \
+               bench/bench.c bench/report.c bench/par_report.c bench/scaling.c bench/stats.c kernel/printk.c kernel/record.c \
                kernel/string.c kernel/cmdline.c kernel/err.c kernel/sort.c kernel/cpu.c kernel/time/tsc_math.c \
                kernel/time/leaves.c kernel/time/choose.c kernel/bootrec.c
 HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))

@@ -7,6 +7,7 @@
 
 #include "bench/par_report.h"
 #include "bench/report.h"
+#include "bench/scaling.h"
 #include "bench/stats.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
@@ -214,7 +215,7 @@ static int run_strategy(struct series *x, unsigned run, bool timed, struct err *
     if (x->cpus > 1) {
         /* The window opens and closes on the boot CPU, across the barriers every CPU passes. */
         struct heap_par_stats st;
-        if ((rc = heap_par_build(&heap_default, x->s, w, &st, e))) {
+        if ((rc = heap_par_build(&heap_default, x->s, x->cpus, w, &st, e))) {
             bench_window_close();
             return rc;
         }
@@ -265,7 +266,7 @@ static int run_floor(unsigned run, struct err *e)
     heap_reset();
     bench_window_open("floor", "init", run, true);
     if (par_cpus > 1) {
-        rc = heap_par_floor(w, &st, e);
+        rc = heap_par_floor(par_cpus, w, &st, e);
     } else {
         w[0] = tsc_now();
         heap_floor_write();
@@ -361,5 +362,11 @@ int bench_main(struct err *e)
     }
     heap_reset();
     report();
+    if (scaling_wanted()) {
+        const struct heap_strategy *s[BENCH_MAX_STRATEGIES];
+        for (unsigned i = 0; i < nstrat; i++)
+            s[i] = series[i].s;
+        return scaling_run(s, nstrat, opt_runs, series[0].digest, e);
+    }
     return 0;
 }

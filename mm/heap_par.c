@@ -143,11 +143,14 @@ void heap_par_give_storage(void *mem, unsigned ncpus)
     npriv = mem ? ncpus : 0;
 }
 
+unsigned heap_par_cpus_max(void)
+{
+    return MIN(heap_par_platform_cpus(), npriv ? npriv : 1);
+}
+
 unsigned heap_par_cpus(void)
 {
-    unsigned have = MIN(heap_par_platform_cpus(), npriv ? npriv : 1);
-
-    return opt_cpus ? MIN(opt_cpus, have) : have;
+    return opt_cpus ? MIN(opt_cpus, heap_par_cpus_max()) : heap_par_cpus_max();
 }
 
 /* Cuts and assigns for ncpus workers: before the timed window, every run. */
@@ -211,11 +214,12 @@ static void worker(unsigned cpu, void *arg)
     j->st->cpu_splice_ticks[cpu] = t2 - t1;
 }
 
-int heap_par_build(struct heap *h, const struct heap_strategy *s, uint64_t window[2],
+int heap_par_build(struct heap *h, const struct heap_strategy *s, unsigned n, uint64_t window[2],
                    struct heap_par_stats *st, struct err *e)
 {
-    unsigned n = heap_par_cpus();
-    int rc = plan(n, st, e);
+    int rc = n > heap_par_cpus_max() ? err_set(e, -EINVAL, "parallel init: %u CPUs asked for, "
+                                               "%u available", n, heap_par_cpus_max())
+                                     : plan(n, st, e);
 
     if (rc)
         return rc;
@@ -229,10 +233,11 @@ int heap_par_build(struct heap *h, const struct heap_strategy *s, uint64_t windo
     return 0;
 }
 
-int heap_par_floor(uint64_t window[2], struct heap_par_stats *st, struct err *e)
+int heap_par_floor(unsigned n, uint64_t window[2], struct heap_par_stats *st, struct err *e)
 {
-    unsigned n = heap_par_cpus();
-    int rc = plan(n, st, e);
+    int rc = n > heap_par_cpus_max() ? err_set(e, -EINVAL, "parallel floor: %u CPUs asked for, "
+                                               "%u available", n, heap_par_cpus_max())
+                                     : plan(n, st, e);
 
     if (rc)
         return rc;

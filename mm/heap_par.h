@@ -71,19 +71,23 @@ struct heap_par_stats {
 /* CPUs a parallel init uses: cpus= (0: all the platform has), at most what it has. */
 unsigned heap_par_cpus(void);
 
+/* CPUs a parallel init can use: the platform's, with a private heap each. */
+unsigned heap_par_cpus_max(void);
+
 /*
- * Builds heap h (already reset) with eager strategy s on heap_par_cpus()
- * workers: the pieces of the handed-over regions, cut and assigned as
+ * Builds heap h (already reset) with eager strategy s on n workers (at most
+ * heap_par_cpus_max()): the pieces of the handed-over regions, cut and assigned as
  * above; each worker builds its pieces into its private heap, then splices
  * it into h. window[0] and window[1] are the boot CPU's TSC reads once every
  * worker has passed the start barrier and once every worker has passed the
- * end barrier. Returns 0, or -E2BIG with e saying why (too many pieces).
+ * end barrier. Returns 0, or a negative errno with e saying why (too many
+ * pieces, more workers than available, no private heaps).
  */
-int heap_par_build(struct heap *h, const struct heap_strategy *s, uint64_t window[2],
+int heap_par_build(struct heap *h, const struct heap_strategy *s, unsigned n, uint64_t window[2],
                    struct heap_par_stats *st, struct err *e);
 
-/* The floor on the same workers and pieces: each memsets its pieces' entries. */
-int heap_par_floor(uint64_t window[2], struct heap_par_stats *st, struct err *e);
+/* The floor on n workers and the same pieces: each memsets its pieces' entries. */
+int heap_par_floor(unsigned n, uint64_t window[2], struct heap_par_stats *st, struct err *e);
 
 /*
  * Storage for the private heaps: ncpus heaps' worth of bytes, from the

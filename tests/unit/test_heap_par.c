@@ -97,7 +97,7 @@ static uint64_t parallel(const struct heap_strategy *s, struct heap_par_stats *s
     struct err e;
 
     heap_reset();
-    assert_int_equal(heap_par_build(&heap_default, s, w, st, &e), 0);
+    assert_int_equal(heap_par_build(&heap_default, s, host_par_cpus, w, st, &e), 0);
     assert_int_equal(bootmem.nr, 0);
     return audited_digest(s->name);
 }
@@ -277,6 +277,11 @@ static void test_same_heap_other_costs(void **state)
     uint64_t want = serial(s);
     cpus(3, NULL);
     assert_int_equal(parallel(s, &st), want);
+    /* More CPUs than there are: refused, with the reason. */
+    struct err e;
+    uint64_t w[2];
+    assert_int_equal(heap_par_build(&heap_default, s, 4, w, &st, &e), -EINVAL);
+    assert_non_null(strstr(e.msg, "4 CPUs asked for, 3 available"));
 }
 
 /* Two private heaps with blocks on one list, spliced: both lists whole, in order. */
