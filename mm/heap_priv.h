@@ -52,9 +52,13 @@ struct heap {
     uint64_t inuse_pages;           /* handed out by heap_alloc_pages() */
     uint64_t first_valid_mfn;
     spinlock_t lock;                /* Xen's heap_lock */
+    unsigned preempt_count;         /* the locking CPU's preemption count (mm/xen_costs.c) */
     bool lazy_built;                /* built by the lazy strategy: tails may be uninitialised */
     bool lazy_dirty;                /* the need_scrub value lazy gave its uninitialised tails */
 };
+
+_Static_assert(offsetof(struct heap, preempt_count) == offsetof(struct heap, lock) + sizeof(spinlock_t),
+               "xc_spin_lock_call() counts preemption in the word after the lock");
 
 /* The heap the kernel builds, and the one heap.h's calls work on. */
 extern struct heap heap_default;

@@ -92,14 +92,17 @@ MFN_VALID_CALL(xc_mfn_valid_call_fenced_pdx, XC(XC_LFENCE) | XC(XC_PDX))
 /*
  * The per-CPU preemption count (Xen's this_cpu(__preempt_count)): the
  * counter's address plus this CPU's per-CPU offset, which Xen reads from
- * the cpu_info at the top of the stack and bootheap, on one CPU, from here.
+ * the cpu_info at the top of the stack and bootheap from here. The counter
+ * is the word after the heap lock (struct heap's preempt_count): a heap is
+ * built by one CPU at a time, and in a parallel init each CPU builds its
+ * own private heap, so that word is the building CPU's own, as Xen's is,
+ * and no two CPUs write one line per page.
  */
-static unsigned preempt_count_cpu0;
-unsigned long xc_per_cpu_offset;    /* 0: one CPU; a variable, as Xen's per_cpu_offset */
+unsigned long xc_per_cpu_offset;    /* 0: the counter beside the lock; a variable, as Xen's per_cpu_offset */
 
-static inline unsigned *this_cpu_preempt_count(void)
+static inline unsigned *this_cpu_preempt_count(spinlock_t *l)
 {
-    unsigned long p = (unsigned long)&preempt_count_cpu0;
+    unsigned long p = (unsigned long)(l + 1);
 
     /* Hide the sum from the optimiser, as Xen's RELOC_HIDE() does. */
     __asm__("" : "=r"(p) : "0"(p));
@@ -115,7 +118,7 @@ __attribute__((noinline)) void xc_spin_lock_call(spinlock_t *l)
 {
     uint32_t old;
 
-    (*this_cpu_preempt_count())++;
+    (*this_cpu_preempt_count(l))++;
     __asm__ volatile("" ::: "memory");
     old = __atomic_fetch_add(&l->head_tail, 1u << 16, __ATOMIC_ACQUIRE);
     while ((uint16_t)(old >> 16) != __atomic_load_n(&l->head, __ATOMIC_ACQUIRE))
@@ -129,7 +132,7 @@ __attribute__((noinline)) void xc_spin_unlock_call(spinlock_t *l)
     __asm__ volatile("" ::: "memory");
     __asm__ volatile("addw %1, %0" : "+m"(l->head) : "ri"((uint16_t)1) : "memory");
     __asm__ volatile("" ::: "memory");
-    (*this_cpu_preempt_count())--;
+    (*this_cpu_preempt_count(l))--;
 }
 
 /*

@@ -267,6 +267,7 @@ static inline bool xc_mfn_valid(unsigned xc, uint64_t mfn)
 
 /* ---- the heap lock (Xen's _spin_lock(), _spin_unlock(), common/spinlock.c) ---- */
 
+/* l must be a heap's lock (struct heap): the word after it counts preemption. */
 void xc_spin_lock_call(spinlock_t *l);
 void xc_spin_unlock_call(spinlock_t *l);
 
