@@ -12,6 +12,7 @@ from harness.counts import load as counts_load, section as counts_section
 from harness.plot import write_plot
 from harness.stats import (FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, check_text, cross_check,
                            disagreements, failures, request_mismatch)
+from harness.cpus_report import cpus_sections
 from harness.hosted import report_sections as hosted_sections
 from harness.xen import XEN_ARM, XEN_X86, xen_ns_per_page, xen_pages, xen_row
 
@@ -220,6 +221,7 @@ def render_markdown(sweep, plot_note=None):
               "points are marked" + (" for reference only (KVM, not comparable)" if emulated else "")
               + ". Points at zero cannot sit on a log axis and are left out.", ""]
 
+    L += cpus_sections(sweep)
     L += hosted_sections(sweep) + counts_section(counts_load(sweep.folder))
     L += ablation_section(ablation_load(sweep.folder))
     L += xen_section(emulated)

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+"""The report's sections about CPUs and nodes (report.md): the scaling table
+from the `scaling` records, each parallel init's pages and times per node
+from the `par` records, and the CPUs' bring-up and TSC skew from `smp`."""
+from harness.common import gib_text
+
+
+def fmt_ms(ns):
+    return "" if ns is None else f"{ns / 1e6:.3f}"
+
+
+def md(headers, rows):
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def scaling_rows(run):
+    return [[gib_text(run.nbytes), s["strategy"], s["cpus"], s["runs"], fmt_ms(s["median_ns"]),
+             f"{s['speedup']:.2f}", fmt_ms(s["floor_median_ns"]), f"{s['x_floor']:.2f}"]
+            for s in run.of("scaling")]
+
+
+def node_rows(run):
+    rows = []
+    for p in run.of("par"):
+        if p["run"] != 0:
+            continue
+        for n in p["nodes"]:
+            rows.append([gib_text(run.nbytes), p["strategy"], p["cpus"], n["node"], n["pages"], n["cpus"],
+                         fmt_ms(n["ns"])])
+    return rows
+
+
+def smp_rows(run):
+    s = run.first("smp")
+    if not s:
+        return []
+    return [[gib_text(run.nbytes), s["cpus_up"], s["cpus_found"], fmt_ms(s["bringup_ns"]),
+             "" if s.get("tsc_skew_ns") is None else s["tsc_skew_ns"],
+             "" if s.get("tsc_bound_ns") is None else s["tsc_bound_ns"]]]
+
+
+def cpus_sections(sweep):
+    """Markdown lines; none when no run recorded CPUs."""
+    L = []
+    scaling = [r for run in sweep.sizes for r in scaling_rows(run)]
+    if scaling:
+        L += ["## Scaling: each eager strategy at 1 to N CPUs", "",
+              md(["RAM", "strategy", "CPUs", "runs", "median ms", "speedup over 1 CPU",
+                  "floor ms, as many CPUs", "x floor"], scaling), "",
+              "Run with `scaling` on the command line. The floor beside each row ran on as many "
+              "CPUs: where a strategy is at its floor, memory bandwidth, not the CPU count, bounds it.", ""]
+    nodes = [r for run in sweep.sizes for r in node_rows(run)]
+    if nodes:
+        L += ["## Parallel init: pages and time per node (first run)", "",
+              md(["RAM", "strategy", "CPUs", "node", "pages", "CPUs on the node", "slowest CPU ms"], nodes), ""]
+    smp = [r for run in sweep.sizes for r in smp_rows(run)]
+    if smp:
+        L += ["## CPUs: bring-up and TSC skew", "",
+              md(["RAM", "CPUs up", "CPUs in the MADT", "bring-up ms", "TSC skew ns", "bound ns"], smp), ""]
+    return L

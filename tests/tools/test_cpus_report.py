@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: MIT
+"""The report's CPU sections: the scaling table, pages and times per node,
+bring-up and TSC skew, from the records a run wrote; nothing without them."""
+from harness.cpus_report import cpus_sections
+
+GIB = 1 << 30
+
+
+class Run:
+    def __init__(self, nbytes, recs):
+        self.nbytes, self.recs = nbytes, recs
+
+    def of(self, kind):
+        return [r for r in self.recs if r["type"] == kind]
+
+    def first(self, kind):
+        found = self.of(kind)
+        return found[0] if found else None
+
+
+class Sweep:
+    def __init__(self, *runs):
+        self.sizes = list(runs)
+
+
+SCALING = [{"type": "scaling", "strategy": "chunk", "cpus": c, "runs": 3, "median_ns": ns,
+            "speedup": sp, "floor_median_ns": fl, "x_floor": xf}
+           for c, ns, sp, fl, xf in ((1, 12_000_000, 1.0, 4_000_000, 3.0), (2, 6_500_000, 1.84, 2_500_000, 2.6))]
+PAR = [{"type": "par", "strategy": "page", "run": r, "cpus": 2, "workers": [],
+        "nodes": [{"node": 0, "pages": 100, "cpus": 1, "ns": 1_500_000},
+                  {"node": 1, "pages": 50, "cpus": 1, "ns": 900_000}]} for r in (0, 1)]
+SMP = [{"type": "smp", "cpus_up": 2, "cpus_found": 2, "bringup_ns": 14_000_000, "tsc_skew_ns": 120,
+        "tsc_bound_ns": 140}]
+
+
+def test_every_section_from_its_records():
+    text = "\n".join(cpus_sections(Sweep(Run(16 * GIB, SCALING + PAR + SMP))))
+    assert "| 16 GiB | chunk | 2 | 3 | 6.500 | 1.84 | 2.500 | 2.60 |" in text
+    # The first run only, one row per node.
+    assert text.count("| 16 GiB | page | 2 | 0 | 100 | 1 | 1.500 |") == 1
+    assert "| 16 GiB | page | 2 | 1 | 50 | 1 | 0.900 |" in text
+    assert "| 16 GiB | 2 | 2 | 14.000 | 120 | 140 |" in text
+
+
+def test_nothing_without_the_records():
+    assert cpus_sections(Sweep(Run(GIB, [{"type": "bench"}]))) == []
