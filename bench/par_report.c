@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The `par` record: what each CPU and each node did in one parallel init.
+// The `par` record: what each CPU and each node did in one parallel init,
+// and for the first run a line per node on the consoles.
 #include "bench/par_report.h"
 
+#include "kernel/printk.h"
 #include "kernel/record.h"
 #include "kernel/time/tsc.h"
 
@@ -13,10 +15,34 @@ static void record_ticks_ns(struct record *r, const char *key, uint64_t ticks)
         record_null(r, key);
 }
 
+/* The CPUs on node n, and the slowest one's ticks: the node's time. */
+static unsigned node_cpus(const struct heap_par_stats *st, unsigned n, uint64_t *ticks)
+{
+    unsigned cpus = 0;
+
+    *ticks = 0;
+    for (unsigned c = 0; c < st->cpus; c++)
+        if (heap_par_platform_node(c) == n) {
+            cpus++;
+            *ticks = *ticks > st->cpu_ticks[c] ? *ticks : st->cpu_ticks[c];
+        }
+    return cpus;
+}
+
 void par_record(const char *strategy, unsigned run, const struct heap_par_stats *st)
 {
     struct record r;
+    uint64_t ticks;
+    unsigned cpus;
 
+    for (unsigned n = 0; run == 0 && n < MAX_NUMNODES; n++) {
+        if (!st->node_pages[n])
+            continue;
+        cpus = node_cpus(st, n, &ticks);
+        printk("par: %s on %u CPUs: node %u, %llu pages, %u CPU%s on it, slowest %llu us\n", strategy,
+               st->cpus, n, (unsigned long long)st->node_pages[n], cpus, cpus == 1 ? "" : "s",
+               (unsigned long long)(tsc_calibrated() ? tsc_to_ns(ticks) / 1000 : 0));
+    }
     record_begin(&r, "par");
     record_str(&r, "strategy", strategy);
     record_u64(&r, "run", run);
@@ -35,17 +61,9 @@ void par_record(const char *strategy, unsigned run, const struct heap_par_stats 
     record_arr_end(&r);
     record_arr_begin(&r, "nodes");
     for (unsigned n = 0; n < MAX_NUMNODES; n++) {
-        uint64_t ticks = 0;
-        unsigned cpus = 0;
-
         if (!st->node_pages[n])
             continue;
-        /* A node's time: the slowest of the workers on it. */
-        for (unsigned c = 0; c < st->cpus; c++)
-            if (heap_par_platform_node(c) == n) {
-                cpus++;
-                ticks = ticks > st->cpu_ticks[c] ? ticks : st->cpu_ticks[c];
-            }
+        cpus = node_cpus(st, n, &ticks);
         record_obj_begin(&r, NULL);
         record_u64(&r, "node", n);
         record_u64(&r, "pages", st->node_pages[n]);

@@ -93,6 +93,10 @@ E820_LINE = ('{"type":"e820","raw_count":2,"sanitised":[{"addr":0,"len":654336,"
     (["--bogus"], "unknown option --bogus"),
     (["--firmware", "--e820", "x"], "choose one"),
     (["--e820", "/nonexistent/boot.log"], "/nonexistent/boot.log: No such file"),
+    (["--cpus", "0"], "--cpus 0: between 1 and 64 threads"),
+    (["--cpus", "65"], "--cpus 65: between 1 and 64 threads"),
+    (["--cpus", "two"], "--cpus two: expected a number of threads or all"),
+    (["--cpus"], "--cpus needs a value"),
 ])
 def test_bad_runner_arguments(runner, args, says):
     r = runner(*args)
@@ -174,3 +178,23 @@ def test_firmware_map_is_this_machines(runner):
     assert r.rc == OK, r
     assert sorted((e["addr"], e["len"], e["type"]) for e in r.one("boot")["mmap"]) == sorted(want)
     assert "/sys/firmware/memmap" in r.one("boot")["mmap_source"]
+
+
+def test_threads_build_the_serial_heap(runner):
+    """--cpus 2: the eager strategies and the floor on two threads, the same
+    digest as on one; cpus=1 on the command line keeps them serial."""
+    digests = {}
+    for args in (["cpus=1"], []):
+        r = runner("--mem", "3G", "--cpus", "2", "runs=1", "strategies=page,chunk,once", *args)
+        assert r.rc == OK, r
+        want = 1 if args else 2
+        assert r.one("bench")["cpus"] == want
+        audits = r.of("audit")
+        assert audits and all(a["ok"] and a["cpus"] == want for a in audits), r
+        digests[want] = {a["strategy"]: a["digest"] for a in audits}
+        par = r.of("par")
+        assert len(par) == (0 if args else 3)
+        for p in par:
+            pages = [w["pages"] for w in p["workers"]]
+            assert sum(pages) == r.one("bench")["pages"] and all(pages), p
+    assert digests[1] == digests[2]
