@@ -313,6 +313,9 @@ int bench_main(struct err *e)
     pages = heap_handover_pages();
     xc_describe(xen_costs, cost_model, sizeof(cost_model));
     par_cpus = heap_par_cpus();
+    if (heap_par_cpus_asked() > par_cpus)
+        printk("bench: cpus=%u, but %u CPU%s can build the heap: using %u\n", heap_par_cpus_asked(),
+               par_cpus, par_cpus == 1 ? "" : "s", par_cpus);
     /* Without memnode the lookup reads a 1 GiB-granule copy of the map, which
      * cannot hold nodes that change inside a gigabyte. */
     if (!xc_on(xen_costs, XC_MEMNODE) && !memnodemap_fixed_ok)

@@ -148,6 +148,11 @@ unsigned heap_par_cpus_max(void)
     return MIN(heap_par_platform_cpus(), npriv ? npriv : 1);
 }
 
+unsigned heap_par_cpus_asked(void)
+{
+    return opt_cpus;
+}
+
 unsigned heap_par_cpus(void)
 {
     return opt_cpus ? MIN(opt_cpus, heap_par_cpus_max()) : heap_par_cpus_max();

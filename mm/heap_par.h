@@ -71,6 +71,9 @@ struct heap_par_stats {
 /* CPUs a parallel init uses: cpus= (0: all the platform has), at most what it has. */
 unsigned heap_par_cpus(void);
 
+/* cpus= as given: 0 when not. */
+unsigned heap_par_cpus_asked(void);
+
 /* CPUs a parallel init can use: the platform's, with a private heap each. */
 unsigned heap_par_cpus_max(void);
 
