@@ -211,3 +211,12 @@ def test_parallel_same_heap_numa(name):
 
 def test_parallel_same_heap_uefi_two_cpus():
     serial_and_parallel("iso-uefi", "2G", ["-smp", "2"], 2)
+
+
+def test_memnode_ablation_refused_on_a_fine_node_map():
+    """xen_costs without memnode reads a 1 GiB-granule copy of the node map,
+    which cannot hold a node boundary at 768 MiB: refused, with the reason."""
+    r = boot("pvh", "2048M", "runs=1 strategies=lazy xen_costs=-memnode",
+             extra=numa_args(NUMA["2-nodes-768M-1280M"]))
+    assert r.status == "fail", explain(r)
+    assert "xen_costs without memnode needs node granules of 1 GiB or more" in r.log, explain(r)
