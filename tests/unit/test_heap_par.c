@@ -221,6 +221,40 @@ static void test_assign_cpuless_node(void **state)
     assert_true(pages[0] && pages[1]);
 }
 
+/*
+ * No block of the heap crosses a piece's edge between two CPUs: every free
+ * block lies in one unit, and every piece of that unit went to one CPU.
+ */
+static void blocks_stay_with_one_cpu(unsigned ncpus, const unsigned *cpu_node)
+{
+    static struct heap_piece p[64];
+    unsigned node[HEAP_PAR_MAX_CPUS] = { 0 };
+    uint64_t pages[HEAP_PAR_MAX_CPUS];
+    unsigned n = (unsigned)heap_par_cut(heap_regions.r, heap_regions.nr, p, 64), blocks = 0;
+
+    for (unsigned c = 0; c < ncpus; c++)
+        node[c] = cpu_node ? cpu_node[c] : 0;
+    heap_par_assign(p, n, node, ncpus, pages);
+    for (unsigned nd = 0; nd < MAX_NUMNODES; nd++)
+        for (unsigned z = 0; z < NR_ZONES; z++)
+            for (unsigned o = 0; o <= MAX_ORDER; o++)
+                for (struct page_info *pg = heap(&heap_default, nd, z, o).next; pg;
+                     pg = pl_page(pg->list.next)) {
+                    uint64_t s = page_to_mfn(pg), e = s + (1ull << o);
+                    int cpu = -1;
+                    assert_int_equal(s / UNIT, (e - 1) / UNIT);
+                    for (unsigned i = 0; i < n; i++) {
+                        if (p[i].e <= s || p[i].s >= e)
+                            continue;
+                        assert_true(cpu < 0 || cpu == p[i].cpu);
+                        cpu = p[i].cpu;
+                    }
+                    assert_true(cpu >= 0);
+                    blocks++;
+                }
+    assert_true(blocks > 0);
+}
+
 static void same_heap(const struct node_range *nodes, unsigned nnodes, const unsigned *cpu_node)
 {
     static const char *const eager[] = { "page", "chunk", "once" };
@@ -240,6 +274,7 @@ static void same_heap(const struct node_range *nodes, unsigned nnodes, const uns
             for (unsigned c = 0; c < n; c++)
                 sum += st.cpu_pages[c];
             assert_int_equal(sum, bootmem_pages(&heap_regions));
+            blocks_stay_with_one_cpu(n, cpu_node);
         }
         first_touch(want);
     }
