@@ -1,17 +1,59 @@
 // SPDX-License-Identifier: MIT
 // What the kernel provides and the host tests must supply instead: storage
-// for the frame table and M2P, and panic().
+// for the frame table and M2P, a fresh heap world, and panic().
+#include <setjmp.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernel/panic.h"
-#include "mm/heap_par.h"
 #include "mm/frametable.h"
+#include "mm/heap_par.h"
+#include "mm/heap_priv.h"
+#include "mm/numa.h"
 #include "tests/unit/host_support.h"
 
 struct page_info *frame_table;
 uint64_t *m2p;
+
+static uint64_t *audit_bitmap;
+
+uint64_t *host_frames(uint64_t frames)
+{
+    free(frame_table);
+    free(m2p);
+    free(audit_bitmap);
+    frame_table = calloc(frames, sizeof(struct page_info));
+    m2p = calloc(frames, sizeof(uint64_t));
+    audit_bitmap = calloc((frames + 63) / 64, sizeof(uint64_t));
+    assert_non_null(frame_table);
+    assert_non_null(m2p);
+    assert_non_null(audit_bitmap);
+    max_pfn = frames;
+    memset(section_valid, 0, sizeof(section_valid));
+    numa_reset();
+    return audit_bitmap;
+}
+
+void host_heap_world(const struct bootmem_region *r, unsigned n)
+{
+    uint64_t pages = 0;
+
+    bootmem_reset(&bootmem);
+    for (unsigned i = 0; i < n; i++) {
+        assert_int_equal(bootmem_add(&bootmem, r[i].s, r[i].e), 0);
+        frametable_mark_valid(r[i].s, r[i].e);
+        /* The heap never takes MFN 0. */
+        pages += r[i].e - r[i].s - (r[i].s == 0);
+    }
+    heap_boot_scrub = true;
+    xen_costs = XC_ALL;
+    heap_setup(audit_bitmap, pages);
+}
 
 jmp_buf *panic_jump;
 char panic_message[256];

@@ -14,35 +14,14 @@
 #include "mm/heap_priv.h"
 #include "tests/unit/host_support.h"
 
-struct region { uint64_t s, e; };
 
 static uint64_t *bitmap;
 
 /* A fresh world: frame table and M2P for max frames, the given free regions. */
-static void world(const struct region *r, unsigned n, uint64_t frames)
+static void world(const struct bootmem_region *r, unsigned n, uint64_t frames)
 {
-    free(frame_table);
-    free(m2p);
-    free(bitmap);
-    frame_table = calloc(frames, sizeof(struct page_info));
-    m2p = calloc(frames, sizeof(uint64_t));
-    bitmap = calloc((frames + 63) / 64, sizeof(uint64_t));
-    assert_non_null(frame_table);
-    assert_non_null(m2p);
-    max_pfn = frames;
-    memset(section_valid, 0, sizeof(section_valid));
-    numa_reset();
-    bootmem_reset(&bootmem);
-    uint64_t pages = 0;
-    for (unsigned i = 0; i < n; i++) {
-        assert_int_equal(bootmem_add(&bootmem, r[i].s, r[i].e), 0);
-        frametable_mark_valid(r[i].s, r[i].e);
-        /* The heap never takes MFN 0. */
-        pages += r[i].e - r[i].s - (r[i].s == 0);
-    }
-    heap_boot_scrub = true;
-    xen_costs = XC_ALL;
-    heap_setup(bitmap, pages);
+    bitmap = host_frames(frames);
+    host_heap_world(r, n);
 }
 
 static const struct heap_strategy *strategy(const char *name)
@@ -121,7 +100,7 @@ static void expect_blocks(const char *name, const struct blk *want, unsigned nwa
     }
 }
 
-static void expect_all(const struct region *r, unsigned nr, uint64_t frames,
+static void expect_all(const struct bootmem_region *r, unsigned nr, uint64_t frames,
                        const struct blk *want, unsigned nwant)
 {
     world(r, nr, frames);
@@ -133,32 +112,32 @@ static void test_exact_small(void **state)
 {
     (void)state;
     /* MFNs 1..15: 1 + 2 + 4 + 8. */
-    const struct region r1[] = { { 1, 16 } };
+    const struct bootmem_region r1[] = { { 1, 16 } };
     const struct blk b1[] = { { 1, 0 }, { 2, 1 }, { 4, 2 }, { 8, 3 } };
     expect_all(r1, 1, 64, b1, 4);
 
     /* A region starting at MFN 0: MFN 0 stays out. */
-    const struct region r2[] = { { 0, 8 } };
+    const struct bootmem_region r2[] = { { 0, 8 } };
     const struct blk b2[] = { { 1, 0 }, { 2, 1 }, { 4, 2 } };
     expect_all(r2, 1, 64, b2, 3);
 
     /* Ending one page short of alignment: 0x40..0x7f without 0x7f. */
-    const struct region r3[] = { { 0x40, 0x7f } };
+    const struct bootmem_region r3[] = { { 0x40, 0x7f } };
     const struct blk b3[] = { { 0x40, 5 }, { 0x60, 4 }, { 0x70, 3 }, { 0x78, 2 }, { 0x7c, 1 }, { 0x7e, 0 } };
     expect_all(r3, 1, 256, b3, 6);
 
     /* A hole in the middle and odd alignment on both sides. */
-    const struct region r4[] = { { 3, 9 }, { 11, 13 } };
+    const struct bootmem_region r4[] = { { 3, 9 }, { 11, 13 } };
     const struct blk b4[] = { { 3, 0 }, { 4, 2 }, { 8, 0 }, { 11, 0 }, { 12, 0 } };
     expect_all(r4, 2, 64, b4, 5);
 
     /* Two regions that touch merge into one block whoever goes first. */
-    const struct region r5[] = { { 0x100, 0x180 }, { 0x180, 0x200 } };
+    const struct bootmem_region r5[] = { { 0x100, 0x180 }, { 0x180, 0x200 } };
     const struct blk b5[] = { { 0x100, 8 } };
     expect_all(r5, 2, 0x400, b5, 1);
 
     /* Three touching regions with odd edges. */
-    const struct region r6[] = { { 0x21, 0x30 }, { 0x30, 0x33 }, { 0x33, 0x40 } };
+    const struct bootmem_region r6[] = { { 0x21, 0x30 }, { 0x30, 0x33 }, { 0x33, 0x40 } };
     const struct blk b6[] = { { 0x21, 0 }, { 0x22, 1 }, { 0x24, 2 }, { 0x28, 3 }, { 0x30, 4 } };
     expect_all(r6, 3, 0x100, b6, 5);
 }
@@ -170,10 +149,10 @@ static void test_exact_small(void **state)
  * the largest naturally aligned blocks of at most MAX_ORDER (18). Returns
  * how many blocks, sorted by MFN.
  */
-static unsigned by_hand(const struct region *r, unsigned n, const uint64_t *cuts, unsigned ncuts,
+static unsigned by_hand(const struct bootmem_region *r, unsigned n, const uint64_t *cuts, unsigned ncuts,
                         struct blk *out, unsigned max)
 {
-    struct region runs[256];
+    struct bootmem_region runs[256];
     unsigned nruns = 0, nb = 0;
 
     for (unsigned i = 0; i < n; i++) {
@@ -183,7 +162,7 @@ static unsigned by_hand(const struct region *r, unsigned n, const uint64_t *cuts
         if (nruns && runs[nruns - 1].e == s)
             runs[nruns - 1].e = e;          /* the test's regions come sorted */
         else
-            runs[nruns++] = (struct region){ s, e };
+            runs[nruns++] = (struct bootmem_region){ s, e };
     }
     for (unsigned i = 0; i < nruns; i++) {
         uint64_t s = runs[i].s;
@@ -204,7 +183,7 @@ static unsigned by_hand(const struct region *r, unsigned n, const uint64_t *cuts
 }
 
 /* Every strategy's heap holds exactly the blocks by_hand() works out. */
-static void expect_by_hand(const struct region *r, unsigned n, const uint64_t *cuts,
+static void expect_by_hand(const struct bootmem_region *r, unsigned n, const uint64_t *cuts,
                            unsigned ncuts)
 {
     enum { MAXB = 8192 };
@@ -230,25 +209,25 @@ static void test_exact_by_hand(void **state)
 {
     (void)state;
     /* The maps the other tests only compare across strategies. */
-    const struct region irregular[] = {
+    const struct bootmem_region irregular[] = {
         { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x3f400 }, { 0x3fe00, 0x3ffef },
         { 0x40000, 0x40001 }, { 0x40002, 0x7ffff }, { 0x80000, 0x80800 },
     };
     world(irregular, 7, 0x100000);
     expect_by_hand(irregular, 7, NULL, 0);
 
-    struct region tiny[200];
+    struct bootmem_region tiny[200];
     for (unsigned i = 0; i < 200; i++)
-        tiny[i] = (struct region){ 16 + 4 * i, 16 + 4 * i + 3 };
+        tiny[i] = (struct bootmem_region){ 16 + 4 * i, 16 + 4 * i + 3 };
     world(tiny, 200, 1024);
     expect_by_hand(tiny, 200, NULL, 0);
 
-    const struct region stress[] = { { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x8000 }, { 0x8001, 0x10000 } };
+    const struct bootmem_region stress[] = { { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x8000 }, { 0x8001, 0x10000 } };
     world(stress, 4, 0x10000);
     expect_by_hand(stress, 4, NULL, 0);
 
     /* A node boundary stops merging; MAX_ORDER stops it too. */
-    const struct region nodes[] = { { 0x3ff00, 0x40200 }, { 0x40200, 0xc1234 } };
+    const struct bootmem_region nodes[] = { { 0x3ff00, 0x40200 }, { 0x40200, 0xc1234 } };
     const uint64_t cut[] = { 0x40000 };
     world(nodes, 2, 0x100000);
     numa_set_range(0x40000, 0x100000, 1);
@@ -259,7 +238,7 @@ static void test_max_order_region(void **state)
 {
     (void)state;
     /* One region of 2^20 pages: four MAX_ORDER blocks, all strategies. */
-    const struct region r[] = { { 1ull << 20, 2ull << 20 } };
+    const struct bootmem_region r[] = { { 1ull << 20, 2ull << 20 } };
     const struct blk b[] = {
         { 1ull << 20, 18 }, { (1ull << 20) + (1 << 18), 18 },
         { (1ull << 20) + (2 << 18), 18 }, { (1ull << 20) + (3 << 18), 18 },
@@ -269,11 +248,11 @@ static void test_max_order_region(void **state)
 
 static void test_many_tiny_regions(void **state)
 {
-    struct region r[200];
+    struct bootmem_region r[200];
     (void)state;
     /* 200 regions of three pages with one-page holes: nothing merges across. */
     for (unsigned i = 0; i < 200; i++)
-        r[i] = (struct region){ 16 + 4 * i, 16 + 4 * i + 3 };
+        r[i] = (struct bootmem_region){ 16 + 4 * i, 16 + 4 * i + 3 };
     world(r, 200, 1024);
     all_equal();
 }
@@ -281,7 +260,7 @@ static void test_many_tiny_regions(void **state)
 static void test_irregular_regions(void **state)
 {
     (void)state;
-    const struct region r[] = {
+    const struct bootmem_region r[] = {
         { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x3f400 }, { 0x3fe00, 0x3ffef },
         { 0x40000, 0x40001 }, { 0x40002, 0x7ffff }, { 0x80000, 0x80800 },
     };
@@ -293,7 +272,7 @@ static void test_node_boundaries(void **state)
 {
     (void)state;
     /* Two nodes split at 1 GiB: blocks never cross, on every strategy. */
-    const struct region r[] = { { 0x3ff00, 0x40200 } };
+    const struct bootmem_region r[] = { { 0x3ff00, 0x40200 } };
     world(r, 1, 0x80000);
     numa_set_range(0x40000, 0x80000, 1);
     uint64_t d = all_equal();
@@ -312,7 +291,7 @@ static void test_node_boundaries(void **state)
 static void test_alloc_all_free_all(void **state)
 {
     (void)state;
-    const struct region r[] = { { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x2345 } };
+    const struct bootmem_region r[] = { { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x2345 } };
     for (unsigned s = 0; s < 4; s++) {
         world(r, 3, 0x4000);
         uint64_t d = build(all[s]);
@@ -350,7 +329,7 @@ static uint64_t next_rand(void)
 
 static void stress(const char *name, unsigned long ops)
 {
-    const struct region r[] = { { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x8000 }, { 0x8001, 0x10000 } };
+    const struct bootmem_region r[] = { { 1, 0x9f }, { 0x100, 0x1ff }, { 0x260, 0x8000 }, { 0x8001, 0x10000 } };
     struct held { uint64_t mfn; unsigned order; } *held = calloc(0x10000, sizeof(*held));
     unsigned nheld = 0;
     struct heap_audit a;
@@ -405,7 +384,7 @@ static unsigned uninit_pages(uint64_t s, uint64_t e)
 static void test_lazy_every_order(void **state)
 {
     (void)state;
-    const struct region r[] = { { 1ull << 18, 3ull << 18 } };
+    const struct bootmem_region r[] = { { 1ull << 18, 3ull << 18 } };
     world(r, 1, 3ull << 18);
     /* With M2P stores modelled, the deferred entries are written at allocation. */
     xen_costs = XC_ALL & ~XC(XC_M2P);
@@ -431,7 +410,7 @@ static void test_lazy_every_order(void **state)
 static void test_lazy_split_max_to_zero(void **state)
 {
     (void)state;
-    const struct region r[] = { { 1ull << 18, 2ull << 18 } };
+    const struct bootmem_region r[] = { { 1ull << 18, 2ull << 18 } };
     world(r, 1, 2ull << 18);
     build("lazy");
     struct page_info *pg = heap_alloc_pages(0, NUMA_NO_NODE);
@@ -450,7 +429,7 @@ static void test_lazy_split_max_to_zero(void **state)
 static void test_lazy_free_into_partial_block(void **state)
 {
     (void)state;
-    const struct region r[] = { { 1ull << 18, 2ull << 18 } };
+    const struct bootmem_region r[] = { { 1ull << 18, 2ull << 18 } };
     world(r, 1, 2ull << 18);
     uint64_t d = build("lazy");
     struct page_info *a0 = heap_alloc_pages(0, NUMA_NO_NODE);
@@ -470,7 +449,7 @@ static void test_lazy_free_into_partial_block(void **state)
 static void test_lazy_audit_catches_corruption(void **state)
 {
     (void)state;
-    const struct region r[] = { { 1ull << 18, 2ull << 18 } };
+    const struct bootmem_region r[] = { { 1ull << 18, 2ull << 18 } };
     world(r, 1, 2ull << 18);
     build("lazy");
     struct heap_audit a;
@@ -494,7 +473,7 @@ static void test_lazy_audit_catches_corruption(void **state)
 static void test_eager_audit_catches_uninit_tail(void **state)
 {
     (void)state;
-    const struct region r[] = { { 0x400, 0x800 } };
+    const struct bootmem_region r[] = { { 0x400, 0x800 } };
     world(r, 1, 0x1000);
     build("once");
     mfn_to_page(0x555)->count_info = 0;
@@ -506,7 +485,7 @@ static void test_eager_audit_catches_uninit_tail(void **state)
 static void test_audit_catches_counter_and_overlap(void **state)
 {
     (void)state;
-    const struct region r[] = { { 0x400, 0x800 } };
+    const struct bootmem_region r[] = { { 0x400, 0x800 } };
     world(r, 1, 0x1000);
     build("chunk");
     struct heap_audit a;
@@ -528,7 +507,7 @@ static void test_audit_holds_lists_to_accounting(void **state)
 {
     struct heap_audit a;
     (void)state;
-    const struct region r[] = { { 0x400, 0x800 } };
+    const struct bootmem_region r[] = { { 0x400, 0x800 } };
     world(r, 1, 0x1000);
     /* As if 16 pages had been dropped from the boot allocator without a word. */
     heap_setup(bitmap, 0x400 + 16);
@@ -546,7 +525,7 @@ static void test_heap_free_refuses_mistakes(void **state)
     struct err e;
     struct heap_audit a;
     (void)state;
-    const struct region r[] = { { 0x400, 0x800 }, { 0x900, 0xa00 } };
+    const struct bootmem_region r[] = { { 0x400, 0x800 }, { 0x900, 0xa00 } };
     world(r, 2, 0x1000);
     uint64_t digest = build("chunk");
     struct page_info *pg = heap_alloc_pages(0, NUMA_NO_NODE);
@@ -592,7 +571,7 @@ static void test_double_free_panics(void **state)
 {
     jmp_buf jb;
     (void)state;
-    const struct region r[] = { { 0x400, 0x800 } };
+    const struct bootmem_region r[] = { { 0x400, 0x800 } };
     world(r, 1, 0x1000);
     build("page");
     struct page_info *pg = heap_alloc_pages(0, NUMA_NO_NODE);
@@ -613,7 +592,7 @@ static void test_double_free_panics(void **state)
 static void test_dirty_blocks_go_to_tail(void **state)
 {
     (void)state;
-    const struct region r[] = { { 0x400, 0x800 } };
+    const struct bootmem_region r[] = { { 0x400, 0x800 } };
     world(r, 1, 0x1000);
     build("chunk");
     /* Free two clean order-0 pages elsewhere: clean goes to the head. */

@@ -20,7 +20,6 @@
 
 #define UNIT (1ull << MAX_ORDER)
 
-static uint64_t *bitmap;
 static void *storage;
 
 /* Frame table, M2P and the given regions; nodes from ranges (NULL: one node). */
@@ -28,35 +27,17 @@ static void world(const struct bootmem_region *r, unsigned n, uint64_t frames,
                   const struct node_range *nodes, unsigned nnodes)
 {
     static uint8_t map[1 << 16];
-    uint64_t pages = 0, entries;
+    uint64_t entries;
     struct err e;
 
-    free(frame_table);
-    free(m2p);
-    free(bitmap);
-    frame_table = calloc(frames, sizeof(struct page_info));
-    m2p = calloc(frames, sizeof(uint64_t));
-    bitmap = calloc((frames + 63) / 64, sizeof(uint64_t));
-    assert_non_null(frame_table);
-    assert_non_null(m2p);
-    max_pfn = frames;
-    memset(section_valid, 0, sizeof(section_valid));
-    numa_reset();
+    host_frames(frames);
     if (nodes) {
         unsigned shift = numa_hash_shift(nodes, nnodes, &entries);
         assert_true(entries <= sizeof(map));
         assert_int_equal(numa_populate(map, entries, nodes, nnodes, shift, &e), 0);
         numa_install(map, entries, shift);
     }
-    bootmem_reset(&bootmem);
-    for (unsigned i = 0; i < n; i++) {
-        assert_int_equal(bootmem_add(&bootmem, r[i].s, r[i].e), 0);
-        frametable_mark_valid(r[i].s, r[i].e);
-        pages += r[i].e - r[i].s - (r[i].s == 0);
-    }
-    heap_boot_scrub = true;
-    xen_costs = XC_ALL;
-    heap_setup(bitmap, pages);
+    host_heap_world(r, n);
 }
 
 /* n simulated CPUs on the given nodes, with their private heaps. */

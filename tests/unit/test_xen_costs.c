@@ -21,47 +21,23 @@
 #error "test_xen_costs needs -DXEN_COSTS_COUNT"
 #endif
 
-struct region { uint64_t s, e; };
 
-static uint64_t *bitmap;
 static const char *const all_strategies[] = { "page", "chunk", "once", "lazy" };
 
 /*
  * Two fake nodes split at 1 GiB, regions with odd edges on both, one
  * region across the node boundary, MFN 0 handed over: every path runs.
  */
-static const struct region map[] = {
+static const struct bootmem_region map[] = {
     { 0, 0x9f }, { 0x100, 0x7ff3 }, { 0x8001, 0x8400 }, { 0x3fe11, 0x40345 }, { 0x40400, 0x48000 },
 };
 #define MAP_FRAMES 0x50000ull
 
 static void world(void)
 {
-    uint64_t pages = 0;
-
-    free(frame_table);
-    free(m2p);
-    free(bitmap);
-    frame_table = calloc(MAP_FRAMES, sizeof(struct page_info));
-    m2p = calloc(MAP_FRAMES, sizeof(uint64_t));
-    bitmap = calloc(MAP_FRAMES / 64, sizeof(uint64_t));
-    assert_non_null(frame_table);
-    assert_non_null(m2p);
-    assert_non_null(bitmap);
-    max_pfn = MAP_FRAMES;
-    memset(section_valid, 0, sizeof(section_valid));
-    numa_reset();
+    host_frames(MAP_FRAMES);
     numa_set_range(0x40000, 0x80000, 1);
-    bootmem_reset(&bootmem);
-    for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-        assert_int_equal(bootmem_add(&bootmem, map[i].s, map[i].e), 0);
-        frametable_mark_valid(map[i].s, map[i].e);
-        /* The heap never takes MFN 0. */
-        pages += map[i].e - map[i].s - (map[i].s == 0);
-    }
-    heap_boot_scrub = true;
-    xen_costs = XC_ALL;
-    heap_setup(bitmap, pages);
+    host_heap_world(map, sizeof(map) / sizeof(map[0]));
 }
 
 struct run {
