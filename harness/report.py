@@ -77,8 +77,7 @@ def write_csv(sweep, path):
 
 def cost_models_text(sweep):
     """What the sweep's boots say about the cost model they ran."""
-    models = sorted({r.first("bench").get("xen_costs") for r in sweep.sizes
-                     if r.first("bench") and r.first("bench").get("xen_costs")})
+    models = sorted({(r.first("bench") or {}).get("xen_costs") for r in sweep.sizes} - {None})
     if not models:
         return "These runs predate the model: their heap paid none of those costs."
     return "These runs: `xen_costs=" + "`, `xen_costs=".join(models) + "`."
