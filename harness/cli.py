@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: MIT
-"""The command line: `python3 -m harness [run|report|compare|beside|boot|accel|counts|codegen|ablation] ...`.
+"""The command line: `python3 -m harness [run|report|compare|beside|boot|accel|counts|codegen|ablation|hosted|map] ...`.
 `run` (the sweep) is the default: `python3 -m harness --sizes 1,2` runs it."""
 import argparse
 import sys
 
-from harness import ablation, accel, codegen, counts, hosted, qemu, qrpayload, sweep
-from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, say, warn
+from harness import ablation, accel, codegen, counts, hosted, maps, qemu, qrpayload, sweep
+from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_size, say, warn
 from harness.compare import compare_text
 from harness.records import load_folder
 from harness.report import finish
 
-COMMANDS = ("run", "report", "add", "compare", "beside", "boot", "accel", "counts", "codegen", "ablation")
+MAP_KINDS = ("a memory map: bootheap's serial log, records.jsonl or results folder; a Linux boot log "
+             "(dmesg, journalctl -k); a Xen boot log; a /sys/firmware/memmap folder; or a map file")
+COMMANDS = ("run", "report", "add", "compare", "beside", "boot", "accel", "counts", "codegen", "ablation",
+            "hosted", "map")
 
 
 def cmd_report(args):
@@ -31,6 +34,22 @@ def cmd_compare(args):
 
 def cmd_beside(args):
     say(hosted.beside_text(load_folder(args.a), load_folder(args.b)))
+    return 0
+
+
+def cmd_map(args):
+    """A map of any kind as the map file the hosted runner reads."""
+    m = maps.read(args.path, parse_size(args.mem) if args.mem else None)
+    if m.plain:
+        with open(m.plain, encoding="utf-8", errors="replace") as f:
+            out = f.read()
+    else:
+        out = maps.text(m)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(out)
+    else:
+        sys.stdout.write(out)
     return 0
 
 
@@ -76,7 +95,8 @@ def parser():
                     "(beside), boot once (boot), show the accelerator a boot would get (accel), count "
                     "instructions and cache misses under callgrind (counts), check the hosted "
                     "runner's machine code (codegen), or measure the page/chunk ratio under each model "
-                    "of Xen's per-call costs (ablation).",
+                    "of Xen's per-call costs (ablation), run the hosted runner once on a memory map of "
+                    "any kind (hosted), or write that map as the runner's map file (map).",
         epilog="examples:\n  python3 -m harness --sizes 4,8 --runs 5\n"
                "  python3 -m harness report results/<date-time>\n"
                "  python3 -m harness add results/<date-time> payload.txt\n"
@@ -85,7 +105,9 @@ def parser():
                "  python3 -m harness run --hosted --sizes 1,8 --runs 3\n"
                "  python3 -m harness beside results/<hosted> results/<tcg>\n"
                "  python3 -m harness counts --sizes 256M,8G --out results/<hosted>\n"
-               "  python3 -m harness ablation --sizes 8G --runs 9 --counts 8G")
+               "  python3 -m harness ablation --sizes 8G --runs 9 --counts 8G\n"
+               "  python3 -m harness hosted --map dmesg.txt runs=3\n"
+               "  python3 -m harness map /sys/firmware/memmap -o this-machine.map")
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="boot a sweep of memory sizes and report it",
                        description=f"Sizes default to {','.join(map(str, DEFAULT_SIZES_GIB))} GiB with "
@@ -139,6 +161,25 @@ def parser():
     g.add_argument("kernel", nargs="?", default=codegen.KERNEL)
     g.add_argument("hosted", nargs="?", default=codegen.HOSTED)
     g.add_argument("--diff", action="store_true", help="print the differences")
+    h = sub.add_parser("hosted", help="the hosted runner once, on a memory map of any kind",
+                       description="Runs build/bootheap-host on MAP after writing it as a map file "
+                       "(README.md, 'Map files'), or on q35's map of --mem SIZE. Exits with the "
+                       "runner's status (0 ok, 1 the run failed, 2 a bad map or arguments, 3 not "
+                       "enough memory).")
+    h.add_argument("--map", help=MAP_KINDS)
+    h.add_argument("--mem", help="without --map: q35's map of SIZE (default 8G); with --map: the "
+                   "guest of SIZE, where bootheap's records hold several")
+    h.add_argument("--cpus", help="threads for the parallel init (the runner's --cpus)")
+    h.add_argument("--mem-limit", help="the runner's --mem-limit SIZE")
+    h.add_argument("--map-only", action="store_true", help="print the boot record with the map, and stop")
+    h.add_argument("--keep-map", metavar="FILE", help="write the map file here and keep it")
+    h.add_argument("--append", default="", help="kernel options, e.g. 'runs=3 strategies=page,chunk'")
+    h.add_argument("options", nargs="*", help="more kernel options")
+    h.add_argument("--runner", default=hosted.RUNNER, help=argparse.SUPPRESS)
+    m = sub.add_parser("map", help="a memory map of any kind as the hosted runner's map file")
+    m.add_argument("path", metavar="MAP", help=MAP_KINDS)
+    m.add_argument("--mem", help="the guest of SIZE, where bootheap's records hold several")
+    m.add_argument("-o", "--out", help="write it here instead of to stdout")
     b = sub.add_parser("boot", help="boot once, serial on the terminal; exit 0 ok, 1 fail, 2 no verdict")
     add_boot_options(b)
     b.add_argument("--mem", default="1G", help="guest memory, e.g. 512M, 8G, 1T")
@@ -171,7 +212,8 @@ def main(argv=None):
         return 2
     run = {"run": sweep.cmd_run, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
            "beside": cmd_beside, "boot": cmd_boot, "accel": cmd_accel, "counts": counts.cmd_counts,
-           "codegen": codegen.cmd_codegen, "ablation": ablation.cmd_ablation}[args.cmd]
+           "codegen": codegen.cmd_codegen, "ablation": ablation.cmd_ablation, "hosted": hosted.cmd_hosted,
+           "map": cmd_map}[args.cmd]
     try:
         return run(args)
     except BenchError as e:

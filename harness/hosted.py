@@ -2,13 +2,16 @@
 """The hosted runner from the host side: one run of build/bootheap-host per
 size for the sweep (`run --hosted`, `make bench-host`), the report's hosted
 sections (what "host" means, the CPU time of each window, Xen's table beside
-the hosted figures), and `beside`: a hosted run and a TCG run side by side."""
+the hosted figures), `beside`: a hosted run and a TCG run side by side, and
+`hosted`: one run on a memory map of any kind (harness/maps.py)."""
 import os
 import subprocess
+import sys
+import tempfile
 import time
 
-from harness import ROOT
-from harness.common import GIB, TCG_LABEL, gib_text, size_label
+from harness import ROOT, maps
+from harness.common import GIB, TCG_LABEL, gib_text, parse_size, size_label, warn
 from harness.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, median
 from harness.xen import xen_ns_per_page, xen_row
 
@@ -52,6 +55,32 @@ def run(nbytes, append, log_path, timeout, runner=RUNNER):
         with open(log_path, "w", encoding="utf-8") as f:
             f.write(out)
     return Result(status, rc, out, time.monotonic() - t0, cmd, err)
+
+
+def cmd_hosted(args):
+    """One run of the runner, on the map args.map of any kind (made a map
+    file first), or on q35's map of args.mem -> the runner's exit status."""
+    if not os.access(args.runner, os.X_OK):
+        raise RuntimeError(f"{args.runner} is missing: run `make hosted`")
+    cmd = [args.runner]
+    if args.mem_limit:
+        cmd += ["--mem-limit", args.mem_limit]
+    if args.cpus:
+        cmd += ["--cpus", args.cpus]
+    if args.map_only:
+        cmd.append("--map-only")
+    cmd += args.append.split() + args.options
+    with tempfile.TemporaryDirectory(prefix="bootheap-map-") as tmp:
+        if args.map:
+            m = maps.read(args.map, parse_size(args.mem) if args.mem else None)
+            path = maps.write(m, args.keep_map or os.path.join(tmp, "map.txt"))
+            warn(f"hosted: the map of {m.source}" +
+                 (f", {len(m.entries)} ranges, as the map file {path}" if not m.plain else ""))
+            cmd[1:1] = ["--map", path]
+        else:
+            cmd[1:1] = ["--mem", str(parse_size(args.mem or "8G"))]
+        sys.stdout.flush()
+        return subprocess.call(cmd)
 
 
 def cpu_medians(run):

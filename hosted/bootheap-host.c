@@ -41,9 +41,9 @@ static const char usage[] =
     "MAP, one of:\n"
     "  --mem SIZE       the map QEMU's q35 machine gives a PVH guest of SIZE (default 8G);\n"
     "                   SIZE is bytes or a number with K, M, G or T (binary)\n"
-    "  --e820 PATH      replay the e820 record of a serial log, a records.jsonl or a results\n"
-    "                   folder; with --mem SIZE, the record of that size\n"
-    "  --firmware       this machine's own map, from /sys/firmware/memmap\n"
+    "  --map FILE       a map file: 'start end type' a line, hexadecimal, end exclusive\n"
+    "                   (python3 -m harness map turns any other map into one, and\n"
+    "                   python3 -m harness hosted --map runs on any map)\n"
     "  --mem-limit SIZE refuse maps whose tables need more host memory than SIZE\n"
     "                   (default: MemAvailable less 512 MiB)\n"
     "  --cpus N         threads for the parallel init of the eager strategies (default 1;\n"
@@ -73,11 +73,22 @@ static void list_options(void)
 }
 
 struct args {
-    const char *e820;
-    bool firmware;
+    const char *map;
     bool map_only;
     uint64_t mem;               /* 0: not given */
 };
+
+/* The e820 replay and the firmware map, now read by the harness; path: the word after opt. */
+__attribute__((noreturn))
+static void moved(const char *opt, const char *path)
+{
+    bool fw = !strcmp(opt, "--firmware");
+
+    usage_fail("%s%s%s: the runner reads map files only (--map FILE); python3 -m harness hosted "
+               "--map %s reads %s", opt, path ? " " : "", path ? path : "",
+               path ? path : fw ? "/sys/firmware/memmap" : "PATH",
+               fw ? "a /sys/firmware/memmap folder" : "serial logs, records files and results folders");
+}
 
 /* Runner options start with "--"; every other word is the kernel's. */
 static void parse_args(int argc, char **argv, struct args *a, struct bootinfo *bi)
@@ -101,8 +112,11 @@ static void parse_args(int argc, char **argv, struct args *a, struct bootinfo *b
         } else if (!strcmp(w, "--list-options")) {
             list_options();
             host_exit(HOSTED_EXIT_OK);
-        } else if (!strcmp(w, "--firmware")) {
-            a->firmware = true;
+        } else if (!strcmp(w, "--e820") || !strcmp(w, "--firmware")) {
+            const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+            bool named = next && strncmp(next, "--", 2) &&
+                         (!strcmp(w, "--e820") || strchr(next, '/') || !access(next, F_OK));
+            moved(w, named ? next : NULL);
         } else if (!strcmp(w, "--map-only")) {
             a->map_only = true;
         } else if (!strcmp(w, "--cpus")) {
@@ -118,12 +132,12 @@ static void parse_args(int argc, char **argv, struct args *a, struct bootinfo *b
             if (v < 1 || v > HEAP_PAR_MAX_CPUS)
                 usage_fail("--cpus %s: between 1 and %u threads", arg, HEAP_PAR_MAX_CPUS);
             host_cpus = (unsigned)v;
-        } else if (!strcmp(w, "--mem") || !strcmp(w, "--mem-limit") || !strcmp(w, "--e820")) {
+        } else if (!strcmp(w, "--mem") || !strcmp(w, "--mem-limit") || !strcmp(w, "--map")) {
             if (i + 1 == argc)
                 usage_fail("%s needs a value", w);
             const char *v = argv[++i];
-            if (!strcmp(w, "--e820"))
-                a->e820 = v;
+            if (!strcmp(w, "--map"))
+                a->map = v;
             else if (host_parse_size(v, !strcmp(w, "--mem") ? &a->mem : &host_mem_limit, &e))
                 usage_fail("%s %s", w, e.msg);
             else if (!strcmp(w, "--mem") && !a->mem)
@@ -132,10 +146,8 @@ static void parse_args(int argc, char **argv, struct args *a, struct bootinfo *b
             usage_fail("unknown option %s", w);
         }
     }
-    if (a->firmware && a->e820)
-        usage_fail("--e820 and --firmware are two different maps: choose one");
-    if (a->firmware && a->mem)
-        usage_fail("--firmware takes the size of this machine's map; --mem does not apply");
+    if (a->map && a->mem)
+        usage_fail("--map takes the size of its map; --mem does not apply");
 }
 
 static void load_map(const struct args *a, struct bootinfo *bi)
@@ -144,12 +156,9 @@ static void load_map(const struct args *a, struct bootinfo *bi)
     struct err e;
     int rc;
 
-    if (a->firmware) {
-        rc = host_map_firmware(bi, "/sys/firmware/memmap", &e);
-        snprintf(source, sizeof(source), "this machine's firmware map (/sys/firmware/memmap)");
-    } else if (a->e820) {
-        rc = host_map_e820(bi, a->e820, a->mem, &e);
-        snprintf(source, sizeof(source), "e820 record from %.120s", a->e820);
+    if (a->map) {
+        rc = host_map_file(bi, a->map, &e);
+        snprintf(source, sizeof(source), "map file %.140s", a->map);
     } else {
         uint64_t mem = a->mem ? a->mem : GiB(8);
         char sz[24];

@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Memory maps for the hosted runner: QEMU q35's layout for a size and this
-// machine's own; replay.c replays an `e820` record.
+// Memory maps for the hosted runner: QEMU q35's layout for a size; any
+// other map comes as a map file (mapfile.c).
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "hosted/platform/runner.h"
@@ -83,70 +80,5 @@ int host_map_q35(struct bootinfo *bi, uint64_t ram, struct err *e)
     rc = rc ? rc : host_map_add(bi, MiB(1), low - MiB(1), E820_RAM, e);
     if (high)
         rc = rc ? rc : host_map_add(bi, high_start, high, E820_RAM, e);
-    return rc;
-}
-
-/* ---- /sys/firmware/memmap -------------------------------------------------- */
-
-static int read_line(const char *dir, const char *entry, const char *file, char *buf, size_t len,
-                     struct err *e)
-{
-    char path[4096];
-    FILE *f;
-
-    snprintf(path, sizeof(path), "%s/%s/%s", dir, entry, file);
-    if (!(f = fopen(path, "r")))
-        return err_set(e, -ENOENT, "%s: %s", path, strerror(errno));
-    if (!fgets(buf, (int)len, f)) {
-        fclose(f);
-        return err_set(e, -EINVAL, "%s: empty", path);
-    }
-    fclose(f);
-    buf[strcspn(buf, "\n")] = '\0';
-    return 0;
-}
-
-/* Linux's names for the firmware's types (drivers/firmware/memmap.c). */
-static uint32_t firmware_type(const char *name)
-{
-    if (!strcmp(name, "System RAM"))
-        return E820_RAM;
-    if (!strcmp(name, "ACPI Tables"))
-        return E820_ACPI;
-    if (!strcmp(name, "ACPI Non-volatile Storage"))
-        return E820_NVS;
-    if (!strcmp(name, "Unusable memory"))
-        return E820_UNUSABLE;
-    return E820_RESERVED;
-}
-
-int host_map_firmware(struct bootinfo *bi, const char *dir, struct err *e)
-{
-    DIR *dp = opendir(dir);
-    struct dirent *d;
-    int rc = 0;
-
-    if (!dp)
-        return err_set(e, -ENOENT, "%s: %s (this kernel does not export the firmware's map)", dir,
-                       strerror(errno));
-    bi->mmap_count = 0;
-    while (!rc && (d = readdir(dp))) {
-        char start[32], end[32], type[64], *p1, *p2;
-        if (!isdigit((unsigned char)d->d_name[0]))
-            continue;
-        if ((rc = read_line(dir, d->d_name, "start", start, sizeof(start), e)) ||
-            (rc = read_line(dir, d->d_name, "end", end, sizeof(end), e)) ||
-            (rc = read_line(dir, d->d_name, "type", type, sizeof(type), e)))
-            break;
-        errno = 0;
-        uint64_t s = strtoull(start, &p1, 16), last = strtoull(end, &p2, 16);
-        if (errno || *p1 || *p2 || last < s || last == UINT64_MAX)
-            rc = err_set(e, -EINVAL, "%s/%s: bad range %s-%s", dir, d->d_name, start, end);
-        else
-            rc = host_map_add(bi, s, last - s + 1, firmware_type(type), e);
-    }
-    closedir(dp);
-    if (!rc && !bi->mmap_count)
-        rc = err_set(e, -ENOENT, "%s: no entries", dir);
     return rc;
 }

@@ -21,7 +21,7 @@ enum {
     HOSTED_EXIT_NOMEM = 3,      /* this host has too little memory for the size asked */
 };
 
-/* ---- memory maps (maps.c, replay.c) -------------------------------------- */
+/* ---- memory maps (maps.c, mapfile.c) -------------------------------------- */
 
 /*
  * Parses a size: a whole number of bytes, or with a binary suffix K, M, G or
@@ -40,15 +40,21 @@ int host_map_add(struct bootinfo *bi, uint64_t addr, uint64_t len, uint32_t type
 int host_map_q35(struct bootinfo *bi, uint64_t ram, struct err *e);
 
 /*
- * Replays an `e820` record: from a serial log, a records.jsonl file, or a
- * results folder (its records.jsonl, else its serial-<size>.log files).
- * When the source holds maps of several sizes, want picks one (0: there must
- * be only one). Returns 0, or a negative errno with e naming the problem.
+ * Parses len bytes of a map file (README.md, "Map files": "start end type" a
+ * line, hexadecimal, the end exclusive; '#' starts a comment) named name in
+ * messages. Any bytes may come; no NUL is needed. Fills out[0..*n), room for
+ * E820_MAX entries, in the file's order. Returns 0, or with e naming the
+ * file and line: -EINVAL for a line that is not three fields, an address
+ * that is not hexadecimal or exceeds 64 bits, an unknown type, a range that
+ * is empty or ends before it starts, or a file without ranges; -E2BIG for
+ * more than E820_MAX ranges, or overlaps the kernel's e820 sanitiser cannot
+ * resolve within E820_MAX entries.
  */
-int host_map_e820(struct bootinfo *bi, const char *path, uint64_t want, struct err *e);
+int host_map_parse(const char *name, const char *text, size_t len, struct mmap_entry *out,
+                   unsigned *n, struct err *e);
 
-/* This machine's firmware map, from /sys/firmware/memmap. Same return. */
-int host_map_firmware(struct bootinfo *bi, const char *dir, struct err *e);
+/* The map file at path into bi's map; as host_map_parse(), or -ENOENT when unreadable. */
+int host_map_file(struct bootinfo *bi, const char *path, struct err *e);
 
 /* ---- memory for the tables (platform.c) ----------------------------------- */
 

@@ -4,6 +4,7 @@ reading its records."""
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -41,5 +42,18 @@ def runner():
     def run(*args, timeout=300, prefix=()):
         p = subprocess.run([*prefix, RUNNER, *args], capture_output=True, text=True,
                            timeout=timeout, cwd=ROOT)
+        return Run(list(args), p)
+    return run
+
+
+@pytest.fixture(scope="session")
+def harness_hosted():
+    """Runs `python3 -m harness hosted` with args under a hang guard; returns a Run."""
+    if not os.access(RUNNER, os.X_OK):
+        pytest.fail(f"{RUNNER} is missing: run `make hosted`")
+
+    def run(*args, timeout=300):
+        p = subprocess.run([sys.executable, "-m", "harness", "hosted", *args], capture_output=True,
+                           text=True, timeout=timeout, cwd=ROOT)
         return Run(list(args), p)
     return run

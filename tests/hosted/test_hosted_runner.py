@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The hosted runner as a program: its records, the kernel's options through
-the kernel's registry, this machine's own map, and every kind of bad input
-ending in a clear message and a clean exit status."""
-import json
-import os
-
+the kernel's registry, and bad arguments ending in a clear message and a
+clean exit status (its maps: test_map_file.py)."""
 import pytest
 
 OK, FAIL, USAGE, NOMEM = 0, 1, 2, 3
@@ -74,16 +71,6 @@ def test_list_options_shows_the_registry(runner):
     assert {"runs", "strategies", "once_stores", "numa_fake", "bootscrub", "verbose", "memonly"} <= keys
 
 
-def _map_file(tmp_path, text):
-    p = tmp_path / "map.log"
-    p.write_text(text)
-    return str(p)
-
-
-E820_LINE = ('{"type":"e820","raw_count":2,"sanitised":[{"addr":0,"len":654336,"type":1},'
-             '{"addr":1048576,"len":%d,"type":%d}]}\n')
-
-
 @pytest.mark.parametrize("args, says", [
     (["--mem", "0"], "--mem 0: a map needs some RAM"),
     (["--mem", "12Q"], "the unit must be K, M, G or T"),
@@ -91,8 +78,8 @@ E820_LINE = ('{"type":"e820","raw_count":2,"sanitised":[{"addr":0,"len":654336,"
     (["--mem", "99999999999999999999G"], "too large"),
     (["--mem"], "--mem needs a value"),
     (["--bogus"], "unknown option --bogus"),
-    (["--firmware", "--e820", "x"], "choose one"),
-    (["--e820", "/nonexistent/boot.log"], "/nonexistent/boot.log: No such file"),
+    (["--map", "x.map", "--mem", "1G"], "--mem does not apply"),
+    (["--map"], "--map needs a value"),
     (["--cpus", "0"], "--cpus 0: between 1 and 64 threads"),
     (["--cpus", "65"], "--cpus 65: between 1 and 64 threads"),
     (["--cpus", "two"], "--cpus two: expected a number of threads or all"),
@@ -105,79 +92,12 @@ def test_bad_runner_arguments(runner, args, says):
     assert not r.records
 
 
-@pytest.mark.parametrize("text, says", [
-    ("", "no e820 record (no records at all)"),
-    ('{"type":"bogus","x":1}\n{"type":"boot","mmap":[]}\n', "no e820 record (records found: bogus, boot)"),
-    ('{"type":"e820","raw_count":1}\n', "has no \"sanitised\" list"),
-    ('{"type":"e820","sanitised":[]}\n', "map is empty"),
-    ('{"type":"e820","sanitised":[{"addr":0,"len":4096}]}\n', "lacks addr, len or type"),
-    ('{"type":"e820","sanitised":[{"addr":0,"len":-5,"type":1}]}\n', "\"len\" is not a whole number"),
-    ('{"type":"e820","sanitised":[{"addr":0,"len":4096,"type":1,"colour":2}]}\n', "a key other than"),
-    ('{"type":"e820","sanitised":[{"addr":0,"len":4096,"type":1}\n', "not closed"),
-    ('{"type":"e820","sanitised":[{"addr":1,"len":2,"type":99999999999}]}\n', "out of range"),
-    ("\x00\xff\xfe garbage \x01\n" * 50, "no e820 record"),
-])
-def test_malformed_map_files(runner, tmp_path, text, says):
-    r = runner("--e820", _map_file(tmp_path, text))
-    assert r.rc == USAGE, r
-    assert says in r.err, r
-
-
-def test_a_map_without_ram_is_refused(runner, tmp_path):
-    r = runner("--e820", _map_file(tmp_path, E820_LINE % (1 << 30, 2)), "runs=1")
-    assert r.rc == FAIL, r
-    assert "no usable RAM" in r.out, r
-    assert r.of("done")[-1]["status"] == "fail"
-
-
-def test_a_map_the_sanitiser_rejects(runner, tmp_path):
-    # One entry past the documented limit of 8192 (mm/e820.h).
-    entries = ",".join(f'{{"addr":{i * 8192},"len":4096,"type":{1 + i % 2}}}' for i in range(8193))
-    r = runner("--e820", _map_file(tmp_path, '{"type":"e820","sanitised":[%s]}\n' % entries))
-    assert r.rc == USAGE, r
-    assert "more than 8192 entries" in r.err, r
-
-
 def test_too_little_host_memory_is_refused(runner):
     r = runner("--mem", "64G", "--mem-limit", "100M", "runs=1")
     assert r.rc == NOMEM, r
     assert "not enough memory on this host" in r.err
     assert "need up to" in r.err and "100 MiB is available" in r.err, r
     assert r.of("done")[-1]["status"] == "fail"
-
-
-def test_replays_the_e820_of_a_kernel_boot(runner, tmp_path):
-    """A map given as a JSON-lines file with the harness's wrapping, spaces
-    after the colons, as records.jsonl has it."""
-    wrapped = {"size_bytes": 512 << 20, "size": "512M", "source": "kernel",
-               "record": {"type": "e820", "raw_count": 3, "sanitised": [
-                   {"addr": 0, "len": 654336, "type": 1},
-                   {"addr": 654336, "len": 1024, "type": 2},
-                   {"addr": 1048576, "len": (512 << 20) - (1 << 20), "type": 1}]}}
-    path = tmp_path / "records.jsonl"
-    path.write_text(json.dumps(wrapped) + "\n")
-    r = runner("--e820", str(path), "runs=1", "strategies=once")
-    assert r.rc == OK, r
-    assert r.one("e820")["sanitised"] == wrapped["record"]["sanitised"]
-    assert r.one("boot")["mmap_source"].startswith("e820 record from")
-
-
-MEMMAP = "/sys/firmware/memmap"
-TYPES = {"System RAM": 1, "ACPI Tables": 3, "ACPI Non-volatile Storage": 4, "Unusable memory": 5}
-
-
-def test_firmware_map_is_this_machines(runner):
-    if not os.path.isdir(MEMMAP):
-        pytest.skip(f"{MEMMAP} is missing: this kernel does not export the firmware's map")
-    want = []
-    for n in os.listdir(MEMMAP):
-        read = lambda f: open(os.path.join(MEMMAP, n, f)).read().strip()
-        start, end = int(read("start"), 16), int(read("end"), 16)
-        want.append((start, end - start + 1, TYPES.get(read("type"), 2)))
-    r = runner("--firmware", "--map-only")
-    assert r.rc == OK, r
-    assert sorted((e["addr"], e["len"], e["type"]) for e in r.one("boot")["mmap"]) == sorted(want)
-    assert "/sys/firmware/memmap" in r.one("boot")["mmap_source"]
 
 
 def test_threads_build_the_serial_heap(runner):
