@@ -78,6 +78,35 @@ struct args {
     uint64_t mem;               /* 0: not given */
 };
 
+/* True when key (len bytes) is an option of the registry. */
+static bool registered(const char *key, size_t len)
+{
+    for (const struct cmdline_opt *o = __cmdline_opts_start; o < __cmdline_opts_end; o++)
+        if (strlen(o->key) == len && !strncmp(o->key, key, len))
+            return true;
+    return false;
+}
+
+/* A word that names a file or folder: it holds a '/' or is there. */
+static bool pathlike(const char *w, size_t len)
+{
+    return memchr(w, '/', len) || !access(w, F_OK);
+}
+
+/*
+ * A kernel word that is a path: the kernel skips a first word starting with
+ * '/' (its loader's path) and warns about other unknown ones, so a map named
+ * there would be dropped and another map run. No option's key holds a '/'.
+ */
+static void refuse_path(const char *w)
+{
+    size_t klen = strcspn(w, "=");
+
+    if (!registered(w, klen) && pathlike(w, klen))
+        usage_fail("'%s' is a path, not a kernel option: give a map file as --map FILE (python3 "
+                   "-m harness hosted --map %s reads any other map)", w, w);
+}
+
 /* The e820 replay and the firmware map, now read by the harness; path: the word after opt. */
 __attribute__((noreturn))
 static void moved(const char *opt, const char *path)
@@ -100,6 +129,7 @@ static void parse_args(int argc, char **argv, struct args *a, struct bootinfo *b
         const char *w = argv[i];
         if (strncmp(w, "--", 2)) {
             size_t n = strlen(w);
+            refuse_path(w);
             if (used + n + 2 > sizeof(bi->cmdline))
                 usage_fail("the kernel options are longer than %zu bytes", sizeof(bi->cmdline) - 1);
             if (used)
@@ -115,7 +145,7 @@ static void parse_args(int argc, char **argv, struct args *a, struct bootinfo *b
         } else if (!strcmp(w, "--e820") || !strcmp(w, "--firmware")) {
             const char *next = i + 1 < argc ? argv[i + 1] : NULL;
             bool named = next && strncmp(next, "--", 2) &&
-                         (!strcmp(w, "--e820") || strchr(next, '/') || !access(next, F_OK));
+                         (!strcmp(w, "--e820") || pathlike(next, strlen(next)));
             moved(w, named ? next : NULL);
         } else if (!strcmp(w, "--map-only")) {
             a->map_only = true;

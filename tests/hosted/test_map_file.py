@@ -125,6 +125,17 @@ def test_firmware_with_a_path_is_refused(runner):
     assert not r.records
 
 
+@pytest.mark.parametrize("word", ["/nonexistent/machine.map", "tests/tools/data/maps/xen-4.1.txt",
+                                  "README.md"])
+def test_a_path_as_a_kernel_word_is_refused(runner, word):
+    """The kernel skips a first word that starts with '/' (a loader's path)
+    and warns about other unknown words: a map named so was never read."""
+    r = runner(word, "runs=1")
+    assert r.rc == USAGE, r
+    assert f"'{word}' is a path, not a kernel option: give a map file as --map FILE" in r.err, r
+    assert not r.records
+
+
 def test_the_e820_option_points_to_the_harness(runner):
     r = runner("--e820", "results/x/serial-8G.log")
     assert r.rc == USAGE, r
