@@ -14,6 +14,7 @@
 #include "kernel/time/tsc.h"
 #include "kernel/version.h"
 #include "mm/heap.h"
+#include "mm/layout.h"
 
 static char text[4096];             /* the human report, as printed */
 static size_t text_len;
@@ -194,6 +195,10 @@ static void human(const struct report_input *in, bool equal)
     line("Xen's per-call costs modelled: xen_costs=%s", in->xen_costs);
     if (in->xen_costs_tested)
         line("note: not all, none or all but one: this runs a slower copy of the heap code");
+    if (in->ignored_bytes)
+        line("note: %s of RAM above %llu TiB left out; the figures are for the %s below it",
+             fmt_size(a, sizeof(a), in->ignored_bytes), (unsigned long long)(MAX_PHYS_ADDR >> 40),
+             size);
     if (in->left_out_pages)
         line("note: %llu pages of RAM in %u regions were left out (more than the boot allocator "
              "keeps; see the memory summary)", (unsigned long long)in->left_out_pages,

@@ -21,7 +21,8 @@ struct report_series {
 };
 
 struct report_input {
-    uint64_t mem_bytes;             /* RAM in the map */
+    uint64_t mem_bytes;             /* RAM in the map below MAX_PHYS_ADDR: what was tested */
+    uint64_t ignored_bytes;         /* RAM in the map above it, left out */
     uint64_t pages;                 /* pages handed over each run */
     uint64_t left_out_pages;        /* usable pages the boot allocator had no room for */
     unsigned left_out_regions;      /* the regions they are in */

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The hosted runner's maps: its strict reader of map files (README.md,
 "Map files"), every refusal with its line and exit status; maps of every
-kind through `python3 -m harness hosted --map`; and paths given where the
-runner would drop them."""
+kind through `python3 -m harness hosted --map`; paths given where the
+runner would drop them; and RAM above the 16 TiB it handles."""
 import os
 
 import pytest
@@ -140,6 +140,30 @@ def test_the_e820_option_points_to_the_harness(runner):
     r = runner("--e820", "results/x/serial-8G.log")
     assert r.rc == USAGE, r
     assert "python3 -m harness hosted --map results/x/serial-8G.log reads serial logs" in r.err, r
+
+
+# ---- RAM above 16 TiB -------------------------------------------------------------
+
+def test_ram_above_16_tib_is_reported_as_left_out(runner, tmp_path):
+    """The bench record and the report give the RAM that was tested, and
+    name the RAM above 16 TiB that was not (it was once counted as tested)."""
+    path = _file(tmp_path, "0 9fc00 RAM\n100000 10000000 RAM\n100000000000 100040000000 RAM\n")
+    r = runner("--map", path, "runs=1", "strategies=chunk")
+    assert r.rc == OK, r
+    bench, mem = r.one("bench"), r.one("memory")
+    tested = 0x9fc00 + 255 * MIB
+    assert bench["mem_bytes"] == tested and bench["ignored_bytes"] == GIB, bench
+    assert mem["ram_bytes"] == tested + GIB and mem["ignored_bytes"] == GIB
+    assert "heap init on 255.62 MiB" in r.out
+    assert "note: 1 GiB of RAM above 16 TiB left out; the figures are for the 255.62 MiB below it" in r.out
+    assert all(a["ok"] and a["free_pages"] == bench["pages"] for a in r.of("audit"))
+
+
+def test_a_map_below_16_tib_reports_nothing_left_out(runner):
+    r = runner("--mem", "256M", "runs=1", "strategies=chunk")
+    assert r.rc == OK, r
+    assert r.one("bench")["ignored_bytes"] == 0 and r.one("bench")["mem_bytes"] == r.one("memory")["ram_bytes"]
+    assert "above 16 TiB" not in r.out
 
 
 def test_a_map_without_ram_is_refused(runner, tmp_path):
