@@ -199,7 +199,7 @@ FUZZ_SRC := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh
 FUZZ_BIN := $(B)/fuzz/fuzz_bootinfo
 FUZZ_ARGS := -max_len=16384 -timeout=10 -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-
 
-$(FUZZ_BIN): tests/fuzz/fuzz_bootinfo.c $(FUZZ_SRC) $(wildcard kernel/*.h mm/*.h) Makefile
+$(FUZZ_BIN): tests/fuzz/fuzz_bootinfo.c $(FUZZ_SRC) $(wildcard kernel/*.h mm/*.h tests/fuzz/*.h) Makefile
 	@mkdir -p $(@D)
 	$(FUZZCC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC)
 
@@ -208,7 +208,7 @@ FUZZ_MAP_SRC := hosted/platform/mapfile.c kernel/err.c kernel/sort.c mm/e820.c
 FUZZ_MAP_BIN := $(B)/fuzz/fuzz_mapfile
 FUZZ_MAP_ARGS := $(FUZZ_ARGS) -dict=tests/fuzz/mapfile.dict
 
-$(FUZZ_MAP_BIN): tests/fuzz/fuzz_mapfile.c $(FUZZ_MAP_SRC) $(wildcard hosted/platform/*.h kernel/*.h mm/*.h) Makefile
+$(FUZZ_MAP_BIN): tests/fuzz/fuzz_mapfile.c $(FUZZ_MAP_SRC) $(wildcard hosted/platform/*.h kernel/*.h mm/*.h tests/fuzz/*.h) Makefile
 	@mkdir -p $(@D)
 	$(FUZZCC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_MAP_SRC)
 

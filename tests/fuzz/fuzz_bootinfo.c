@@ -29,6 +29,7 @@
 #include "mm/e820.h"
 #include "mm/layout.h"
 #include "mm/usable.h"
+#include "tests/fuzz/check.h"
 
 #define BASE 0x100000ull
 
@@ -42,15 +43,6 @@ struct mem {
     const uint8_t *buf;
     size_t size;
 };
-
-/* Reports a broken invariant as a crash, so libFuzzer keeps the input. */
-#define CHECK(cond) do {                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__,      \
-                    __LINE__, #cond);                                       \
-            abort();                                                        \
-        }                                                                   \
-    } while (0)
 
 static const void *phys(uint64_t paddr, uint64_t len, void *ctx)
 {

@@ -12,16 +12,9 @@
 
 #include "hosted/platform/runner.h"
 #include "mm/e820.h"
+#include "tests/fuzz/check.h"
 
 #define NAME "fuzz.map"
-
-#define CHECK(cond) do {                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__,      \
-                    __LINE__, #cond);                                       \
-            abort();                                                        \
-        }                                                                   \
-    } while (0)
 
 static struct mmap_entry got[E820_MAX], again[E820_MAX];
 static struct e820_map sanitised;
