@@ -62,11 +62,12 @@ class MapError(BenchError):
 
 class Map:
     """Ranges [start, end) with e820 type numbers, where they came from
-    (source, in words), and where each one was there ("line 12", a
-    folder). A map file is handed on as it is: plain is then its path."""
+    (source, in words; kind: "records", "Linux", "Xen", "firmware" or
+    "map file"), and where each one was there ("line 12", a folder). A
+    map file is handed on as it is: plain is then its path."""
 
-    def __init__(self, entries, source, lines=None, plain=None):
-        self.entries, self.source, self.plain = entries, source, plain
+    def __init__(self, kind, entries, source, lines=None, plain=None):
+        self.kind, self.entries, self.source, self.plain = kind, entries, source, plain
         self.lines = lines or [None] * len(entries)
 
 
@@ -74,6 +75,14 @@ def read(path, want=None):
     """The map at path, of any kind above -> Map. want (bytes) picks the
     guest of that size where bootheap's records hold several. Raises
     MapError naming the file, and the line when there is one."""
+    m = _read(path, want)
+    if want is not None and m.kind != "records":
+        raise MapError(f"{path}: --mem picks a guest among bootheap's records; this is "
+                       f"one machine's map ({m.kind})")
+    return m
+
+
+def _read(path, want):
     if os.path.isdir(path):
         if os.path.isfile(os.path.join(path, "records.jsonl")):
             return _pick(path, *_scan_records(os.path.join(path, "records.jsonl")), want)
@@ -101,7 +110,7 @@ def read(path, want=None):
         return m
     first = next((x for x in lines if x.strip() and not x.lstrip().startswith("#")), "")
     if PLAIN_LINE.fullmatch(first):
-        return Map([], f"the map file {path}", plain=path)
+        return Map("map file", [], f"the map file {path}", plain=path)
     raise MapError(f"{path}: no memory map in it: expected bootheap's records, Linux "
                    "'BIOS-e820:' lines, Xen '(XEN)' map lines or a map file (README.md, 'Map files')")
 
@@ -165,8 +174,8 @@ def read_log(path, lines):
         raise MapError(f"{path} holds {len(distinct)} different maps ({spans}): keep one boot's "
                        "lines (journalctl -k -b, or cut the log)")
     t = next(iter(distinct.values()))
-    return Map([e[:3] for e in t], f"the {family[0]} boot log {path}, lines {t[0][3]} to {t[-1][3]}",
-               [f"line {e[3]}" for e in t])
+    return Map(family[0], [e[:3] for e in t],
+               f"the {family[0]} boot log {path}, lines {t[0][3]} to {t[-1][3]}", [f"line {e[3]}" for e in t])
 
 
 def read_sysfs(path):
@@ -175,7 +184,7 @@ def read_sysfs(path):
     for n in sorted((x for x in os.listdir(path) if x.isdigit()), key=int):
         where = os.path.join(path, n)
         try:
-            start, last, word = (open(os.path.join(where, f)).read().strip() for f in ("start", "end", "type"))
+            start, last, word = (_first_line(os.path.join(where, f)) for f in ("start", "end", "type"))
         except OSError as e:
             raise MapError(f"{e.filename}: {e.strerror}")
         try:
@@ -190,14 +199,21 @@ def read_sysfs(path):
     if not out:
         raise MapError(f"{path}: no entries")
     out.sort()
-    return Map([e[:3] for e in out], f"the firmware map {path}", [os.path.join(path, str(e[3])) for e in out])
+    return Map("firmware", [e[:3] for e in out], f"the firmware map {path}",
+               [os.path.join(path, str(e[3])) for e in out])
+
+
+def _first_line(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.readline().strip()
 
 
 class _Found:
-    """One e820 record: its guest's size (None: unknown), entries, where."""
+    """One e820 record: its guest's size (None: unknown), entries, and
+    where: its file and line."""
 
-    def __init__(self, size, entries, where):
-        self.size, self.entries, self.where = size, entries, where
+    def __init__(self, size, entries, path, no):
+        self.size, self.entries, self.path, self.no = size, entries, path, no
 
 
 def _scan_records(path, size=None, lines=None):
@@ -224,8 +240,7 @@ def _scan_records(path, size=None, lines=None):
         if rec["type"] != "e820":
             seen.append(rec["type"])
             continue
-        where = f"{path} line {no}"
-        found.append(_Found(sz, _record_entries(rec, where), where))
+        found.append(_Found(sz, _record_entries(rec, f"{path} line {no}"), path, no))
     return found, seen
 
 
@@ -252,7 +267,7 @@ def _record_entries(rec, where):
         if not isinstance(e, dict) or set(e) != {"addr", "len", "type"}:
             raise MapError(f"{where}: an entry is not {{addr, len, type}}: {json.dumps(e)[:60]}")
         if not all(isinstance(e[k], int) and not isinstance(e[k], bool) for k in e):
-            raise MapError(f"{where}: an entry holds something other than whole numbers: {json.dumps(e)[:60]}")
+            raise MapError(f"{where}: an entry holds other than whole numbers: {json.dumps(e)[:60]}")
         if e["addr"] < 0 or e["len"] <= 0 or e["addr"] + e["len"] > TOP or not 1 <= e["type"] <= MAX_TYPE:
             raise MapError(f"{where}: an entry is out of range: {json.dumps(e)[:80]}")
         out.append((e["addr"], e["addr"] + e["len"], e["type"]))
@@ -263,7 +278,8 @@ def _pick(path, found, seen, want):
     """The one map among found, of the guest of want bytes when given."""
     if not found:
         kinds = ", ".join(dict.fromkeys(seen))
-        raise MapError(f"{path}: no e820 record ({'records found: ' + kinds if kinds else 'no records at all'})")
+        raise MapError(f"{path}: no e820 record "
+                       f"({'records found: ' + kinds if kinds else 'no records at all'})")
     if want is not None:
         sizes = _sizes(found)
         found = [f for f in found if f.size == want]
@@ -273,7 +289,8 @@ def _pick(path, found, seen, want):
         raise MapError(f"{path} holds the maps of several guests ({_sizes(found)}): choose one "
                        "with --mem SIZE")
     f = found[0]
-    return Map(f.entries, f"the e820 record at {f.where}", [f"line {f.where.rsplit(' ', 1)[-1]}"] * len(f.entries))
+    return Map("records", f.entries, f"the e820 record at {f.path} line {f.no}",
+               [f"line {f.no}"] * len(f.entries))
 
 
 def _sizes(found):

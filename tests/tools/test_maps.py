@@ -135,6 +135,12 @@ def test_bad_log_lines(tmp_path, line, says):
         maps.read(str(p))
 
 
+def test_a_size_is_for_bootheap_records_only():
+    with pytest.raises(maps.MapError, match=r"--mem picks a guest among bootheap's records; this is "
+                       r"one machine's map \(Xen\)"):
+        maps.read(os.path.join(LOGS, "xen-4.1.txt"), GIB)
+
+
 def test_no_map_at_all(tmp_path):
     p = tmp_path / "notes.txt"
     p.write_text("nothing about memory here\n")
@@ -229,7 +235,7 @@ def test_a_folder_where_one_boot_died_early(tmp_path):
     ('{"type":"e820","sanitised":[]}\n', "line 1: the e820 record's map is empty"),
     ('{"type":"e820","sanitised":[{"addr":0,"len":4096}]}\n', r"line 1: an entry is not \{addr, len, type\}"),
     ('{"type":"e820","sanitised":[{"addr":0,"len":4096,"type":1,"colour":2}]}\n', "an entry is not"),
-    ('{"type":"e820","sanitised":[{"addr":0,"len":"4096","type":1}]}\n', "other than whole numbers"),
+    ('{"type":"e820","sanitised":[{"addr":0,"len":"4096","type":1}]}\n', "holds other than whole numbers"),
     ('{"type":"e820","sanitised":[{"addr":0,"len":-5,"type":1}]}\n', "an entry is out of range"),
     ('{"type":"e820","sanitised":[{"addr":1,"len":2,"type":99999999999}]}\n', "an entry is out of range"),
     ('x\n{"type":"e820","sanitised":[{"addr":0,"len":4096,"type":1}\n', "line 2: an e820 record that is not whole JSON"),
@@ -245,7 +251,7 @@ def test_malformed_records(tmp_path, text, says):
 def test_the_map_file_written(tmp_path):
     """One range a line in hexadecimal with the end exclusive, names for the
     runner's types and numbers for others; a range to 2^64 stops a byte short."""
-    m = maps.Map([(0, 0x9fc00, RAM), (0x840000000, 0x880000000, 12), (0xfffff000, 1 << 64, RES)],
+    m = maps.Map("Linux", [(0, 0x9fc00, RAM), (0x840000000, 0x880000000, 12), (0xfffff000, 1 << 64, RES)],
                  "a test", ["line 3", "line 4", None])
     lines = maps.text(m).splitlines()
     assert lines[0].startswith("#") and lines[1] == "# from a test"
