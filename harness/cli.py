@@ -206,10 +206,16 @@ def main(argv=None):
     if not argv or argv[0] not in COMMANDS + ("-h", "--help"):
         argv.insert(0, "run")
     try:
-        args = parser().parse_args(argv)
+        ap = parser()
+        args, extra = ap.parse_known_args(argv)
     except ValueError as e:         # a bad BOOTHEAP_ACCEL
         warn(f"harness: {e}")
         return 2
+    # hosted's kernel options may come between its own, where argparse stops taking them.
+    if args.cmd == "hosted" and not any(x.startswith("-") for x in extra):
+        args.options += extra
+    elif extra:
+        ap.error(f"unrecognized arguments: {' '.join(extra)}")
     run = {"run": sweep.cmd_run, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
            "beside": cmd_beside, "boot": cmd_boot, "accel": cmd_accel, "counts": counts.cmd_counts,
            "codegen": codegen.cmd_codegen, "ablation": ablation.cmd_ablation, "hosted": hosted.cmd_hosted,

@@ -204,6 +204,14 @@ def test_a_small_machine_end_to_end(harness_hosted):
     assert r.one("done")["status"] == "ok"
 
 
+def test_kernel_options_between_the_harness_options(harness_hosted):
+    r = harness_hosted("--map", os.path.join(LOGS, "xen-4.1.txt"), "runs=1", "--map-only", "strategies=chunk")
+    assert r.rc == OK, r
+    assert r.one("boot")["cmdline"] == "runs=1 strategies=chunk"
+    r = harness_hosted("--map", os.path.join(LOGS, "xen-4.1.txt"), "runs=1", "--bogus")
+    assert r.rc == USAGE and "unrecognized arguments: --bogus" in r.err, r
+
+
 def test_records_through_the_harness(harness_hosted):
     r = harness_hosted("--map", RECORDED, "--mem", "1G", "--map-only")
     assert r.rc == OK, r
