@@ -13,7 +13,7 @@
 //    heap (usable RAM less every reservation and every page left out of
 //    the boot allocator, heap_setup()), less those allocated since.
 // Then a digest of the set of (node, zone, order, MFN) blocks, the same
-// whatever order the lists are in.
+// whatever order the lists are in, and on request the blocks themselves.
 #include "mm/heap_priv.h"
 
 #include <stdarg.h>
@@ -61,6 +61,67 @@ uint64_t heap_digest(void)
                 for (struct page_info *pg = heap(h, node, zone, order).next; pg; pg = pl_page(pg->list.next))
                     d += block_hash(node, zone, order, page_to_mfn(pg));
     return d;
+}
+
+static void swap_blocks(struct heap_block *a, struct heap_block *b)
+{
+    struct heap_block t = *a;
+
+    *a = *b;
+    *b = t;
+}
+
+/* Restores a max-heap by MFN over b[0..n) whose entry i may be too small. */
+static void sift_down(struct heap_block *b, unsigned n, unsigned i)
+{
+    for (;;) {
+        unsigned l = 2 * i + 1, big = i;
+        if (l < n && b[l].mfn > b[big].mfn)
+            big = l;
+        if (l + 1 < n && b[l + 1].mfn > b[big].mfn)
+            big = l + 1;
+        if (big == i)
+            return;
+        swap_blocks(&b[i], &b[big]);
+        i = big;
+    }
+}
+
+uint64_t heap_list_blocks(struct heap_block *out, unsigned max)
+{
+    const struct heap *h = &heap_default;
+    uint64_t total = 0;
+    unsigned n = 0;
+
+    /*
+     * out[0..n) is a max-heap by MFN while the lists are read: its top is
+     * the highest block kept, the one to drop for a lower block once full.
+     */
+    for (unsigned node = 0; node < MAX_NUMNODES; node++)
+        for (unsigned zone = 0; zone < NR_ZONES; zone++)
+            for (unsigned order = 0; order <= MAX_ORDER; order++)
+                for (struct page_info *pg = heap(h, node, zone, order).next; pg && total < max_pfn;
+                     pg = pl_page(pg->list.next)) {
+                    uint64_t mfn = page_to_mfn(pg);
+                    if (mfn >= max_pfn || !mfn_valid(mfn))
+                        break;
+                    struct heap_block b = { (uint32_t)mfn, (uint8_t)order, (uint8_t)node, (uint8_t)zone };
+                    total++;
+                    if (n < max) {
+                        out[n] = b;
+                        for (unsigned i = n++; i && out[(i - 1) / 2].mfn < out[i].mfn; i = (i - 1) / 2)
+                            swap_blocks(&out[i], &out[(i - 1) / 2]);
+                    } else if (max && b.mfn < out[0].mfn) {
+                        out[0] = b;
+                        sift_down(out, n, 0);
+                    }
+                }
+    /* The second half of a heapsort: the highest to the end, one at a time. */
+    for (unsigned k = n; k > 1; k--) {
+        swap_blocks(&out[0], &out[k - 1]);
+        sift_down(out, k - 1, 0);
+    }
+    return total;
 }
 
 static bool test_and_set(uint64_t *bm, uint64_t bit)

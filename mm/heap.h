@@ -127,4 +127,27 @@ bool heap_audit(struct heap_audit *a);
  */
 uint64_t heap_digest(void);
 
+/* A free block as the lists hold it: its head's MFN, its order, its list's node and zone. */
+struct heap_block {
+    uint32_t mfn;
+    uint8_t order, node, zone;
+};
+
+/*
+ * Fills out[0..max) with the free blocks of the lowest MFNs, in ascending
+ * MFN order, and returns how many blocks the lists hold in all: more than
+ * max means the list was cut. A list that links outside the frame table is
+ * read up to that link, and at most max_pfn blocks are read in all, so a
+ * corrupt heap is listed as far as it can be, never followed for ever.
+ */
+uint64_t heap_list_blocks(struct heap_block *out, unsigned max);
+
+/*
+ * Prints a's `audit` record: the heap strategy built on cpus CPUs in run.
+ * With audit_blocks=N (default 0) the record also lists the heap's N free
+ * blocks of the lowest MFNs, for a check of the heap from outside the
+ * kernel; printing takes no timed window's time, but it is off unless asked.
+ */
+void heap_audit_record(const char *strategy, unsigned run, unsigned cpus, const struct heap_audit *a);
+
 #endif
