@@ -132,31 +132,6 @@ static void record_result(const struct series *x, unsigned run, const char *phas
     record_end(&r);
 }
 
-static void record_audit(const struct series *x, unsigned run, const struct heap_audit *a)
-{
-    struct record r;
-    char hex[24];
-
-    record_begin(&r, "audit");
-    record_str(&r, "strategy", x->name);
-    record_u64(&r, "run", run);
-    record_u64(&r, "cpus", x->cpus);
-    record_bool(&r, "ok", a->ok);
-    record_u64(&r, "free_pages", a->free_pages);
-    record_u64(&r, "expected_pages", a->expected_pages);
-    record_arr_begin(&r, "blocks");
-    for (unsigned o = 0; o <= MAX_ORDER; o++)
-        record_u64(&r, NULL, a->blocks[o]);
-    record_arr_end(&r);
-    snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)a->digest);
-    record_str(&r, "digest", hex);
-    record_arr_begin(&r, "errors");
-    for (unsigned i = 0; i < a->nerrors && i < AUDIT_MAX_ERRORS; i++)
-        record_str(&r, NULL, a->errors[i]);
-    record_arr_end(&r);
-    record_end(&r);
-}
-
 /*
  * First touch: heap_alloc_pages(0, any node) until the heap is empty,
  * chaining the pages through their list links (free for in-use pages, as in
@@ -231,7 +206,7 @@ static int run_strategy(struct series *x, unsigned run, bool timed, struct err *
     bool ok = heap_audit(&a);
 
     if (timed)
-        record_audit(x, run, &a);
+        heap_audit_record(x->name, run, x->cpus, &a);
     if (!ok)
         return err_set(e, -EINVAL, "%s run %u: audit failed: %s", x->name, run, a.errors[0]);
     if (timed && series[0].digest && a.digest != series[0].digest)
