@@ -3,7 +3,7 @@
 touches costs host memory: the benchmark at 90 GiB (Xen's largest published
 size) and the memory summary of a 1 TiB guest. Slow under TCG, so
 `make test-big` runs these; `make test` boots 90 GiB for the self-tests."""
-from bootlib import boot, explain, record
+from bootlib import AUDIT_BLOCKS, boot, explain, record
 from test_bench_records import check_run
 from test_memory import check_memory
 
@@ -18,7 +18,7 @@ def test_1tib_reaches_memory_summary():
 
 
 def test_90gib_benchmark_records():
-    r = boot("pvh", "90G", "runs=1", timeout=1800)
+    r = boot("pvh", "90G", f"runs=1 {AUDIT_BLOCKS}", timeout=1800)
     check_run(r, 1, ["page", "chunk", "once", "lazy"])
     # 90 GiB less the firmware's holes below 1 MiB.
     assert 89 << 30 < record(r, "bench")["mem_bytes"] <= 90 << 30

@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from harness import ROOT, qemu
+from harness import ROOT, oracle, qemu
 
 PAGE = 4096
 E820_RAM = 1
@@ -88,6 +88,22 @@ def assert_ktap_ok(r, min_tests=1):
     assert not bad, f"self-tests failed: {bad}\n" + explain(r)
     assert r.status == "ok", "self-tests passed but the run did not exit ok\n" + explain(r)
     return results
+
+
+# Lists every free block in each audit record, for check_heap(): enough for
+# the guests these tests boot (a few hundred blocks), the kernel's maximum.
+AUDIT_BLOCKS = "audit_blocks=4096"
+
+
+def check_heap(r, min_audits=1):
+    """Every audit record of r (booted with AUDIT_BLOCKS) against the heap
+    harness.oracle works out from the memory record alone: each block, the
+    counts per order and the digest. Returns the audit records."""
+    audits = records(r, "audit")
+    assert len(audits) >= min_audits, f"{len(audits)} audit records, {min_audits} wanted\n" + explain(r)
+    problems = oracle.check_records(r.records())
+    assert not problems, "\n".join(problems[:6]) + "\n" + explain(r)
+    return audits
 
 
 def ram_pages_in(entries):

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
 """The benchmark's records (issue: the benchmark driver): every record
 parses, the statistics agree with the raw results recomputed here, every
-audit is green and every strategy built the same heap."""
+audit is green and every strategy built the same heap, the one the host
+works out from the memory record (harness.oracle), block for block."""
 import pytest
 
-from bootlib import boot, expected_memory, explain, hpet_mapped, record, records
+from bootlib import AUDIT_BLOCKS, boot, check_heap, expected_memory, explain, hpet_mapped, record, records
 
 PHASES = ("init", "first_touch")
 
@@ -83,6 +84,7 @@ def check_run(r, runs, strategies):
     assert all(a["free_pages"] == a["expected_pages"] == pages for a in audits)
     assert all(sum(c << o for o, c in enumerate(a["blocks"])) == pages for a in audits)
     assert len({a["digest"] for a in audits}) == 1, {a["strategy"]: a["digest"] for a in audits}
+    check_heap(r, min_audits=runs * len(strategies))
 
     # Summaries agree with the raw results.
     sums = {(x["strategy"], x["phase"]): x for x in records(r, "summary")}
@@ -118,7 +120,7 @@ def check_run(r, runs, strategies):
 
 
 def test_records_agree_with_results():
-    r = boot("pvh", "512M", "runs=2", timeout=300)
+    r = boot("pvh", "512M", f"runs=2 {AUDIT_BLOCKS}", timeout=300)
     comps = check_run(r, 2, ["page", "chunk", "once", "lazy"])
     assert "chunked init is " in r.log and "x faster than page-by-page on" in r.log, explain(r)
     assert "all strategies built the same heap" in r.log
@@ -128,7 +130,7 @@ def test_records_agree_with_results():
 
 
 def test_strategy_selection_and_order():
-    r = boot("pvh", "256M", "runs=3 strategies=once,chunk", timeout=300)
+    r = boot("pvh", "256M", f"runs=3 strategies=once,chunk {AUDIT_BLOCKS}", timeout=300)
     check_run(r, 3, ["once", "chunk"])
     assert record(r, "bench")["xen_costs"] == "all"
 
@@ -139,14 +141,14 @@ def test_strategy_selection_and_order():
     ("xen_costs=m2p", "m2p"),
 ])
 def test_records_say_which_cost_model_ran(arg, model):
-    r = boot("pvh", "256M", f"runs=1 {arg}", timeout=300)
+    r = boot("pvh", "256M", f"runs=1 {arg} {AUDIT_BLOCKS}", timeout=300)
     check_run(r, 1, ["page", "chunk", "once", "lazy"])
     assert record(r, "bench")["xen_costs"] == model
 
 
 def test_sixteen_gib_page_then_chunk_same_heap():
     # The issue's check, under whatever accelerator this machine has.
-    r = boot("pvh", "16G", "runs=1 strategies=page,chunk", timeout=600)
+    r = boot("pvh", "16G", f"runs=1 strategies=page,chunk {AUDIT_BLOCKS}", timeout=600)
     check_run(r, 1, ["page", "chunk"])
 
 
@@ -169,8 +171,8 @@ def test_bad_bench_options_fail_cleanly(args, message):
 def test_no_clock_at_all_labels_results_uncalibrated():
     # No PIT, no HPET, no ACPI (so no PM timer), and TCG exposes no TSC leaf:
     # the run still ends cleanly, with ticks instead of made-up nanoseconds.
-    r = boot("pvh", "256M", "runs=1 strategies=page,chunk", machine_opts="pit=off,hpet=off,acpi=off",
-             timeout=120)
+    r = boot("pvh", "256M", f"runs=1 strategies=page,chunk {AUDIT_BLOCKS}",
+             machine_opts="pit=off,hpet=off,acpi=off", timeout=120)
     assert r.status == "ok", explain(r)
     cal = record(r, "calibration")
     assert cal["calibrated"] is False and cal["source"] == "none" and cal["khz"] == 0
@@ -179,3 +181,4 @@ def test_no_clock_at_all_labels_results_uncalibrated():
     assert res and all(x["ns"] is None and x["ns_per_page"] is None and x["ticks"] > 0 for x in res)
     assert all(x["median_ns"] is None for x in records(r, "summary"))
     assert "UNCALIBRATED" in r.log and "no usable clock to calibrate the TSC" in r.log
+    check_heap(r, min_audits=2)

@@ -2,11 +2,13 @@
 """Memory bring-up on real QEMU maps (issue: memory map, boot allocator,
 direct map and frame table). Every figure of the `memory` record is
 recomputed here from the `boot` record's raw map and the symbol file
-(bootlib.expected_memory), independently of the kernel's sanitiser."""
+(bootlib.expected_memory), independently of the kernel's sanitiser, and
+every heap built on them against the one the host works out from the
+memory record (harness.oracle)."""
 import pytest
 
-from bootlib import (KEEP_MAX, MIB, assert_ktap_ok, boot, expected_memory, explain, hpet_mapped,
-                     record, records, usable_ram_ranges)
+from bootlib import (AUDIT_BLOCKS, KEEP_MAX, MIB, assert_ktap_ok, boot, check_heap, expected_memory,
+                     explain, hpet_mapped, record, usable_ram_ranges)
 
 PAGE = 4096
 
@@ -60,15 +62,17 @@ def check_memory(r):
 # reserve=off, and only what the kernel touches costs host memory.
 @pytest.mark.parametrize("mem", ["128M", "1G", "3584M", "4097M", "16G", "90G"])
 def test_memory_summary_pvh(mem):
-    r = boot("pvh", mem, "selftest", timeout=900)
+    r = boot("pvh", mem, f"selftest {AUDIT_BLOCKS}", timeout=900)
     assert_ktap_ok(r, min_tests=9)
     check_memory(r)
+    check_heap(r, min_audits=4)
 
 
 def test_memory_summary_uefi_fragmented_map():
     # OVMF's map: many entries, GRUB's type 20, ACPI and NVS among the RAM.
-    r = boot("iso-uefi", "1G", "selftest", timeout=300)
+    r = boot("iso-uefi", "1G", f"selftest {AUDIT_BLOCKS}", timeout=300)
     assert_ktap_ok(r, min_tests=9)
+    check_heap(r, min_audits=4)
     b = record(r, "boot")
     assert len(b["mmap"]) > 10, "expected OVMF's fragmented map\n" + explain(r)
     assert any(e["type"] not in (1, 2, 3, 4, 5) for e in b["mmap"]) or \
@@ -86,8 +90,8 @@ def test_map_larger_than_the_boot_allocator():
     # allocator's 256 entries, which Xen and this kernel until now could only
     # panic on. The kernel keeps the largest, names the rest, and every audit
     # counts the pages left out.
-    r = boot("iso-bios", "1G", "runs=1 strategies=chunk,lazy", grub_cmds=cutmem_holes(300),
-             timeout=300)
+    r = boot("iso-bios", "1G", f"runs=1 strategies=chunk,lazy {AUDIT_BLOCKS}",
+             grub_cmds=cutmem_holes(300), timeout=300)
     assert r.status == "ok", explain(r)
     m = check_memory(r)
     assert m["usable_regions"] > 256 and len(m["left_out"]) == m["usable_regions"] - KEEP_MAX
@@ -95,8 +99,8 @@ def test_map_larger_than_the_boot_allocator():
            f"{m['left_out_pages']} pages" in r.log, explain(r)
     assert f"note: {m['left_out_pages']} pages of RAM in {len(m['left_out'])} regions were left out" \
         in r.log, explain(r)
-    audits = records(r, "audit")
-    assert audits and all(a["ok"] and a["expected_pages"] == m["heap_pages"] for a in audits)
+    audits = check_heap(r, min_audits=2)
+    assert all(a["ok"] and a["expected_pages"] == m["heap_pages"] for a in audits)
 
 
 def test_too_little_ram_is_a_clean_failure():

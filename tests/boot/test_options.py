@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bootlib import ROOT, boot, explain, record, records
+from bootlib import AUDIT_BLOCKS, ROOT, boot, check_heap, explain, record, records
 from test_bench_records import check_run
 
 
@@ -89,8 +89,9 @@ VERBOSE_RUN = r"^bench: run (\d+) (\w+) +init (\d+) ticks, first touch (\d+) tic
 
 
 def test_verbose_prints_every_run():
-    r = boot("pvh", "256M", "runs=2 strategies=page,chunk verbose", timeout=120)
+    r = boot("pvh", "256M", f"runs=2 strategies=page,chunk verbose {AUDIT_BLOCKS}", timeout=120)
     assert r.status == "ok", explain(r)
+    check_heap(r, min_audits=4)
     lines = re.findall(VERBOSE_RUN, r.log, re.M)
     res = {(x["run"], x["strategy"], x["phase"]): x["ticks"] for x in records(r, "result")}
     assert len(lines) == 4, explain(r)
@@ -125,7 +126,7 @@ def test_memonly_stops_after_the_memory_summary():
 @pytest.mark.parametrize("args", ["numa_fake=3", "bootscrub=off", "once_stores=plain",
                                   "once_stores=nt", "once_stores=rep"])
 def test_memory_options_under_the_benchmark(args):
-    r = boot("pvh", "3G", f"runs=1 strategies=page,chunk,once,lazy {args}", timeout=300)
+    r = boot("pvh", "3G", f"runs=1 strategies=page,chunk,once,lazy {args} {AUDIT_BLOCKS}", timeout=300)
     check_run(r, 1, ["page", "chunk", "once", "lazy"])
     if args.startswith("numa_fake"):
         assert record(r, "memory")["nodes"] == 3

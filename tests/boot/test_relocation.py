@@ -6,7 +6,8 @@ it really occupies there. (The benchmark runs on the relocated image in
 tests/boot/test_screen.py, which checks the placement with check_placement.)"""
 import pytest
 
-from bootlib import assert_ktap_ok, boot, explain, kernel_image, record, usable_ram_ranges
+from bootlib import (AUDIT_BLOCKS, assert_ktap_ok, boot, check_heap, explain, kernel_image, record,
+                     usable_ram_ranges)
 from test_memory import check_memory
 
 MIB = 1 << 20
@@ -29,8 +30,9 @@ def check_placement(r):
 
 @pytest.mark.parametrize("mode", ["iso-bios", "iso-uefi"])
 def test_relocated_image_selftests_and_memory(mode):
-    r = boot(mode, "1G", "selftest", timeout=300)
+    r = boot(mode, "1G", f"selftest {AUDIT_BLOCKS}", timeout=300)
     assert_ktap_ok(r, min_tests=9)
+    check_heap(r, min_audits=4)
     start, end = check_placement(r)
     # The memory summary reserves the image where it is (check_memory
     # computes the free pages with it there), and the link address's pages

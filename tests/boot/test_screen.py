@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from bootlib import explain, record, records
+from bootlib import AUDIT_BLOCKS, check_heap, explain, record, records
 from screenlib import (BG, FG, GLYPH_H, GLYPH_W, boot_and_dump, load_font, read_ppm, read_screen,
                        screen_text)
 from test_relocation import check_placement
@@ -159,10 +159,12 @@ def test_final_report_and_qr_code(mode, resolution):
     the screen, every line whole, the QR code below it with modules of 4
     pixels or more, the last line under it; zbarimg reads the code from the
     screendump and from serial's blocks, and it holds the run's records."""
-    r, ppm, err = boot_and_dump(f"qr-{mode}-{resolution}", mode, "runs=1", gfxmode=resolution + "x32")
+    r, ppm, err = boot_and_dump(f"qr-{mode}-{resolution}", mode, f"runs=1 {AUDIT_BLOCKS}",
+                                gfxmode=resolution + "x32")
     assert err is None, err + "\n" + explain(r)
     assert record(r, "done")["status"] == "ok", explain(r)
     check_placement(r)
+    check_heap(r, min_audits=4)
     fb = record(r, "boot")["fb"]
     assert f"{fb['width']}x{fb['height']}" == resolution, fb
 
@@ -201,8 +203,9 @@ def test_final_report_and_qr_code(mode, resolution):
 def test_text_mode_says_why_and_prints_the_payload():
     """BIOS text mode (80x25): a readable code does not fit in half blocks;
     the kernel says so and shows the payload as text instead."""
-    r, _, err = boot_and_dump("qr-text", "iso-bios", "runs=1", gfxmode="text")
+    r, _, err = boot_and_dump("qr-text", "iso-bios", f"runs=1 {AUDIT_BLOCKS}", gfxmode="text")
     assert err is None, err + "\n" + explain(r)
+    check_heap(r, min_audits=4)
     assert record(r, "boot")["fb"]["type"] == 2, explain(r)
     q = record(r, "qr")
     assert q["screen"] == "text" and not q["drawn"], q
@@ -214,8 +217,9 @@ def test_text_mode_says_why_and_prints_the_payload():
 def test_small_screen_says_why_and_prints_the_payload():
     """At 640x480 the report leaves too little room for 4-pixel modules:
     the screen says so and shows the payload as text."""
-    r, ppm, err = boot_and_dump("qr-640", "iso-uefi", "runs=1", gfxmode="640x480x32")
+    r, ppm, err = boot_and_dump("qr-640", "iso-uefi", f"runs=1 {AUDIT_BLOCKS}", gfxmode="640x480x32")
     assert err is None, err + "\n" + explain(r)
+    check_heap(r, min_audits=4)
     q = record(r, "qr")
     assert q["screen"] == "framebuffer" and not q["drawn"] and q["module_px"] == 0, q
     assert q["reason"].startswith("no room for a readable QR code on this 640x480 screen: "), q

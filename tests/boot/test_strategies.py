@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: MIT
 """Every strategy on the real memory map under each option that changes how
 it works: the once strategy's store kinds, fake NUMA nodes (blocks must not
-cross a node), and boot scrubbing off (clean blocks, list heads)."""
+cross a node), and boot scrubbing off (clean blocks, list heads). Each
+strategy's heap is also held, block by block, to the one the host works out
+from the memory record (harness.oracle)."""
 import pytest
 
-from bootlib import assert_ktap_ok, boot, record
+from bootlib import AUDIT_BLOCKS, assert_ktap_ok, boot, check_heap, record
 
 TESTS = "strategies_build_the_same_heap,alloc_all_free_all_restores_heap,lazy_allocates_every_order"
 
@@ -21,8 +23,10 @@ TESTS = "strategies_build_the_same_heap,alloc_all_free_all_restores_heap,lazy_al
     "xen_costs=node_heap,heap_ptrs numa_fake=3",
 ])
 def test_strategies_agree(args):
-    r = boot("pvh", "3G", f"selftest selftest_only={TESTS} {args}", timeout=300)
+    r = boot("pvh", "3G", f"selftest selftest_only={TESTS} {AUDIT_BLOCKS} {args}", timeout=300)
     results = assert_ktap_ok(r, min_tests=3)
     assert len(results) == 3
+    audits = check_heap(r)
+    assert [a["strategy"] for a in audits] == ["page", "chunk", "once", "lazy"]
     if "numa_fake" in args:
         assert record(r, "memory")["nodes"] == int(args.split("numa_fake=")[1][0])
