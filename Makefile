@@ -57,7 +57,7 @@ KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_
             $(B)/gen/font.o
 
 .PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz \
-        bench bench-quick bench-stores bench-qr hosted bench-counts bench-host bench-ablation test-big \
+        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-ablation test-big \
         debug clean setup \
         check-fresh compile_commands.json
 .DEFAULT_GOAL := all
@@ -236,7 +236,7 @@ test-big: all
 	$(PYTHON) -m pytest -q tests/big
 
 test: setup
-	@$(MAKE) --no-print-directory all iso hosted
+	@$(MAKE) --no-print-directory all iso hosted hosted-tsan
 	$(PYTHON) tests/run_all.py
 
 # ---- host C programs ------------------------------------------------------------
@@ -280,6 +280,25 @@ $(B)/bootheap-host.dis: $(B)/bootheap-host
 	objdump -d -M intel --no-show-raw-insn $< > $@
 
 hosted: $(B)/bootheap-host $(B)/bootheap-host.dis
+
+# The same runner under ThreadSanitizer, every object instrumented and the
+# tables where the sanitiser lets a program map them (mm/layout.h): `make
+# test` runs its --cpus 2 build (tests/hosted/test_tsan.py), where real
+# threads race if anything in the parallel init is unguarded.
+TSAN_FLAGS := -fsanitize=thread -DBOOTHEAP_TSAN
+HOSTED_TSAN_KOBJ := $(patsubst %.c,$(B)/hosted-tsan/k/%.o,$(HOSTED_KSRC))
+HOSTED_PLATFORM := hosted/bootheap-host.c $(wildcard hosted/platform/*.c)
+
+$(B)/hosted-tsan/k/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(KCC) $(CFLAGS) $(HOSTED_KFLAGS) $(TSAN_FLAGS) -c $< -o $@
+
+$(B)/bootheap-host-tsan: $(HOSTED_PLATFORM) $(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld hosted/platform/hosted.ld \
+                         $(wildcard hosted/platform/*.h kernel/*.h mm/*.h bench/*.h) Makefile
+	$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_bootheap-host) $(TSAN_FLAGS) -o $@ $(HOSTED_PLATFORM) \
+		$(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld
+
+hosted-tsan: $(B)/bootheap-host-tsan
 
 # Exact counts under callgrind (README.md, "Exact counts"), e.g.
 # COUNTS_SIZES=256M,8G,90G COUNTS_ARGS="--out results/<a bench-host folder>".

@@ -32,6 +32,17 @@
 #define IOMAP_BASE      0xffffd00000000000ull
 #define IOMAP_SIZE      (1ull << 30)
 #define KERNEL_VMA      0xffffffff80000000ull
+#elif defined(BOOTHEAP_TSAN)
+/*
+ * The hosted runner built under ThreadSanitizer (build/bootheap-host-tsan):
+ * the sanitiser keeps most of the address space for its shadow and leaves
+ * [0x550000000000, 0x568000000000) to a program, so the map moves there,
+ * 1 TiB of direct map at most: enough for the race test's small maps.
+ */
+#define DIRECTMAP_BASE  0x550000000000ull
+#define FRAMETABLE_BASE 0x560000000000ull   /* 128 GiB */
+#define M2P_BASE        0x564000000000ull   /* 32 GiB, to 0x564800000000 */
+#define KERNEL_VMA      0ull
 #else
 /*
  * The hosted runner (hosted/) keeps the same map at fixed user-space
