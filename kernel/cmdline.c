@@ -48,6 +48,15 @@ static void choice_names(const struct cmdline_opt *o, char *names, size_t size)
             n += (size_t)snprintf(names + n, size - n, " %s", o->choices[i]);
 }
 
+/*
+ * A bad value is echoed in a message at most ECHO_MAX bytes long, then
+ * "...", so that what the option takes always fits in struct err: the
+ * longest message, xen_costs= with a bad item and its ten names, takes
+ * 188 bytes of the 192.
+ */
+#define ECHO_MAX 30
+#define ECHO(n, s) (int)MIN((n), (size_t)ECHO_MAX), (s), (n) > ECHO_MAX ? "..." : ""
+
 /* The message for a bad value of o: what the option takes. */
 static int bad_value(const struct cmdline_opt *o, const char *val, size_t vlen, struct err *e)
 {
@@ -55,16 +64,16 @@ static int bad_value(const struct cmdline_opt *o, const char *val, size_t vlen, 
 
     switch (o->type) {
     case OPT_UINT:
-        return err_set(e, -EINVAL, "%s=%.*s: expected a whole number from %u to %u",
-                       o->key, (int)vlen, val, o->min, o->max);
+        return err_set(e, -EINVAL, "%s=%.*s%s: expected a whole number from %u to %u",
+                       o->key, ECHO(vlen, val), o->min, o->max);
     case OPT_STR:
-        return err_set(e, -EINVAL, "%s=%.*s: expected a value of at most %zu characters",
-                       o->key, (int)vlen, val, o->size - 1);
+        return err_set(e, -EINVAL, "%s=%.*s%s: expected a value of at most %zu characters",
+                       o->key, ECHO(vlen, val), o->size - 1);
     case OPT_CHOICE:
         choice_names(o, names, sizeof(names));
-        return err_set(e, -EINVAL, "%s=%.*s: expected one of%s", o->key, (int)vlen, val, names);
+        return err_set(e, -EINVAL, "%s=%.*s%s: expected one of%s", o->key, ECHO(vlen, val), names);
     default:
-        return err_set(e, -EINVAL, "%s=%.*s: expected on or off", o->key, (int)vlen, val);
+        return err_set(e, -EINVAL, "%s=%.*s%s: expected on or off", o->key, ECHO(vlen, val));
     }
 }
 
@@ -160,8 +169,8 @@ static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool
             return 0;
         }
         choice_names(o, names, sizeof(names));
-        return err_set(e, -EINVAL, "%s=%.*s: '%.*s' is not all, none or [+-] one of%s", o->key,
-                       (int)vlen, val, (int)ilen, item, names);
+        return err_set(e, -EINVAL, "%s=%.*s%s: '%.*s%s' is not all, none or [+-] one of%s", o->key,
+                       ECHO(vlen, val), ECHO(ilen, item), names);
     }
     }
     return bad_value(o, val, vlen, e);

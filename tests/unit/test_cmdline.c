@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel/cmdline.h"
@@ -128,6 +129,38 @@ static void test_sets(void **state)
     assert_int_equal(set, 7);
 }
 
+/*
+ * A long bad value is echoed cut short, so the message still says what the
+ * option takes: found by tests/fuzz/fuzz_cmdline.c, where a 150-byte set item
+ * filled the 192-byte message and cut the list of names off.
+ */
+static void test_long_values_keep_the_message_whole(void **state)
+{
+    static unsigned costs;
+    static const char *const names[] = { "lfence", "mfn_valid", "lock", "m2p", "node_heap",
+                                         "heap_ptrs", "pdx", "memnode", "zone", "scrub_check" };
+    const struct cmdline_opt xen[] = {
+        { .key = "xen_costs", .type = OPT_SET, .dst = &costs, .choices = names, .nchoices = 10 },
+    };
+    char line[400], x30[31];
+    (void)state;
+
+    memset(x30, 'x', 30);
+    x30[30] = '\0';
+    snprintf(line, sizeof(line), "xen_costs=-%0300d", 0);
+    assert_int_equal(cmdline_parse(line, xen, 1, &err, NULL), -EINVAL);
+    assert_string_equal(err.msg, "xen_costs=-00000000000000000000000000000...: '-00000000000000000000000000000...' "
+                                 "is not all, none or [+-] one of lfence mfn_valid lock m2p node_heap "
+                                 "heap_ptrs pdx memnode zone scrub_check");
+    snprintf(line, sizeof(line), "runs=%s%s", x30, x30);
+    assert_int_equal(parse(line), -EINVAL);
+    assert_string_equal(err.msg, "runs=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...: expected a whole number from 1 to 1000");
+    /* Exactly 30 bytes: whole, no dots. */
+    snprintf(line, sizeof(line), "exit=%s", x30);
+    assert_int_equal(parse(line), -EINVAL);
+    assert_string_equal(err.msg, "exit=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx: expected one of auto qemu halt");
+}
+
 static void test_list_items(void **state)
 {
     const char *p = "page,,chunk,once";
@@ -152,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_unknown_key_warns),
         cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_sets),
+        cmocka_unit_test(test_long_values_keep_the_message_whole),
         cmocka_unit_test(test_list_items),
     };
     return cmocka_run_group_tests_name("cmdline", tests, NULL, NULL);
