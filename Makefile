@@ -187,46 +187,54 @@ $(B)/unit/test_clocks: tests/unit/test_clocks.c $(HOST_SRC) $(CLOCK_SIM_SRC) $(U
 test-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
-# libFuzzer over the boot-info parsers and the memory-map sanitiser. Work copies of the corpus and any
-# crash artefacts stay under build/fuzz/; a crash fails the target.
+# libFuzzer, one binary per target: the boot-info parsers, the memory-map
+# sanitiser and the firmware tables (bootinfo), the command line with the
+# kernel's own formatter (cmdline), and the hosted runner's map-file reader
+# (mapfile). Work copies of the corpora and any crash artefacts stay under
+# build/fuzz/; a crash fails the target.
 FUZZ_SECONDS ?= 600
 # Seconds for each target in `make test`: the fuzz stage stays under about 45 s.
-FUZZ_TEST_SECONDS ?= 13
+FUZZ_TEST_SECONDS ?= 10
+FUZZ_TARGETS := bootinfo cmdline mapfile
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_SRC := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/acpi.c mm/e820.c mm/usable.c mm/bootmem.c \
-            kernel/acpi_find.c kernel/topo.c mm/numa.c
-FUZZ_BIN := $(B)/fuzz/fuzz_bootinfo
-FUZZ_ARGS := -max_len=16384 -timeout=10 -print_final_stats=1 -artifact_prefix=$(B)/fuzz/crash-
+FUZZ_SRC_bootinfo := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/acpi.c mm/e820.c \
+                     mm/usable.c mm/bootmem.c kernel/acpi_find.c kernel/topo.c mm/numa.c
+FUZZ_CORPUS_bootinfo := tests/fuzz/corpus
+FUZZ_MAXLEN_bootinfo := 16384
+# The kernel's vsnprintf formats the parser's messages in the kernel, so it
+# does here too, renamed so that it takes the C library's place.
+FUZZ_SRC_cmdline := kernel/cmdline.c kernel/err.c kernel/printk.c
+FUZZ_FLAGS_cmdline := -Dvsnprintf=kernel_vsnprintf -Dsnprintf=kernel_snprintf
+FUZZ_CORPUS_cmdline := tests/fuzz/corpus-cmdline
+FUZZ_MAXLEN_cmdline := 1024
+FUZZ_SRC_mapfile := hosted/platform/mapfile.c kernel/err.c kernel/sort.c mm/e820.c
+FUZZ_CORPUS_mapfile := tests/fuzz/corpus-map
+FUZZ_MAXLEN_mapfile := 16384
+FUZZ_RUN_mapfile := -dict=tests/fuzz/mapfile.dict
+FUZZ_BINS := $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+# libFuzzer's options for target $(1) running $(2) seconds.
+fuzz_args = -max_len=$(FUZZ_MAXLEN_$(1)) -timeout=10 -print_final_stats=1 \
+            -artifact_prefix=$(B)/fuzz/crash-$(1)- $(FUZZ_RUN_$(1)) -max_total_time=$(2)
 
-$(FUZZ_BIN): tests/fuzz/fuzz_bootinfo.c $(FUZZ_SRC) $(wildcard kernel/*.h mm/*.h tests/fuzz/*.h) Makefile
+$(foreach t,$(FUZZ_TARGETS),$(eval $(B)/fuzz/fuzz_$(t): $(FUZZ_SRC_$(t))))
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard hosted/platform/*.h kernel/*.h mm/*.h tests/fuzz/*.h) Makefile
 	@mkdir -p $(@D)
-	$(FUZZCC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC)
-
-# The hosted runner's map-file reader, seeded from tests/fuzz/corpus-map/.
-FUZZ_MAP_SRC := hosted/platform/mapfile.c kernel/err.c kernel/sort.c mm/e820.c
-FUZZ_MAP_BIN := $(B)/fuzz/fuzz_mapfile
-FUZZ_MAP_ARGS := $(FUZZ_ARGS) -dict=tests/fuzz/mapfile.dict
-
-$(FUZZ_MAP_BIN): tests/fuzz/fuzz_mapfile.c $(FUZZ_MAP_SRC) $(wildcard hosted/platform/*.h kernel/*.h mm/*.h tests/fuzz/*.h) Makefile
-	@mkdir -p $(@D)
-	$(FUZZCC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_MAP_SRC)
+	$(FUZZCC) $(FUZZ_CFLAGS) $(FUZZ_FLAGS_$*) -o $@ $< $(FUZZ_SRC_$*)
 
 # A fresh copy of the seeds each time, so `make test` is repeatable.
-test-fuzz: $(FUZZ_BIN) $(FUZZ_MAP_BIN)
-	@rm -rf $(B)/fuzz/test-corpus $(B)/fuzz/test-corpus-map && mkdir -p $(B)/fuzz/test-corpus $(B)/fuzz/test-corpus-map
-	@cp tests/fuzz/corpus/* $(B)/fuzz/test-corpus/
-	@cp tests/fuzz/corpus-map/* $(B)/fuzz/test-corpus-map/
-	$(FUZZ_BIN) $(FUZZ_ARGS) -max_total_time=$(FUZZ_TEST_SECONDS) $(B)/fuzz/test-corpus
-	$(FUZZ_MAP_BIN) $(FUZZ_MAP_ARGS) -max_total_time=$(FUZZ_TEST_SECONDS) $(B)/fuzz/test-corpus-map
+test-fuzz: $(patsubst %,test-fuzz-%,$(FUZZ_TARGETS))
+test-fuzz-%: $(B)/fuzz/fuzz_%
+	@rm -rf $(B)/fuzz/test-corpus-$* && mkdir -p $(B)/fuzz/test-corpus-$*
+	@cp $(FUZZ_CORPUS_$*)/* $(B)/fuzz/test-corpus-$*/
+	$< $(call fuzz_args,$*,$(FUZZ_TEST_SECONDS)) $(B)/fuzz/test-corpus-$*
 
-# The long run keeps its corpus between runs, seeded from the repository's.
-fuzz: $(FUZZ_BIN) $(FUZZ_MAP_BIN)
-	@mkdir -p $(B)/fuzz/corpus $(B)/fuzz/corpus-map
-	@cp -n tests/fuzz/corpus/* $(B)/fuzz/corpus/
-	@cp -n tests/fuzz/corpus-map/* $(B)/fuzz/corpus-map/
-	$(FUZZ_BIN) $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) $(B)/fuzz/corpus
-	$(FUZZ_MAP_BIN) $(FUZZ_MAP_ARGS) -max_total_time=$(FUZZ_SECONDS) $(B)/fuzz/corpus-map
+# The long run keeps its corpora between runs, seeded from the repository's.
+fuzz: $(patsubst %,fuzz-%,$(FUZZ_TARGETS))
+fuzz-%: $(B)/fuzz/fuzz_%
+	@mkdir -p $(B)/fuzz/corpus-$*
+	@cp -n $(FUZZ_CORPUS_$*)/* $(B)/fuzz/corpus-$*/
+	$< $(call fuzz_args,$*,$(FUZZ_SECONDS)) $(B)/fuzz/corpus-$*
 
 test-boot: all iso
 	$(PYTHON) -m pytest -q -n 2 tests/boot
