@@ -133,7 +133,10 @@ def make_iso(append, workdir, gfxmode=None, grub_cmds=()):
 
 def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
                  machine_opts="", serial=True, gdb=False, extra=(), cpu=None, say=print,
-                 cpus=1, nodes=1):
+                 cpus=1, nodes=1, kernel=None, bios=QBOOT):
+    """QEMU's command line for a boot. pvh mode loads `kernel` (default:
+    bootheap's ELF) with -kernel under `bios` (default qboot; None: QEMU's
+    own SeaBIOS, which can also load a multiboot kernel such as Xen)."""
     mem_mib = mem_bytes >> 20
     cmd = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
            "-monitor", "none", "-m", f"{mem_mib}M"]
@@ -163,7 +166,7 @@ def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
     cmd += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     cmd += ["-serial", "stdio" if serial else "none"]
     if mode == "pvh":
-        cmd += ["-bios", QBOOT, "-kernel", ELF]
+        cmd += (["-bios", bios] if bios else []) + ["-kernel", kernel or ELF]
         if append:
             cmd += ["-append", append]
     elif mode == "iso-bios":
