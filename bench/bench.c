@@ -34,6 +34,14 @@ CMDLINE_OPT(strategies, .key = "strategies", .type = OPT_STR, .dst = opt_strateg
             .size = sizeof(opt_strategies),
             .help = "comma-separated strategies to run, in this order (default: all)");
 
+/* Under QEMU's -icount shift=0 the TSC advances one tick per guest
+ * instruction (1000000 kHz): every figure is then an instruction count. */
+static bool opt_icount;
+CMDLINE_OPT(icount, .key = "icount", .type = OPT_FLAG, .dst = &opt_icount,
+            .help = "QEMU runs with -icount shift=0: label figures as exact instruction counts");
+#define ICOUNT_KHZ 1000000u
+#define ICOUNT_TOL_KHZ 100u     /* 100 ppm: the calibration's own error is a few */
+
 /* One strategy's runs, or the floor's (s == NULL). */
 struct series {
     const struct heap_strategy *s;
@@ -277,7 +285,8 @@ static void report(void)
                                          .nstrat = nstrat, .s = rs, .xen_costs = cost_model,
                                          .xen_costs_tested = xc_variant_of[xen_costs & XC_ALL] == XCV_TESTED,
                                          .floor_bytes = heap_floor_bytes(),
-                                         .floor_m2p = !xc_on(xen_costs, XC_M2P) });
+                                         .floor_m2p = !xc_on(xen_costs, XC_M2P),
+                                         .icount = opt_icount });
 }
 
 int bench_main(struct err *e)
@@ -299,6 +308,12 @@ int bench_main(struct err *e)
                        "more; this node map's are 2^%u pages", memnode_shift);
     if ((rc = pick_strategies(e)))
         return rc;
+    /* icount is a claim about the clock: hold it to the rate. */
+    if (opt_icount && (!calibrated || tsc_khz() + ICOUNT_TOL_KHZ < ICOUNT_KHZ ||
+                       tsc_khz() > ICOUNT_KHZ + ICOUNT_TOL_KHZ))
+        return err_set(e, -EINVAL, "icount: the TSC runs at %llu kHz, not the %u kHz of QEMU's "
+                       "-icount shift=0 (is QEMU run with it?)",
+                       (unsigned long long)tsc_khz(), ICOUNT_KHZ);
     record_begin(&r, "bench");
     /* What was tested: RAM above MAX_PHYS_ADDR never reaches the heap. */
     record_u64(&r, "mem_bytes", mm.ram_bytes - mm.ignored_bytes);
@@ -306,6 +321,7 @@ int bench_main(struct err *e)
     record_u64(&r, "pages", pages);
     record_str(&r, "accel", accel_name(cpu.accel));
     record_bool(&r, "emulated", cpu.accel == ACCEL_TCG);
+    record_bool(&r, "icount", opt_icount);
     record_bool(&r, "calibrated", calibrated);
     record_u64(&r, "tsc_khz", tsc_khz());
     record_str(&r, "source", tsc_source());

@@ -182,13 +182,21 @@ static void human(const struct report_input *in, bool equal)
     uint64_t floor_med = stat_median(floor->init, in->runs);
     bool cal = in->calibrated, tcg = cpu.accel == ACCEL_TCG, host = cpu.accel == ACCEL_HOST;
     char size[24], a[24], b[24], c[24], d[24], e[24], g[24];
+    /* Column units: the table, per page, first allocation, and its legend. */
+    const char *const *units = !cal ? (const char *const[]){ "Mticks", "tick/page", "1st kticks", "kticks" }
+                               : in->icount ? (const char *const[]){ "Minstr", "instr/page", "1st kinstr", "kinstr" }
+                               : (const char *const[]){ "ms", "ns/page", "1st alloc", "us" };
 
     text_len = 0;
     text[0] = '\0';
     fmt_size(size, sizeof(size), in->mem_bytes);
     line("==== bootheap %s: heap init on %s (%llu pages handed over), %u run%s each ====",
          BOOTHEAP_VERSION, size, (unsigned long long)in->pages, in->runs, in->runs == 1 ? "" : "s");
-    line("accelerator %s%s", accel_name(cpu.accel), accel_caveat(cpu.accel));
+    if (in->icount)
+        line("accelerator TCG under -icount shift=0: EXACT GUEST INSTRUCTION COUNTS, one a tick; "
+             "neither TCG time nor hardware time");
+    else
+        line("accelerator %s%s", accel_name(cpu.accel), accel_caveat(cpu.accel));
     line("TSC %llu kHz from %s", (unsigned long long)tsc_khz(), tsc_source());
     if (tsc_warning())
         line("%s", tsc_warning());
@@ -205,9 +213,8 @@ static void human(const struct report_input *in, bool equal)
              in->left_out_regions);
     if (!cal)
         line("warning: no usable clock: figures are raw TSC ticks (millions), UNCALIBRATED");
-    line("%-8s %12s %9s %8s %8s %12s %12s %11s", "strategy", cal ? "ms" : "Mticks",
-         cal ? "ns/page" : "tick/page", "vs page", "x floor", "touch", "init+touch",
-         cal ? "1st alloc" : "1st kticks");
+    line("%-8s %12s %9s %8s %8s %12s %12s %11s", "strategy", units[0], units[1], "vs page",
+         "x floor", "touch", "init+touch", units[2]);
     for (unsigned i = 0; i < in->nstrat; i++) {
         struct figures f = figures_of(in, &in->s[i], page, floor_med);
         fmt_ms(a, sizeof(a), f.init);
@@ -228,7 +235,7 @@ static void human(const struct report_input *in, bool equal)
     line("%-8s %12s %9s %8s %7sx   memset of %s of page_info%s", "floor", a, b, "-", "1.00", c,
          in->floor_m2p ? " and M2P" : " (no M2P)");
     line("%s: median init; touch: alloc every page at order 0, free it; 1st alloc: %s after init began",
-         cal ? "ms" : "Mticks", cal ? "us" : "kticks");
+         units[0], units[3]);
     line("digests: %s (0x%016llx); every audit green",
          equal ? "all strategies built the same heap" : "DIFFERENT HEAPS",
          (unsigned long long)in->s[0].digest);
@@ -241,7 +248,8 @@ static void human(const struct report_input *in, bool equal)
         fmt_centi(a, sizeof(a), stat_paired_ratio_centi(base->init, best->init, in->runs));
         line("%s init is %sx faster than %s on %s%s", best == chunk ? "chunked" : best->name, a,
              base == page ? "page-by-page" : base->name, size,
-             tcg ? " (TCG, emulated)" : host ? " (hosted, user space)" : "");
+             in->icount ? " (icount: guest instructions)" : tcg ? " (TCG, emulated)" :
+             host ? " (hosted, user space)" : "");
     }
     for (unsigned i = 0; i < in->nstrat && page; i++) {
         const struct report_series *x = &in->s[i];

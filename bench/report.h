@@ -34,6 +34,7 @@ struct report_input {
     bool xen_costs_tested;          /* it ran the copy of the heap code that tests each cost */
     uint64_t floor_bytes;           /* what the floor wrote */
     bool floor_m2p;                 /* ... M2P entries among them */
+    bool icount;                    /* under -icount shift=0: ns are guest instructions */
 };
 
 /* Prints the summary and comparison records, then the human report, keeping its text. */
