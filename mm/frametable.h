@@ -59,7 +59,11 @@ _Static_assert(sizeof(struct page_info) == 32, "struct page_info is 32 bytes, as
 #define PGC_state_uninit    (0ull << 62)
 #define PGC_state_inuse     (1ull << 62)
 #define PGC_state_free      (2ull << 62)
+/* Xen's page offlining (a page with memory errors taken out of use): never
+ * started here, but the free path tests for it on every page, as Xen's does. */
+#define PGC_state_offlining (3ull << 62)
 #define PGC_need_scrub      (1ull << 61)
+#define PGC_broken          (1ull << 60)    /* Xen's: the page has a hardware error */
 #define PGC_count_mask      ((1ull << 48) - 1)
 
 #define page_state_is(pg, st) (((pg)->count_info & PGC_state) == PGC_state_##st)

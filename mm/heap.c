@@ -182,21 +182,29 @@ void end_boot_allocator(struct heap *h, const struct heap_strategy *s)
 }
 
 /*
- * Xen's mark_page_free(): the per-page part of freeing. A page handed over
- * at boot is uninitialised, one given back is in use; a free page here is a
- * double free.
+ * Xen's mark_page_free() (common/page_alloc.c, RELEASE-4.17.0; inline in
+ * 4.16's free_heap_pages()): the per-page part of freeing. A page handed
+ * over at boot is uninitialised, one given back is in use; either must not
+ * be broken (Xen's BUG_ON). An offlining page stays out of use and makes the
+ * block tainted (returns true); a free page here is a double free.
  */
-static inline void mark_page_free(unsigned xc, struct heap *h, struct page_info *pg, uint64_t mfn)
+static inline bool mark_page_free(unsigned xc, struct page_info *pg, uint64_t mfn)
 {
-    switch (pg->count_info & PGC_state) {
-    case PGC_state_inuse:
-        h->inuse_pages--;
+    uint64_t state = pg->count_info & PGC_state;
+    bool offlined = false;
+
+    /* Tested in Xen's order: its first case is the state of a zeroed entry
+     * ("in use" there, "uninitialised" here), the state of every page at boot.
+     * (heap_free() counts pages given back off inuse_pages, outside Xen's loop.) */
+    if (state == PGC_state_uninit || state == PGC_state_inuse) {
+        if (pg->count_info & PGC_broken)
+            panic("freeing MFN 0x%llx, which is broken (count_info 0x%llx)",
+                  (unsigned long long)mfn, (unsigned long long)pg->count_info);
         pg->count_info = PGC_state_free;
-        break;
-    case PGC_state_uninit:
-        pg->count_info = PGC_state_free;
-        break;
-    default:
+    } else if (state == PGC_state_offlining) {
+        pg->count_info &= PGC_state | PGC_broken;
+        offlined = true;
+    } else {
         panic("freeing MFN 0x%llx, which is already free (count_info 0x%llx)",
               (unsigned long long)mfn, (unsigned long long)pg->count_info);
     }
@@ -207,6 +215,7 @@ static inline void mark_page_free(unsigned xc, struct heap *h, struct page_info 
     pg->v.owner = 0;
     /* Not a guest frame any more. */
     xc_m2p_invalidate(xc, mfn);
+    return offlined;
 }
 
 /*
@@ -307,9 +316,12 @@ free_pages_body(unsigned xc, struct heap *h, struct page_info *pg, unsigned orde
     uint64_t mfn = xc_page_to_mfn(xc, pg), n = 1ull << order;
     unsigned node = xc_mfn_to_nid(xc, mfn), zone = xc_page_to_zone(xc, pg);
 
+    bool tainted = false;
+
     xc_spin_lock(xc, &h->lock);
     for (uint64_t i = 0; i < n; i++) {
-        mark_page_free(xc, h, &pg[i], mfn + i);
+        if (mark_page_free(xc, &pg[i], mfn + i))
+            tainted = true;
         if (need_scrub)
             pg[i].count_info |= PGC_need_scrub;
     }
@@ -322,6 +334,11 @@ free_pages_body(unsigned xc, struct heap *h, struct page_info *pg, unsigned orde
         pg->u.free.first_dirty = INVALID_DIRTY_IDX;
     }
     merge_and_list(xc, h, pg, order, node, zone);
+    /* Xen sets the offlined pages aside here (reserve_offlined_page()); no
+     * page is ever offlined here, and one that was is refused, loudly. */
+    if (tainted)
+        panic("freeing MFN 0x%llx order %u: it holds an offlining page, and page offlining "
+              "is not modelled", (unsigned long long)mfn, order);
     xc_spin_unlock(xc, &h->lock);
 }
 

@@ -25,6 +25,7 @@ int heap_free(struct page_info *pg, unsigned order, bool need_scrub, struct err 
                            (unsigned long long)(mfn + i),
                            page_state_is(&pg[i], free) ? "already free" : "not in use",
                            (unsigned long long)pg[i].count_info);
+    heap_default.inuse_pages -= 1ull << order;
     heap_free_pages(&heap_default, pg, order, need_scrub);
     return 0;
 }

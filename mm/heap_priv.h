@@ -49,7 +49,7 @@ struct heap {
     heap_by_zone_and_order_t *heap_ptr[MAX_NUMNODES];
     uint64_t *avail_ptr[MAX_NUMNODES];
     uint64_t total_avail_pages;
-    uint64_t inuse_pages;           /* handed out by heap_alloc_pages() */
+    uint64_t inuse_pages;           /* handed out by heap_alloc_pages(), less those back through heap_free() */
     uint64_t first_valid_mfn;
     spinlock_t lock;                /* Xen's heap_lock */
     unsigned preempt_count;         /* the locking CPU's preemption count (mm/xen_costs.c) */

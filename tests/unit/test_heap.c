@@ -589,6 +589,65 @@ static void test_double_free_panics(void **state)
     spin_unlock(&heap_default.lock);
 }
 
+/* Xen's mark_page_free(): a broken page is a bug (BUG_ON), whether it was in
+ * use or, at boot, never initialised. */
+static void test_broken_page_panics(void **state)
+{
+    jmp_buf jb;
+    (void)state;
+    const struct bootmem_region r[] = { { 0x400, 0x800 } };
+    world(r, 1, 0x1000);
+    heap_reset();
+    mfn_to_page(0x500)->count_info = PGC_broken;
+    panic_jump = &jb;
+    if (setjmp(jb) == 0) {
+        end_boot_allocator(&heap_default, strategy("chunk"));
+        panic_jump = NULL;
+        fail_msg("handing over a broken page did not panic");
+    }
+    panic_jump = NULL;
+    assert_string_equal(panic_message, "freeing MFN 0x500, which is broken (count_info 0x1000000000000000)");
+    spin_unlock(&heap_default.lock);
+
+    world(r, 1, 0x1000);
+    build("page");
+    struct page_info *pg = heap_alloc_pages(0, NUMA_NO_NODE);
+    pg->count_info |= PGC_broken;
+    panic_jump = &jb;
+    if (setjmp(jb) == 0) {
+        heap_free(pg, 0, false, NULL);
+        panic_jump = NULL;
+        fail_msg("freeing a broken page did not panic");
+    }
+    panic_jump = NULL;
+    assert_non_null(strstr(panic_message, "which is broken"));
+    spin_unlock(&heap_default.lock);
+}
+
+/* An offlining page makes the block tainted, as in Xen; setting it aside
+ * (Xen's reserve_offlined_page()) is not modelled, and says so. */
+static void test_offlining_page_refused(void **state)
+{
+    jmp_buf jb;
+    (void)state;
+    const struct bootmem_region r[] = { { 0x400, 0x800 } };
+    world(r, 1, 0x1000);
+    heap_reset();
+    mfn_to_page(0x600)->count_info = PGC_state_offlining | PGC_broken;
+    panic_jump = &jb;
+    if (setjmp(jb) == 0) {
+        end_boot_allocator(&heap_default, strategy("chunk"));
+        panic_jump = NULL;
+        fail_msg("freeing an offlining page did not panic");
+    }
+    panic_jump = NULL;
+    assert_string_equal(panic_message, "freeing MFN 0x400 order 10: it holds an offlining page, and "
+                        "page offlining is not modelled");
+    /* Xen's offlined page keeps its broken flag and takes no free state. */
+    assert_int_equal(mfn_to_page(0x600)->count_info & ~PGC_need_scrub, PGC_state_offlining | PGC_broken);
+    spin_unlock(&heap_default.lock);
+}
+
 static void test_dirty_blocks_go_to_tail(void **state)
 {
     (void)state;
@@ -627,6 +686,8 @@ int main(void)
         cmocka_unit_test(test_audit_holds_lists_to_accounting),
         cmocka_unit_test(test_heap_free_refuses_mistakes),
         cmocka_unit_test(test_double_free_panics),
+        cmocka_unit_test(test_broken_page_panics),
+        cmocka_unit_test(test_offlining_page_refused),
         cmocka_unit_test(test_dirty_blocks_go_to_tail),
     };
     return cmocka_run_group_tests_name("heap", tests, NULL, NULL);
