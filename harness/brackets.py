@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: MIT
+"""Exact instruction brackets around a function of a running guest, by
+breakpoints at its entry and its return (harness/gdbstub.py).
+
+A bracket opens at the entry of `open_at` (once `close_at` has been entered,
+when the two differ) and closes when `close_at` returns. Calls made inside it
+to an `exclude` symbol (printing, the scheduler) are subtracted from entry to
+return; an `interrupt` entry is subtracted until the interrupted instruction
+runs again on the interrupted stack; calls to a `part` symbol stay in the
+bracket and are counted apart as well, with the arguments they were called
+with. Everything else that runs between open and close is in the bracket."""
+import subprocess
+
+from harness.gdbstub import RIP, RSP, StubError
+
+ARG_REGS = (5, 4, 3, 2, 8, 9)      # rdi, rsi, rdx, rcx, r8, r9 (System V)
+
+
+class BracketError(Exception):
+    """A bracket that could not be taken, with the reason."""
+
+
+def load_symbols(path):
+    """{name: address} from a System.map (text) or an ELF with symbols (nm)."""
+    with open(path, "rb") as f:
+        elf = f.read(4) == b"\x7fELF"
+    if elf:
+        r = subprocess.run(["nm", path], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise BracketError(f"nm cannot read the symbols of {path}: {r.stderr.strip()}")
+        text = r.stdout
+    else:
+        with open(path, encoding="ascii", errors="replace") as f:
+            text = f.read()
+    syms = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[1] not in ("U", "w", "v"):
+            try:
+                syms.setdefault(parts[2], int(parts[0], 16))
+            except ValueError:
+                continue
+    if len(syms) < 100:
+        raise BracketError(f"{path} holds {len(syms)} symbols: not a symbol table of a kernel")
+    return syms
+
+
+class Spec:
+    """What one bracket takes: see the module's docstring. `reads` are
+    symbols read as 64-bit words when it closes (counters such as Xen's
+    total_avail_pages); `read_parts` are read at each part call's return."""
+
+    def __init__(self, name, open_at, close_at=None, exclude=(), interrupts=(), parts=(),
+                 reads=(), part_reads=()):
+        self.name, self.open_at = name, open_at
+        self.close_at = close_at or open_at
+        self.exclude, self.interrupts, self.parts = tuple(exclude), tuple(interrupts), tuple(parts)
+        self.reads, self.part_reads = tuple(reads), tuple(part_reads)
+
+
+class Result:
+    def __init__(self, name):
+        self.name = name
+        self.gross = 0              # open to close
+        self.excluded = {}          # symbol -> [calls, instructions]
+        self.parts = {}             # symbol -> [calls, instructions]
+        self.part_calls = []        # (symbol, args, {read: value at return}, instructions)
+        self.reads = {}             # symbol -> value at close
+
+    @property
+    def instructions(self):
+        return self.gross - sum(n for _, n in self.excluded.values())
+
+    def as_record(self):
+        return {"bracket": self.name, "instructions": self.instructions, "gross": self.gross,
+                "excluded": {k: {"calls": c, "instructions": n} for k, (c, n) in self.excluded.items()},
+                "parts": {k: {"calls": c, "instructions": n} for k, (c, n) in self.parts.items()},
+                "reads": self.reads}
+
+
+class _Frame:
+    def __init__(self, kind, symbol, ret, ret_sp, start, args=()):
+        self.kind, self.symbol, self.ret, self.ret_sp = kind, symbol, ret, ret_sp
+        self.start, self.args = start, args
+
+
+def _addr(syms, name):
+    if name not in syms:
+        raise BracketError(f"symbol {name} is not in the symbol table")
+    return syms[name]
+
+
+def take(stub, syms, spec, deadline):
+    """Runs the guest until the bracket of `spec` closes -> Result."""
+    res = Result(spec.name)
+    close_fn, open_fn = _addr(syms, spec.close_at), _addr(syms, spec.open_at)
+    try:
+        stub.set_break(close_fn)
+        stop_at(stub, close_fn, deadline, spec.close_at)
+        stub.clear_break(close_fn)
+        sp = stub.reg(RSP)
+        end, end_sp = stub.read(sp), sp + 8
+        if open_fn != close_fn:
+            stub.set_break(open_fn)
+            stop_at(stub, open_fn, deadline, spec.open_at)
+            stub.clear_break(open_fn)
+        _run(stub, syms, spec, res, end, end_sp, deadline)
+    except StubError as e:
+        raise BracketError(f"bracket {spec.name}: {e}")
+    return res
+
+
+def stop_at(stub, addr, deadline, what):
+    pc = stub.resume(deadline)
+    if pc != addr:
+        raise StubError(f"stopped at {pc:#x} while waiting for {what}")
+
+
+def _run(stub, syms, spec, res, end, end_sp, deadline):
+    kinds = {}
+    for kind, names in (("exclude", spec.exclude), ("interrupt", spec.interrupts),
+                        ("part", spec.parts)):
+        for n in names:
+            kinds[_addr(syms, n)] = (kind, n)
+    for a in kinds:
+        stub.set_break(a)
+    stub.set_break(end)
+    frames, ret_uses = [], {}
+    start = stub.instructions()
+
+    def push(f):
+        frames.append(f)
+        ret_uses[f.ret] = ret_uses.get(f.ret, 0) + 1
+        stub.set_break(f.ret)
+
+    pc = stub.reg(RIP)      # the opening stop is a call of its own when open_at is a part
+    first = pc in kinds
+    while True:
+        if not first:
+            pc = stub.resume(deadline)
+        first = False
+        sp = stub.reg(RSP)
+        if frames and pc == frames[-1].ret and sp == frames[-1].ret_sp:
+            f = frames.pop()
+            n = stub.instructions() - f.start
+            ret_uses[f.ret] -= 1
+            if not ret_uses[f.ret] and f.ret != end and f.ret not in kinds:
+                stub.clear_break(f.ret)
+            book = res.excluded if f.kind != "part" else res.parts
+            c = book.setdefault(f.symbol, [0, 0])
+            c[0] += 1
+            c[1] += n
+            if f.kind == "part":
+                res.part_calls.append((f.symbol, f.args,
+                                       {r: stub.read(_addr(syms, r)) for r in spec.part_reads}, n))
+            if not (pc == end and sp == end_sp and not frames):
+                continue                # (a tail call returns for the bracket too)
+        elif any(f.kind != "part" for f in frames):
+            continue                    # inside something subtracted: count nothing apart
+        if pc == end and sp == end_sp:
+            res.gross = stub.instructions() - start
+            res.reads = {r: stub.read(_addr(syms, r)) for r in spec.reads}
+            break
+        if pc in kinds:
+            kind, name = kinds[pc]
+            now = stub.instructions()
+            if kind == "interrupt":
+                # The hardware frame: RIP, CS, RFLAGS, RSP, SS; external
+                # interrupts reach their common entry with the vector pushed
+                # above it.
+                off = 8 if name == "asm_common_interrupt" else 0
+                push(_Frame(kind, name, stub.read(sp + off), stub.read(sp + off + 24), now))
+            else:
+                args = tuple(stub.reg(r) for r in ARG_REGS) if kind == "part" else ()
+                push(_Frame(kind, name, stub.read(sp), sp + 8, now, args))
+            continue
+        if pc in ret_uses or pc == end:
+            continue                    # a return address passed by a jump, not a return
+        raise StubError(f"stopped at {pc:#x}, which no breakpoint of this bracket set")
+    for a in list(kinds) + [end]:
+        stub.clear_break(a)
+    for a in list(ret_uses):
+        stub.clear_break(a)
