@@ -57,7 +57,7 @@ KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_
             $(B)/gen/font.o
 
 .PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz \
-        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-ablation test-big \
+        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-ablation test-big peers \
         debug clean setup \
         check-fresh compile_commands.json
 .DEFAULT_GOAL := all
@@ -328,6 +328,14 @@ bench-ablation: setup
 bench-host: setup
 	@$(MAKE) --no-print-directory all hosted
 	$(PYTHON) -m harness run --hosted $(BENCH_ARGS)
+
+# The real Xen 4.14, Xen 4.17 and Linux 6.1 (Debian's packages, fetched into
+# build/peers) beside bootheap, in exact instruction counts under -icount
+# (README.md, "The real binaries"), e.g. PEERS_ARGS="--sizes 1,32 --out results/<folder>".
+PEERS_ARGS ?=
+peers: setup
+	@$(MAKE) --no-print-directory all
+	$(PYTHON) -m harness peers $(PEERS_ARGS)
 
 # Which stores write page_info fastest on this CPU: the once strategy's
 # marking loop, measured in user space (the kernel only runs under TCG here).

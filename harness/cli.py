@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""The command line: `python3 -m harness [run|report|compare|beside|boot|accel|counts|codegen|ablation|hosted|map] ...`.
+"""The command line: `python3 -m harness [run|report|compare|beside|boot|accel|counts|codegen|ablation|hosted|map|peers] ...`.
 `run` (the sweep) is the default: `python3 -m harness --sizes 1,2` runs it."""
 import argparse
 import sys
 
-from harness import ablation, accel, codegen, counts, hosted, maps, qemu, qrpayload, sweep
+from harness import ablation, accel, codegen, counts, hosted, maps, peers, qemu, qrpayload, sweep
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_size, say, warn
 from harness.compare import compare_text
 from harness.records import load_folder
@@ -13,7 +13,7 @@ from harness.report import finish
 MAP_KINDS = ("a memory map: bootheap's serial log, records.jsonl or results folder; a Linux boot log "
              "(dmesg, journalctl -k); a Xen boot log; a /sys/firmware/memmap folder; or a map file")
 COMMANDS = ("run", "report", "add", "compare", "beside", "boot", "accel", "counts", "codegen", "ablation",
-            "hosted", "map")
+            "hosted", "map", "peers")
 
 
 def cmd_report(args):
@@ -194,6 +194,7 @@ def parser():
     b.add_argument("--no-serial", action="store_true", help="boot without a serial port")
     b.add_argument("--gdb", action="store_true", help="wait for gdb on :1234")
     b.add_argument("--quiet", action="store_true")
+    peers.add_parser(sub)
     a = sub.add_parser("accel", help="the accelerator a boot would get, and why (probes when KVM is offered)")
     add_boot_options(a)
     a.add_argument("--mem", default="8G", help="guest memory of the boot in question")
@@ -219,7 +220,7 @@ def main(argv=None):
     run = {"run": sweep.cmd_run, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
            "beside": cmd_beside, "boot": cmd_boot, "accel": cmd_accel, "counts": counts.cmd_counts,
            "codegen": codegen.cmd_codegen, "ablation": ablation.cmd_ablation, "hosted": hosted.cmd_hosted,
-           "map": cmd_map}[args.cmd]
+           "map": cmd_map, "peers": peers.cmd_peers}[args.cmd]
     try:
         return run(args)
     except BenchError as e:

@@ -94,8 +94,12 @@ def plot_script(sweep, terminal="pngcairo", output="plot.png"):
 
 def write_plot(sweep, folder):
     """Writes plot.gp and runs gnuplot on it -> path of plot.png."""
-    terminal = gnuplot_terminal()
-    script = plot_script(sweep, terminal)
+    return render(plot_script(sweep, gnuplot_terminal()), folder)
+
+
+def render(script, folder):
+    """Writes `script` (made for gnuplot_terminal()) as plot.gp in folder and
+    runs gnuplot on it -> path of the plot.png it draws."""
     gp = os.path.join(folder, "plot.gp")
     with open(gp, "w", encoding="utf-8") as f:
         f.write(script)
