@@ -3,6 +3,7 @@
 their symbols, fetched with apt-get download into build/peers/, checked and
 unpacked into build/peers/bin/. A manifest records what was fetched; while
 it and its files are intact, later runs use them without the network."""
+import fcntl
 import gzip
 import hashlib
 import json
@@ -215,10 +216,18 @@ def load_manifest():
 def fetch(names=ALL, refresh=False, say=print, apt=None):
     """Makes build/peers/bin/ hold the named peers -> the manifest. Peers
     fetched before and intact are used as they are unless refresh is set;
-    the others are fetched, which needs the network."""
+    the others are fetched, which needs the network. One process fetches at
+    a time (tests run in parallel); the others wait and use its result."""
     for n in names:
         if n not in ALL:
             raise FetchError(f"no peer named {n}: the peers are {', '.join(ALL)}")
+    os.makedirs(PEERS, exist_ok=True)
+    with open(os.path.join(PEERS, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _fetch(names, refresh, say, apt)
+
+
+def _fetch(names, refresh, say, apt):
     man = load_manifest() or {"peers": {}}
     todo = [n for n in names if refresh or n not in man["peers"] or not _intact(man["peers"][n])]
     if not todo:

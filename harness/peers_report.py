@@ -107,9 +107,9 @@ def _model_table(p, w):
 
 
 def _linux_table(p, w):
-    w("| RAM | memmap: instructions / struct pages = a page | memblock_free_all: instructions "
-      "(reserved-page init) / pages freed = a page | deferred: instructions / pages = a page | "
-      "all three / pages handed over |\n|---|---|---|---|---|\n")
+    w("| RAM | memmap: instructions / struct pages = a page | memblock_free_all: instructions / "
+      "pages freed = a page | deferred: instructions / pages = a page | all three / pages handed "
+      "over |\n|---|---|---|---|---|\n")
     for mem in p.sizes:
         ph = {x: p.peer.get(("linux-6.1", mem, x)) for x in LINUX_PHASES}
         if not all(ph.values()):
@@ -118,8 +118,10 @@ def _linux_table(p, w):
         for x in LINUX_PHASES:
             r = ph[x]
             part = r["bracket"]["parts"].get("reserve_bootmem_region", {}).get("instructions")
-            extra = f" ({part:,})" if part is not None else ""
-            cells.append(f"{r['instructions']:,}{extra} / {r['pages']:,} = {r['instructions'] / r['pages']:.2f}")
+            cell = f"{r['instructions']:,} / {r['pages']:,} = {r['instructions'] / r['pages']:.2f}"
+            if part is not None:
+                cell += f" ({(r['instructions'] - part) / r['pages']:.2f} less the {part:,} of reserved-page init)"
+            cells.append(cell)
         total = sum(r["instructions"] for r in ph.values())
         handed = ph["memblock_free_all"]["pages_total"]
         w(f"| {mem / GIB:g} GiB | " + " | ".join(cells) + f" | {total / handed:.2f} |\n")
@@ -229,7 +231,7 @@ def report_text(p):
     w("\nmemmap: from the first `memmap_init_range()` to the return of `free_area_init()` (the "
       "struct pages of every zone up to the deferral point, and the holes); memblock_free_all: "
       "the call, which also initialises the reserved ranges' struct pages "
-      "(`reserve_bootmem_region()`, in brackets); deferred: `deferred_init_memmap()`, less "
+      "(`reserve_bootmem_region()`, which grows with the memory map it reserves); deferred: `deferred_init_memmap()`, less "
       "interrupts, the scheduler and printing. Records: `linux_phases()` in "
       "harness/peers_report.py reads them back from peers.jsonl.\n\n")
     w("## The brackets, what they hold, and the kernels' own lines\n\n")
@@ -252,24 +254,24 @@ def report_text(p):
 
 
 def plot_script(p, terminal):
-    series = [("Xen 4.14 (real)", lambda m: p.per_page(("xen-4.14", m, "end_boot_allocator")), "pt 5 lw 2"),
-              ("page, xen_costs=all", lambda m: p.per_page(("all", "page", m), True), "pt 4 dt 2"),
-              ("page, xen_costs=none", lambda m: p.per_page(("none", "page", m), True), "pt 1 dt 3"),
-              ("Xen 4.17 (real)", lambda m: p.per_page(("xen-4.17", m, "end_boot_allocator")), "pt 7 lw 2"),
-              ("chunk, xen_costs=all", lambda m: p.per_page(("all", "chunk", m), True), "pt 6 dt 2"),
-              ("chunk, xen_costs=none", lambda m: p.per_page(("none", "chunk", m), True), "pt 2 dt 3"),
-              ("once", lambda m: p.per_page(("all", "once", m), True), "pt 3 dt 4"),
+    series = [("Xen 4.14 (real)", lambda m: p.per_page(("xen-4.14", m, "end_boot_allocator")), "pt 5 lw 2 lc rgb '#c00000'"),
+              ("page, xen_costs=all", lambda m: p.per_page(("all", "page", m), True), "pt 4 dt 2 lc rgb '#c00000'"),
+              ("page, xen_costs=none", lambda m: p.per_page(("none", "page", m), True), "pt 1 dt 3 lc rgb '#e08080'"),
+              ("Xen 4.17 (real)", lambda m: p.per_page(("xen-4.17", m, "end_boot_allocator")), "pt 7 lw 2 lc rgb '#0050c0'"),
+              ("chunk, xen_costs=all", lambda m: p.per_page(("all", "chunk", m), True), "pt 6 dt 2 lc rgb '#0050c0'"),
+              ("chunk, xen_costs=none", lambda m: p.per_page(("none", "chunk", m), True), "pt 2 dt 3 lc rgb '#80a0e0'"),
+              ("once", lambda m: p.per_page(("all", "once", m), True), "pt 3 dt 4 lc rgb '#808000'"),
               ("floor", lambda m: p.per_page(("all", "floor", m), True), "pt 0 dt 5 lc rgb 'black'")]
-    for ph in LINUX_PHASES:
+    for ph, colour in zip(LINUX_PHASES, ("#208020", "#60a060", "#004000")):
         series.append((f"Linux 6.1 {ph} (real)", lambda m, ph=ph: p.per_page(("linux-6.1", m, ph)),
-                       "pt 9 lw 2"))
+                       f"pt 9 lw 2 lc rgb '{colour}'"))
     out = io.StringIO()
     w = out.write
     font = ' font "Sans,10"' if terminal == "pngcairo" else ""
     w(f"set encoding utf8\nset terminal {terminal} size 1100,700{font}\nset output \"plot.png\"\n")
     w(f"set title {gp_str('Boot memory to the buddy heap: instructions a page handed over' + chr(10) + LABEL)} noenhanced\n")
     w('set xlabel "guest memory (GiB, log scale)"\nset ylabel "instructions a page (log scale)"\n')
-    w("set logscale x 2\nset logscale y 10\nset grid\nset key outside right noenhanced\n")
+    w("set logscale x 2\nset logscale y 10\nset grid\nset key below maxcols 4 noenhanced\n")
     gibs = [m / GIB for m in p.sizes]
     w(f"set xrange [{min(gibs) / 1.4:g}:{max(gibs) * 1.4:g}]\n")
     plots = []
