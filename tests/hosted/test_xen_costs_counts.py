@@ -21,8 +21,15 @@ from harness.common import MIB
 
 pytestmark = pytest.mark.skipif(not shutil.which("valgrind"), reason="valgrind is not installed")
 
-# Costs made of instructions, paid by page per page and by chunk per block.
+# Costs made of instructions, paid by page per page. chunk pays m2p, pdx and
+# memnode per page as well (its mark loop, its node scan), mfn_valid and zone
+# once a block (FIDELITY.md's table): a few hundred instructions a run, less
+# than the compiler's register allocation moves the per-page loop between two
+# copies of the code (measured when mark_page_free() took Xen's broken test:
+# chunk without mfn_valid ran 23 instructions more than with it, 778,454
+# against 778,431 at 64 MiB), so only the per-page ones are checked on chunk.
 INSTRUCTIONS = ("mfn_valid", "m2p", "pdx", "memnode", "zone")
+CHUNK_PER_PAGE = ("m2p", "pdx", "memnode")
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +53,7 @@ def test_removing_a_cost_removes_instructions_from_page(counts, cost):
     assert c[("all", "page")]["Ir"] > c[("-" + cost, "page")]["Ir"]
 
 
-@pytest.mark.parametrize("cost", INSTRUCTIONS)
+@pytest.mark.parametrize("cost", CHUNK_PER_PAGE)
 def test_removing_a_cost_removes_instructions_from_chunk(counts, cost):
     c, _ = counts
     assert c[("all", "chunk")]["Ir"] > c[("-" + cost, "chunk")]["Ir"]
@@ -62,9 +69,12 @@ def test_none_is_the_least_work(counts):
 
 
 def test_page_pays_more_per_page_than_chunk(counts):
-    # Removing a cost saves page more instructions than chunk.
+    # Removing a cost saves page more instructions than chunk, for each cost
+    # page pays more often than chunk (not m2p: one call a page in both).
     c, _ = counts
     for cost in INSTRUCTIONS:
+        if cost == "m2p":
+            continue
         page = c[("all", "page")]["Ir"] - c[("-" + cost, "page")]["Ir"]
         chunk = c[("all", "chunk")]["Ir"] - c[("-" + cost, "chunk")]["Ir"]
         assert page > chunk, (cost, page, chunk)
