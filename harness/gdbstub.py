@@ -7,7 +7,6 @@ executes, and its monitor's `info replay` prints that count. Stopped at a
 breakpoint, `instructions()` is therefore the exact number of instructions
 the guest has run so far: the difference between two stops is what ran
 between them, whatever the host was doing."""
-import os
 import re
 import socket
 import time
@@ -175,10 +174,3 @@ class GdbStub:
         if not reply.startswith("T") and not reply.startswith("S"):
             raise StubError(f"unexpected stop reply {reply!r}")
 
-
-def socket_path(workdir, name="gdb.sock"):
-    """A socket path in workdir short enough for AF_UNIX (108 bytes)."""
-    path = os.path.join(workdir, name)
-    if len(path.encode()) > 100:
-        raise StubError(f"socket path too long for a Unix socket: {path}")
-    return path

@@ -13,6 +13,7 @@ import time
 
 from harness import ROOT, peers_boot, peers_fetch, peers_profile, peers_report, qemu
 from harness.common import BenchError, parse_sizes, say, size_label, warn
+from harness.brackets import BracketError
 from harness.peers_apt import FetchError
 
 DEFAULT_SIZES = "1,2,4,8,16"
@@ -77,7 +78,7 @@ def run(sizes, names, out, refresh=False, models=True, breakdown=None):
                 t = time.monotonic()
                 try:
                     recs = job()
-                except (peers_boot.PeerError, BenchError, RuntimeError) as e:
+                except (peers_boot.PeerError, BenchError, RuntimeError, OSError) as e:
                     failures += 1
                     warn(f"peers: {what} at {size_label(mem)}: {e}")
                     recs = [{"type": "error", "what": what, "mem_bytes": mem, "message": str(e)}]
@@ -92,7 +93,7 @@ def run(sizes, names, out, refresh=False, models=True, breakdown=None):
             try:
                 for r in peers_profile.records(man, breakdown, out, say):
                     f.write(json.dumps(r) + "\n")
-            except (peers_boot.PeerError, RuntimeError) as e:
+            except (peers_boot.PeerError, BracketError, RuntimeError, OSError) as e:
                 failures += 1
                 warn(f"peers: the profile: {e}")
                 f.write(json.dumps({"type": "error", "what": "profile", "mem_bytes": breakdown,

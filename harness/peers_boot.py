@@ -16,7 +16,7 @@ import time
 from harness import qemu
 from harness.brackets import BracketError, Spec, load_symbols, take
 from harness.common import GIB
-from harness.gdbstub import GdbStub, StubError, socket_path
+from harness.gdbstub import GdbStub, StubError
 from harness.peers_logs import LogError, bootheap_counts, linux_facts, xen_facts
 
 ICOUNT = "shift=0,sleep=off"
@@ -130,15 +130,19 @@ def boot_peer(target, files, mem_bytes, log_path, drive=None):
     would shift the guest's timers and interrupts; a replay runs exactly as
     the recording did, stops or not, and prints the same log. `drive`
     (stub, symbols, deadline) -> results replaces the target's brackets."""
-    syms = load_symbols(files["symbols"])
+    try:
+        syms = load_symbols(files["symbols"])
+    except BracketError as e:
+        raise PeerError(f"{target.name}: {e}")
     specs = target.specs(syms)
     drive = drive or (lambda stub, syms, deadline: [take(stub, syms, s, deadline) for s in specs])
     deadline = time.monotonic() + timeout_for(mem_bytes)
     results = []
+    # In /tmp whatever TMPDIR says: a Unix socket's path holds 108 bytes at most.
     with tempfile.TemporaryDirectory(prefix="peers-", dir="/tmp") as work:
         rr, why = _record(target, files, mem_bytes, work, log_path, deadline)
         if not why:
-            sock = socket_path(work)
+            sock = os.path.join(work, "gdb.sock")
             cmd = _command(target, files, mem_bytes, work, f"{ICOUNT},rr=replay,rrfile={rr}",
                            ["-chardev", f"socket,path={sock},server=on,wait=off,id=gdb0",
                             "-gdb", "chardev:gdb0", "-S"])
