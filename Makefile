@@ -51,7 +51,7 @@ endif
 
 # Everything in kernel/, mm/ and bench/ runs in the kernel; host C programs
 # live in hosted/ and the host Python in harness/.
-KSRC_C   := $(wildcard kernel/*.c kernel/time/*.c mm/*.c bench/*.c)
+KSRC_C   := $(wildcard kernel/*.c kernel/time/*.c mm/*.c mm/linux/*.c mm/freebsd/*.c bench/*.c)
 KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
             $(B)/gen/font.o
@@ -165,6 +165,7 @@ HOST_SRC := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh
             kernel/acpi_find.c kernel/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
 HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/strategies.c mm/heap_par.c \
+            mm/pageset.c mm/peer.c $(wildcard mm/linux/*.c mm/freebsd/*.c) \
             $(wildcard mm/init_*.c) tests/unit/host_support.c
 # The clock drivers and the calibration run reach hardware through
 # kernel/time/clkio.h; their tests link a simulated machine in its place.
@@ -172,7 +173,7 @@ CLOCK_SIM_SRC := kernel/time/pit.c kernel/time/hpet.c kernel/time/pmtimer.c kern
                  kernel/time/refclock.c kernel/time/calibrate.c kernel/time/measure.c \
                  tests/unit/sim_clock.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(wildcard tests/unit/test_*.c))
-UNIT_HDRS := $(wildcard kernel/*.h kernel/time/*.h mm/*.h bench/*.h tests/unit/*.h)
+UNIT_HDRS := $(wildcard kernel/*.h kernel/time/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h tests/unit/*.h)
 # The cost model's tests count each modelled cost where it is paid.
 $(B)/unit/test_xen_costs: HOST_CFLAGS += -DXEN_COSTS_COUNT
 
@@ -264,15 +265,15 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 # compiled with the kernel's code-generation flags less -mcmodel=kernel (a
 # user program lives in the low 2 GiB), linked with the user-space platform
 # layer in hosted/platform/.
-HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c,$(wildcard mm/*.c)) \
-               bench/bench.c bench/report.c bench/par_report.c bench/scaling.c bench/stats.c kernel/printk.c kernel/record.c \
+HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peer_selftest.c,$(wildcard mm/*.c mm/linux/*.c mm/freebsd/*.c)) \
+               bench/bench.c bench/peer_run.c bench/report.c bench/par_report.c bench/scaling.c bench/stats.c kernel/printk.c kernel/record.c \
                kernel/string.c kernel/cmdline.c kernel/err.c kernel/sort.c kernel/cpu.c kernel/time/tsc_math.c \
                kernel/time/leaves.c kernel/time/choose.c kernel/bootrec.c
 HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))
 HOSTED_KFLAGS := $(filter-out -mcmodel=kernel,$(KFLAGS)) -DBOOTHEAP_HOSTED
 HOSTED_EXTRA_bootheap-host := $(wildcard hosted/platform/*.c) $(HOSTED_KOBJ) $(B)/hosted/kimage.ld
 HOSTED_FLAGS_bootheap-host := -DBOOTHEAP_HOSTED -I. -fno-pie -no-pie -pthread -Wl,-T,hosted/platform/hosted.ld
-$(B)/bootheap-host: hosted/platform/hosted.ld $(wildcard hosted/platform/*.h kernel/*.h mm/*.h bench/*.h)
+$(B)/bootheap-host: hosted/platform/hosted.ld $(wildcard hosted/platform/*.h kernel/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h)
 
 $(B)/hosted/k/%.o: %.c Makefile
 	@mkdir -p $(@D)

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The in-kernel benchmark: the seed's experiment, end_boot_allocator()
 // timed with each init strategy, interleaved run by run, audited after each
-// run, followed by a first touch of every page, with a memset floor; then
+// run, followed by a first touch of every page, with a memset floor; the
+// peers (Linux, FreeBSD) on the same pages with floors of their own; then
 // the records and the human report.
 #include "bench/bench.h"
 
 #include "bench/par_report.h"
 #include "bench/report.h"
 #include "bench/scaling.h"
+#include "bench/series.h"
 #include "bench/stats.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
@@ -20,19 +22,13 @@
 #include "mm/heap_par.h"
 #include "mm/mm.h"
 #include "mm/numa.h"
+#include "mm/peer.h"
 #include "mm/xen_costs.h"
 
-#define BENCH_MAX_RUNS 100
-#define BENCH_MAX_STRATEGIES 8
-
 static unsigned opt_runs = 5;
-static char opt_strategies[96];
 
 CMDLINE_OPT(runs, .key = "runs", .type = OPT_UINT, .dst = &opt_runs, .min = 1,
             .max = BENCH_MAX_RUNS, .help = "timed runs per strategy (default 5)");
-CMDLINE_OPT(strategies, .key = "strategies", .type = OPT_STR, .dst = opt_strategies,
-            .size = sizeof(opt_strategies),
-            .help = "comma-separated strategies to run, in this order (default: all)");
 
 /* Under QEMU's -icount shift=0 the TSC advances one tick per guest
  * instruction (1000000 kHz): every figure is then an instruction count. */
@@ -42,28 +38,23 @@ CMDLINE_OPT(icount, .key = "icount", .type = OPT_FLAG, .dst = &opt_icount,
 #define ICOUNT_KHZ 1000000u
 #define ICOUNT_TOL_KHZ 100u     /* 100 ppm: the calibration's own error is a few */
 
-/* One strategy's runs, or the floor's (s == NULL). */
-struct series {
-    const struct heap_strategy *s;
-    const char *name;
-    uint64_t init[BENCH_MAX_RUNS];          /* ns, or ticks when uncalibrated */
-    uint64_t touch[BENCH_MAX_RUNS];
-    uint64_t first_alloc[BENCH_MAX_RUNS];
-    uint64_t digest;
-    unsigned cpus;                          /* CPUs its init runs on */
-};
-
-static struct series series[BENCH_MAX_STRATEGIES + 1];
-static unsigned nstrat;             /* heap strategies; series[nstrat] is the floor */
+static struct series series[BENCH_MAX_STRATEGIES];
+static unsigned nstrat;             /* strategies, Xen's and the peers', in run order */
+static struct series floors[BENCH_MAX_FLOORS];
+static unsigned nfloors;            /* Xen's floor first, then each layout a peer here uses */
 static uint64_t pages;
 static bool calibrated;
 static unsigned par_cpus;           /* CPUs the eager strategies and the floor run on */
 static char cost_model[96];         /* xen_costs= as it ran, e.g. "all" */
 
-/* Ticks to the unit every figure uses: ns when calibrated, else ticks. */
-static uint64_t to_units(uint64_t ticks)
+uint64_t bench_units(uint64_t ticks)
 {
     return calibrated ? tsc_to_ns(ticks) : ticks;
+}
+
+static uint64_t to_units(uint64_t ticks)
+{
+    return bench_units(ticks);
 }
 
 static void record_ns(struct record *r, const char *key, uint64_t v)
@@ -74,48 +65,82 @@ static void record_ns(struct record *r, const char *key, uint64_t v)
         record_null(r, key);
 }
 
-/* strategies=a,b: each name once, each one registered. */
-static int pick_strategies(struct err *e)
+/* Adds strategy name (len bytes) to the run, Xen's or a peer; its peer must have its page array. */
+static int add_strategy(const char *name, size_t len, bool asked, struct err *e)
 {
-    const char *p = opt_strategies;
+    const struct heap_strategy *s = heap_strategy_find(name, len);
+    const struct peer_strategy *p = s ? NULL : peer_strategy_find(name, len);
+    const char *opt = heap_strategies_option();
 
-    if (!*p) {
-        for (unsigned i = 0; heap_strategies[i] && nstrat < BENCH_MAX_STRATEGIES; i++)
-            series[nstrat++].s = heap_strategies[i];
-    }
-    while (*p) {
-        const char *item = p;
-        size_t len = cmdline_list_item(&p);
-        const struct heap_strategy *s = heap_strategy_find(item, len);
-        if (!s) {
-            char known[64] = "";
-            for (unsigned i = 0; heap_strategies[i]; i++) {
-                size_t k = strlen(known);
-                snprintf(known + k, sizeof(known) - k, "%s%s", k ? " " : "", heap_strategies[i]->name);
-            }
-            return err_set(e, -EINVAL, "strategies=%s: unknown strategy '%.*s' (known: %s)",
-                           opt_strategies, (int)len, item, known);
+    if (!s && !p) {
+        char known[160] = "";
+        for (unsigned i = 0; heap_strategies[i]; i++) {
+            size_t k = strlen(known);
+            snprintf(known + k, sizeof(known) - k, "%s%s", k ? " " : "", heap_strategies[i]->name);
         }
-        for (unsigned i = 0; i < nstrat; i++)
-            if (series[i].s == s)
-                return err_set(e, -EINVAL, "strategies=%s: '%s' is listed twice",
-                               opt_strategies, s->name);
-        if (nstrat == BENCH_MAX_STRATEGIES)
-            return err_set(e, -E2BIG, "strategies=%s: more than %u strategies",
-                           opt_strategies, BENCH_MAX_STRATEGIES);
-        series[nstrat++].s = s;
+        for (unsigned i = 0; peer_strategies[i]; i++) {
+            size_t k = strlen(known);
+            snprintf(known + k, sizeof(known) - k, " %s", peer_strategies[i]->name);
+        }
+        return err_set(e, -EINVAL, "strategies=%s: unknown strategy '%.*s' (known: %s)", opt, (int)len,
+                       name, known);
     }
-    for (unsigned i = 0; i < nstrat; i++) {
-        series[i].name = series[i].s->name;
-        series[i].cpus = series[i].s->eager ? par_cpus : 1;
+    for (unsigned i = 0; i < nstrat; i++)
+        if ((s && series[i].s == s) || (p && series[i].p == p))
+            return err_set(e, -EINVAL, "strategies=%s: '%s' is listed twice", opt, s ? s->name : p->name);
+    if (p && !peer_layout_ready(p->layout)) {
+        if (asked)
+            return err_set(e, -ENOMEM, "strategies=%s: %s needs the %s, which did not fit in boot "
+                           "memory", opt, p->name, peer_layouts[p->layout].what);
+        printk("bench: %s left out: the %s did not fit in boot memory\n", p->name,
+               peer_layouts[p->layout].what);
+        return 0;
     }
-    series[nstrat].name = "floor";
-    series[nstrat].cpus = par_cpus;
+    if (nstrat == BENCH_MAX_STRATEGIES)
+        return err_set(e, -E2BIG, "strategies=%s: more than %u strategies", opt, BENCH_MAX_STRATEGIES);
+    series[nstrat++] = (struct series){ .s = s, .p = p, .name = s ? s->name : p->name };
     return 0;
 }
 
-static void record_result(const struct series *x, unsigned run, const char *phase,
-                          uint64_t ticks, uint64_t first_alloc)
+/* strategies=a,b: each name once, each one registered; then the floors the run needs. */
+static int pick_strategies(struct err *e)
+{
+    const char *p = heap_strategies_option();
+    int rc = 0;
+
+    if (!*p) {
+        for (unsigned i = 0; heap_strategies[i] && !rc; i++)
+            rc = add_strategy(heap_strategies[i]->name, strlen(heap_strategies[i]->name), false, e);
+        for (unsigned i = 0; peer_strategies[i] && !rc; i++)
+            rc = add_strategy(peer_strategies[i]->name, strlen(peer_strategies[i]->name), false, e);
+    }
+    while (*p && !rc) {
+        const char *item = p;
+        size_t len = cmdline_list_item(&p);
+        rc = add_strategy(item, len, true, e);
+    }
+    if (rc)
+        return rc;
+    if (!nstrat)
+        return err_set(e, -EINVAL, "strategies=%s: no strategy can run", heap_strategies_option());
+    for (unsigned i = 0; i < nstrat; i++) {
+        struct series *x = &series[i];
+        x->cpus = x->s && x->s->eager ? par_cpus : 1;
+        x->later_cpus = x->p && x->p->later ? par_cpus : 0;
+    }
+    floors[nfloors++] = (struct series){ .name = "floor", .layout = FLOOR_XEN, .cpus = par_cpus };
+    for (unsigned l = 0; l < PEER_LAYOUTS; l++)
+        for (unsigned i = 0; i < nstrat; i++)
+            if (series[i].p && (unsigned)series[i].p->layout == l) {
+                floors[nfloors++] = (struct series){ .name = l == PEER_LINUX ? "floor_linux" : "floor_freebsd",
+                                                     .layout = (int)l, .cpus = par_cpus };
+                break;
+            }
+    return 0;
+}
+
+void bench_record_result(const struct series *x, unsigned run, const char *phase, uint64_t ticks,
+                         uint64_t first_alloc, unsigned cpus)
 {
     struct record r;
     uint64_t v = to_units(ticks);
@@ -126,16 +151,16 @@ static void record_result(const struct series *x, unsigned run, const char *phas
     record_str(&r, "phase", phase);
     record_u64(&r, "pages", pages);
     record_str(&r, "xen_costs", cost_model);
-    record_u64(&r, "cpus", x->cpus);
+    record_u64(&r, "cpus", cpus);
     record_u64(&r, "ticks", ticks);
     record_ns(&r, "ns", v);
     if (calibrated)
         record_fixed(&r, "ns_per_page", (int64_t)stat_per_page_milli(v, pages), 3);
     else
         record_null(&r, "ns_per_page");
-    if (!x->s)
-        record_u64(&r, "bytes", heap_floor_bytes());
-    if (x->s && !strcmp(phase, "init"))
+    if (!x->s && !x->p)
+        record_u64(&r, "bytes", x->layout == FLOOR_XEN ? heap_floor_bytes() : peer_floor_bytes(x->layout));
+    if ((x->s || x->p) && !strcmp(phase, "init"))
         record_ns(&r, "first_alloc_ns", first_alloc);
     record_end(&r);
 }
@@ -186,6 +211,9 @@ static int first_touch(const struct series *x, unsigned run, bool timed, uint64_
     return 0;
 }
 
+/* The digests every heap must have: Xen's heaps the block digest of the first, all the page digest. */
+static uint64_t xen_ref, page_ref;
+
 static int run_strategy(struct series *x, unsigned run, bool timed, struct err *e)
 {
     struct heap_audit a;
@@ -217,11 +245,19 @@ static int run_strategy(struct series *x, unsigned run, bool timed, struct err *
         heap_audit_record(x->name, run, x->cpus, &a);
     if (!ok)
         return err_set(e, -EINVAL, "%s run %u: audit failed: %s", x->name, run, a.errors[0]);
-    if (timed && series[0].digest && a.digest != series[0].digest)
-        return err_set(e, -EINVAL, "%s run %u: digest 0x%016llx differs from %s's 0x%016llx",
-                       x->name, run, (unsigned long long)a.digest, series[0].name,
-                       (unsigned long long)series[0].digest);
+    if (timed && xen_ref && a.digest != xen_ref)
+        return err_set(e, -EINVAL, "%s run %u: digest 0x%016llx differs from the first heap's 0x%016llx",
+                       x->name, run, (unsigned long long)a.digest, (unsigned long long)xen_ref);
+    if (timed && page_ref && a.page_digest != page_ref)
+        return err_set(e, -EINVAL, "%s run %u: its free pages (digest 0x%016llx) differ from the "
+                       "first strategy's (0x%016llx)", x->name, run, (unsigned long long)a.page_digest,
+                       (unsigned long long)page_ref);
     x->digest = a.digest;
+    x->page_digest = a.page_digest;
+    if (timed) {
+        xen_ref = a.digest;
+        page_ref = a.page_digest;
+    }
     /* The warm-up prints no records: say where it is, the phases are long. */
     if (!timed)
         printk("bench: warm-up: %s init audited, first touch next\n", x->name);
@@ -234,22 +270,25 @@ static int run_strategy(struct series *x, unsigned run, bool timed, struct err *
         x->init[run] = to_units(t1 - t0);
         x->touch[run] = to_units(touch);
         x->first_alloc[run] = to_units(t1 - t0 + first);
-        record_result(x, run, "init", t1 - t0, x->first_alloc[run]);
-        record_result(x, run, "first_touch", touch, 0);
+        bench_record_result(x, run, "init", t1 - t0, x->first_alloc[run], x->cpus);
+        bench_record_result(x, run, "first_touch", touch, 0, 1);
     }
     return 0;
 }
 
-static int run_floor(unsigned run, struct err *e)
+/* Floor f on its CPUs: Xen's page_info (and M2P) or a peer's page array, memset once. */
+static int run_floor(struct series *f, unsigned run, struct err *e)
 {
     struct heap_par_stats st;
     uint64_t w[2];
     int rc = 0;
 
     heap_reset();
-    bench_window_open("floor", "init", run, true);
-    if (par_cpus > 1) {
-        rc = heap_par_floor(par_cpus, w, &st, e);
+    bench_window_open(f->name, "init", run, true);
+    if (f->layout != FLOOR_XEN) {
+        rc = peer_floor(f->layout, f->cpus, w, e);
+    } else if (f->cpus > 1) {
+        rc = heap_par_floor(f->cpus, w, &st, e);
     } else {
         w[0] = tsc_now();
         heap_floor_write();
@@ -258,33 +297,61 @@ static int run_floor(unsigned run, struct err *e)
     bench_window_close();
     if (rc)
         return rc;
-    uint64_t t0 = w[0], t1 = w[1];
-
-    series[nstrat].init[run] = to_units(t1 - t0);
-    record_result(&series[nstrat], run, "init", t1 - t0, 0);
+    f->init[run] = to_units(w[1] - w[0]);
+    bench_record_result(f, run, "init", w[1] - w[0], 0, f->cpus);
     return 0;
+}
+
+/* One run of strategy x, Xen's or a peer. */
+static int run_one(struct series *x, unsigned run, bool timed, struct err *e)
+{
+    if (!x->p)
+        return run_strategy(x, run, timed, e);
+    int rc = peer_bench_run(x, run, timed, page_ref, e);
+    if (!rc && timed)
+        page_ref = x->page_digest;
+    return rc;
+}
+
+/* The report's view of series x, whose own floor is floors[floor]. */
+static struct report_series report_of(const struct series *x, int floor)
+{
+    bool strategy = x->s || x->p;
+
+    return (struct report_series){ .name = x->name, .init = x->init,
+                                   .touch = x->s ? x->touch : NULL,
+                                   .first_alloc = strategy ? x->first_alloc : NULL,
+                                   .later = x->p && x->p->later ? x->later : NULL,
+                                   .later_phase = x->p ? x->p->later : NULL,
+                                   .digest = x->digest, .page_digest = x->page_digest,
+                                   .floor = floor, .cpus = x->cpus, .later_cpus = x->later_cpus,
+                                   .peer = x->p != NULL,
+                                   .bytes = strategy ? 0 : x->layout == FLOOR_XEN ? heap_floor_bytes()
+                                                                               : peer_floor_bytes(x->layout) };
 }
 
 /* The records and the report, from every run's figures (bench/report.c). */
 static void report(void)
 {
-    struct report_series rs[BENCH_MAX_STRATEGIES + 1];
+    struct report_series rs[BENCH_MAX_STRATEGIES], fs[BENCH_MAX_FLOORS];
 
-    for (unsigned i = 0; i <= nstrat; i++) {
-        const struct series *x = &series[i];
-        rs[i] = (struct report_series){ .name = x->name, .init = x->init,
-                                        .touch = x->s ? x->touch : NULL,
-                                        .first_alloc = x->s ? x->first_alloc : NULL,
-                                        .digest = x->digest };
+    for (unsigned i = 0; i < nstrat; i++) {
+        int own = 0;
+        for (unsigned f = 0; f < nfloors; f++)
+            if (series[i].p && floors[f].layout == (int)(unsigned)series[i].p->layout)
+                own = (int)f;
+        rs[i] = report_of(&series[i], own);
     }
+    for (unsigned f = 0; f < nfloors; f++)
+        fs[f] = report_of(&floors[f], -1);
     report_print(&(struct report_input){ .mem_bytes = mm.ram_bytes - mm.ignored_bytes,
                                          .ignored_bytes = mm.ignored_bytes, .pages = pages,
                                          .left_out_pages = mm.left_out_pages,
                                          .left_out_regions = mm.left_out_regions,
                                          .runs = opt_runs, .calibrated = calibrated,
-                                         .nstrat = nstrat, .s = rs, .xen_costs = cost_model,
+                                         .nstrat = nstrat, .s = rs, .nfloors = nfloors, .floors = fs,
+                                         .xen_costs = cost_model,
                                          .xen_costs_tested = xc_variant_of[xen_costs & XC_ALL] == XCV_TESTED,
-                                         .floor_bytes = heap_floor_bytes(),
                                          .floor_m2p = !xc_on(xen_costs, XC_M2P),
                                          .icount = opt_icount });
 }
@@ -342,28 +409,34 @@ int bench_main(struct err *e)
     record_end(&r);
 
     /* Warm-up, untimed: faults in the frame table and M2P (slow under KVM). */
-    printk("bench: warm-up with %s, then %u runs of %u strategies and the floor\n",
-           series[0].name, opt_runs, nstrat);
-    if ((rc = run_strategy(&series[0], 0, false, e)))
+    printk("bench: warm-up with %s, then %u runs of %u strategies and %u floor%s\n",
+           series[0].name, opt_runs, nstrat, nfloors, nfloors == 1 ? "" : "s");
+    if ((rc = run_one(&series[0], 0, false, e)))
         return rc;
-    series[0].digest = 0;
     printk("bench: warm-up done\n");
 
     for (unsigned run = 0; run < opt_runs; run++) {
         for (unsigned i = 0; i < nstrat; i++)
-            if ((rc = run_strategy(&series[i], run, true, e)))
+            if ((rc = run_one(&series[i], run, true, e)))
                 return rc;
-        if ((rc = run_floor(run, e)))
-            return rc;
+        for (unsigned f = 0; f < nfloors; f++)
+            if ((rc = run_floor(&floors[f], run, e)))
+                return rc;
         printk("bench: run %u of %u done\n", run + 1, opt_runs);
     }
     heap_reset();
     report();
     if (scaling_wanted()) {
         const struct heap_strategy *s[BENCH_MAX_STRATEGIES];
-        for (unsigned i = 0; i < nstrat; i++)
-            s[i] = series[i].s;
-        return scaling_run(s, nstrat, opt_runs, series[0].digest, e);
+        const struct peer_strategy *p[BENCH_MAX_STRATEGIES];
+        unsigned ns = 0, np = 0;
+        for (unsigned i = 0; i < nstrat; i++) {
+            if (series[i].s)
+                s[ns++] = series[i].s;
+            else
+                p[np++] = series[i].p;
+        }
+        return scaling_run(s, ns, p, np, opt_runs, xen_ref, page_ref, e);
     }
     return 0;
 }

@@ -16,7 +16,7 @@
 #include "mm/heap.h"
 #include "mm/layout.h"
 
-static char text[4096];             /* the human report, as printed */
+static char text[8192];             /* the human report, as printed */
 static size_t text_len;
 static char payload[1024];
 
@@ -81,26 +81,49 @@ static void fmt_milli(char *buf, size_t n, uint64_t m)
     snprintf(buf, n, "%llu.%03llu", (unsigned long long)(m / 1000), (unsigned long long)(m % 1000));
 }
 
+/* The heap digest the payload states: the first of Xen's strategies', else the first page digest. */
+static uint64_t heap_digest_of(const struct report_input *in)
+{
+    for (unsigned i = 0; i < in->nstrat; i++)
+        if (!in->s[i].peer)
+            return in->s[i].digest;
+    return in->s[0].page_digest;
+}
+
 /* The figures of one strategy, medians over the runs. */
 struct figures {
-    uint64_t init, touch, first_alloc, per_page_milli, speedup_centi, x_floor_centi;
-    bool has_speedup;
+    uint64_t init, later, first_alloc, per_page_milli, speedup_centi, x_floor_centi, x_xen_centi;
+    bool has_speedup, has_later;
+    char later_kind;                /* t: first touch, d: deferred part, r: drain */
 };
 
-static struct figures figures_of(const struct report_input *in, const struct report_series *x,
-                                 const struct report_series *page, uint64_t floor_med)
+static const struct report_series *find(const struct report_input *in, const char *name)
 {
+    for (unsigned i = 0; i < in->nstrat; i++)
+        if (!strcmp(in->s[i].name, name))
+            return &in->s[i];
+    return NULL;
+}
+
+static struct figures figures_of(const struct report_input *in, const struct report_series *x)
+{
+    const struct report_series *page = find(in, "page");
+    const struct report_series *own = x->floor >= 0 ? &in->floors[x->floor] : x;
     struct figures f = { 0 };
 
     f.init = stat_median(x->init, in->runs);
-    if (x->touch) {
-        f.touch = stat_median(x->touch, in->runs);
-        f.first_alloc = stat_median(x->first_alloc, in->runs);
+    if (x->touch || x->later) {
+        f.has_later = true;
+        f.later = stat_median(x->touch ? x->touch : x->later, in->runs);
+        f.later_kind = x->touch ? 't' : x->later_phase[0] == 'd' && x->later_phase[1] == 'e' ? 'd' : 'r';
     }
+    if (x->first_alloc)
+        f.first_alloc = stat_median(x->first_alloc, in->runs);
     f.per_page_milli = stat_per_page_milli(f.init, in->pages);
-    f.x_floor_centi = stat_ratio_centi(f.init, floor_med);
-    f.has_speedup = page != NULL;
-    if (page)
+    f.x_floor_centi = stat_ratio_centi(f.init, stat_median(own->init, in->runs));
+    f.x_xen_centi = stat_ratio_centi(f.init, stat_median(in->floors[0].init, in->runs));
+    f.has_speedup = page && x->floor >= 0;
+    if (f.has_speedup)
         f.speedup_centi = stat_paired_ratio_centi(page->init, x->init, in->runs);
     return f;
 }
@@ -138,54 +161,59 @@ static void record_summary(const struct report_input *in, const struct report_se
     record_end(&r);
 }
 
-static const struct report_series *find(const struct report_input *in, const char *name)
+static void records(const struct report_input *in, bool equal, bool same_pages)
 {
-    for (unsigned i = 0; i < in->nstrat; i++)
-        if (!strcmp(in->s[i].name, name))
-            return &in->s[i];
-    return NULL;
-}
-
-static void records(const struct report_input *in, bool equal)
-{
-    const struct report_series *page = find(in, "page"), *floor = &in->s[in->nstrat];
-    uint64_t floor_med = stat_median(floor->init, in->runs);
     struct record r;
 
     for (unsigned i = 0; i < in->nstrat; i++) {
-        record_summary(in, &in->s[i], "init", in->s[i].init);
-        record_summary(in, &in->s[i], "first_touch", in->s[i].touch);
+        const struct report_series *x = &in->s[i];
+        record_summary(in, x, "init", x->init);
+        if (x->touch)
+            record_summary(in, x, "first_touch", x->touch);
+        if (x->later)
+            record_summary(in, x, x->later_phase, x->later);
     }
-    record_summary(in, floor, "init", floor->init);
+    for (unsigned f = 0; f < in->nfloors; f++)
+        record_summary(in, &in->floors[f], "init", in->floors[f].init);
     for (unsigned i = 0; i < in->nstrat; i++) {
-        struct figures f = figures_of(in, &in->s[i], page, floor_med);
+        const struct report_series *x = &in->s[i];
+        struct figures f = figures_of(in, x);
         record_begin(&r, "comparison");
-        record_str(&r, "strategy", in->s[i].name);
+        record_str(&r, "strategy", x->name);
         if (f.has_speedup)
             record_fixed(&r, "speedup_vs_page", (int64_t)f.speedup_centi, 2);
         else
             record_null(&r, "speedup_vs_page");
         record_fixed(&r, "x_floor", (int64_t)f.x_floor_centi, 2);
+        record_str(&r, "floor", in->floors[x->floor].name);
+        record_fixed(&r, "x_xen_floor", (int64_t)f.x_xen_centi, 2);
         record_ns(&r, "init_median_ns", f.init, in->calibrated);
-        record_ns(&r, "first_touch_median_ns", f.touch, in->calibrated);
-        record_ns(&r, "end_to_end_median_ns", f.init + f.touch, in->calibrated);
+        if (x->touch)
+            record_ns(&r, "first_touch_median_ns", f.later, in->calibrated);
+        else
+            record_null(&r, "first_touch_median_ns");
+        if (x->later)
+            record_ns(&r, "later_median_ns", f.later, in->calibrated);
+        else
+            record_null(&r, "later_median_ns");
+        record_ns(&r, "end_to_end_median_ns", f.init + f.later, in->calibrated);
         record_ns(&r, "first_alloc_median_ns", f.first_alloc, in->calibrated);
-        record_bool(&r, "digest_equal", equal);
+        record_bool(&r, "digest_equal", x->peer || equal);
+        record_bool(&r, "pages_equal", same_pages);
         record_end(&r);
     }
 }
 
 /* The table, the digests and the result in words. */
-static void human(const struct report_input *in, bool equal)
+static void human(const struct report_input *in, bool equal, bool same_pages)
 {
-    const struct report_series *page = find(in, "page"), *floor = &in->s[in->nstrat];
-    uint64_t floor_med = stat_median(floor->init, in->runs);
+    const struct report_series *page = find(in, "page");
     bool cal = in->calibrated, tcg = cpu.accel == ACCEL_TCG, host = cpu.accel == ACCEL_HOST;
-    char size[24], a[24], b[24], c[24], d[24], e[24], g[24];
+    char size[24], a[24], b[24], c[24], d[24], e[24], g[24], h[24];
     /* Column units: the table, per page, first allocation, and its legend. */
-    const char *const *units = !cal ? (const char *const[]){ "Mticks", "tick/page", "1st kticks", "kticks" }
-                               : in->icount ? (const char *const[]){ "Minstr", "instr/page", "1st kinstr", "kinstr" }
-                               : (const char *const[]){ "ms", "ns/page", "1st alloc", "us" };
+    const char *const *units = !cal ? (const char *const[]){ "Mticks", "tck/page", "1st kticks", "kticks" }
+                               : in->icount ? (const char *const[]){ "Minstr", "ins/page", "1st kinstr", "kinstr" }
+                               : (const char *const[]){ "init ms", "ns/page", "1st alloc", "us" };
 
     text_len = 0;
     text[0] = '\0';
@@ -213,10 +241,10 @@ static void human(const struct report_input *in, bool equal)
              in->left_out_regions);
     if (!cal)
         line("warning: no usable clock: figures are raw TSC ticks (millions), UNCALIBRATED");
-    line("%-8s %12s %9s %8s %8s %12s %12s %11s", "strategy", units[0], units[1], "vs page",
-         "x floor", "touch", "init+touch", units[2]);
+    line("%-14s %11s %8s %8s %8s %8s %11s %11s %10s", "strategy", units[0], units[1], "vs page",
+         "x own fl", "x Xen fl", "later", "end to end", units[2]);
     for (unsigned i = 0; i < in->nstrat; i++) {
-        struct figures f = figures_of(in, &in->s[i], page, floor_med);
+        struct figures f = figures_of(in, &in->s[i]);
         fmt_ms(a, sizeof(a), f.init);
         fmt_milli(b, sizeof(b), f.per_page_milli);
         if (f.has_speedup)
@@ -224,49 +252,58 @@ static void human(const struct report_input *in, bool equal)
         else
             snprintf(c, sizeof(c), "-");
         fmt_centi(d, sizeof(d), f.x_floor_centi);
-        fmt_ms(e, sizeof(e), f.touch);
-        fmt_ms(g, sizeof(g), f.init + f.touch);
-        line("%-8s %12s %9s %7sx %7sx %12s %12s %8llu.%01llu", in->s[i].name, a, b, c, d, e, g,
+        fmt_centi(h, sizeof(h), f.x_xen_centi);
+        if (f.has_later) {
+            fmt_ms(e, sizeof(e), f.later);
+            snprintf(e + strlen(e), sizeof(e) - strlen(e), " %c", f.later_kind);
+        } else {
+            snprintf(e, sizeof(e), "- ");
+        }
+        fmt_ms(g, sizeof(g), f.init + f.later);
+        line("%-14s %11s %8s %7sx %7sx %7sx %11s %11s %8llu.%01llu", in->s[i].name, a, b, c, d, h, e, g,
              (unsigned long long)(f.first_alloc / 1000), (unsigned long long)(f.first_alloc / 100 % 10));
     }
-    fmt_ms(a, sizeof(a), floor_med);
-    fmt_milli(b, sizeof(b), stat_per_page_milli(floor_med, in->pages));
-    fmt_size(c, sizeof(c), in->floor_bytes);
-    line("%-8s %12s %9s %8s %7sx   memset of %s of page_info%s", "floor", a, b, "-", "1.00", c,
-         in->floor_m2p ? " and M2P" : " (no M2P)");
-    line("%s: median init; touch: alloc every page at order 0, free it; 1st alloc: %s after init began",
-         units[0], units[3]);
-    line("digests: %s (0x%016llx); every audit green",
-         equal ? "all strategies built the same heap" : "DIFFERENT HEAPS",
-         (unsigned long long)in->s[0].digest);
+    for (unsigned k = 0; k < in->nfloors; k++) {
+        const struct report_series *fl = &in->floors[k];
+        uint64_t med = stat_median(fl->init, in->runs);
+        fmt_ms(a, sizeof(a), med);
+        fmt_milli(b, sizeof(b), stat_per_page_milli(med, in->pages));
+        fmt_centi(h, sizeof(h), stat_ratio_centi(med, stat_median(in->floors[0].init, in->runs)));
+        fmt_size(c, sizeof(c), fl->bytes);
+        line("%-14s %11s %8s %8s %7sx %7sx   memset of %s%s", fl->name, a, b, "-", "1.00", h, c,
+             k ? (!strcmp(fl->name, "floor_linux") ? " of struct page" : " of vm_page")
+               : in->floor_m2p ? " of page_info and M2P" : " of page_info");
+    }
+    line("%s: median; later: t first touch (alloc every page at order 0, free it), d deferred init, "
+         "r drain; end to end: init + later; 1st alloc: %s after init began; x own fl: over the floor "
+         "of the strategy's own metadata", !strcmp(units[0], "init ms") ? "ms" : units[0], units[3]);
+    line("digests: %s; %s (0x%016llx); every audit green",
+         equal ? "Xen's strategies built the same heap" : "DIFFERENT HEAPS",
+         same_pages ? "every strategy handed over the same pages" : "DIFFERENT PAGES",
+         (unsigned long long)in->s[0].page_digest);
 
-    /* The result in words: chunk against page first, when both ran. */
-    const struct report_series *chunk = find(in, "chunk");
-    const struct report_series *base = page ? page : &in->s[0];
-    const struct report_series *best = chunk && page ? chunk : &in->s[in->nstrat - 1];
-    if (base != best) {
-        fmt_centi(a, sizeof(a), stat_paired_ratio_centi(base->init, best->init, in->runs));
-        line("%s init is %sx faster than %s on %s%s", best == chunk ? "chunked" : best->name, a,
-             base == page ? "page-by-page" : base->name, size,
+    /* The result in words: chunk against page first, when both ran, then once against the peers. */
+    const struct report_series *chunk = find(in, "chunk"), *once = find(in, "once");
+    if (chunk && page) {
+        fmt_centi(a, sizeof(a), stat_paired_ratio_centi(page->init, chunk->init, in->runs));
+        line("chunked init is %sx faster than page-by-page on %s%s", a, size,
              in->icount ? " (icount: guest instructions)" : tcg ? " (TCG, emulated)" :
              host ? " (hosted, user space)" : "");
     }
-    for (unsigned i = 0; i < in->nstrat && page; i++) {
+    for (unsigned i = 0; i < in->nstrat && once; i++) {
         const struct report_series *x = &in->s[i];
-        if (x == base || x == best)
+        if (!x->peer || x->later)
             continue;
-        struct figures f = figures_of(in, x, page, floor_med);
-        fmt_centi(a, sizeof(a), f.speedup_centi);
-        fmt_centi(b, sizeof(b), f.x_floor_centi);
-        line("%s init is %sx faster than page-by-page, at %sx the memset floor", x->name, a, b);
+        fmt_centi(a, sizeof(a), stat_paired_ratio_centi(x->init, once->init, in->runs));
+        fmt_centi(b, sizeof(b), figures_of(in, once).x_xen_centi);
+        line("once init is %sx faster than %s's, at %sx Xen's floor", a, x->name, b);
     }
 }
 
 /* README.md, "The results as a QR code", defines every field. */
 static void make_payload(const struct report_input *in, bool equal)
 {
-    const struct report_series *page = find(in, "page"), *floor = &in->s[in->nstrat];
-    uint64_t floor_med = stat_median(floor->init, in->runs);
+    const struct report_series *floor = &in->floors[0];
     char accel[24], a[24], b[24], c[24];
     size_t n = 0;
 
@@ -282,8 +319,8 @@ static void make_payload(const struct report_input *in, bool equal)
                           (unsigned long long)(in->calibrated ? tsc_khz() : 0),
                           cpu.brand[0] ? cpu.brand : "?");
     for (unsigned i = 0; i <= in->nstrat && n < sizeof(payload); i++) {
-        const struct report_series *x = &in->s[i];
-        struct figures f = figures_of(in, x, i < in->nstrat ? page : NULL, floor_med);
+        const struct report_series *x = i < in->nstrat ? &in->s[i] : floor;
+        struct figures f = figures_of(in, x);
         if (in->calibrated)
             fmt_milli(a, sizeof(a), f.per_page_milli);
         else
@@ -297,18 +334,21 @@ static void make_payload(const struct report_input *in, bool equal)
                               (unsigned long long)f.init, a, b, c);
     }
     if (n < sizeof(payload))
-        snprintf(payload + n, sizeof(payload) - n, "%016llx %s", (unsigned long long)in->s[0].digest,
+        snprintf(payload + n, sizeof(payload) - n, "%016llx %s", (unsigned long long)heap_digest_of(in),
                  equal ? "same" : "differ");
 }
 
 void report_print(const struct report_input *in)
 {
-    bool equal = true;
+    bool equal = true, same_pages = true;
 
-    for (unsigned i = 1; i < in->nstrat; i++)
-        equal &= in->s[i].digest == in->s[0].digest;
-    records(in, equal);
+    for (unsigned i = 0; i < in->nstrat; i++) {
+        same_pages &= in->s[i].page_digest == in->s[0].page_digest;
+        if (!in->s[i].peer)
+            equal &= in->s[i].digest == heap_digest_of(in);
+    }
+    records(in, equal, same_pages);
     printk("\n");
-    human(in, equal);
-    make_payload(in, equal);
+    human(in, equal, same_pages);
+    make_payload(in, equal && same_pages);
 }

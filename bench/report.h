@@ -13,11 +13,19 @@
 
 #define REPORT_COLS 99          /* an 800x600 screen has 100 columns of 8x16 glyphs */
 
-/* One strategy's runs, or the floor's: ns each (ticks when uncalibrated). */
+/* One strategy's runs, or a floor's: ns each (ticks when uncalibrated). */
 struct report_series {
     const char *name;
-    const uint64_t *init, *touch, *first_alloc;     /* touch, first_alloc: NULL for the floor */
-    uint64_t digest;
+    const uint64_t *init;
+    const uint64_t *touch;          /* Xen's heap: the first touch; else NULL */
+    const uint64_t *later;          /* a peer's later part (later_phase); else NULL */
+    const char *later_phase;        /* "deferred", "drain", or NULL */
+    const uint64_t *first_alloc;    /* init and one allocation; NULL for a floor */
+    uint64_t digest, page_digest;
+    int floor;                      /* a strategy's own floor, an index in floors; -1 for a floor */
+    unsigned cpus, later_cpus;
+    bool peer;
+    uint64_t bytes;                 /* a floor's: what it writes */
 };
 
 struct report_input {
@@ -28,12 +36,13 @@ struct report_input {
     unsigned left_out_regions;      /* the regions they are in */
     unsigned runs;
     bool calibrated;                /* false: every figure is TSC ticks */
-    unsigned nstrat;                /* heap strategies in s[], in run order */
-    const struct report_series *s;  /* nstrat heap strategies, then the floor */
+    unsigned nstrat;                /* strategies in s[], Xen's and the peers', in run order */
+    const struct report_series *s;
+    unsigned nfloors;               /* floors[0] is Xen's, then one per peer layout that ran */
+    const struct report_series *floors;
     const char *xen_costs;          /* the cost model, as xen_costs= takes it */
     bool xen_costs_tested;          /* it ran the copy of the heap code that tests each cost */
-    uint64_t floor_bytes;           /* what the floor wrote */
-    bool floor_m2p;                 /* ... M2P entries among them */
+    bool floor_m2p;                 /* Xen's floor wrote M2P entries too */
     bool icount;                    /* under -icount shift=0: ns are guest instructions */
 };
 

@@ -20,6 +20,7 @@
 #include "kernel/version.h"
 #include "mm/heap_par.h"
 #include "mm/mm.h"
+#include "mm/peer.h"
 
 struct bootinfo bootinfo;
 
@@ -258,6 +259,8 @@ int main(int argc, char **argv)
                cpu.brand, cpu.hv_signature);
     /* Options for every subsystem, from the same registry as the kernel's. */
     cmdline_apply(bootinfo.cmdline);
+    /* The peers that will run need their page arrays: the memory check counts them. */
+    host_peer_layouts = opt_memonly ? 0 : peer_layouts_wanted();
     boot_record(&bootinfo, "host", (uint64_t)(uintptr_t)__kernel_phys_start, true);
     if (a.map_only)
         host_exit(HOSTED_EXIT_OK);
@@ -265,8 +268,8 @@ int main(int argc, char **argv)
     mm_init(&bootinfo);
     /* The TSC's rate against CLOCK_MONOTONIC_RAW. */
     host_time_init();
-    /* The heap's memory: whatever the boot allocator still holds. */
-    mm_heap_takeover();
+    /* The heap's memory: whatever the boot allocator still holds, less the peers' page arrays. */
+    mm_heap_takeover(host_peer_layouts);
     host_mem_measure_huge();
     printk("host: %llu MiB of anonymous memory for the tables, %llu MiB of it in huge pages\n",
            (unsigned long long)(host_mem.mapped >> 20), (unsigned long long)(host_mem.huge >> 20));

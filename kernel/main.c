@@ -17,6 +17,7 @@
 #include "mm/layout.h"
 #include "mm/mm.h"
 #include "mm/paging.h"
+#include "mm/peer.h"
 #include "bench/bench.h"
 #include "bench/probe.h"
 #include "bench/report.h"
@@ -185,8 +186,9 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t 
     /* Every other CPU started and parked; the TSC skew between them. */
     smp_init();
     raise_fault_on_ap();
-    /* The heap's memory: whatever the boot allocator still holds. */
-    mm_heap_takeover();
+    /* The heap's memory: whatever the boot allocator still holds, less the
+     * page arrays of the peers (Linux, FreeBSD) that will run. */
+    mm_heap_takeover(opt_memonly ? 0 : peer_layouts_wanted());
     /* The work: stop here (memonly), the self-tests (KTAP), or the benchmark. */
     if (run_work(&e))
         machine_fail(e.msg);

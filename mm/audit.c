@@ -239,6 +239,8 @@ bool heap_audit(struct heap_audit *a)
         complain(a, "the lists hold %llu pages, %llu were accounted to the heap and not allocated since",
                  (unsigned long long)a->free_pages, (unsigned long long)a->expected_pages);
     a->digest = heap_digest();
+    /* The pages alone, from the bitmap the walk marked: what the peers' audits compare with. */
+    a->page_digest = pageset_digest(heap_audit_bitmap, max_pfn);
     a->ok = a->nerrors == 0;
     return a->ok;
 }

@@ -18,28 +18,38 @@ CMDLINE_OPT(audit_blocks, .key = "audit_blocks", .type = OPT_UINT, .dst = &opt_a
 
 static struct heap_block listed[AUDIT_BLOCKS_MAX];
 
+/* What every audit record says: the strategy, the run, the pages and blocks, both digests, the errors. */
+static void audit_fields(struct record *r, const char *strategy, unsigned run, unsigned cpus,
+                         const struct heap_audit *a)
+{
+    char hex[24];
+
+    record_str(r, "strategy", strategy);
+    record_u64(r, "run", run);
+    record_u64(r, "cpus", cpus);
+    record_bool(r, "ok", a->ok);
+    record_u64(r, "free_pages", a->free_pages);
+    record_u64(r, "expected_pages", a->expected_pages);
+    record_arr_begin(r, "blocks");
+    for (unsigned o = 0; o <= MAX_ORDER; o++)
+        record_u64(r, NULL, a->blocks[o]);
+    record_arr_end(r);
+    snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)a->digest);
+    record_str(r, "digest", hex);
+    snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)a->page_digest);
+    record_str(r, "page_digest", hex);
+    record_arr_begin(r, "errors");
+    for (unsigned i = 0; i < a->nerrors && i < AUDIT_MAX_ERRORS; i++)
+        record_str(r, NULL, a->errors[i]);
+    record_arr_end(r);
+}
+
 void heap_audit_record(const char *strategy, unsigned run, unsigned cpus, const struct heap_audit *a)
 {
     struct record r;
-    char hex[24];
 
     record_begin(&r, "audit");
-    record_str(&r, "strategy", strategy);
-    record_u64(&r, "run", run);
-    record_u64(&r, "cpus", cpus);
-    record_bool(&r, "ok", a->ok);
-    record_u64(&r, "free_pages", a->free_pages);
-    record_u64(&r, "expected_pages", a->expected_pages);
-    record_arr_begin(&r, "blocks");
-    for (unsigned o = 0; o <= MAX_ORDER; o++)
-        record_u64(&r, NULL, a->blocks[o]);
-    record_arr_end(&r);
-    snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)a->digest);
-    record_str(&r, "digest", hex);
-    record_arr_begin(&r, "errors");
-    for (unsigned i = 0; i < a->nerrors && i < AUDIT_MAX_ERRORS; i++)
-        record_str(&r, NULL, a->errors[i]);
-    record_arr_end(&r);
+    audit_fields(&r, strategy, run, cpus, a);
     if (opt_audit_blocks) {
         uint64_t total = heap_list_blocks(listed, opt_audit_blocks);
         unsigned n = (unsigned)MIN(total, (uint64_t)opt_audit_blocks);
@@ -55,5 +65,16 @@ void heap_audit_record(const char *strategy, unsigned run, unsigned cpus, const 
         record_arr_end(&r);
         record_bool(&r, "block_list_truncated", total > n);
     }
+    record_end(&r);
+}
+
+void peer_audit_record(const char *strategy, const char *kernel, unsigned run, unsigned cpus,
+                       const struct heap_audit *a)
+{
+    struct record r;
+
+    record_begin(&r, "audit");
+    audit_fields(&r, strategy, run, cpus, a);
+    record_str(&r, "kernel", kernel);
     record_end(&r);
 }

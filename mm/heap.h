@@ -42,6 +42,9 @@ extern const struct heap_strategy *const heap_strategies[];
 /* The strategy called name (len bytes), or NULL. */
 const struct heap_strategy *heap_strategy_find(const char *name, size_t len);
 
+/* strategies= as given on the command line: "" for all (mm/strategies.c). */
+const char *heap_strategies_option(void);
+
 /*
  * Takes the boot allocator's current regions as the memory to hand over
  * (kept, so that every run hands over the same pages) and gives the audit
@@ -111,6 +114,7 @@ struct heap_audit {
     uint64_t expected_pages;        /* heap_setup()'s expected_pages less pages in use */
     uint64_t blocks[MAX_ORDER + 1];
     uint64_t digest;                /* over the set of (node, zone, order, mfn) */
+    uint64_t page_digest;           /* over the set of free pages alone (pageset_digest()) */
     unsigned nerrors;               /* all errors found; the first few are kept */
     char errors[AUDIT_MAX_ERRORS][128];
 };
@@ -120,6 +124,13 @@ struct heap_audit {
  * Fills a; returns true when the heap is sound.
  */
 bool heap_audit(struct heap_audit *a);
+
+/*
+ * The digest of a set of pages given as a bitmap of nbits bits, one per
+ * PFN: the same for the same pages whatever blocks hold them, so that every
+ * strategy's free set, Xen's and the peers' (mm/peer.h), compares.
+ */
+uint64_t pageset_digest(const uint64_t *bitmap, uint64_t nbits);
 
 /*
  * The digest alone, from the free lists, without checking pages: cheap
@@ -149,5 +160,13 @@ uint64_t heap_list_blocks(struct heap_block *out, unsigned max);
  * kernel; printing takes no timed window's time, but it is off unless asked.
  */
 void heap_audit_record(const char *strategy, unsigned run, unsigned cpus, const struct heap_audit *a);
+
+/*
+ * The `audit` record of a peer (mm/peer.h), on its own structures: the same
+ * fields, its blocks and block digest its kernel's own, and `kernel` naming
+ * that kernel ("linux", "freebsd"); never a block list of Xen's heap.
+ */
+void peer_audit_record(const char *strategy, const char *kernel, unsigned run, unsigned cpus,
+                       const struct heap_audit *a);
 
 #endif

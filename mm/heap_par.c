@@ -185,6 +185,8 @@ struct job {
     struct heap *h;
     const struct heap_strategy *s;      /* NULL: the floor */
     bool with_m2p;
+    uint8_t *array;                     /* a peer's floor: its page array (mm/peer.h), else NULL */
+    unsigned entry_bytes;
     struct heap_par_stats *st;
 };
 
@@ -208,6 +210,8 @@ static void worker(unsigned cpu, void *arg)
             continue;
         if (j->s)
             j->s->init_pages(mine, p->s, p->e - p->s);
+        else if (j->array)
+            memset(j->array + p->s * j->entry_bytes, 0xff, (p->e - p->s) * j->entry_bytes);
         else
             floor_piece(p, j->with_m2p);
     }
@@ -247,6 +251,20 @@ int heap_par_floor(unsigned n, uint64_t window[2], struct heap_par_stats *st, st
     if (rc)
         return rc;
     heap_par_platform_run(n, worker, &(struct job){ .with_m2p = !xc_on(xen_costs, XC_M2P), .st = st },
+                          window);
+    return 0;
+}
+
+int heap_par_floor_array(unsigned n, void *array, unsigned entry_bytes, uint64_t window[2],
+                         struct heap_par_stats *st, struct err *e)
+{
+    int rc = n > heap_par_cpus_max() ? err_set(e, -EINVAL, "parallel floor: %u CPUs asked for, "
+                                               "%u available", n, heap_par_cpus_max())
+                                     : plan(n, st, e);
+
+    if (rc)
+        return rc;
+    heap_par_platform_run(n, worker, &(struct job){ .array = array, .entry_bytes = entry_bytes, .st = st },
                           window);
     return 0;
 }

@@ -6,6 +6,8 @@
  *   0xffffc00000000000  frame table: one struct page_info per MFN
  *   0xffffc80000000000  machine-to-phys table: one u64 per MFN
  *   0xffffd00000000000  device mappings (phys_map with mmio)
+ *   0xffffd80000000000  the Linux peer's struct page array (64 bytes per PFN)
+ *   0xffffe00000000000  the FreeBSD peer's vm_page array (88 bytes per PFN)
  *   0xffffffff80000000  the kernel image (linker.ld), at its link address
  *                       plus kimage_offset in physical memory
  */
@@ -31,6 +33,8 @@
 #define M2P_BASE        0xffffc80000000000ull
 #define IOMAP_BASE      0xffffd00000000000ull
 #define IOMAP_SIZE      (1ull << 30)
+#define LINUX_MEMMAP_BASE   0xffffd80000000000ull
+#define FREEBSD_PAGES_BASE  0xffffe00000000000ull
 #define KERNEL_VMA      0xffffffff80000000ull
 #elif defined(BOOTHEAP_TSAN)
 /*
@@ -53,6 +57,8 @@
 #define DIRECTMAP_BASE  0x100000000000ull   /* 16 TiB */
 #define FRAMETABLE_BASE 0x200000000000ull   /* 32 TiB */
 #define M2P_BASE        0x280000000000ull   /* 40 TiB */
+#define LINUX_MEMMAP_BASE   0x300000000000ull   /* 48 TiB: the peers' arrays (mm/peer.h) */
+#define FREEBSD_PAGES_BASE  0x380000000000ull   /* 56 TiB */
 #define KERNEL_VMA      0ull                /* no kernel image is mapped: kimage_pa() is unused */
 #endif
 

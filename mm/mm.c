@@ -15,6 +15,7 @@
 #include "mm/heap_priv.h"
 #include "mm/numa.h"
 #include "mm/paging.h"
+#include "mm/peer.h"
 #include "mm/usable.h"
 
 struct mm_summary mm;
@@ -258,7 +259,7 @@ void *mm_alloc_boot(const char *what, uint64_t pages, uint64_t limit_mfn)
     return phys_to_virt(mfn << PAGE_SHIFT);
 }
 
-void mm_heap_takeover(void)
+void mm_heap_takeover(unsigned peer_layouts)
 {
     /* Scratch bits for the audit: one per frame. */
     uint64_t bitmap_pages = PFN_UP(ALIGN_UP(max_pfn, 64) / 8), mfn;
@@ -266,6 +267,8 @@ void mm_heap_takeover(void)
         panic("out of boot memory for the audit bitmap (%llu pages)", (unsigned long long)bitmap_pages);
     uint64_t *bitmap = phys_to_virt(mfn << PAGE_SHIFT);
     memset(bitmap, 0, bitmap_pages << PAGE_SHIFT);
+    /* The peers' page arrays, for the peers that will run: mapping them takes page tables too. */
+    peer_meta_reserve(peer_layouts);
 
     /* What the kernel itself took from the boot allocator, every page of it. */
     mm_count_reserved("page tables", paging.table_pages << PAGE_SHIFT);

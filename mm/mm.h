@@ -39,12 +39,13 @@ extern struct e820_map e820;
 void mm_init(const struct bootinfo *bi);
 
 /*
- * Ends boot allocation: takes the audit's scratch bitmap, sets up the node
- * map, gives what the boot allocator still holds to the heap as the memory
- * every end_boot_allocator() run hands over, and prints the memory summary.
- * Call once, after every boot-time allocation (page tables included).
+ * Ends boot allocation: takes the audit's scratch bitmap and the page
+ * arrays of peer_layouts (a bit per enum peer_layout, mm/peer.h), sets up
+ * the node map, gives what the boot allocator still holds to the heap as the
+ * memory every end_boot_allocator() run hands over, and prints the memory
+ * summary. Call once, after every boot-time allocation (page tables included).
  */
-void mm_heap_takeover(void);
+void mm_heap_takeover(unsigned peer_layouts);
 
 /*
  * Keeps [start, end) (bytes) out of the boot allocator. Call before

@@ -17,6 +17,7 @@
 #include "mm/bootmem.h"
 #include "mm/frametable.h"
 #include "mm/paging.h"
+#include "mm/peer.h"
 
 struct paging_info paging;
 /* The kernel image's displacement from its link address: none, as under PVH. */
@@ -25,6 +26,7 @@ uint64_t kimage_offset;
 struct topo topo;
 uint64_t host_mem_limit;
 struct host_mem host_mem;
+unsigned host_peer_layouts;
 
 /* Headroom left to the rest of the machine when the limit is MemAvailable. */
 #define HOST_MEM_MARGIN MiB(512)
@@ -112,7 +114,9 @@ static uint64_t mem_available(void)
 /*
  * Host memory the frame table, M2P and audit bitmap can take for the boot
  * allocator's regions: every 1 GiB section that holds one of their pages
- * costs at most 8 MiB of page_info and 2 MiB of M2P (frametable_init()).
+ * costs at most 8 MiB of page_info and 2 MiB of M2P (frametable_init()),
+ * and 16 and 22 MiB more for the Linux and FreeBSD peers' arrays when they
+ * run, with Linux's pageblock bits (mm/peer.h).
  */
 static uint64_t tables_need(void)
 {
@@ -126,8 +130,12 @@ static uint64_t tables_need(void)
             seen[s / 64] |= 1ull << (s % 64);
         }
     }
-    return sections * SECTION_PAGES * (sizeof(struct page_info) + sizeof(uint64_t)) +
-           ALIGN_UP(ALIGN_UP(max_pfn, 64) / 8, PAGE_SIZE);
+    unsigned peer_bytes = 0;
+    for (unsigned l = 0; l < PEER_LAYOUTS; l++)
+        if ((host_peer_layouts >> l) & 1)
+            peer_bytes += peer_layouts[l].entry_bytes;
+    return sections * SECTION_PAGES * (sizeof(struct page_info) + sizeof(uint64_t) + peer_bytes) +
+           ALIGN_UP(ALIGN_UP(max_pfn, 64) / 8, PAGE_SIZE) + (peer_bytes ? max_pfn / 1024 + PAGE_SIZE : 0);
 }
 
 /*
@@ -194,7 +202,7 @@ void host_mem_measure_huge(void)
     while (f && fgets(line, sizeof(line), f)) {
         unsigned long long lo, hi, kib;
         if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2)
-            ours = lo >= FRAMETABLE_BASE && hi <= M2P_BASE + (MAX_PFN_LIMIT * sizeof(uint64_t));
+            ours = lo >= FRAMETABLE_BASE && hi <= FREEBSD_PAGES_BASE + MAX_PFN_LIMIT * 88;
         else if (ours && sscanf(line, "AnonHugePages: %llu kB", &kib) == 1)
             host_mem.huge += (uint64_t)kib << 10;
     }

@@ -73,6 +73,9 @@ struct host_mem {
 
 extern struct host_mem host_mem;
 
+/* The peers' page arrays (mm/peer.h) the run will back: a bit per layout. Set before mm_init(). */
+extern unsigned host_peer_layouts;
+
 /* Reads AnonHugePages of the tables from /proc/self/smaps into host_mem.huge. */
 void host_mem_measure_huge(void);
 

@@ -13,7 +13,7 @@
 #include "kernel/record.h"
 #include "mm/heap.h"
 
-#define MAX_SERIES 20
+#define MAX_SERIES 40
 #define MAX_RUNS 100
 
 static struct {

@@ -15,10 +15,13 @@
 #include "mm/heap_par.h"
 #include "mm/heap_priv.h"
 #include "mm/numa.h"
+#include "mm/peer_priv.h"
 #include "tests/unit/host_support.h"
 
 struct page_info *frame_table;
 uint64_t *m2p;
+uint8_t *peer_array_base[PEER_LAYOUTS];
+uint64_t *lx_pageblock_flags;
 
 static uint64_t *audit_bitmap;
 
@@ -27,6 +30,16 @@ uint64_t *host_frames(uint64_t frames)
     free(frame_table);
     free(m2p);
     free(audit_bitmap);
+    free(lx_pageblock_flags);
+    /* The peers' arrays reach every buddy of a MAX_ORDER block, as the kernel's 2 MiB backing does. */
+    uint64_t peer_frames = ALIGN_UP(frames, 1ull << 12);
+    for (unsigned l = 0; l < PEER_LAYOUTS; l++) {
+        free(peer_array_base[l]);
+        peer_array_base[l] = calloc(peer_frames, peer_layouts[l].entry_bytes);
+        assert_non_null(peer_array_base[l]);
+    }
+    lx_pageblock_flags = calloc(peer_frames / 1024 + 1, 8);
+    peer_ready = (1u << PEER_LAYOUTS) - 1;
     frame_table = calloc(frames, sizeof(struct page_info));
     m2p = calloc(frames, sizeof(uint64_t));
     audit_bitmap = calloc((frames + 63) / 64, sizeof(uint64_t));

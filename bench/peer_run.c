@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// One run of a peer (mm/peer.h) in the benchmark: its boot part, its first
+// allocation and its later part, each in a timed window; its audit; and the
+// records that say what each part and each node took.
+#include "bench/bench.h"
+#include "bench/series.h"
+#include "kernel/printk.h"
+#include "kernel/record.h"
+#include "kernel/string.h"
+#include "kernel/time/tsc.h"
+
+/* The `peer` record: the boot part's phases, and what each node's later part took. */
+static void record_peer(const struct series *x, unsigned run, const struct peer_boot_stats *b,
+                        const struct peer_later_stats *l)
+{
+    bool cal = tsc_calibrated();
+    struct record r;
+
+    record_begin(&r, "peer");
+    record_str(&r, "strategy", x->name);
+    record_u64(&r, "run", run);
+    record_u64(&r, "init_ticks", b->init_ticks);
+    record_u64(&r, "free_ticks", b->free_ticks);
+    if (cal) {
+        record_u64(&r, "init_ns", tsc_to_ns(b->init_ticks));
+        record_u64(&r, "free_ns", tsc_to_ns(b->free_ticks));
+    } else {
+        record_null(&r, "init_ns");
+        record_null(&r, "free_ns");
+    }
+    record_arr_begin(&r, "nodes");
+    for (unsigned n = 0; l && n < MAX_NUMNODES; n++) {
+        if (!l->node_pages[n])
+            continue;
+        record_obj_begin(&r, NULL);
+        record_u64(&r, "node", n);
+        record_u64(&r, "pages", l->node_pages[n]);
+        record_u64(&r, "threads", l->node_threads[n]);
+        if (cal)
+            record_u64(&r, "ns", tsc_to_ns(l->node_ticks[n]));
+        else
+            record_null(&r, "ns");
+        record_obj_end(&r);
+        /* As Linux says it at the end of deferred_init_memmap(). */
+        if (run == 0 && cal)
+            printk("%s: node %u %s pages initialised in %llu ms (%u thread%s)\n", x->name, n, x->p->later,
+                   (unsigned long long)(tsc_to_ns(l->node_ticks[n]) / 1000000), l->node_threads[n],
+                   l->node_threads[n] == 1 ? "" : "s");
+    }
+    record_arr_end(&r);
+    record_end(&r);
+}
+
+int peer_bench_run(struct series *x, unsigned run, bool timed, uint64_t ref, struct err *e)
+{
+    const struct peer_strategy *p = x->p;
+    struct peer_boot_stats b = { 0 };
+    struct peer_later_stats l;
+    struct heap_audit a;
+    struct err why;
+    uint64_t w[2], t0, t1, t2;
+    int rc;
+
+    if ((rc = p->reset(&why)))
+        return err_set(e, rc, "%s: %s", p->name, why.msg);
+    bench_window_open(x->name, "init", run, timed);
+    t0 = tsc_now();
+    p->boot(&b);
+    t1 = tsc_now();
+    bench_window_close();
+    /* The first allocation the kernel could make once its boot part is done. */
+    bench_window_open(x->name, "first_alloc", run, timed);
+    t2 = tsc_now();
+    uint64_t pfn = p->alloc_page();
+    uint64_t t3 = tsc_now();
+    bench_window_close();
+    if (pfn == PEER_NO_PAGE)
+        return err_set(e, -EINVAL, "%s run %u: no page could be allocated after the boot part",
+                       x->name, run);
+    p->free_page(pfn);
+    if (p->later) {
+        bench_window_open(x->name, p->later, run, timed);
+        rc = p->run_later(x->later_cpus, w, &l, e);
+        bench_window_close();
+        if (rc)
+            return rc;
+    }
+    bool ok = p->audit(&a);
+    if (timed)
+        peer_audit_record(x->name, peer_layouts[p->layout].name, run, p->later ? x->later_cpus : 1, &a);
+    if (!ok)
+        return err_set(e, -EINVAL, "%s run %u: audit failed: %s", x->name, run, a.errors[0]);
+    if (timed && ref && a.page_digest != ref)
+        return err_set(e, -EINVAL, "%s run %u: its free pages (digest 0x%016llx) differ from the "
+                       "first strategy's (0x%016llx)", x->name, run, (unsigned long long)a.page_digest,
+                       (unsigned long long)ref);
+    x->digest = a.digest;
+    x->page_digest = a.page_digest;
+    if (!timed) {
+        printk("bench: warm-up: %s built and audited\n", x->name);
+        return 0;
+    }
+    x->init[run] = bench_units(t1 - t0);
+    x->first_alloc[run] = bench_units(t1 - t0 + t3 - t2);
+    bench_record_result(x, run, "init", t1 - t0, x->first_alloc[run], 1);
+    if (p->later) {
+        x->later[run] = bench_units(w[1] - w[0]);
+        bench_record_result(x, run, p->later, w[1] - w[0], 0, p->later && !strcmp(p->later, "drain") ? 1
+                                                                                                   : x->later_cpus);
+    }
+    record_peer(x, run, &b, p->later ? &l : NULL);
+    return 0;
+}

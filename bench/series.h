@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the benchmark's driver (bench/bench.c) shares with its peer runs
+ * (bench/peer_run.c): one series of figures per strategy and floor, and the
+ * records they all write.
+ */
+#ifndef BENCH_SERIES_H
+#define BENCH_SERIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/errno.h"
+#include "mm/heap.h"
+#include "mm/peer.h"
+
+#define BENCH_MAX_RUNS 100
+#define BENCH_MAX_STRATEGIES 10
+#define BENCH_MAX_FLOORS (1 + PEER_LAYOUTS)
+
+/* The floor of Xen's page_info (and M2P), beside the peers' (enum peer_layout). */
+#define FLOOR_XEN (-1)
+
+/* One strategy's runs, or a floor's (s and p NULL). Figures in ns, or ticks when uncalibrated. */
+struct series {
+    const struct heap_strategy *s;          /* a strategy of Xen's heap */
+    const struct peer_strategy *p;          /* or a peer */
+    int layout;                             /* a floor's: FLOOR_XEN or its peer layout */
+    const char *name;
+    uint64_t init[BENCH_MAX_RUNS];
+    uint64_t touch[BENCH_MAX_RUNS];         /* Xen's heap: the first touch */
+    uint64_t later[BENCH_MAX_RUNS];         /* a peer: its deferred part or drain */
+    uint64_t first_alloc[BENCH_MAX_RUNS];
+    uint64_t digest;                        /* the last audit's block digest */
+    uint64_t page_digest;                   /* ... and page digest */
+    unsigned cpus;                          /* CPUs its init runs on */
+    unsigned later_cpus;                    /* CPUs its later part runs on */
+};
+
+/* Ticks to the unit every figure uses: ns when calibrated, else ticks. */
+uint64_t bench_units(uint64_t ticks);
+
+/* A `result` record: phase "init", "first_touch", or a peer's later part; cpus it ran on. */
+void bench_record_result(const struct series *x, unsigned run, const char *phase, uint64_t ticks,
+                         uint64_t first_alloc, unsigned cpus);
+
+
+/*
+ * One run of peer x: reset, boot part (timed), one allocation (timed, then
+ * given back), the later part (timed, on x->later_cpus CPUs), the audit;
+ * records when timed. ref is the page digest every strategy must reach (0:
+ * none yet). Returns 0, or a negative errno with e saying what failed.
+ */
+int peer_bench_run(struct series *x, unsigned run, bool timed, uint64_t ref, struct err *e);
+
+#endif

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// Strategy "freebsd": FreeBSD main on amd64 without lazy init.
+// vm_page_startup() initialises every page's 88-byte vm_page, then hands
+// each run to vm_phys_enqueue_contig(), which lists chunks of rising orders
+// up to alignment, 16 MiB chunks, then falling orders, with no buddy look-up
+// and no merging (the model: mm/freebsd/).
+#include "mm/freebsd/freebsd.h"
+
+static int freebsd_reset(struct err *e)
+{
+    return fb_reset(false, e);
+}
+
+static void freebsd_boot(struct peer_boot_stats *st)
+{
+    uint64_t t0 = heap_par_platform_now();
+    fb_startup(false);
+    st->init_ticks = heap_par_platform_now() - t0;
+    st->free_ticks = 0;
+}
+
+const struct peer_strategy strategy_freebsd = {
+    .name = "freebsd",
+    .what = "FreeBSD main: vm_page_startup(), every vm_page, runs enqueued without merging",
+    .layout = PEER_FREEBSD,
+    .reset = freebsd_reset,
+    .boot = freebsd_boot,
+    .alloc_page = fb_alloc_page,
+    .free_page = fb_free_page,
+    .audit = fb_audit,
+};

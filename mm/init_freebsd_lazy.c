@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// Strategy "freebsd_lazy": FreeBSD main's lazy vm_page init (2023, on by
+// default on amd64). At boot only each chunk's first page is initialised and
+// every chunk goes to the lazy init pool; an allocation that takes a lazy
+// chunk initialises its other pages first; an idle-priority thread then
+// drains the pool, freeing every chunk with merging (vm_phys_lazy_init()).
+#include "mm/freebsd/freebsd.h"
+
+static int lazy_reset(struct err *e)
+{
+    return fb_reset(true, e);
+}
+
+static void lazy_boot(struct peer_boot_stats *st)
+{
+    uint64_t t0 = heap_par_platform_now();
+    fb_startup(true);
+    st->init_ticks = heap_par_platform_now() - t0;
+    st->free_ticks = 0;
+}
+
+const struct peer_strategy strategy_freebsd_lazy = {
+    .name = "freebsd_lazy",
+    .what = "FreeBSD main, lazy: chunk heads at boot, the rest on allocation or by a drain",
+    .layout = PEER_FREEBSD,
+    .later = "drain",
+    .reset = lazy_reset,
+    .boot = lazy_boot,
+    .alloc_page = fb_alloc_page,
+    .free_page = fb_free_page,
+    .run_later = fb_lazy_drain,
+    .audit = fb_audit,
+};

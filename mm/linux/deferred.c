@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+// Linux 6.1's deferred struct page init (mm/page_alloc.c:
+// deferred_init_memmap(), deferred_init_memmap_chunk(),
+// deferred_init_maxorder(), deferred_init_pages(), deferred_free_pages(),
+// deferred_free_range(); kernel/padata.c: padata_do_multithreaded(),
+// padata_mt_helper()), each node's part on that node's CPUs.
+#include "mm/linux/linux.h"
+
+#include "kernel/libc.h"
+
+/* A padata job: one free range of the deferred zone, its end rounded up to a section. */
+struct dj {
+    uint64_t start, size;           /* what is left: padata_mt_job's start and size */
+    uint64_t chunk;                 /* padata_mt_job_state.chunk_size */
+    unsigned nworks;
+    peer_lock_t lock;               /* padata_mt_job_state.lock */
+};
+
+#define DJ_MAX 256
+
+struct dnode {
+    unsigned zid, njobs, nthreads;
+    struct dj jobs[DJ_MAX];
+    uint64_t nranges;
+    struct { uint64_t s, e; } ranges[DJ_MAX];   /* the node's free ranges from first_deferred_pfn */
+};
+
+static struct dnode dnodes[MAX_NUMNODES];
+static unsigned worker_rank[HEAP_PAR_MAX_CPUS][MAX_NUMNODES];    /* rank + 1 on a node it serves, else 0 */
+static uint64_t worker_node_end[HEAP_PAR_MAX_CPUS][MAX_NUMNODES];
+static uint64_t worker_pages[HEAP_PAR_MAX_CPUS];
+
+/* deferred_free_range(): a whole aligned pageblock in one free, else page by page. */
+static void free_range(uint64_t pfn, uint64_t nr, unsigned cpu)
+{
+    struct lx_page *pg = lx_pfn_to_page(pfn);
+
+    if (!nr)
+        return;
+    if (nr == LX_PAGEBLOCK_PAGES && IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES)) {
+        lx_set_pageblock_migratetype(pfn, LX_MIGRATE_MOVABLE);
+        lx_free_pages_core(pg, LX_PAGEBLOCK_ORDER, cpu);
+        return;
+    }
+    for (uint64_t i = 0; i < nr; i++, pg++, pfn++) {
+        if (IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES))
+            lx_set_pageblock_migratetype(pfn, LX_MIGRATE_MOVABLE);
+        lx_free_pages_core(pg, 0, cpu);
+    }
+}
+
+/* deferred_pfn_valid(): the section of each MAX_ORDER block's first page. */
+static inline bool pfn_ok(uint64_t pfn)
+{
+    return !IS_ALIGNED(pfn, LX_MAX_ORDER_PAGES) || mfn_valid(pfn);
+}
+
+/* deferred_free_pages(): pageblock by pageblock. */
+static void free_pages(uint64_t pfn, uint64_t end, unsigned cpu)
+{
+    uint64_t nr_free = 0;
+
+    for (; pfn < end; pfn++) {
+        if (!pfn_ok(pfn)) {
+            free_range(pfn - nr_free, nr_free, cpu);
+            nr_free = 0;
+        } else if (IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES)) {
+            free_range(pfn - nr_free, nr_free, cpu);
+            nr_free = 1;
+        } else {
+            nr_free++;
+        }
+    }
+    free_range(pfn - nr_free, nr_free, cpu);
+}
+
+/* deferred_init_pages(). */
+static uint64_t init_pages(unsigned zid, unsigned nid, uint64_t pfn, uint64_t end)
+{
+    struct lx_page *pg = NULL;
+    uint64_t n = 0;
+
+    for (; pfn < end; pfn++) {
+        if (!pfn_ok(pfn)) {
+            pg = NULL;
+            continue;
+        } else if (!pg || IS_ALIGNED(pfn, LX_MAX_ORDER_PAGES)) {
+            pg = lx_pfn_to_page(pfn);
+        } else {
+            pg++;
+        }
+        lx_init_single_page(pg, pfn, zid, nid);
+        n++;
+    }
+    return n;
+}
+
+/*
+ * deferred_init_memmap_chunk(): the free pages of [start, end), a MAX_ORDER
+ * window at a time (deferred_init_maxorder()): every struct page of the
+ * window first, then the window freed.
+ */
+static void memmap_chunk(unsigned nid, uint64_t start, uint64_t end, unsigned cpu)
+{
+    const struct dnode *dn = &dnodes[nid];
+    unsigned i = 0;
+
+    while (i < dn->nranges && dn->ranges[i].e <= start)
+        i++;
+    uint64_t spfn = i < dn->nranges ? MAX(start, dn->ranges[i].s) : end;
+    while (spfn < end && i < dn->nranges) {
+        uint64_t mo = ALIGN_UP(spfn + 1, LX_MAX_ORDER_PAGES);
+        unsigned j = i;
+        for (uint64_t s = spfn; j < dn->nranges && s < mo; s = ++j < dn->nranges ? dn->ranges[j].s : mo)
+            worker_pages[cpu] += init_pages(dn->zid, nid, s, MIN(dn->ranges[j].e, mo));
+        j = i;
+        for (uint64_t s = spfn; j < dn->nranges && s < mo; s = ++j < dn->nranges ? dn->ranges[j].s : mo)
+            free_pages(s, MIN(dn->ranges[j].e, mo), cpu);
+        /* On to the first free page at or past the window's end. */
+        while (i < dn->nranges && dn->ranges[i].e <= mo)
+            i++;
+        spfn = i < dn->nranges ? MAX(mo, dn->ranges[i].s) : end;
+    }
+}
+
+/* padata_mt_helper(): chunks taken under the job's lock until none is left. */
+static void helper(unsigned nid, struct dj *j, unsigned cpu)
+{
+    peer_lock(&j->lock);
+    while (j->size > 0) {
+        uint64_t start = j->start;
+        uint64_t size = MIN(ALIGN_UP(start + 1, j->chunk) - start, j->size);
+        j->start += size;
+        j->size -= size;
+        peer_unlock(&j->lock);
+        memmap_chunk(nid, start, start + size, cpu);
+        peer_lock(&j->lock);
+    }
+    peer_unlock(&j->lock);
+}
+
+static void worker(unsigned cpu, void *arg)
+{
+    uint64_t t0 = heap_par_platform_now();
+
+    (void)arg;
+    for (unsigned nid = 0; nid < MAX_NUMNODES; nid++) {
+        unsigned rank = worker_rank[cpu][nid];
+        if (!rank)
+            continue;
+        /* deferred_init_memmap(): the node's jobs in turn, each on up to nworks threads. */
+        for (unsigned k = 0; k < dnodes[nid].njobs; k++)
+            if (rank <= dnodes[nid].jobs[k].nworks)
+                helper(nid, &dnodes[nid].jobs[k], cpu);
+        worker_node_end[cpu][nid] = heap_par_platform_now() - t0;
+    }
+}
+
+/* Builds each node's padata jobs and gives it its workers. */
+static void plan(unsigned cpus)
+{
+    unsigned load[HEAP_PAR_MAX_CPUS] = { 0 };
+
+    memset(dnodes, 0, sizeof(dnodes));
+    memset(worker_rank, 0, sizeof(worker_rank));
+    memset(worker_node_end, 0, sizeof(worker_node_end));
+    memset(worker_pages, 0, sizeof(worker_pages));
+    for (unsigned nid = 0; nid < MAX_NUMNODES; nid++) {
+        struct lx_pgdat *pgdat = &lx_nodes[nid];
+        struct dnode *dn = &dnodes[nid];
+        uint64_t first = pgdat->first_deferred_pfn;
+        if (first == UINT64_MAX)
+            continue;
+        /* Only the highest zone is deferred: the one first_deferred_pfn falls in. */
+        while (dn->zid < LX_NR_ZONES - 1 && first >= pgdat->zones[dn->zid].zone_end_pfn)
+            dn->zid++;
+        struct lx_zone *zone = &pgdat->zones[dn->zid];
+        zone->stat_threshold = (int8_t)MIN(125u, 2 * fls64(heap_par_platform_cpus()) *
+                                                 (1 + fls64(zone->present >> 15)));
+        for (unsigned i = 0; i < peer_nruns && dn->nranges < DJ_MAX; i++) {
+            uint64_t s = MAX(peer_runs[i].s, first), e = MIN(peer_runs[i].e, zone->zone_end_pfn);
+            if (peer_runs[i].node == nid && s < e)
+                dn->ranges[dn->nranges++] = (typeof(dn->ranges[0])){ s, e };
+        }
+        /* A job per free range, its end rounded up to a section; the next starts past that. */
+        unsigned threads = 0;
+        for (unsigned c = 0; c < cpus; c++)
+            if (heap_par_platform_node(c) == nid)
+                worker_rank[c][nid] = ++threads;
+        if (!threads) {
+            /* A node without CPUs: its thread runs unbound, here on the least busy worker. */
+            unsigned best = 0;
+            for (unsigned c = 1; c < cpus; c++)
+                if (load[c] < load[best])
+                    best = c;
+            worker_rank[best][nid] = threads = 1;
+        }
+        for (unsigned c = 0; c < cpus; c++)
+            load[c] += worker_rank[c][nid] != 0;
+        dn->nthreads = threads;
+        uint64_t from = 0;
+        for (unsigned i = 0; i < dn->nranges && dn->njobs < DJ_MAX;) {
+            uint64_t spfn = MAX(dn->ranges[i].s, from);
+            uint64_t epfn_align = ALIGN_UP(dn->ranges[i].e, LX_SECTION_PAGES);
+            struct dj *j = &dn->jobs[dn->njobs++];
+            j->start = spfn;
+            j->size = epfn_align - spfn;
+            /* padata_do_multithreaded(): threads and chunk size. */
+            j->nworks = (unsigned)MIN(MAX(j->size / LX_SECTION_PAGES, 1ul), (uint64_t)threads);
+            j->chunk = ALIGN_UP(MAX(j->size / (j->nworks * 4ul), LX_SECTION_PAGES), LX_SECTION_PAGES);
+            /* The next job starts at the first free page past this one's aligned end. */
+            from = epfn_align;
+            while (i < dn->nranges && dn->ranges[i].e <= epfn_align)
+                i++;
+        }
+    }
+}
+
+int lx_deferred_init(unsigned cpus, uint64_t window[2], struct peer_later_stats *st, struct err *e)
+{
+    if (cpus < 1 || cpus > heap_par_platform_cpus())
+        return err_set(e, -EINVAL, "linux_deferred: %u CPUs asked for, %u available", cpus,
+                       heap_par_platform_cpus());
+    plan(cpus);
+    heap_par_platform_run(cpus, worker, NULL, window);
+    memset(st, 0, sizeof(*st));
+    st->cpus = cpus;
+    for (unsigned c = 0; c < cpus; c++) {
+        st->cpu_pages[c] = worker_pages[c];
+        for (unsigned nid = 0; nid < MAX_NUMNODES; nid++) {
+            st->cpu_ticks[c] = MAX(st->cpu_ticks[c], worker_node_end[c][nid]);
+            st->node_ticks[nid] = MAX(st->node_ticks[nid], worker_node_end[c][nid]);
+        }
+    }
+    for (unsigned nid = 0; nid < MAX_NUMNODES; nid++) {
+        st->node_threads[nid] = dnodes[nid].nthreads;
+        for (unsigned i = 0; i < dnodes[nid].nranges; i++)
+            st->node_pages[nid] += dnodes[nid].ranges[i].e - dnodes[nid].ranges[i].s;
+    }
+    return 0;
+}
