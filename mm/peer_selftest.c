@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// In-kernel self-test of the peers on the real map: each one, Linux's and
+// FreeBSD's, builds its allocator on the CPUs that are up, audits green on
+// its own structures, and holds exactly the pages Xen's heap holds.
+#include "kernel/selftest.h"
+#include "mm/heap_par.h"
+#include "mm/peer.h"
+
+SELFTEST(peers_hand_over_the_same_pages)
+{
+    struct heap_audit a;
+    const struct heap_strategy *chunk = heap_strategy_find("chunk", 5);
+
+    heap_reset();
+    end_boot_allocator(&heap_default, chunk);
+    if (!KT_EXPECT(t, heap_audit(&a), "chunk: audit: %s", a.errors[0]))
+        return;
+    uint64_t want = a.page_digest;
+    for (unsigned i = 0; peer_strategies[i]; i++) {
+        const struct peer_strategy *p = peer_strategies[i];
+        struct peer_boot_stats b;
+        struct peer_later_stats l;
+        struct err e;
+        uint64_t w[2];
+        if (!peer_layout_ready(p->layout)) {
+            KT_EXPECT(t, false, "%s: its page array was not reserved", p->name);
+            continue;
+        }
+        if (!KT_EXPECT(t, p->reset(&e) == 0, "%s: %s", p->name, e.msg))
+            continue;
+        p->boot(&b);
+        uint64_t pfn = p->alloc_page();
+        KT_EXPECT(t, pfn != PEER_NO_PAGE, "%s: no page after the boot part", p->name);
+        if (pfn != PEER_NO_PAGE)
+            p->free_page(pfn);
+        if (p->later && !KT_EXPECT(t, p->run_later(heap_par_cpus(), w, &l, &e) == 0, "%s: %s", p->name, e.msg))
+            continue;
+        if (KT_EXPECT(t, p->audit(&a), "%s: audit: %s (%u errors)", p->name, a.errors[0], a.nerrors))
+            KT_EXPECT(t, a.page_digest == want && a.free_pages == heap_handover_pages(),
+                      "%s holds %llu pages (digest 0x%llx), Xen's heap %llu (0x%llx)", p->name,
+                      (unsigned long long)a.free_pages, (unsigned long long)a.page_digest,
+                      (unsigned long long)heap_handover_pages(), (unsigned long long)want);
+    }
+    heap_reset();
+}
