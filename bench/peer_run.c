@@ -16,6 +16,12 @@ static void record_peer(const struct series *x, unsigned run, const struct peer_
     bool cal = tsc_calibrated();
     struct record r;
 
+    /* As Linux says it at the end of deferred_init_memmap(), before the record (records are one line). */
+    for (unsigned n = 0; l && run == 0 && cal && n < MAX_NUMNODES; n++)
+        if (l->node_pages[n])
+            printk("%s: node %u %s pages initialised in %llu ms (%u thread%s)\n", x->name, n, x->p->later,
+                   (unsigned long long)(tsc_to_ns(l->node_ticks[n]) / 1000000), l->node_threads[n],
+                   l->node_threads[n] == 1 ? "" : "s");
     record_begin(&r, "peer");
     record_str(&r, "strategy", x->name);
     record_u64(&r, "run", run);
@@ -41,11 +47,6 @@ static void record_peer(const struct series *x, unsigned run, const struct peer_
         else
             record_null(&r, "ns");
         record_obj_end(&r);
-        /* As Linux says it at the end of deferred_init_memmap(). */
-        if (run == 0 && cal)
-            printk("%s: node %u %s pages initialised in %llu ms (%u thread%s)\n", x->name, n, x->p->later,
-                   (unsigned long long)(tsc_to_ns(l->node_ticks[n]) / 1000000), l->node_threads[n],
-                   l->node_threads[n] == 1 ? "" : "s");
     }
     record_arr_end(&r);
     record_end(&r);

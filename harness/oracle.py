@@ -184,6 +184,14 @@ def check_records(records, need_list=True):
         return ["no audit record to check"]
     want = decompose(memory[0])
     out = []
+    # A peer's audit (its `kernel` says which) is of another kernel's blocks:
+    # it must hold the same pages, which its page digest says, not these blocks.
+    peers = [a for a in audits if "kernel" in a]
+    audits = [a for a in audits if "kernel" not in a]
+    pages = {a.get("page_digest") for a in audits} - {None}
+    for a in peers:
+        if a["free_pages"] != sum(1 << b.order for b in want) or (pages and a.get("page_digest") not in pages):
+            out.append(f"{a['strategy']} ({a['kernel']}) run {a['run']}: holds other pages than Xen's heap")
     for a in audits:
         if need_list and ("block_list" not in a or a["block_list_truncated"]):
             out.append(f"{a['strategy']} run {a['run']}: no whole block list "

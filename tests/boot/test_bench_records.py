@@ -8,6 +8,24 @@ import pytest
 from bootlib import AUDIT_BLOCKS, boot, check_heap, expected_memory, explain, hpet_mapped, record, records
 
 PHASES = ("init", "first_touch")
+# The peers (mm/peer.h): their part after boot, and the floor of their layout with its bytes a page.
+PEERS = {"linux": (None, "floor_linux"), "linux_deferred": ("deferred", "floor_linux"),
+         "freebsd": (None, "floor_freebsd"), "freebsd_lazy": ("drain", "floor_freebsd")}
+FLOOR_BYTES = {"floor_linux": 64, "floor_freebsd": 88}
+ALL = ["page", "chunk", "once", "lazy", "linux", "linux_deferred", "freebsd", "freebsd_lazy"]
+
+
+def phases_of(s):
+    """The result phases of strategy s: init and first touch for Xen's heap, init and the later part for a peer."""
+    if s in PEERS:
+        return ("init",) + ((PEERS[s][0],) if PEERS[s][0] else ())
+    return PHASES
+
+
+def floors_of(strategies):
+    """The floors a run times: Xen's, then one per peer layout it runs."""
+    return ["floor"] + [f for f in ("floor_linux", "floor_freebsd") if any(PEERS.get(s, (0, 0))[1] == f
+                                                                          for s in strategies)]
 
 
 def median(v):
@@ -52,7 +70,8 @@ def check_run(r, runs, strategies):
     assert bench["tsc_khz"] == khz
 
     res = records(r, "result")
-    assert len(res) == runs * (2 * len(strategies) + 1), len(res)
+    floors = floors_of(strategies)
+    assert len(res) == runs * (sum(len(phases_of(s)) for s in strategies) + len(floors)), len(res)
     # Every result says which cost model ran; the floor writes what the
     # eager strategies write under it: page_info, and M2P entries if stored.
     model = bench["xen_costs"]
@@ -63,6 +82,8 @@ def check_run(r, runs, strategies):
         assert x["xen_costs"] == model, x
         if x["strategy"] == "floor":
             assert x["bytes"] == pages * (40 if m2p_stores(model) else 32), (model, x)
+        elif x["strategy"] in FLOOR_BYTES:
+            assert x["bytes"] == pages * FLOOR_BYTES[x["strategy"]], x
         assert x["ns"] >= 0 and x["ticks"] > 0
         # ns from ticks at the recorded rate: the kernel's rate is khz
         # rounded, so within half a kHz of it, and its ns within 1 of exact.
@@ -73,22 +94,26 @@ def check_run(r, runs, strategies):
         assert round(x["ns_per_page"] * 1000) == x["ns"] * 1000 // pages, x
         ns.setdefault((x["strategy"], x["phase"]), {})[x["run"]] = x["ns"]
     for s in strategies:
-        for p in PHASES:
+        for p in phases_of(s):
             assert sorted(ns[(s, p)]) == list(range(runs)), (s, p)
-    assert sorted(ns[("floor", "init")]) == list(range(runs))
+    for f in floors:
+        assert sorted(ns[(f, "init")]) == list(range(runs)), f
 
-    # Every run was audited, every audit green, one digest for all.
+    # Every run was audited, every audit green; Xen's heaps one block digest,
+    # every strategy the same pages.
     audits = records(r, "audit")
     assert len(audits) == runs * len(strategies)
     assert all(a["ok"] and not a["errors"] for a in audits), audits
     assert all(a["free_pages"] == a["expected_pages"] == pages for a in audits)
     assert all(sum(c << o for o, c in enumerate(a["blocks"])) == pages for a in audits)
-    assert len({a["digest"] for a in audits}) == 1, {a["strategy"]: a["digest"] for a in audits}
-    check_heap(r, min_audits=runs * len(strategies))
+    assert len({a["digest"] for a in audits if a["strategy"] not in PEERS}) <= 1, \
+        {a["strategy"]: a["digest"] for a in audits}
+    assert len({a["page_digest"] for a in audits}) == 1, {a["strategy"]: a["page_digest"] for a in audits}
+    check_heap(r, min_audits=runs * len([s for s in strategies if s not in PEERS]))
 
     # Summaries agree with the raw results.
     sums = {(x["strategy"], x["phase"]): x for x in records(r, "summary")}
-    assert len(sums) == 2 * len(strategies) + 1
+    assert len(sums) == sum(len(phases_of(s)) for s in strategies) + len(floors)
     for key, x in sums.items():
         v = [ns[key][i] for i in range(runs)]
         assert x["runs"] == runs
@@ -97,19 +122,27 @@ def check_run(r, runs, strategies):
         assert round(x["ns_per_page"] * 1000) == median(v) * 1000 // pages
         assert abs(x["cv_pct"] - cv_pct(v)) <= 0.011, (key, x["cv_pct"], cv_pct(v))
 
-    # Comparisons: paired speedups, multiples of the floor, end to end.
-    floor = median([ns[("floor", "init")][i] for i in range(runs)])
+    # Comparisons: paired speedups, multiples of the own and Xen's floor, end to end.
+    fmed = {f: median([ns[(f, "init")][i] for i in range(runs)]) for f in floors}
     comps = {x["strategy"]: x for x in records(r, "comparison")}
     assert sorted(comps) == sorted(strategies)
     for s, x in comps.items():
         init = [ns[(s, "init")][i] for i in range(runs)]
-        touch = [ns[(s, "first_touch")][i] for i in range(runs)]
-        assert x["digest_equal"] is True
+        after = phases_of(s)[1:]
+        later = [ns[(s, after[0])][i] for i in range(runs)] if after else [0]
+        assert x["digest_equal"] is True and x["pages_equal"] is True
         assert x["init_median_ns"] == median(init)
-        assert x["first_touch_median_ns"] == median(touch)
-        assert x["end_to_end_median_ns"] == median(init) + median(touch)
+        if s in PEERS:
+            assert x["first_touch_median_ns"] is None
+            assert x["later_median_ns"] == (median(later) if after else None)
+        else:
+            assert x["first_touch_median_ns"] == median(later) and x["later_median_ns"] is None
+        assert x["end_to_end_median_ns"] == median(init) + median(later)
         assert x["first_alloc_median_ns"] >= x["init_median_ns"]
-        assert round(x["x_floor"] * 100) == median(init) * 100 // floor
+        own = PEERS[s][1] if s in PEERS else "floor"
+        assert x["floor"] == own
+        assert round(x["x_floor"] * 100) == median(init) * 100 // fmed[own]
+        assert round(x["x_xen_floor"] * 100) == median(init) * 100 // fmed["floor"]
         if "page" in strategies:
             ratios = [ns[("page", "init")][i] * 100 // init[i] for i in range(runs)]
             assert round(x["speedup_vs_page"] * 100) == median(ratios), (s, x, ratios)
@@ -121,9 +154,16 @@ def check_run(r, runs, strategies):
 
 def test_records_agree_with_results():
     r = boot("pvh", "512M", f"runs=2 {AUDIT_BLOCKS}", timeout=300)
-    comps = check_run(r, 2, ["page", "chunk", "once", "lazy"])
+    comps = check_run(r, 2, ALL)
     assert "chunked init is " in r.log and "x faster than page-by-page on" in r.log, explain(r)
-    assert "all strategies built the same heap" in r.log
+    assert "Xen's strategies built the same heap; every strategy handed over the same pages" in \
+        r.log.replace("\n    ", " ")
+    assert "once init is " in r.log and "x faster than linux's" in r.log, explain(r)
+    # Linux's deferred init says per node what it took, as Linux does.
+    assert "linux_deferred: node 0 deferred pages initialised in " in r.log, explain(r)
+    peers = records(r, "peer")
+    assert {p["strategy"] for p in peers} == set(PEERS)
+    assert all(p["init_ns"] is not None for p in peers)
     if record(r, "bench")["emulated"]:
         assert "EMULATED TIMINGS" in r.log
     assert comps["page"]["speedup_vs_page"] == 1.0
@@ -142,7 +182,7 @@ def test_strategy_selection_and_order():
 ])
 def test_records_say_which_cost_model_ran(arg, model):
     r = boot("pvh", "256M", f"runs=1 {arg} {AUDIT_BLOCKS}", timeout=300)
-    check_run(r, 1, ["page", "chunk", "once", "lazy"])
+    check_run(r, 1, ALL)
     assert record(r, "bench")["xen_costs"] == model
 
 
@@ -153,7 +193,9 @@ def test_sixteen_gib_page_then_chunk_same_heap():
 
 
 @pytest.mark.parametrize("args,message", [
-    ("strategies=page,bogus", "strategies=page,bogus: unknown strategy 'bogus' (known: page chunk once lazy)"),
+    ("strategies=page,bogus", "strategies=page,bogus: unknown strategy 'bogus' (known: page chunk once lazy "
+                              "linux linux_deferred freebsd freebsd_lazy)"),
+    ("strategies=linux,linux", "strategies=linux,linux: 'linux' is listed twice"),
     ("strategies=page,page", "strategies=page,page: 'page' is listed twice"),
     ("runs=0", "bad command line: runs=0: expected a whole number from 1 to 100"),
     ("runs=many", "bad command line: runs=many: expected a whole number from 1 to 100"),

@@ -32,6 +32,9 @@ def check_memory(r):
     assert m["direct_map"]["table_pages"] == want["table_pages"]
     assert took["frame table and M2P"] == want["frame_table_bytes"] + want["m2p_bytes"]
     assert took["audit bitmap"] == want["bitmap_pages"] * PAGE, (took["audit bitmap"], want["bitmap_pages"])
+    # The peers' page arrays, backed only when a peer will run (not under memonly).
+    for what in ("Linux struct page array", "FreeBSD vm_page array"):
+        assert took.get(what, 0) == want["peers"].get(what, 0), (what, took.get(what), want["peers"])
     # The other CPUs' stacks, the node map and the parallel init's private
     # heaps come from boot memory too, in pages.
     smp_own = sum(took.get(k, 0) for k in ("CPU stacks and tables", "node map", "parallel init heaps"))

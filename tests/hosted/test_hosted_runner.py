@@ -12,19 +12,25 @@ def test_a_run_reports_like_the_kernel(runner):
     assert r.rc == OK, r
     boot, bench = r.one("boot"), r.one("bench")
     assert boot["accel"] == "host" and bench["accel"] == "host" and bench["emulated"] is False
-    assert bench["runs"] == 2 and bench["strategies"] == ["page", "chunk", "once", "lazy"]
+    assert bench["runs"] == 2 and bench["strategies"] == ["page", "chunk", "once", "lazy", "linux",
+                                                           "linux_deferred", "freebsd", "freebsd_lazy"]
     audits = r.of("audit")
-    assert len(audits) == 2 * 4 and all(a["ok"] for a in audits), r
-    assert len({a["digest"] for a in audits}) == 1
+    assert len(audits) == 2 * 8 and all(a["ok"] for a in audits), r
+    assert len({a["digest"] for a in audits if a["strategy"] in ("page", "chunk", "once", "lazy")}) == 1
+    assert len({a["page_digest"] for a in audits}) == 1
     assert all(a["free_pages"] == bench["pages"] for a in audits)
     results = r.of("result")
-    assert {(x["strategy"], x["phase"]) for x in results} >= {("floor", "init"), ("lazy", "first_touch")}
+    assert {(x["strategy"], x["phase"]) for x in results} >= {
+        ("floor", "init"), ("lazy", "first_touch"), ("floor_linux", "init"), ("floor_freebsd", "init"),
+        ("linux_deferred", "deferred"), ("freebsd_lazy", "drain")}
     assert all(x["ns"] is not None and x["ns"] > 0 for x in results)
     cal = r.one("calibration")
     assert cal["calibrated"] and cal["source"] == "monotonic_raw" and cal["khz"] > 0
     cpu = r.of("cpu_time")
-    assert sorted((c["strategy"], c["phase"], c["run"]) for c in cpu) == \
+    # Every timed window has its CPU time; a peer's first allocation has a window and no result.
+    assert sorted((c["strategy"], c["phase"], c["run"]) for c in cpu if c["phase"] != "first_alloc") == \
         sorted((x["strategy"], x["phase"], x["run"]) for x in results)
+    assert sum(c["phase"] == "first_alloc" for c in cpu) == 2 * 4
     assert all(c["ns"] > 0 for c in cpu)
     assert "cpu time of this thread in each window" in r.out
     host = r.one("host")
@@ -56,6 +62,34 @@ def test_bad_kernel_options_fail_as_in_the_kernel(runner, bad, says):
     assert r.rc == FAIL, r
     assert says in r.out, r
     assert r.of("done")[-1]["status"] == "fail"
+
+
+def test_peers_too_large_for_the_map_are_left_out_or_refused(runner):
+    # 10 MiB: the frame table fits, the peers' 2 MiB arrays do not.
+    r = runner("--mem", "10M", "runs=1")
+    assert r.rc == OK, r
+    assert "peers: the Linux struct page array (2.00 MiB) does not fit in the" in r.out
+    assert "bench: freebsd_lazy left out: the FreeBSD vm_page array did not fit in boot memory" in r.out
+    assert r.one("bench")["strategies"] == ["page", "chunk", "once", "lazy"]
+    r = runner("--mem", "10M", "runs=1", "strategies=linux_deferred")
+    assert r.rc == FAIL, r
+    assert "strategies=linux_deferred: linux_deferred needs the Linux struct page array, which did not " \
+           "fit in boot memory" in r.out
+    # Runs without peers back no page arrays at all.
+    r = runner("--mem", "256M", "runs=1", "strategies=chunk")
+    assert r.rc == OK, r
+    assert not [x for x in r.one("memory")["reserved"] if "array" in x["what"]]
+
+
+def test_peers_on_two_threads_and_nodes(runner):
+    r = runner("--mem", "3G", "--cpus", "2", "runs=1", "numa_fake=2",
+               "strategies=once,linux_deferred,freebsd_lazy,linux")
+    assert r.rc == OK, r
+    assert len({a["page_digest"] for a in r.of("audit")}) == 1 and all(a["ok"] for a in r.of("audit"))
+    deferred = [x for x in r.of("result") if x["phase"] == "deferred"]
+    assert deferred and all(x["cpus"] == 2 for x in deferred)
+    peer = [p for p in r.of("peer") if p["strategy"] == "linux_deferred"][0]
+    assert [n["node"] for n in peer["nodes"]] == [0, 1] and all(n["threads"] == 1 for n in peer["nodes"])
 
 
 def test_unknown_kernel_options_are_warned_about(runner):
