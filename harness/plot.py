@@ -9,7 +9,7 @@ import subprocess
 
 from harness.common import GIB, TCG_LABEL, BenchError
 from harness.xen import XEN_ARM, XEN_X86, xen_ns_per_page
-from harness.stats import FLOOR, SizeStats
+from harness.stats import FLOOR, FLOORS, SizeStats
 
 
 def gnuplot_terminal():
@@ -37,14 +37,19 @@ def plot_script(sweep, terminal="pngcairo", output="plot.png"):
     one line per strategy and the floor, Xen's published points marked."""
     emulated = sweep.emulated
     series = {}                 # strategy -> [(gib, ns_per_page)]
+    titles = {}
     for run in sweep.sizes:
         ss = SizeStats(run)
         for s in ss.strategies:
             st = ss.get(s)
             if st and st.pages:
-                series.setdefault(s, []).append((run.nbytes / GIB, st.per_page()))
-    # The floor last so it draws above the others, heap strategies in order.
-    names = [s for s in series if s != FLOOR] + ([FLOOR] if FLOOR in series else [])
+                # A peer with a part after boot counts both: what it takes to hand over every page.
+                later = ss.later(s)
+                ns = ss.end_to_end(s) if later else st.median
+                titles[s] = f"{s} (boot + {later})" if later else s
+                series.setdefault(s, []).append((run.nbytes / GIB, ns / st.pages))
+    # The floors last so they draw above the others, strategies in run order.
+    names = [s for s in series if s not in FLOORS] + [f for f in FLOORS if f in series]
     xen = {"v1 before": [], "v1 after": [], "v2 before": [], "v2 after": []}
     for gb, b1, a1, b2, a2 in XEN_X86:
         for key, ms in zip(xen, (b1, a1, b2, a2)):
@@ -76,11 +81,14 @@ def plot_script(sweep, terminal="pngcairo", output="plot.png"):
         if not pts:
             continue
         w(f"$s{i} << EOD\n" + "".join(f"{x:g} {y:.6g}\n" for x, y in pts) + "EOD\n")
-        if s == FLOOR:
-            plots.append(f'$s{i} using 1:2 with linespoints lw 2 dt 2 lc rgb "black" pt 1 '
-                         f'title {gp_str("floor (memset of the eager metadata)")}')
+        if s in FLOORS:
+            what = {FLOOR: "Xen's page_info", "floor_linux": "Linux's struct page",
+                    "floor_freebsd": "FreeBSD's vm_page"}[s]
+            colour = {FLOOR: "black", "floor_linux": "#555555", "floor_freebsd": "#999999"}[s]
+            plots.append(f'$s{i} using 1:2 with linespoints lw 2 dt 2 lc rgb "{colour}" pt 1 '
+                         f'title {gp_str(f"{s} (memset of {what})")}')
         else:
-            plots.append(f"$s{i} using 1:2 with linespoints lw 2 pt 7 title {gp_str(s)}")
+            plots.append(f"$s{i} using 1:2 with linespoints lw 2 pt 7 title {gp_str(titles[s])}")
     # Xen's points in grey: reference marks, not another curve of this run.
     styles = {"v1 before": "pt 8", "v1 after": "pt 10", "v2 before": "pt 9", "v2 after": "pt 11",
               "Arm64 N1 before -> after": "pt 12"}

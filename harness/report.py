@@ -10,8 +10,9 @@ from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, TCG_LABEL, Benc
 from harness.ablation import load as ablation_load, section as ablation_section
 from harness.counts import load as counts_load, section as counts_section
 from harness.plot import write_plot
-from harness.stats import (FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, check_text, cross_check,
+from harness.stats import (FIRST_TOUCH, FLOOR, FLOORS, INIT, NEW, OLD, SizeStats, check_text, cross_check,
                            disagreements, failures, request_mismatch)
+from harness.hosted import cpu_medians
 from harness.cpus_report import cpus_sections
 from harness.hosted import report_sections as hosted_sections
 from harness.xen import XEN_ARM, XEN_X86, xen_ns_per_page, xen_pages, xen_row
@@ -127,6 +128,64 @@ def xen_section(emulated):
     return lines
 
 
+def icount_run(run):
+    """Whether a boot ran under -icount shift=0 (the deterministic emulator: 1 ns is 1 instruction)."""
+    h, bench = run.harness or {}, run.first("bench") or {}
+    return bool(h.get("icount") or bench.get("icount"))
+
+
+def kernels_section(sweep, stats):
+    """Every kernel side by side at each size: Xen's old and new, the peers, once, lazy, the
+    floors; per page, by CPU time when the runner recorded it (hosted), else by the TSC."""
+    names = []
+    for ss in stats:
+        names += [s for s in ss.strategies if s not in names and s not in FLOORS]
+    names += [f for f in FLOORS if any(ss.get(f) for ss in stats)]
+    if not any(n in ("linux", "linux_deferred", "freebsd", "freebsd_lazy") for n in names):
+        return []
+    L = ["## Every kernel side by side", ""]
+    rows, ratio_rows = [], []
+    for ss in stats:
+        cpu = cpu_medians(ss.run)
+        icount = icount_run(ss.run)
+        unit = "instructions" if icount else "CPU time ns" if cpu else "TCG ns" if ss.run.emulated else "ns"
+        row = [gib_text(ss.run.nbytes), unit]
+        for s in names:
+            st = ss.get(s)
+            if not st or not ss.pages:
+                row.append("")
+                continue
+            init = cpu.get((s, INIT), st.median)
+            later = ss.later(s)
+            cell = f"{init / ss.pages:.3f}"
+            if later:
+                cell += f" + {cpu.get((s, later), ss.get(s, later).median) / ss.pages:.3f}"
+            row.append(cell)
+        rows.append(row)
+        for s in names:
+            if s in FLOORS or not ss.get(s):
+                continue
+            e2e = ss.end_to_end(s)
+            ratio_rows.append([gib_text(ss.run.nbytes), s, ss.own_floor(s), fmt(ss.x_floor(s), 2),
+                               fmt(ss.x_xen_floor(s), 2),
+                               fmt(e2e / ss.pages if e2e is not None and ss.pages else None, 3),
+                               ss.first_alloc(s) if ss.first_alloc(s) is not None else ""])
+    L += [md_table(["RAM", "unit a page"] + [f"{n} (boot + {'later'})" if n in ("linux_deferred", "freebsd_lazy")
+                                             else n for n in names], rows), ""]
+    L += ["Each cell is the init phase per page handed over; `a + b` is a peer's boot part and its "
+          "later part (Linux's deferred init on its node's CPUs, FreeBSD's lazy-pool drain). The "
+          "unit says how it was measured: CPU time of the hosted runner's thread (real CPU), the "
+          "TSC, or, under `-icount shift=0`, instructions. Every strategy handed over the same pages "
+          "(page digests equal) unless the checks below say otherwise.", ""]
+    L += [md_table(["RAM", "strategy", "own floor", "x own floor", "x Xen's floor", "end to end a page",
+                    "first allocation ns"], ratio_rows), ""]
+    L += ["`x own floor` is over the memset of the strategy's own metadata in the same run (Xen's "
+          "page_info 32 bytes a page, Linux's struct page 64, FreeBSD's vm_page 88); `x Xen's floor` "
+          "over the 32-byte one; end to end adds the first touch (Xen's heap) or the later part "
+          "(peers).", ""]
+    return L
+
+
 def render_markdown(sweep, plot_note=None):
     """report.md for a loaded Sweep."""
     emulated = sweep.emulated
@@ -174,6 +233,8 @@ def render_markdown(sweep, plot_note=None):
     if side_by_side:
         L += ["Xen's columns are its published end_boot_allocator() times (nested KVM, c5.metal) at "
               "the same nominal size; see the derivation of their ns/page below.", ""]
+
+    L += kernels_section(sweep, stats)
 
     # Every strategy.
     L += ["## Every strategy, init phase", ""]

@@ -6,11 +6,16 @@ import statistics
 
 OLD, NEW, FLOOR = "page", "chunk", "floor"   # Xen before 4.17, Xen 4.17, memset of the eager metadata
 INIT, FIRST_TOUCH = "init", "first_touch"
+# The peers (mm/peer.h): each one's floor, the memset of its own page array, and the floors in report order.
+PEER_FLOOR = {"linux": "floor_linux", "linux_deferred": "floor_linux",
+              "freebsd": "floor_freebsd", "freebsd_lazy": "floor_freebsd"}
+FLOORS = (FLOOR, "floor_linux", "floor_freebsd")
+LATER = ("deferred", "drain")                # a peer's part after its boot part
 # The kernel prints ns_per_page with 3 decimals and ratios and cv_pct with 2.
 # Rounding or truncating there moves a value by up to one unit of the last
 # place; the speedup is a median of already-rounded ratios, which can add
 # one more unit. Anything beyond that is a real disagreement.
-TOLERANCE_UNITS = {"ns_per_page": (3, 1), "cv_pct": (2, 1), "x_floor": (2, 1),
+TOLERANCE_UNITS = {"ns_per_page": (3, 1), "cv_pct": (2, 1), "x_floor": (2, 1), "x_xen_floor": (2, 1),
                    "speedup_vs_page": (2, 2)}
 
 
@@ -135,11 +140,10 @@ class SizeStats:
             if rec.get("strategy") not in order:
                 order.append(rec.get("strategy"))
             self.stats[key].add(rec)
-        # Run order from the bench record, then any strays, the floor last.
+        # Run order from the bench record, then any strays, the floors last.
         present = {s for s, _ in self.stats}
-        self.strategies = [s for s in order if s in present and s != FLOOR]
-        if FLOOR in present:
-            self.strategies.append(FLOOR)
+        self.strategies = [s for s in order if s in present and s not in FLOORS]
+        self.strategies += [f for f in FLOORS if f in present]
 
     def get(self, strategy, phase=INIT):
         return self.stats.get((strategy, phase))
@@ -150,7 +154,14 @@ class SizeStats:
 
     @property
     def heap_strategies(self):
-        return [s for s in self.strategies if s != FLOOR]
+        return [s for s in self.strategies if s not in FLOORS]
+
+    def later(self, strategy):
+        """A peer's part after boot ("deferred", "drain"), or None."""
+        return next((p for p in LATER if (strategy, p) in self.stats), None)
+
+    def own_floor(self, strategy):
+        return PEER_FLOOR.get(strategy, FLOOR) if strategy not in FLOORS else strategy
 
     @property
     def pages(self):
@@ -171,17 +182,24 @@ class SizeStats:
             return None
         return paired_speedup(ref.by_run, st.by_run)
 
-    def x_floor(self, strategy, phase=INIT):
-        if self.medians_only and phase == INIT and strategy != FLOOR:
+    def x_floor(self, strategy, phase=INIT, floor=None):
+        """Over the strategy's own floor (a peer's: its page array's), or over floor when given."""
+        if self.medians_only and phase == INIT and strategy not in FLOORS and floor is None:
             return self.comparison(strategy).get("x_floor")
-        st, fl = self.get(strategy, phase), self.get(FLOOR)
+        st, fl = self.get(strategy, phase), self.get(floor or self.own_floor(strategy))
         if not st or not fl or fl.median == 0:
             return None
         return st.median / fl.median
 
+    def x_xen_floor(self, strategy):
+        return self.x_floor(strategy, floor=FLOOR)
+
     def end_to_end(self, strategy):
-        """Init median + first-touch median (README: end_to_end_median_ns)."""
-        a, b = self.get(strategy, INIT), self.get(strategy, FIRST_TOUCH)
+        """Init median + first-touch median, or + a peer's later part (README: end_to_end_median_ns)."""
+        a = self.get(strategy, INIT)
+        b = self.get(strategy, FIRST_TOUCH) or self.get(strategy, self.later(strategy) or "")
+        if a and not b and strategy in PEER_FLOOR:
+            return a.median
         return a.median + b.median if a and b else None
 
     def first_alloc(self, strategy):
@@ -189,7 +207,12 @@ class SizeStats:
         return median(st.first_alloc) if st and st.first_alloc else None
 
     def digests(self):
-        return {a.get("digest") for a in self.run.of("audit")}
+        """The block digests of Xen's heaps (a peer's blocks are its own)."""
+        return {a.get("digest") for a in self.run.of("audit") if a.get("strategy") not in PEER_FLOOR}
+
+    def page_digests(self):
+        """The page digests of every strategy: one when all hand over the same pages."""
+        return {a.get("page_digest") for a in self.run.of("audit") if "page_digest" in a}
 
 
 def failures(run):
@@ -213,6 +236,8 @@ def failures(run):
     for c in run.of("comparison"):
         if c.get("digest_equal") is False:
             out.append(f"{c.get('strategy')} built a different heap (digest_equal=false)")
+        if c.get("pages_equal") is False:
+            out.append(f"{c.get('strategy')} handed over other pages (pages_equal=false)")
     return out
 
 
@@ -275,12 +300,14 @@ def cross_check(ss):
             out.setdefault(key, []).append("kernel comparison without result records")
             continue
         bad = out[key]
-        for k, host in (("speedup_vs_page", ss.speedup(s)), ("x_floor", ss.x_floor(s))):
+        for k, host in (("speedup_vs_page", ss.speedup(s)), ("x_floor", ss.x_floor(s)),
+                        ("x_xen_floor", ss.x_xen_floor(s))):
             if k in rec and host is not None and _beyond_rounding(k, rec[k], host):
                 bad.append(f"{k} kernel {rec[k]} vs host {host:.3f}")
-        ft = ss.get(s, FIRST_TOUCH)
+        ft, later = ss.get(s, FIRST_TOUCH), ss.get(s, ss.later(s) or "")
         for k, host in (("init_median_ns", ss.get(s).median),
                         ("first_touch_median_ns", ft.median if ft else None),
+                        ("later_median_ns", later.median if later else None),
                         ("end_to_end_median_ns", ss.end_to_end(s)),
                         ("first_alloc_median_ns", ss.first_alloc(s))):
             if k in rec and host is not None and rec[k] != host:

@@ -29,6 +29,7 @@ static struct dnode dnodes[MAX_NUMNODES];
 static unsigned worker_rank[HEAP_PAR_MAX_CPUS][MAX_NUMNODES];    /* rank + 1 on a node it serves, else 0 */
 static uint64_t worker_node_end[HEAP_PAR_MAX_CPUS][MAX_NUMNODES];
 static uint64_t worker_pages[HEAP_PAR_MAX_CPUS];
+static uint64_t worker_span[HEAP_PAR_MAX_CPUS][2];     /* TSC at the worker's start and end */
 
 /* deferred_free_range(): a whole aligned pageblock in one free, else page by page. */
 static void free_range(uint64_t pfn, uint64_t nr, unsigned cpu)
@@ -143,6 +144,7 @@ static void worker(unsigned cpu, void *arg)
 {
     uint64_t t0 = heap_par_platform_now();
 
+    worker_span[cpu][0] = t0;
     (void)arg;
     for (unsigned nid = 0; nid < MAX_NUMNODES; nid++) {
         unsigned rank = worker_rank[cpu][nid];
@@ -154,6 +156,7 @@ static void worker(unsigned cpu, void *arg)
                 helper(nid, &dnodes[nid].jobs[k], cpu);
         worker_node_end[cpu][nid] = heap_par_platform_now() - t0;
     }
+    worker_span[cpu][1] = heap_par_platform_now();
 }
 
 /* Builds each node's padata jobs and gives it its workers. */
@@ -223,6 +226,17 @@ int lx_deferred_init(unsigned cpus, uint64_t window[2], struct peer_later_stats 
                        heap_par_platform_cpus());
     plan(cpus);
     heap_par_platform_run(cpus, worker, NULL, window);
+    /*
+     * The part's time is from the first worker's start to the last one's
+     * end: a boot CPU that another process held past the start barrier would
+     * otherwise open its window after the others had done the work.
+     */
+    window[0] = UINT64_MAX;
+    window[1] = 0;
+    for (unsigned c = 0; c < cpus; c++) {
+        window[0] = MIN(window[0], worker_span[c][0]);
+        window[1] = MAX(window[1], worker_span[c][1]);
+    }
     memset(st, 0, sizeof(*st));
     st->cpus = cpus;
     for (unsigned c = 0; c < cpus; c++) {
