@@ -266,7 +266,7 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 # user program lives in the low 2 GiB), linked with the user-space platform
 # layer in hosted/platform/.
 HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peer_selftest.c,$(wildcard mm/*.c mm/linux/*.c mm/freebsd/*.c)) \
-               bench/bench.c bench/peer_run.c bench/report.c bench/par_report.c bench/scaling.c bench/stats.c kernel/printk.c kernel/record.c \
+               bench/bench.c bench/peer_run.c bench/pick.c bench/report.c bench/par_report.c bench/scaling.c bench/stats.c kernel/printk.c kernel/record.c \
                kernel/string.c kernel/cmdline.c kernel/err.c kernel/sort.c kernel/cpu.c kernel/time/tsc_math.c \
                kernel/time/leaves.c kernel/time/choose.c kernel/bootrec.c
 HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))

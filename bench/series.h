@@ -37,6 +37,16 @@ struct series {
     unsigned later_cpus;                    /* CPUs its later part runs on */
 };
 
+/*
+ * The strategies strategies= names, in its order (all without it: Xen's,
+ * then the peers whose page arrays were backed), into s[0..*n), and the
+ * floors they need into f[0..*nf): Xen's, then each peer layout that runs;
+ * eager strategies and floors on cpus CPUs. Returns 0, or -errno with e
+ * naming the option's fault (an unknown or repeated name, a peer whose page
+ * array did not fit).
+ */
+int bench_pick(struct series *s, unsigned *n, struct series *f, unsigned *nf, unsigned cpus, struct err *e);
+
 /* Ticks to the unit every figure uses: ns when calibrated, else ticks. */
 uint64_t bench_units(uint64_t ticks);
 

@@ -29,7 +29,8 @@ CACHE_TEXT = "I1 32 KiB 8-way, D1 48 KiB 12-way, LL 32 MiB 16-way, 64 B lines"
 
 EVENTS = ["Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw"]
 LABEL = re.compile(r"^desc: Trigger: Client Request: bootheap (\S+) (\S+) (\d+)$")
-ORDER = ["page", "chunk", "once", "lazy", "floor"]
+ORDER = ["page", "chunk", "once", "lazy", "linux", "linux_deferred", "freebsd", "freebsd_lazy", "floor",
+         "floor_linux", "floor_freebsd"]
 COUNTS_FILE = "counts.jsonl"
 
 
@@ -126,15 +127,17 @@ def table(rows, phase="init"):
             "LL misses/page", "instr x floor"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for nbytes in sorted({r["size_bytes"] for r in rows}):
+        phases = phase if isinstance(phase, tuple) else (phase,)
         mine = [r for r in rows if r["size_bytes"] == nbytes and r["run"] == 0 and
-                (r["phase"] == phase or (phase == "init" and r["strategy"] == "floor"))]
+                (r["phase"] in phases or ("init" in phases and r["strategy"] == "floor"))]
         floor = next((r for r in mine if r["strategy"] == "floor"), None)
         mine.sort(key=lambda r: ORDER.index(r["strategy"]) if r["strategy"] in ORDER else 99)
         for r in mine:
             pp = r["per_page"]
             xf = (f"{pp['instructions'] / floor['per_page']['instructions']:.2f}"
                   if floor and floor["per_page"]["instructions"] else "")
-            lines.append(f"| {gib_text(nbytes)} | {r['strategy']} | {pp['instructions']:.3f} | "
+            name = r["strategy"] + (f" ({r['phase']})" if r["phase"] not in ("init", "first_touch") else "")
+            lines.append(f"| {gib_text(nbytes)} | {name} | {pp['instructions']:.3f} | "
                          f"{pp['data_reads']:.3f} | {pp['data_writes']:.3f} | {pp['l1_misses']:.4f} | "
                          f"{pp['ll_misses']:.4f} | {xf} |")
     return "\n".join(lines)
@@ -148,7 +151,10 @@ def section(rows):
             "Per page handed over, run 0 of each size. The same binary and map give the same "
             "counts on every run: these are the noise-free figures of a shared machine.", "",
             "### init", "", table(rows, "init"), "", "### first touch", "",
-            table(rows, "first_touch"), ""]
+            table(rows, "first_touch"), ""] + \
+        (["### the peers' first allocation and later parts", "",
+          table(rows, ("first_alloc", "deferred", "drain")), ""]
+         if any(r["phase"] in ("first_alloc", "deferred", "drain") for r in rows) else [])
 
 
 def cmd_counts(args):
