@@ -4,7 +4,7 @@
 import argparse
 import sys
 
-from harness import ablation, accel, codegen, counts, hosted, maps, peers, qemu, qrpayload, sweep
+from harness import ablation, accel, codegen, counts, hosted, maps, peer_icount, peers, qemu, qrpayload, sweep
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_size, say, warn
 from harness.compare import compare_text
 from harness.records import load_folder
@@ -13,7 +13,7 @@ from harness.report import finish
 MAP_KINDS = ("a memory map: bootheap's serial log, records.jsonl or results folder; a Linux boot log "
              "(dmesg, journalctl -k); a Xen boot log; a /sys/firmware/memmap folder; or a map file")
 COMMANDS = ("run", "report", "add", "compare", "beside", "boot", "accel", "counts", "codegen", "ablation",
-            "hosted", "map", "peers")
+            "hosted", "map", "peers", "peers-icount")
 
 
 def cmd_report(args):
@@ -157,6 +157,14 @@ def parser():
                         f"(default '{ablation.DEFAULT_COUNTS}'; '' counts nothing)")
     x.add_argument("--out", help="results folder, new or existing (default results/ablation-<date-time>)")
     x.add_argument("--timeout", type=float, default=600, help="seconds per hosted run")
+    pi = sub.add_parser("peers-icount", help="the Linux peers' instructions per page per phase under "
+                        "-icount, against the real Linux's when given")
+    pi.add_argument("--mem", default="1G")
+    pi.add_argument("--timeout", type=float, default=900)
+    pi.add_argument("--log", default=None)
+    pi.add_argument("--real", default=None, help="the real Linux's figures: `make peers`' results "
+                    "folder or peers.jsonl, "
+                    'or JSON {"memmap_init": N, "memblock_free_all": N, "deferred_init": N} a page')
     g = sub.add_parser("codegen", help="the hosted runner's hot functions against the kernel's machine code")
     g.add_argument("kernel", nargs="?", default=codegen.KERNEL)
     g.add_argument("hosted", nargs="?", default=codegen.HOSTED)
@@ -220,7 +228,7 @@ def main(argv=None):
     run = {"run": sweep.cmd_run, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
            "beside": cmd_beside, "boot": cmd_boot, "accel": cmd_accel, "counts": counts.cmd_counts,
            "codegen": codegen.cmd_codegen, "ablation": ablation.cmd_ablation, "hosted": hosted.cmd_hosted,
-           "map": cmd_map, "peers": peers.cmd_peers}[args.cmd]
+           "map": cmd_map, "peers": peers.cmd_peers, "peers-icount": peer_icount.cmd_peers_icount}[args.cmd]
     try:
         return run(args)
     except BenchError as e:

@@ -2,6 +2,8 @@
 """The peers in the host's statistics and report: each one's multiple of its
 own floor and of Xen's, its later part in the end-to-end figure, the page
 digests, and every kernel side by side at each size."""
+import json
+
 from harness.report import kernels_section
 from harness.stats import SizeStats, cross_check, failures
 
@@ -72,3 +74,36 @@ def test_every_kernel_side_by_side():
     assert "| 8 GiB | ns | 2.000 | 3.000 + 9.000 | 8.000 | 1.000 | 2.000 | 4.000 |" in text
     assert "| 8 GiB | linux_deferred | floor_linux | 1.50 | 3.00 | 12.000 | 3050 |" in text
     assert "| 8 GiB | freebsd | floor_freebsd | 2.00 | 8.00 | 8.000 | 8100 |" in text
+
+
+def test_instructions_per_page_per_phase_against_the_real_linux():
+    from harness.peer_icount import compare, phases_per_page
+    recs = [{"type": "bench", "pages": 1000},
+            {"type": "peer", "strategy": "linux", "run": 0, "init_ns": 23000, "free_ns": 24000, "nodes": []},
+            {"type": "peer", "strategy": "linux_deferred", "run": 0, "init_ns": 8000, "free_ns": 6000,
+             "nodes": [{"node": 0, "pages": 800, "threads": 1, "ns": 60000}]},
+            {"type": "result", "strategy": "linux_deferred", "run": 0, "phase": "deferred", "ns": 64000},
+            {"type": "peer", "strategy": "freebsd", "run": 0, "init_ns": 1, "free_ns": 0, "nodes": []}]
+    ours = phases_per_page(recs)
+    assert ours == {"linux": {"memmap_init": 23.0, "memblock_free_all": 24.0},
+                    "linux_deferred": {"memmap_init": 40.0, "memblock_free_all": 30.0, "deferred_init": 80.0}}
+    rows = compare(ours, {"memmap_init": 22.0, "memblock_free_all": 30.0, "deferred_init": 70.0})
+    assert ("linux", "memmap_init", 23.0, 22.0, True) in rows            # +4.5 %
+    assert ("linux", "memblock_free_all", 24.0, 30.0, False) in rows     # -20 %
+    assert ("linux_deferred", "deferred_init", 80.0, 70.0, False) in rows
+
+
+def test_the_real_linux_figures_from_make_peers_records(tmp_path):
+    from harness.peer_icount import real_per_page
+    recs = [{"type": "peer", "peer": "linux-6.1", "mem_bytes": m, "phase": ph, "instructions": i, "pages": p}
+            for m, ph, i, p in ((1 << 30, "memmap", 6461000, 100000), (1 << 30, "memblock_free_all", 2620000, 100000),
+                                (1 << 30, "deferred", 7430000, 100000), (4 << 30, "memmap", 5764000, 100000))]
+    recs.append({"type": "peer", "peer": "xen-4.17", "mem_bytes": 1 << 30, "phase": "end_boot_allocator",
+                 "instructions": 1, "pages": 1})
+    recs.append({"type": "model", "strategy": "page", "mem_bytes": 1 << 30, "instructions": 1, "pages": 1})
+    (tmp_path / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    real = real_per_page(str(tmp_path), 1 << 30)
+    assert real == {"memmap_init": 64.61, "memblock_free_all": 26.2, "deferred_init": 74.3}
+    assert real_per_page(str(tmp_path), 4 << 30) == {"memmap_init": 57.64}
+    (tmp_path / "real.json").write_text('{"memmap_init": 60.0}')
+    assert real_per_page(str(tmp_path / "real.json")) == {"memmap_init": 60.0}
