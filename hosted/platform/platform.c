@@ -17,6 +17,7 @@
 #include "mm/bootmem.h"
 #include "mm/frametable.h"
 #include "mm/paging.h"
+#include "mm/heap.h"
 #include "mm/peer.h"
 
 struct paging_info paging;
@@ -154,9 +155,23 @@ void paging_init(uint64_t top)
         have = have > HOST_MEM_MARGIN ? have - HOST_MEM_MARGIN : 0;
     }
     host_mem.avail = have;
+    /* The peers' arrays when they do not fit and strategies= did not ask for them: left out, as the kernel does. */
+    if (host_mem.need > have && host_peer_layouts && !*heap_strategies_option()) {
+        unsigned wanted = host_peer_layouts;
+        uint64_t with = host_mem.need;
+        host_peer_layouts = 0;
+        host_mem.need = tables_need();
+        if (host_mem.need <= have)
+            printk("bootheap-host: the peers' page arrays would take the tables to %s, over the %s "
+                   "available: the peers are left out\n", fmt_size(need, sizeof(need), with),
+                   fmt_size(avail, sizeof(avail), have));
+        else
+            host_peer_layouts = wanted, host_mem.need = with;
+    }
     if (host_mem.need > have) {
-        snprintf(why, sizeof(why), "not enough memory on this host: the frame table, M2P and audit "
-                 "bitmap need up to %s, and %s is available%s", fmt_size(need, sizeof(need), host_mem.need),
+        snprintf(why, sizeof(why), "not enough memory on this host: the frame table, M2P, audit "
+                 "bitmap%s need up to %s, and %s is available%s",
+                 host_peer_layouts ? " and the peers' page arrays" : "", fmt_size(need, sizeof(need), host_mem.need),
                  fmt_size(avail, sizeof(avail), have),
                  host_mem_limit ? " (--mem-limit)" : " (MemAvailable less 512 MiB)");
         printk("bootheap-host: %s\n", why);

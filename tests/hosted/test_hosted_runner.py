@@ -81,6 +81,18 @@ def test_peers_too_large_for_the_map_are_left_out_or_refused(runner):
     assert not [x for x in r.one("memory")["reserved"] if "array" in x["what"]]
 
 
+def test_peers_over_the_host_memory_limit_are_left_out_or_refused(runner):
+    # 200 MiB holds an 8 GiB map's frame table, M2P and bitmap, not the peers' arrays beside them.
+    r = runner("--mem", "8G", "--mem-limit", "200M", "runs=1")
+    assert r.rc == OK, r
+    assert "the peers' page arrays would take the tables to 384.32 MiB, over the 200 MiB available: " \
+           "the peers are left out" in r.out
+    assert r.one("bench")["strategies"] == ["page", "chunk", "once", "lazy"]
+    r = runner("--mem", "8G", "--mem-limit", "200M", "runs=1", "strategies=freebsd")
+    assert r.rc == NOMEM, r
+    assert "the frame table, M2P, audit bitmap and the peers' page arrays need up to" in r.err
+
+
 def test_peers_on_two_threads_and_nodes(runner):
     r = runner("--mem", "3G", "--cpus", "2", "runs=1", "numa_fake=2",
                "strategies=once,linux_deferred,freebsd_lazy,linux")
