@@ -137,6 +137,16 @@ static int first_touch(const struct series *x, unsigned run, bool timed, uint64_
     return 0;
 }
 
+int bench_check_pages(const struct series *x, unsigned run, const struct heap_audit *a, uint64_t ref,
+                      struct err *e)
+{
+    if (!ref || a->page_digest == ref)
+        return 0;
+    return err_set(e, -EINVAL, "%s run %u: its free pages (digest 0x%016llx) differ from the first "
+                   "strategy's (0x%016llx)", x->name, run, (unsigned long long)a->page_digest,
+                   (unsigned long long)ref);
+}
+
 /* The digests every heap must have: Xen's heaps the block digest of the first, all the page digest. */
 static uint64_t xen_ref, page_ref;
 
@@ -174,10 +184,8 @@ static int run_strategy(struct series *x, unsigned run, bool timed, struct err *
     if (timed && xen_ref && a.digest != xen_ref)
         return err_set(e, -EINVAL, "%s run %u: digest 0x%016llx differs from the first heap's 0x%016llx",
                        x->name, run, (unsigned long long)a.digest, (unsigned long long)xen_ref);
-    if (timed && page_ref && a.page_digest != page_ref)
-        return err_set(e, -EINVAL, "%s run %u: its free pages (digest 0x%016llx) differ from the "
-                       "first strategy's (0x%016llx)", x->name, run, (unsigned long long)a.page_digest,
-                       (unsigned long long)page_ref);
+    if (timed && (rc = bench_check_pages(x, run, &a, page_ref, e)))
+        return rc;
     x->digest = a.digest;
     x->page_digest = a.page_digest;
     if (timed) {

@@ -91,10 +91,8 @@ int peer_bench_run(struct series *x, unsigned run, bool timed, uint64_t ref, str
         peer_audit_record(x->name, peer_layouts[p->layout].name, run, p->later ? x->later_cpus : 1, &a);
     if (!ok)
         return err_set(e, -EINVAL, "%s run %u: audit failed: %s", x->name, run, a.errors[0]);
-    if (timed && ref && a.page_digest != ref)
-        return err_set(e, -EINVAL, "%s run %u: its free pages (digest 0x%016llx) differ from the "
-                       "first strategy's (0x%016llx)", x->name, run, (unsigned long long)a.page_digest,
-                       (unsigned long long)ref);
+    if (timed && (rc = bench_check_pages(x, run, &a, ref, e)))
+        return rc;
     x->digest = a.digest;
     x->page_digest = a.page_digest;
     if (!timed) {

@@ -274,13 +274,12 @@ static void human(const struct report_input *in, bool equal, bool same_pages)
              k ? (!strcmp(fl->name, "floor_linux") ? " of struct page" : " of vm_page")
                : in->floor_m2p ? " of page_info and M2P" : " of page_info");
     }
-    line("%s: median; later: t first touch (alloc every page at order 0, free it), d deferred init, "
-         "r drain; end to end: init + later; 1st alloc: %s after init began; x own fl: over the floor "
-         "of the strategy's own metadata", !strcmp(units[0], "init ms") ? "ms" : units[0], units[3]);
-    line("digests: %s; %s (0x%016llx); every audit green",
-         equal ? "Xen's strategies built the same heap" : "DIFFERENT HEAPS",
-         same_pages ? "every strategy handed over the same pages" : "DIFFERENT PAGES",
-         (unsigned long long)in->s[0].page_digest);
+    line("%s: median; later: t first touch (every page allocated, freed), d deferred init, r drain; "
+         "1st alloc: %s after init began; x own fl: over its own metadata's floor",
+         !strcmp(units[0], "init ms") ? "ms" : units[0], units[3]);
+    line("digests: %s, %s (0x%016llx); audits green",
+         equal ? "one heap for Xen's strategies" : "DIFFERENT HEAPS",
+         same_pages ? "the same pages for all" : "DIFFERENT PAGES", (unsigned long long)in->s[0].page_digest);
 
     /* The result in words: chunk against page first, when both ran, then once against the peers. */
     const struct report_series *chunk = find(in, "chunk"), *once = find(in, "once");
@@ -290,13 +289,19 @@ static void human(const struct report_input *in, bool equal, bool same_pages)
              in->icount ? " (icount: guest instructions)" : tcg ? " (TCG, emulated)" :
              host ? " (hosted, user space)" : "");
     }
+    /* once against the peers' eager boots, in one line. */
+    char words[160] = "";
     for (unsigned i = 0; i < in->nstrat && once; i++) {
         const struct report_series *x = &in->s[i];
+        size_t k = strlen(words);
         if (!x->peer || x->later)
             continue;
         fmt_centi(a, sizeof(a), stat_paired_ratio_centi(x->init, once->init, in->runs));
+        snprintf(words + k, sizeof(words) - k, "%s%sx faster than %s's", k ? ", " : "", a, x->name);
+    }
+    if (words[0]) {
         fmt_centi(b, sizeof(b), figures_of(in, once).x_xen_centi);
-        line("once init is %sx faster than %s's, at %sx Xen's floor", a, x->name, b);
+        line("once init is %s, at %sx Xen's floor", words, b);
     }
 }
 

@@ -54,6 +54,9 @@ uint64_t bench_units(uint64_t ticks);
 void bench_record_result(const struct series *x, unsigned run, const char *phase, uint64_t ticks,
                          uint64_t first_alloc, unsigned cpus);
 
+/* 0 when audit a holds the pages of digest ref (0: nothing to compare yet), else -EINVAL with e saying so. */
+int bench_check_pages(const struct series *x, unsigned run, const struct heap_audit *a, uint64_t ref,
+                      struct err *e);
 
 /*
  * One run of peer x: reset, boot part (timed), one allocation (timed, then

@@ -242,7 +242,8 @@ int heap_par_build(struct heap *h, const struct heap_strategy *s, unsigned n, ui
     return 0;
 }
 
-int heap_par_floor(unsigned n, uint64_t window[2], struct heap_par_stats *st, struct err *e)
+/* A floor's job on n workers over the same pieces as the inits. */
+static int floor_job(unsigned n, struct job *j, uint64_t window[2], struct heap_par_stats *st, struct err *e)
 {
     int rc = n > heap_par_cpus_max() ? err_set(e, -EINVAL, "parallel floor: %u CPUs asked for, "
                                                "%u available", n, heap_par_cpus_max())
@@ -250,21 +251,18 @@ int heap_par_floor(unsigned n, uint64_t window[2], struct heap_par_stats *st, st
 
     if (rc)
         return rc;
-    heap_par_platform_run(n, worker, &(struct job){ .with_m2p = !xc_on(xen_costs, XC_M2P), .st = st },
-                          window);
+    j->st = st;
+    heap_par_platform_run(n, worker, j, window);
     return 0;
+}
+
+int heap_par_floor(unsigned n, uint64_t window[2], struct heap_par_stats *st, struct err *e)
+{
+    return floor_job(n, &(struct job){ .with_m2p = !xc_on(xen_costs, XC_M2P) }, window, st, e);
 }
 
 int heap_par_floor_array(unsigned n, void *array, unsigned entry_bytes, uint64_t window[2],
                          struct heap_par_stats *st, struct err *e)
 {
-    int rc = n > heap_par_cpus_max() ? err_set(e, -EINVAL, "parallel floor: %u CPUs asked for, "
-                                               "%u available", n, heap_par_cpus_max())
-                                     : plan(n, st, e);
-
-    if (rc)
-        return rc;
-    heap_par_platform_run(n, worker, &(struct job){ .array = array, .entry_bytes = entry_bytes, .st = st },
-                          window);
-    return 0;
+    return floor_job(n, &(struct job){ .array = array, .entry_bytes = entry_bytes }, window, st, e);
 }

@@ -13,10 +13,7 @@ static int freebsd_reset(struct err *e)
 
 static void freebsd_boot(struct peer_boot_stats *st)
 {
-    uint64_t t0 = heap_par_platform_now();
-    fb_startup(false);
-    st->init_ticks = heap_par_platform_now() - t0;
-    st->free_ticks = 0;
+    fb_boot(false, st);
 }
 
 const struct peer_strategy strategy_freebsd = {

@@ -9,12 +9,7 @@
 
 static void linux_boot(struct peer_boot_stats *st)
 {
-    uint64_t t0 = heap_par_platform_now();
-    lx_memmap_init(false);
-    uint64_t t1 = heap_par_platform_now();
-    lx_memblock_free_all(false);
-    st->init_ticks = t1 - t0;
-    st->free_ticks = heap_par_platform_now() - t1;
+    lx_boot(false, st);
 }
 
 const struct peer_strategy strategy_linux = {

@@ -9,12 +9,7 @@
 
 static void deferred_boot(struct peer_boot_stats *st)
 {
-    uint64_t t0 = heap_par_platform_now();
-    lx_memmap_init(true);
-    uint64_t t1 = heap_par_platform_now();
-    lx_memblock_free_all(true);
-    st->init_ticks = t1 - t0;
-    st->free_ticks = heap_par_platform_now() - t1;
+    lx_boot(true, st);
 }
 
 const struct peer_strategy strategy_linux_deferred = {

@@ -116,6 +116,9 @@ int fb_reset(bool lazy, struct err *e);
 /* vm_page_startup()'s loop over the segments: init (all pages, or heads only) and enqueue. */
 void fb_startup(bool lazy);
 
+/* The boot part: fb_startup(), timed into st (all of it as init_ticks). */
+void fb_boot(bool lazy, struct peer_boot_stats *st);
+
 /* vm_phys_alloc_pages(domain, VM_FREEPOOL_DEFAULT, 0): one page, or PEER_NO_PAGE. */
 uint64_t fb_alloc_page(void);
 

@@ -167,6 +167,15 @@ static void enqueue_contig(struct fb_page *m, unsigned pool, uint64_t npages)
     }
 }
 
+void fb_boot(bool lazy, struct peer_boot_stats *st)
+{
+    uint64_t t0 = heap_par_platform_now();
+
+    fb_startup(lazy);
+    st->init_ticks = heap_par_platform_now() - t0;
+    st->free_ticks = 0;
+}
+
 void fb_startup(bool lazy)
 {
     unsigned pool = lazy ? FB_FREEPOOL_LAZYINIT : FB_FREEPOOL_DEFAULT;

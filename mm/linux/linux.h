@@ -179,6 +179,9 @@ void lx_memmap_init(bool deferred);
 /* __init_single_page() (mm/page_alloc.c in 6.1). */
 void lx_init_single_page(struct lx_page *pg, uint64_t pfn, unsigned zone, unsigned nid);
 
+/* The boot part: lx_memmap_init(), then lx_memblock_free_all(), each timed into st. */
+void lx_boot(bool deferred, struct peer_boot_stats *st);
+
 /* set_pageblock_migratetype(): the type bits of pfn's pageblock. */
 void lx_set_pageblock_migratetype(uint64_t pfn, unsigned mt);
 

@@ -1,27 +1,10 @@
 # SPDX-License-Identifier: MIT
 """The report's CPU sections: the scaling table, pages and times per node,
 bring-up and TSC skew, from the records a run wrote; nothing without them."""
+from fakes import Run, Sweep
 from harness.cpus_report import cpus_sections
 
 GIB = 1 << 30
-
-
-class Run:
-    def __init__(self, nbytes, recs):
-        self.nbytes, self.recs = nbytes, recs
-
-    def of(self, kind):
-        return [r for r in self.recs if r["type"] == kind]
-
-    def first(self, kind):
-        found = self.of(kind)
-        return found[0] if found else None
-
-
-class Sweep:
-    def __init__(self, *runs):
-        self.sizes = list(runs)
-
 
 SCALING = [{"type": "scaling", "strategy": "chunk", "cpus": c, "runs": 3, "median_ns": ns,
             "speedup": sp, "floor_median_ns": fl, "x_floor": xf}

@@ -4,25 +4,12 @@ own floor and of Xen's, its later part in the end-to-end figure, the page
 digests, and every kernel side by side at each size."""
 import json
 
+from fakes import Run
 from harness.report import kernels_section
 from harness.stats import SizeStats, cross_check, failures
 
 GIB = 1 << 30
 PAGES = 1000
-
-
-class Run:
-    emulated, harness = False, {}
-
-    def __init__(self, nbytes, recs):
-        self.nbytes, self.recs = nbytes, recs
-
-    def of(self, kind):
-        return [r for r in self.recs if r["type"] == kind]
-
-    def first(self, kind):
-        found = self.of(kind)
-        return found[0] if found else None
 
 
 def result(strategy, phase, ns, **kw):

@@ -68,6 +68,18 @@ void host_heap_world(const struct bootmem_region *r, unsigned n)
     heap_setup(audit_bitmap, pages);
 }
 
+void host_nodes(const struct node_range *nodes, unsigned n)
+{
+    static uint8_t map[1 << 16];
+    uint64_t entries;
+    struct err e;
+    unsigned shift = numa_hash_shift(nodes, n, &entries);
+
+    assert_true(entries <= sizeof(map));
+    assert_int_equal(numa_populate(map, entries, nodes, n, shift, &e), 0);
+    numa_install(map, entries, shift);
+}
+
 jmp_buf *panic_jump;
 char panic_message[256];
 

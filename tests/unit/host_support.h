@@ -8,6 +8,7 @@
 
 #include "mm/bootmem.h"
 #include "mm/heap_par.h"
+#include "mm/numa.h"
 
 /* When set, panic() records its message and longjmps here instead of aborting. */
 extern jmp_buf *panic_jump;
@@ -30,5 +31,11 @@ uint64_t *host_frames(uint64_t frames);
  * Xen's costs all, the pages the regions hold (less MFN 0) accounted.
  */
 void host_heap_world(const struct bootmem_region *r, unsigned n);
+
+/*
+ * Installs the node map of ranges nodes[0..n) (sorted), at the shift Xen's
+ * rule picks, as the live one.
+ */
+void host_nodes(const struct node_range *nodes, unsigned n);
 
 #endif

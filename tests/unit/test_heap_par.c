@@ -26,17 +26,9 @@ static void *storage;
 static void world(const struct bootmem_region *r, unsigned n, uint64_t frames,
                   const struct node_range *nodes, unsigned nnodes)
 {
-    static uint8_t map[1 << 16];
-    uint64_t entries;
-    struct err e;
-
     host_frames(frames);
-    if (nodes) {
-        unsigned shift = numa_hash_shift(nodes, nnodes, &entries);
-        assert_true(entries <= sizeof(map));
-        assert_int_equal(numa_populate(map, entries, nodes, nnodes, shift, &e), 0);
-        numa_install(map, entries, shift);
-    }
+    if (nodes)
+        host_nodes(nodes, nnodes);
     host_heap_world(r, n);
 }
 

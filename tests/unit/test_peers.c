@@ -31,17 +31,9 @@ static const struct peer_strategy *peer(const char *name)
 static void world(const struct bootmem_region *r, unsigned n, uint64_t frames,
                   const struct node_range *nodes, unsigned nnodes, unsigned ncpus, const unsigned *cpu_node)
 {
-    static uint8_t map[1 << 16];
-    uint64_t entries;
-    struct err e;
-
     host_frames(frames);
-    if (nodes) {
-        unsigned shift = numa_hash_shift(nodes, nnodes, &entries);
-        assert_true(entries <= sizeof(map));
-        assert_int_equal(numa_populate(map, entries, nodes, nnodes, shift, &e), 0);
-        numa_install(map, entries, shift);
-    }
+    if (nodes)
+        host_nodes(nodes, nnodes);
     host_heap_world(r, n);
     host_par_cpus = ncpus;
     for (unsigned c = 0; c < ncpus; c++)
