@@ -16,16 +16,17 @@ SELFTEST(peers_hand_over_the_same_pages)
     if (!KT_EXPECT(t, heap_audit(&a), "chunk: audit: %s", a.errors[0]))
         return;
     uint64_t want = a.page_digest;
+    unsigned ran = 0;
     for (unsigned i = 0; peer_strategies[i]; i++) {
         const struct peer_strategy *p = peer_strategies[i];
         struct peer_boot_stats b;
         struct peer_later_stats l;
         struct err e;
         uint64_t w[2];
-        if (!peer_layout_ready(p->layout)) {
-            KT_EXPECT(t, false, "%s: its page array was not reserved", p->name);
+        /* strategies= left the peer out, or the guest had no room for its page array. */
+        if (!peer_layout_ready(p->layout))
             continue;
-        }
+        ran++;
         if (!KT_EXPECT(t, p->reset(&e) == 0, "%s: %s", p->name, e.msg))
             continue;
         p->boot(&b);
@@ -41,5 +42,7 @@ SELFTEST(peers_hand_over_the_same_pages)
                       (unsigned long long)a.free_pages, (unsigned long long)a.page_digest,
                       (unsigned long long)heap_handover_pages(), (unsigned long long)want);
     }
+    if (!ran)
+        KT_SKIP(t, "no peer's page array was reserved: strategies= named none, or no room");
     heap_reset();
 }
