@@ -270,7 +270,7 @@ static void human(const struct report_input *in, bool equal, bool same_pages)
         fmt_milli(b, sizeof(b), stat_per_page_milli(med, in->pages));
         fmt_centi(h, sizeof(h), stat_ratio_centi(med, stat_median(in->floors[0].init, in->runs)));
         fmt_size(c, sizeof(c), fl->bytes);
-        line("%-14s %11s %8s %8s %7sx %7sx   memset of %s%s", fl->name, a, b, "-", "1.00", h, c,
+        line("%-14s %11s %8s %8s %7sx %7sx   memset: %s%s", fl->name, a, b, "-", "1.00", h, c,
              k ? (!strcmp(fl->name, "floor_linux") ? " of struct page" : " of vm_page")
                : in->floor_m2p ? " of page_info and M2P" : " of page_info");
     }
