@@ -116,14 +116,14 @@ void host_window_report(void)
         return;
     printk("cpu time of this thread in each window (the ms above also hold the time other "
            "processes had the CPU):\n");
-    printk("%-8s %-11s %12s %9s %8s %7s\n", "strategy", "phase", "ms", "ns/page", "x floor", "cv %");
+    printk("%-14s %-11s %12s %9s %8s %7s\n", "strategy", "phase", "ms", "ns/page", "x floor", "cv %");
     for (unsigned i = 0; i < nseries; i++) {
         const struct series *s = &series[i];
         uint64_t med = stat_median(s->ns, s->runs), ppm = stat_per_page_milli(med, pages);
         uint64_t cv = stat_cv_centipct(s->ns, s->runs), xf = stat_ratio_centi(med, fmed);
         fmt_ms(a, sizeof(a), med);
         snprintf(b, sizeof(b), "%llu.%02llux", (unsigned long long)(xf / 100), (unsigned long long)(xf % 100));
-        printk("%-8s %-11s %12s %5llu.%03llu %8s %4llu.%02llu\n", s->strategy, s->phase, a,
+        printk("%-14s %-11s %12s %5llu.%03llu %8s %4llu.%02llu\n", s->strategy, s->phase, a,
                (unsigned long long)(ppm / 1000), (unsigned long long)(ppm % 1000),
                strcmp(s->phase, "init") ? "-" : b, (unsigned long long)(cv / 100),
                (unsigned long long)(cv % 100));

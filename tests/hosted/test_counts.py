@@ -31,8 +31,11 @@ def test_counts_are_exact_and_ordered(tmp_path):
         a, b = pool.map(lambda d: count(str(tmp_path / d), "runs=1"), ["a", "b"])
     pages, first = a
     assert first, "no window was counted"
+    peers = {"linux": (), "linux_deferred": ("deferred",), "freebsd": (), "freebsd_lazy": ("drain",)}
     assert set(first) == {(s, ph, 0) for s in ("page", "chunk", "once", "lazy")
-                          for ph in ("init", "first_touch")} | {("floor", "init", 0)}
+                          for ph in ("init", "first_touch")} | \
+        {(f, "init", 0) for f in ("floor", "floor_linux", "floor_freebsd")} | \
+        {(s, ph, 0) for s, later in peers.items() for ph in ("init", "first_alloc") + later}
     # Every event of every window, twice over.
     assert first == b[1]
     ir = {s: first[(s, "init", 0)]["Ir"] / pages for s in ("page", "chunk", "once", "lazy")}
@@ -40,6 +43,11 @@ def test_counts_are_exact_and_ordered(tmp_path):
     # The floor writes every byte once with 8-byte stores: under Xen's cost
     # model (the default) the 32 bytes a page of page_info, no M2P entry.
     assert 4 * pages <= first[("floor", "init", 0)]["Dw"] < 4.1 * pages
+    # The peers' floors write their 64 and 88 bytes a page the same way; the
+    # peers' own inits execute more than once's, which is its floor's.
+    assert 8 * pages <= first[("floor_linux", "init", 0)]["Dw"] < 8.1 * pages
+    assert 11 * pages <= first[("floor_freebsd", "init", 0)]["Dw"] < 11.1 * pages
+    assert first[("linux", "init", 0)]["Ir"] > first[("freebsd", "init", 0)]["Ir"] > ir["once"] * pages
 
 
 def test_bootscrub_off_writes_less(tmp_path):
