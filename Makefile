@@ -303,7 +303,7 @@ $(B)/hosted-tsan/k/%.o: %.c Makefile
 	$(KCC) $(CFLAGS) $(HOSTED_KFLAGS) $(TSAN_FLAGS) -c $< -o $@
 
 $(B)/bootheap-host-tsan: $(HOSTED_PLATFORM) $(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld hosted/platform/hosted.ld \
-                         $(wildcard hosted/platform/*.h kernel/*.h mm/*.h bench/*.h) Makefile
+                         $(wildcard hosted/platform/*.h kernel/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h) Makefile
 	$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_bootheap-host) $(TSAN_FLAGS) -o $@ $(HOSTED_PLATFORM) \
 		$(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld
 

@@ -46,6 +46,8 @@
 #define DIRECTMAP_BASE  0x550000000000ull
 #define FRAMETABLE_BASE 0x560000000000ull   /* 128 GiB */
 #define M2P_BASE        0x564000000000ull   /* 32 GiB, to 0x564800000000 */
+#define LINUX_MEMMAP_BASE   0x564800000000ull   /* 96 GiB: 64 bytes for 6 TiB of pages */
+#define FREEBSD_PAGES_BASE  0x566000000000ull   /* 128 GiB, to the end of the program's range */
 #define KERNEL_VMA      0ull
 #else
 /*

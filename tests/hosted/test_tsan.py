@@ -47,3 +47,23 @@ def test_two_threads_build_the_heap_without_a_race(tsan_runner, tmp_path):
     audits = [x for x in recs if x["type"] == "audit"]
     assert [a["cpus"] for a in audits] == [2, 2, 2] and all(a["ok"] for a in audits), audits
     assert oracle.check_records(recs) == []
+
+
+def test_the_peers_later_parts_run_without_a_race(tsan_runner, tmp_path):
+    # Linux's deferred init on the threads of two nodes (a padata job per
+    # node, chunks taken under the job's lock, every free under its zone's
+    # lock) and FreeBSD's drain on the second thread.
+    args = ["--mem", "3G", "--cpus", "2", "runs=1", "numa_fake=2", "strategies=linux_deferred,freebsd_lazy"]
+    env = dict(os.environ, TSAN_OPTIONS=f"exitcode=66 halt_on_error=0 log_path={tmp_path}/tsan")
+    p = subprocess.run([tsan_runner, *args], capture_output=True, text=True, timeout=600, cwd=ROOT,
+                       env=env)
+    reports = "".join(open(tmp_path / f).read() for f in os.listdir(tmp_path))
+    assert "ThreadSanitizer" not in reports + p.stderr, reports[:4000] + p.stderr[-2000:]
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+    recs = [json.loads(line) for line in p.stdout.splitlines() if line.startswith('{"type":')]
+    later = {x["strategy"]: x for x in recs if x["type"] == "result" and x["phase"] in ("deferred", "drain")}
+    assert later["linux_deferred"]["cpus"] == 2 and later["freebsd_lazy"]["cpus"] == 1, later
+    deferred = next(x for x in recs if x["type"] == "peer" and x["strategy"] == "linux_deferred")
+    assert [n["node"] for n in deferred["nodes"]] == [0, 1], deferred
+    audits = [x for x in recs if x["type"] == "audit"]
+    assert len(audits) == 2 and all(a["ok"] for a in audits) and len({a["page_digest"] for a in audits}) == 1
