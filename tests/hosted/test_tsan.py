@@ -30,15 +30,20 @@ def test_the_parallel_init_is_instrumented(tsan_runner):
     assert "__tsan_write8" in calls and "__tsan_read8" in calls, calls
 
 
-def test_two_threads_build_the_heap_without_a_race(tsan_runner, tmp_path):
-    args = ["--mem", "3G", "--cpus", "2", "runs=1", "strategies=page,chunk,once", "audit_blocks=4096"]
+def run_without_a_race(tsan_runner, tmp_path, args):
+    """The sanitised runner with args: its records, after no race report and a clean exit."""
     env = dict(os.environ, TSAN_OPTIONS=f"exitcode=66 halt_on_error=0 log_path={tmp_path}/tsan")
     p = subprocess.run([tsan_runner, *args], capture_output=True, text=True, timeout=600, cwd=ROOT,
                        env=env)
     reports = "".join(open(tmp_path / f).read() for f in os.listdir(tmp_path))
     assert "ThreadSanitizer" not in reports + p.stderr, reports[:4000] + p.stderr[-2000:]
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
-    recs = [json.loads(line) for line in p.stdout.splitlines() if line.startswith('{"type":')]
+    return [json.loads(line) for line in p.stdout.splitlines() if line.startswith('{"type":')]
+
+
+def test_two_threads_build_the_heap_without_a_race(tsan_runner, tmp_path):
+    recs = run_without_a_race(tsan_runner, tmp_path, ["--mem", "3G", "--cpus", "2", "runs=1",
+                                                      "strategies=page,chunk,once", "audit_blocks=4096"])
     # Both threads built pieces of every eager heap.
     par = [x for x in recs if x["type"] == "par"]
     assert sorted(x["strategy"] for x in par) == ["chunk", "once", "page"], par
@@ -53,14 +58,8 @@ def test_the_peers_later_parts_run_without_a_race(tsan_runner, tmp_path):
     # Linux's deferred init on the threads of two nodes (a padata job per
     # node, chunks taken under the job's lock, every free under its zone's
     # lock) and FreeBSD's drain on the second thread.
-    args = ["--mem", "3G", "--cpus", "2", "runs=1", "numa_fake=2", "strategies=linux_deferred,freebsd_lazy"]
-    env = dict(os.environ, TSAN_OPTIONS=f"exitcode=66 halt_on_error=0 log_path={tmp_path}/tsan")
-    p = subprocess.run([tsan_runner, *args], capture_output=True, text=True, timeout=600, cwd=ROOT,
-                       env=env)
-    reports = "".join(open(tmp_path / f).read() for f in os.listdir(tmp_path))
-    assert "ThreadSanitizer" not in reports + p.stderr, reports[:4000] + p.stderr[-2000:]
-    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
-    recs = [json.loads(line) for line in p.stdout.splitlines() if line.startswith('{"type":')]
+    recs = run_without_a_race(tsan_runner, tmp_path, ["--mem", "3G", "--cpus", "2", "runs=1", "numa_fake=2",
+                                                      "strategies=linux_deferred,freebsd_lazy"])
     later = {x["strategy"]: x for x in recs if x["type"] == "result" and x["phase"] in ("deferred", "drain")}
     assert later["linux_deferred"]["cpus"] == 2 and later["freebsd_lazy"]["cpus"] == 1, later
     deferred = next(x for x in recs if x["type"] == "peer" and x["strategy"] == "linux_deferred")
