@@ -27,9 +27,12 @@ struct dnode {
 
 static struct dnode dnodes[MAX_NUMNODES];
 static unsigned worker_rank[HEAP_PAR_MAX_CPUS][MAX_NUMNODES];    /* rank + 1 on a node it serves, else 0 */
-static uint64_t worker_node_end[HEAP_PAR_MAX_CPUS][MAX_NUMNODES];
-static uint64_t worker_pages[HEAP_PAR_MAX_CPUS];
-static uint64_t worker_span[HEAP_PAR_MAX_CPUS][2];     /* TSC at the worker's start and end */
+/* Each worker's own counters, a cache line apart: Linux's helpers share none but the kernel's. */
+static struct {
+    uint64_t pages;
+    uint64_t span[2];                   /* TSC at the worker's start and end */
+    uint64_t node_end[MAX_NUMNODES];    /* ticks from its start to its end on each node */
+} __attribute__((aligned(64))) ws[HEAP_PAR_MAX_CPUS];
 
 /* deferred_free_range(): a whole aligned pageblock in one free, else page by page. */
 static void free_range(uint64_t pfn, uint64_t nr, unsigned cpu)
@@ -113,7 +116,7 @@ static void memmap_chunk(unsigned nid, uint64_t start, uint64_t end, unsigned cp
         uint64_t mo = ALIGN_UP(spfn + 1, LX_MAX_ORDER_PAGES);
         unsigned j = i;
         for (uint64_t s = spfn; j < dn->nranges && s < mo; s = ++j < dn->nranges ? dn->ranges[j].s : mo)
-            worker_pages[cpu] += init_pages(dn->zid, nid, s, MIN(dn->ranges[j].e, mo));
+            ws[cpu].pages += init_pages(dn->zid, nid, s, MIN(dn->ranges[j].e, mo));
         j = i;
         for (uint64_t s = spfn; j < dn->nranges && s < mo; s = ++j < dn->nranges ? dn->ranges[j].s : mo)
             free_pages(s, MIN(dn->ranges[j].e, mo), cpu);
@@ -144,7 +147,7 @@ static void worker(unsigned cpu, void *arg)
 {
     uint64_t t0 = heap_par_platform_now();
 
-    worker_span[cpu][0] = t0;
+    ws[cpu].span[0] = t0;
     (void)arg;
     for (unsigned nid = 0; nid < MAX_NUMNODES; nid++) {
         unsigned rank = worker_rank[cpu][nid];
@@ -154,9 +157,9 @@ static void worker(unsigned cpu, void *arg)
         for (unsigned k = 0; k < dnodes[nid].njobs; k++)
             if (rank <= dnodes[nid].jobs[k].nworks)
                 helper(nid, &dnodes[nid].jobs[k], cpu);
-        worker_node_end[cpu][nid] = heap_par_platform_now() - t0;
+        ws[cpu].node_end[nid] = heap_par_platform_now() - t0;
     }
-    worker_span[cpu][1] = heap_par_platform_now();
+    ws[cpu].span[1] = heap_par_platform_now();
 }
 
 /* Builds each node's padata jobs and gives it its workers. */
@@ -166,8 +169,7 @@ static void plan(unsigned cpus)
 
     memset(dnodes, 0, sizeof(dnodes));
     memset(worker_rank, 0, sizeof(worker_rank));
-    memset(worker_node_end, 0, sizeof(worker_node_end));
-    memset(worker_pages, 0, sizeof(worker_pages));
+    memset(ws, 0, sizeof(ws));
     for (unsigned nid = 0; nid < MAX_NUMNODES; nid++) {
         struct lx_pgdat *pgdat = &lx_nodes[nid];
         struct dnode *dn = &dnodes[nid];
@@ -234,16 +236,16 @@ int lx_deferred_init(unsigned cpus, uint64_t window[2], struct peer_later_stats 
     window[0] = UINT64_MAX;
     window[1] = 0;
     for (unsigned c = 0; c < cpus; c++) {
-        window[0] = MIN(window[0], worker_span[c][0]);
-        window[1] = MAX(window[1], worker_span[c][1]);
+        window[0] = MIN(window[0], ws[c].span[0]);
+        window[1] = MAX(window[1], ws[c].span[1]);
     }
     memset(st, 0, sizeof(*st));
     st->cpus = cpus;
     for (unsigned c = 0; c < cpus; c++) {
-        st->cpu_pages[c] = worker_pages[c];
+        st->cpu_pages[c] = ws[c].pages;
         for (unsigned nid = 0; nid < MAX_NUMNODES; nid++) {
-            st->cpu_ticks[c] = MAX(st->cpu_ticks[c], worker_node_end[c][nid]);
-            st->node_ticks[nid] = MAX(st->node_ticks[nid], worker_node_end[c][nid]);
+            st->cpu_ticks[c] = MAX(st->cpu_ticks[c], ws[c].node_end[nid]);
+            st->node_ticks[nid] = MAX(st->node_ticks[nid], ws[c].node_end[nid]);
         }
     }
     for (unsigned nid = 0; nid < MAX_NUMNODES; nid++) {
