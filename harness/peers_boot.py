@@ -20,6 +20,7 @@ from harness.gdbstub import GdbStub, StubError
 from harness.peers_logs import LogError, bootheap_counts, linux_facts, xen_facts
 
 ICOUNT = "shift=0,sleep=off"
+XEN_STRATEGIES = "page,chunk,once,lazy"
 XEN_APPEND = "console=com1 com1=115200,8n1 console_timestamps=boot loglvl=all"
 LINUX_APPEND = "console=ttyS0 printk.time=1 panic=-1 nokaslr"
 
@@ -231,7 +232,10 @@ def boot_bootheap(mem_bytes, xen_costs, log_path, timeout=None):
     """bootheap's benchmark under -icount -> (counts, bench record). Its TSC
     runs at one tick per guest instruction there (the kernel's `icount`
     option checks the rate and labels the figures)."""
-    r = qemu.boot("pvh", mem_bytes, f"runs=1 xen_costs={xen_costs} icount", accel="tcg",
+    # Xen's strategies only: the Linux and FreeBSD models have their own
+    # comparison (`peers-icount`, harness/peer_icount.py).
+    r = qemu.boot("pvh", mem_bytes, f"runs=1 xen_costs={xen_costs} strategies={XEN_STRATEGIES} icount",
+                  accel="tcg",
                   timeout=timeout or timeout_for(mem_bytes), quiet=True, log_path=log_path,
                   extra=["-icount", ICOUNT])
     if r.status != "ok":
