@@ -263,6 +263,18 @@ init_blocks_body(unsigned xc, struct heap *h, uint64_t s, uint64_t e, unsigned n
     if (!mark_tails) {
         h->lazy_built = true;
         h->lazy_dirty = need_scrub;
+    } else {
+        /*
+         * The whole range in one call, not block by block: a string store
+         * runs at a speed that depends on its length. On this project's
+         * machines a rep stosq of 32 MiB or more fills about 13% faster than
+         * the same bytes in 8 MiB calls (a 1 GiB block's entries), as the
+         * CPU then stores without reading the lines first; the floor's
+         * memset, one call per region, always got the fast kind (README.md,
+         * "The once target"). The heads, written below, then overwrite
+         * their entries: one line stored twice per block.
+         */
+        mark_tails(s, e, count_info);
     }
     while (s < e) {
         unsigned order = chunk_order(s, e);
@@ -270,8 +282,6 @@ init_blocks_body(unsigned xc, struct heap *h, uint64_t s, uint64_t e, unsigned n
         unsigned zone = mfn_to_zone(s);
         struct page_info *head = xc_mfn_to_page(xc, s);
 
-        if (mark_tails)
-            mark_tails(s + 1, s + n, count_info);
         head->count_info = count_info;
         head->u.free.need_tlbflush = 0;
         head->u.free.first_dirty = first_dirty;

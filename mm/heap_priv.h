@@ -212,17 +212,18 @@ bool heap_init_prologue(struct heap *h, uint64_t *mfn, uint64_t *nr);
 bool heap_range_handed_over(uint64_t mfn, unsigned order);
 
 /*
- * Initialises tail pages [s, e) of a free block as free, count_info given:
- * how the eager single-pass strategy marks pages.
+ * Initialises pages [s, e), a whole same-node range, as free tails,
+ * count_info given: how the eager single-pass strategy marks pages. The
+ * block loop then writes each block's head over its entry.
  */
 typedef void (*heap_mark_fn)(uint64_t s, uint64_t e, uint64_t count_info);
 
 /*
  * Hands [mfn, mfn + nr) to the heap in one pass: cut at the node map's
  * ranges (no per-page lookups), each range under one hold of the heap lock,
- * as the greedy blocks of _init_heap_pages(). Each block's head is written
- * and counted; mark_tails initialises its other pages, or, when NULL, they
- * stay uninitialised (the lazy strategy). A block whose buddy range is not
+ * as the greedy blocks of _init_heap_pages(). mark_tails first marks the
+ * whole range in one call, then each block's head is written and counted;
+ * when it is NULL, the tails stay uninitialised (the lazy strategy). A block whose buddy range is not
  * all handed over cannot merge and is listed directly; the others go
  * through the merge path.
  */

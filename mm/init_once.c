@@ -54,9 +54,11 @@ static inline void rep_stosq(uint64_t *p, uint64_t v, uint64_t n)
 }
 
 /*
- * Writes the free-tail entries of pages [s, e), and their invalid M2P
- * entries: with the stores of the chosen kind, or, under Xen's boot-time
- * M2P model, with one call for the range where Xen makes one per page.
+ * Writes the free-tail entries of pages [s, e), a whole same-node range with
+ * the heads among them (heap_init_blocks() writes the heads afterwards), and
+ * their invalid M2P entries: with the stores of the chosen kind, or, under
+ * Xen's boot-time M2P model, with one call for the range where Xen makes one
+ * per page.
  */
 static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
 {

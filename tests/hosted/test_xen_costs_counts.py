@@ -82,7 +82,7 @@ def test_page_pays_more_per_page_than_chunk(counts):
 
 def test_m2p_stores_are_data_writes(counts):
     # With stores, once writes every page's 8-byte M2P entry; with Xen's
-    # boot-time model it makes two calls per block instead, which write
+    # boot-time model it makes one call per range and one per block head, which write
     # their return addresses and nothing else.
     c, pages = counts
     extra = c[("-m2p", "once")]["Dw"] - c[("all", "once")]["Dw"]

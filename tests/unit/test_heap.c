@@ -648,6 +648,39 @@ static void test_offlining_page_refused(void **state)
     spin_unlock(&heap_default.lock);
 }
 
+/* What heap_init_blocks() asked its mark function to write. */
+static struct { uint64_t s, e; } marked[8];
+static unsigned nmarked;
+
+static void record_mark(uint64_t s, uint64_t e, uint64_t count_info)
+{
+    (void)count_info;
+    if (nmarked < 8)
+        marked[nmarked].s = s, marked[nmarked].e = e;
+    nmarked++;
+}
+
+static void test_marking_is_one_fill_per_node_range(void **state)
+{
+    (void)state;
+    /*
+     * Many blocks, two nodes: the mark function gets each same-node range
+     * whole, heads included, in one call (one string store, as the floor's
+     * memset of a region), never one call per block.
+     */
+    const struct bootmem_region r[] = { { 0x123, 0x80000 } };
+    world(r, 1, 0x100000);
+    numa_set_range(0x40000, 0x100000, 1);
+    heap_reset();
+    nmarked = 0;
+    heap_init_blocks(&heap_default, r[0].s, r[0].e - r[0].s, record_mark);
+    assert_int_equal(nmarked, 2);
+    assert_int_equal(marked[0].s, 0x123);
+    assert_int_equal(marked[0].e, 0x40000);
+    assert_int_equal(marked[1].s, 0x40000);
+    assert_int_equal(marked[1].e, 0x80000);
+}
+
 static void test_dirty_blocks_go_to_tail(void **state)
 {
     (void)state;
@@ -689,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_broken_page_panics),
         cmocka_unit_test(test_offlining_page_refused),
         cmocka_unit_test(test_dirty_blocks_go_to_tail),
+        cmocka_unit_test(test_marking_is_one_fill_per_node_range),
     };
     return cmocka_run_group_tests_name("heap", tests, NULL, NULL);
 }
