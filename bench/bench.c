@@ -26,9 +26,26 @@
 #include "mm/xen_costs.h"
 
 static unsigned opt_runs = 5;
+static unsigned opt_touch_runs;
+static bool opt_touch_shared;
 
 CMDLINE_OPT(runs, .key = "runs", .type = OPT_UINT, .dst = &opt_runs, .min = 1,
             .max = BENCH_MAX_RUNS, .help = "timed runs per strategy (default 5)");
+/*
+ * The first touch of a large heap costs far more than its init (about 50 ns
+ * a page against 1 to 3 on the host CPU), so a sweep may sample it: the
+ * first N runs measure it, the others time the init alone.
+ */
+CMDLINE_OPT(touch_runs, .key = "touch_runs", .type = OPT_UINT, .dst = &opt_touch_runs, .min = 0,
+            .max = BENCH_MAX_RUNS, .help = "runs that also time the first touch (default 0: every run)");
+/*
+ * Xen's eager strategies build the same heap (their digests are checked), so
+ * the first touch after any of them does the same work. touch_shared times
+ * it after one of them a run, in turn, and gives that figure to the others,
+ * marked with where it came from; lazy, whose heap is another, times its own.
+ */
+CMDLINE_OPT(touch_shared, .key = "touch_shared", .type = OPT_FLAG, .dst = &opt_touch_shared,
+            .help = "time the first touch after one eager strategy a run, in turn, for all of them");
 
 /* Under QEMU's -icount shift=0 the TSC advances one tick per guest
  * instruction (1000000 kHz): every figure is then an instruction count. */
@@ -46,6 +63,7 @@ static uint64_t pages;
 static bool calibrated;
 static unsigned par_cpus;           /* CPUs the eager strategies and the floor run on */
 static char cost_model[96];         /* xen_costs= as it ran, e.g. "all" */
+static unsigned touch_runs;         /* the first touch is timed in runs [0, touch_runs) */
 
 uint64_t bench_units(uint64_t ticks)
 {
@@ -68,6 +86,12 @@ static void record_ns(struct record *r, const char *key, uint64_t v)
 void bench_record_result(const struct series *x, unsigned run, const char *phase, uint64_t ticks,
                          uint64_t first_alloc, unsigned cpus)
 {
+    bench_record_shared(x, run, phase, ticks, first_alloc, cpus, NULL);
+}
+
+void bench_record_shared(const struct series *x, unsigned run, const char *phase, uint64_t ticks,
+                         uint64_t first_alloc, unsigned cpus, const struct series *from)
+{
     struct record r;
     uint64_t v = to_units(ticks);
 
@@ -86,8 +110,10 @@ void bench_record_result(const struct series *x, unsigned run, const char *phase
         record_null(&r, "ns_per_page");
     if (!x->s && !x->p)
         record_u64(&r, "bytes", x->layout == FLOOR_XEN ? heap_floor_bytes() : peer_floor_bytes(x->layout));
-    if ((x->s || x->p) && !strcmp(phase, "init"))
+    if ((x->s || x->p) && !strcmp(phase, "init") && (x->p || run < touch_runs))
         record_ns(&r, "first_alloc_ns", first_alloc);
+    if (from && from != x)
+        record_str(&r, "shared_from", from->name);
     record_end(&r);
 }
 
@@ -97,10 +123,10 @@ void bench_record_result(const struct series *x, unsigned run, const char *phase
  * Xen), then heap_free(pg, 0, clean) in allocation order. Returns -EINVAL
  * when a free is refused, or the count or the heap afterwards is wrong.
  */
-static int first_touch(const struct series *x, unsigned run, bool timed, uint64_t *first_ticks,
+static int first_touch(const struct series *x, unsigned run, uint64_t *first_ticks,
                        uint64_t *total_ticks, struct err *e)
 {
-    bench_window_open(x->name, "first_touch", run, timed);
+    bench_window_open(x->name, "first_touch", run, true);
     uint64_t t0 = tsc_now();
     struct page_info *first = heap_alloc_pages(0, NUMA_NO_NODE);
     uint64_t t1 = tsc_now();
@@ -150,14 +176,14 @@ int bench_check_pages(const struct series *x, unsigned run, const struct heap_au
 /* The digests every heap must have: Xen's heaps the block digest of the first, all the page digest. */
 static uint64_t xen_ref, page_ref;
 
-static int run_strategy(struct series *x, unsigned run, bool timed, struct err *e)
+/* Builds the heap with x, audits it, and times its first touch when touch; records later. */
+static int run_strategy(struct series *x, unsigned run, bool touch, struct err *e)
 {
     struct heap_audit a;
-    uint64_t first, touch;
     int rc;
 
     heap_reset();
-    bench_window_open(x->name, "init", run, timed);
+    bench_window_open(x->name, "init", run, true);
     uint64_t w[2];
     if (x->cpus > 1) {
         /* The window opens and closes on the boot CPU, across the barriers every CPU passes. */
@@ -166,48 +192,71 @@ static int run_strategy(struct series *x, unsigned run, bool timed, struct err *
             bench_window_close();
             return rc;
         }
-        if (timed)
-            par_record(x->name, run, &st);
+        par_record(x->name, run, &st);
     } else {
         w[0] = tsc_now();
         end_boot_allocator(&heap_default, x->s);
         w[1] = tsc_now();
     }
-    uint64_t t0 = w[0], t1 = w[1];
     bench_window_close();
     bool ok = heap_audit(&a);
 
-    if (timed)
-        heap_audit_record(x->name, run, x->cpus, &a);
+    heap_audit_record(x->name, run, x->cpus, &a);
     if (!ok)
         return err_set(e, -EINVAL, "%s run %u: audit failed: %s", x->name, run, a.errors[0]);
-    if (timed && xen_ref && a.digest != xen_ref)
+    if (xen_ref && a.digest != xen_ref)
         return err_set(e, -EINVAL, "%s run %u: digest 0x%016llx differs from the first heap's 0x%016llx",
                        x->name, run, (unsigned long long)a.digest, (unsigned long long)xen_ref);
-    if (timed && (rc = bench_check_pages(x, run, &a, page_ref, e)))
+    if ((rc = bench_check_pages(x, run, &a, page_ref, e)))
         return rc;
     x->digest = a.digest;
     x->page_digest = a.page_digest;
-    if (timed) {
-        xen_ref = a.digest;
-        page_ref = a.page_digest;
-    }
-    /* The warm-up prints no records: say where it is, the phases are long. */
-    if (!timed)
-        printk("bench: warm-up: %s init audited, first touch next\n", x->name);
-    if ((rc = first_touch(x, run, timed, &first, &touch, e)))
+    xen_ref = a.digest;
+    page_ref = a.page_digest;
+    x->init_ticks = w[1] - w[0];
+    x->first_ticks = x->touch_ticks = 0;
+    x->touch_from = touch ? x : NULL;
+    if (touch && (rc = first_touch(x, run, &x->first_ticks, &x->touch_ticks, e)))
         return rc;
-    if (timed) {
-        printk_v("bench: run %u %-6s init %llu ticks, first touch %llu ticks, %llu blocks of order %u\n",
-                 run, x->name, (unsigned long long)(t1 - t0), (unsigned long long)touch,
-                 (unsigned long long)a.blocks[MAX_ORDER], MAX_ORDER);
-        x->init[run] = to_units(t1 - t0);
-        x->touch[run] = to_units(touch);
-        x->first_alloc[run] = to_units(t1 - t0 + first);
-        bench_record_result(x, run, "init", t1 - t0, x->first_alloc[run], x->cpus);
-        bench_record_result(x, run, "first_touch", touch, 0, 1);
-    }
+    printk_v("bench: run %u %-6s init %llu ticks, first touch %llu ticks, %llu blocks of order %u\n",
+             run, x->name, (unsigned long long)x->init_ticks, (unsigned long long)x->touch_ticks,
+             (unsigned long long)a.blocks[MAX_ORDER], MAX_ORDER);
     return 0;
+}
+
+/*
+ * The eager strategy of Xen's heap that times the first touch for all of
+ * them in run (touch_shared), in turn; NULL when each times its own.
+ */
+static const struct series *touch_owner(unsigned run)
+{
+    unsigned neager = 0, k = 0;
+
+    if (!opt_touch_shared)
+        return NULL;
+    for (unsigned i = 0; i < nstrat; i++)
+        neager += series[i].s && series[i].s->eager;
+    if (!neager)
+        return NULL;
+    for (unsigned i = 0; i < nstrat; i++)
+        if (series[i].s && series[i].s->eager && k++ == run % neager)
+            return &series[i];
+    return NULL;
+}
+
+/* Xen strategy x's figures and records for run, once every strategy of the run has run. */
+static void finish_strategy(struct series *x, unsigned run)
+{
+    x->init[run] = to_units(x->init_ticks);
+    if (run < touch_runs) {
+        const struct series *from = x->touch_from ? x->touch_from : touch_owner(run);
+        x->touch[run] = to_units(from->touch_ticks);
+        x->first_alloc[run] = to_units(x->init_ticks + from->first_ticks);
+        bench_record_result(x, run, "init", x->init_ticks, x->first_alloc[run], x->cpus);
+        bench_record_shared(x, run, "first_touch", from->touch_ticks, 0, 1, from);
+    } else {
+        bench_record_result(x, run, "init", x->init_ticks, 0, x->cpus);
+    }
 }
 
 /* Floor f on its CPUs: Xen's page_info (and M2P) or a peer's page array, memset once. */
@@ -231,18 +280,18 @@ static int run_floor(struct series *f, unsigned run, struct err *e)
     bench_window_close();
     if (rc)
         return rc;
+    f->init_ticks = w[1] - w[0];
     f->init[run] = to_units(w[1] - w[0]);
-    bench_record_result(f, run, "init", w[1] - w[0], 0, f->cpus);
     return 0;
 }
 
-/* One run of strategy x, Xen's or a peer. */
-static int run_one(struct series *x, unsigned run, bool timed, struct err *e)
+/* One run of strategy x, Xen's (its first touch when touch) or a peer. */
+static int run_one(struct series *x, unsigned run, bool touch, struct err *e)
 {
     if (!x->p)
-        return run_strategy(x, run, timed, e);
-    int rc = peer_bench_run(x, run, timed, page_ref, e);
-    if (!rc && timed)
+        return run_strategy(x, run, touch, e);
+    int rc = peer_bench_run(x, run, true, page_ref, e);
+    if (!rc)
         page_ref = x->page_digest;
     return rc;
 }
@@ -282,7 +331,8 @@ static void report(void)
                                          .ignored_bytes = mm.ignored_bytes, .pages = pages,
                                          .left_out_pages = mm.left_out_pages,
                                          .left_out_regions = mm.left_out_regions,
-                                         .runs = opt_runs, .calibrated = calibrated,
+                                         .runs = opt_runs, .touch_runs = touch_runs,
+                                         .calibrated = calibrated,
                                          .nstrat = nstrat, .s = rs, .nfloors = nfloors, .floors = fs,
                                          .xen_costs = cost_model,
                                          .xen_costs_tested = xc_variant_of[xen_costs & XC_ALL] == XCV_TESTED,
@@ -315,6 +365,7 @@ int bench_main(struct err *e)
         return err_set(e, -EINVAL, "icount: the TSC runs at %llu kHz, not the %u kHz of QEMU's "
                        "-icount shift=0 (is QEMU run with it?)",
                        (unsigned long long)tsc_khz(), ICOUNT_KHZ);
+    touch_runs = opt_touch_runs && opt_touch_runs < opt_runs ? opt_touch_runs : opt_runs;
     record_begin(&r, "bench");
     /* What was tested: RAM above MAX_PHYS_ADDR never reaches the heap. */
     record_u64(&r, "mem_bytes", mm.ram_bytes - mm.ignored_bytes);
@@ -327,6 +378,8 @@ int bench_main(struct err *e)
     record_u64(&r, "tsc_khz", tsc_khz());
     record_str(&r, "source", tsc_source());
     record_u64(&r, "runs", opt_runs);
+    record_u64(&r, "touch_runs", touch_runs);
+    record_bool(&r, "touch_shared", opt_touch_shared);
     record_u64(&r, "cpus", par_cpus);
     record_str(&r, "xen_costs", cost_model);
     record_arr_begin(&r, "strategies");
@@ -342,20 +395,47 @@ int bench_main(struct err *e)
     record_ns(&r, "ns", to_units(frametable.setup_ticks));
     record_end(&r);
 
-    /* Warm-up, untimed: faults in the frame table and M2P (slow under KVM). */
-    printk("bench: warm-up with %s, then %u runs of %u strategies and %u floor%s\n",
-           series[0].name, opt_runs, nstrat, nfloors, nfloors == 1 ? "" : "s");
-    if ((rc = run_one(&series[0], 0, false, e)))
-        return rc;
+    /*
+     * Warm-up, untimed: the reset and one write of the floor fault every
+     * page of the frame table and M2P in (slow under KVM), at the cost of a
+     * memset rather than of a strategy's init and first touch.
+     */
+    printk("bench: warm-up, then %u runs of %u strategies and %u floor%s%s\n", opt_runs, nstrat,
+           nfloors, nfloors == 1 ? "" : "s", touch_runs < opt_runs ? "" : ", each with its first touch");
+    if (touch_runs < opt_runs)
+        printk("bench: the first touch is timed in the first %u run%s only (touch_runs=%u)\n",
+               touch_runs, touch_runs == 1 ? "" : "s", touch_runs);
+    if (opt_touch_shared)
+        printk("bench: the eager strategies' first touch is timed after one of them a run, in turn, "
+               "and shared (touch_shared)\n");
+    heap_reset();
+    heap_floor_write();
     printk("bench: warm-up done\n");
 
+    /*
+     * Interleaved run by run, and each run starts one place further along
+     * the strategies and then the floors: no strategy always follows the
+     * same one, whose first touch or reset leaves the caches in its own way.
+     */
+    const unsigned nall = nstrat + nfloors;
     for (unsigned run = 0; run < opt_runs; run++) {
-        for (unsigned i = 0; i < nstrat; i++)
-            if ((rc = run_one(&series[i], run, true, e)))
+        const struct series *owner = touch_owner(run);
+        for (unsigned k = 0; k < nall; k++) {
+            unsigned i = (run + k) % nall;
+            struct series *x = i < nstrat ? &series[i] : &floors[i - nstrat];
+            bool touch = run < touch_runs && (!owner || !x->s || !x->s->eager || owner == x);
+            if ((rc = i < nstrat ? run_one(x, run, touch, e) : run_floor(x, run, e)))
                 return rc;
-        for (unsigned f = 0; f < nfloors; f++)
-            if ((rc = run_floor(&floors[f], run, e)))
-                return rc;
+        }
+        /* Xen's and the floors' records in the run's order, now that a shared first touch is known. */
+        for (unsigned k = 0; k < nall; k++) {
+            unsigned i = (run + k) % nall;
+            if (i >= nstrat)
+                bench_record_result(&floors[i - nstrat], run, "init", floors[i - nstrat].init_ticks, 0,
+                                    floors[i - nstrat].cpus);
+            else if (!series[i].p)
+                finish_strategy(&series[i], run);
+        }
         printk("bench: run %u of %u done\n", run + 1, opt_runs);
     }
     heap_reset();

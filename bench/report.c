@@ -114,11 +114,11 @@ static struct figures figures_of(const struct report_input *in, const struct rep
     f.init = stat_median(x->init, in->runs);
     if (x->touch || x->later) {
         f.has_later = true;
-        f.later = stat_median(x->touch ? x->touch : x->later, in->runs);
+        f.later = stat_median(x->touch ? x->touch : x->later, x->touch ? in->touch_runs : in->runs);
         f.later_kind = x->touch ? 't' : x->later_phase[0] == 'd' && x->later_phase[1] == 'e' ? 'd' : 'r';
     }
     if (x->first_alloc)
-        f.first_alloc = stat_median(x->first_alloc, in->runs);
+        f.first_alloc = stat_median(x->first_alloc, x->touch ? in->touch_runs : in->runs);
     f.per_page_milli = stat_per_page_milli(f.init, in->pages);
     f.x_floor_centi = stat_ratio_centi(f.init, stat_median(own->init, in->runs));
     f.x_xen_centi = stat_ratio_centi(f.init, stat_median(in->floors[0].init, in->runs));
@@ -136,20 +136,20 @@ static void record_ns(struct record *r, const char *key, uint64_t v, bool calibr
         record_null(r, key);
 }
 
-static void record_summary(const struct report_input *in, const struct report_series *x,
+static void record_summary(const struct report_input *in, const struct report_series *x, unsigned runs,
                            const char *phase, const uint64_t *v)
 {
     struct record r;
-    uint64_t med = stat_median(v, in->runs), lo = v[0], hi = v[0];
+    uint64_t med = stat_median(v, runs), lo = v[0], hi = v[0];
 
-    for (unsigned i = 1; i < in->runs; i++) {
+    for (unsigned i = 1; i < runs; i++) {
         lo = MIN(lo, v[i]);
         hi = MAX(hi, v[i]);
     }
     record_begin(&r, "summary");
     record_str(&r, "strategy", x->name);
     record_str(&r, "phase", phase);
-    record_u64(&r, "runs", in->runs);
+    record_u64(&r, "runs", runs);
     record_ns(&r, "median_ns", med, in->calibrated);
     record_ns(&r, "min_ns", lo, in->calibrated);
     record_ns(&r, "max_ns", hi, in->calibrated);
@@ -157,7 +157,7 @@ static void record_summary(const struct report_input *in, const struct report_se
         record_fixed(&r, "ns_per_page", (int64_t)stat_per_page_milli(med, in->pages), 3);
     else
         record_null(&r, "ns_per_page");
-    record_fixed(&r, "cv_pct", (int64_t)stat_cv_centipct(v, in->runs), 2);
+    record_fixed(&r, "cv_pct", (int64_t)stat_cv_centipct(v, runs), 2);
     record_end(&r);
 }
 
@@ -167,14 +167,14 @@ static void records(const struct report_input *in, bool equal, bool same_pages)
 
     for (unsigned i = 0; i < in->nstrat; i++) {
         const struct report_series *x = &in->s[i];
-        record_summary(in, x, "init", x->init);
+        record_summary(in, x, in->runs, "init", x->init);
         if (x->touch)
-            record_summary(in, x, "first_touch", x->touch);
+            record_summary(in, x, in->touch_runs, "first_touch", x->touch);
         if (x->later)
-            record_summary(in, x, x->later_phase, x->later);
+            record_summary(in, x, in->runs, x->later_phase, x->later);
     }
     for (unsigned f = 0; f < in->nfloors; f++)
-        record_summary(in, &in->floors[f], "init", in->floors[f].init);
+        record_summary(in, &in->floors[f], in->runs, "init", in->floors[f].init);
     for (unsigned i = 0; i < in->nstrat; i++) {
         const struct report_series *x = &in->s[i];
         struct figures f = figures_of(in, x);
@@ -277,6 +277,9 @@ static void human(const struct report_input *in, bool equal, bool same_pages)
     line("%s: median; later: t first touch (every page allocated, freed), d deferred init, r drain; "
          "1st alloc: %s after init began; x own fl: over its own metadata's floor",
          !strcmp(units[0], "init ms") ? "ms" : units[0], units[3]);
+    if (in->touch_runs < in->runs)
+        line("t and 1st alloc of Xen's strategies: the first %u run%s only (touch_runs=%u), init of all %u",
+             in->touch_runs, in->touch_runs == 1 ? "" : "s", in->touch_runs, in->runs);
     line("digests: %s, %s (0x%016llx); audits green",
          equal ? "one heap for Xen's strategies" : "DIFFERENT HEAPS",
          same_pages ? "the same pages for all" : "DIFFERENT PAGES", (unsigned long long)in->s[0].page_digest);

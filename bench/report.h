@@ -35,6 +35,7 @@ struct report_input {
     uint64_t left_out_pages;        /* usable pages the boot allocator had no room for */
     unsigned left_out_regions;      /* the regions they are in */
     unsigned runs;
+    unsigned touch_runs;            /* runs [0, touch_runs) timed the first touch too */
     bool calibrated;                /* false: every figure is TSC ticks */
     unsigned nstrat;                /* strategies in s[], Xen's and the peers', in run order */
     const struct report_series *s;

@@ -35,6 +35,9 @@ struct series {
     uint64_t page_digest;                   /* ... and page digest */
     unsigned cpus;                          /* CPUs its init runs on */
     unsigned later_cpus;                    /* CPUs its later part runs on */
+    /* This run's ticks: the init, the first allocation and the whole first touch. */
+    uint64_t init_ticks, first_ticks, touch_ticks;
+    const struct series *touch_from;        /* whose first touch this run's is */
 };
 
 /*
@@ -53,6 +56,10 @@ uint64_t bench_units(uint64_t ticks);
 /* A `result` record: phase "init", "first_touch", or a peer's later part; cpus it ran on. */
 void bench_record_result(const struct series *x, unsigned run, const char *phase, uint64_t ticks,
                          uint64_t first_alloc, unsigned cpus);
+
+/* The same, for a first touch timed after another strategy's same heap: it names from. */
+void bench_record_shared(const struct series *x, unsigned run, const char *phase, uint64_t ticks,
+                         uint64_t first_alloc, unsigned cpus, const struct series *from);
 
 /* 0 when audit a holds the pages of digest ref (0: nothing to compare yet), else -EINVAL with e saying so. */
 int bench_check_pages(const struct series *x, unsigned run, const struct heap_audit *a, uint64_t ref,

@@ -40,6 +40,33 @@ def test_a_run_reports_like_the_kernel(runner):
     assert "HOSTED" in r.out and "(hosted, user space)" in r.out
 
 
+def test_touch_runs_samples_the_first_touch(runner):
+    """touch_runs=1: every run times the init, the first run alone the first
+    touch; summaries say over how many runs, and no first allocation is
+    claimed for a run that made none."""
+    r = runner("--mem", "256M", "runs=3", "touch_runs=1")
+    assert r.rc == OK, r
+    assert r.one("bench")["touch_runs"] == 1
+    results = r.of("result")
+    assert {x["run"] for x in results if x["phase"] == "first_touch"} == {0}
+    assert sorted(x["run"] for x in results if x["strategy"] == "chunk" and x["phase"] == "init") == [0, 1, 2]
+    assert all(("first_alloc_ns" in x) == (x["run"] == 0)
+               for x in results if x["phase"] == "init" and x["strategy"] != "floor")
+    runs = {(x["strategy"], x["phase"]): x["runs"] for x in r.of("summary")}
+    assert runs[("chunk", "first_touch")] == 1 and runs[("chunk", "init")] == 3
+    assert {c["run"] for c in r.of("cpu_time") if c["phase"] == "first_touch"} == {0}
+    assert "first 1 run only (touch_runs=1)" in r.out
+
+
+def test_runs_are_interleaved_in_turn(runner):
+    """Each run starts one place further along the strategies and the floor."""
+    r = runner("--mem", "256M", "runs=3", "strategies=page,chunk")
+    assert r.rc == OK, r
+    order = [(x["run"], x["strategy"]) for x in r.of("result") if x["phase"] == "init"]
+    assert order == [(0, "page"), (0, "chunk"), (0, "floor"), (1, "chunk"), (1, "floor"), (1, "page"),
+                     (2, "floor"), (2, "page"), (2, "chunk")]
+
+
 def test_the_kernel_options_reach_the_code(runner):
     r = runner("--mem", "3G", "runs=1", "strategies=once,chunk", "numa_fake=3", "once_stores=nt",
                "bootscrub=off")
