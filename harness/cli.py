@@ -126,6 +126,9 @@ def parser():
     r.add_argument("--hosted", action="store_true",
                    help=f"run build/bootheap-host, the kernel's heap code in user space, instead of QEMU "
                         f"(sizes {','.join(map(str, hosted.SIZES_GIB))} GiB, {hosted.RUNS} runs)")
+    r.add_argument("--full", action="store_true",
+                   help="with --hosted: time the first touch in every run at every size (by default "
+                        f"the first run only from {hosted.TOUCH_SAMPLED_FROM >> 30} GiB up)")
     r.add_argument("--timeout", type=float, default=sweep.DEFAULT_TIMEOUT, help="seconds per boot")
     r.add_argument("--verbose", "-v", action="store_true", help="show the serial output and QEMU command")
     p = sub.add_parser("report", help="rewrite summary.csv, report.md and plot.png of a results folder")

@@ -14,7 +14,7 @@ from harness.stats import (FIRST_TOUCH, FLOOR, FLOORS, INIT, NEW, OLD, SizeStats
                            disagreements, failures, request_mismatch)
 from harness.hosted import cpu_medians
 from harness.cpus_report import cpus_sections
-from harness.hosted import report_sections as hosted_sections
+from harness.hosted import cpu_section as hosted_cpu_section, report_sections as hosted_sections
 from harness.xen import XEN_ARM, XEN_X86, xen_ns_per_page, xen_pages, xen_row
 
 
@@ -215,6 +215,8 @@ def render_markdown(sweep, plot_note=None):
     for note in info.get("notes", []):
         L += ["", f"Note: {note}"]
     L.append("")
+    # Hosted sizes lead with the thread's CPU time, steadier than the TSC on a shared machine.
+    L += hosted_cpu_section(sweep)
 
     # Old versus new, one row per size.
     side_by_side = not emulated

@@ -86,6 +86,8 @@ def cmd_run(args):
     mode = "hosted" if args.hosted else args.mode
     sizes, runs, notes = plan(args, accel)
     append = kernel_args(runs, args.strategies)
+    if args.hosted and not getattr(args, "full", False) and any(n >= hosted.TOUCH_SAMPLED_FROM for n in sizes):
+        notes.append(hosted.sampling_note())
     out = make_out_dir(args.out)
     emulated = accel == "tcg"
     if emulated:
@@ -119,7 +121,8 @@ def cmd_run(args):
             say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: {'running' if args.hosted else 'booting'} ...")
             try:
                 if args.hosted:
-                    r = hosted.run(nbytes, append, os.path.join(out, log_name), args.timeout)
+                    r = hosted.run(nbytes, hosted.size_append(nbytes, append, getattr(args, "full", False)),
+                                   os.path.join(out, log_name), args.timeout)
                     said += [m for m in r.stderr.splitlines() if m.strip()]
                 else:
                     r = qemu.boot(mode=args.mode, mem=f"{nbytes // MIB}M", append=append, accel=accel,

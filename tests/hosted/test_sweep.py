@@ -44,10 +44,20 @@ def test_hosted_sweep_reads_as_hosted(sweep):
         md = f.read()
     assert "EMULATED" not in md
     assert "## Hosted: user space, the kernel's heap code" in md
-    assert "## CPU time of each window" in md
+    # CPU time leads, each median with its spread.
+    assert md.index("## Hosted: CPU time of each window") < md.index("## Old (page by page)")
+    assert "CPU ns/page, median [min-max]" in md and "| 4 GiB | chunk | init | 2 |" in md
     # Xen published 4 GB: the hosted 4 GiB row sits beside it, with what differs.
     assert "## Hosted beside Xen's published figures" in md and "| 4 GB |" in md
     assert "What differs" in md and "Xen v2 ms (before -> after)" in md
+
+
+def test_the_sweep_samples_the_first_touch_from_256_gib():
+    from harness import hosted
+    assert hosted.size_append(90 << 30, "runs=3", False) == "runs=3"
+    assert hosted.size_append(256 << 30, "runs=3", False) == "runs=3 touch_runs=1"
+    assert hosted.size_append(1 << 40, "runs=3", True) == "runs=3"
+    assert hosted.size_append(1 << 40, "runs=3 touch_runs=2", False) == "runs=3 touch_runs=2"
 
 
 def test_beside_a_tcg_sweep(sweep):
