@@ -115,6 +115,15 @@ def cpu_times(run):
     return by
 
 
+def clock_mhz(run):
+    """{(strategy, phase): median core MHz} of the clock probes beside each window."""
+    by = {}
+    for r in run.of("cpu_time"):
+        if r.get("mhz"):
+            by.setdefault((r.get("strategy"), r.get("phase")), []).append(r["mhz"])
+    return {k: median(v) for k, v in by.items()}
+
+
 def cpu_medians(run):
     """{(strategy, phase): median ns} of the cpu_time records of one size."""
     return {k: median(list(v.values())) for k, v in cpu_times(run).items()}
@@ -127,7 +136,7 @@ def cpu_section(sweep):
     where the two differ by more than WALL_MARGIN."""
     rows, descheduled = [], 0
     for run in sweep.sizes:
-        ss, cpu = SizeStats(run), cpu_times(run)
+        ss, cpu, mhz = SizeStats(run), cpu_times(run), clock_mhz(run)
         if not cpu or not ss.pages:
             continue
         floor = median(list(cpu[(FLOOR, INIT)].values())) if (FLOOR, INIT) in cpu else None
@@ -145,18 +154,21 @@ def cpu_section(sweep):
                 rows.append([gib_text(run.nbytes), s, phase, len(v),
                              f"{med / ss.pages:.3f} [{min(v) / ss.pages:.3f}-{max(v) / ss.pages:.3f}]",
                              f"{cv_pct(v):.1f}",
-                             f"{med / floor:.2f}" if floor and phase == INIT else "", wall_text])
+                             f"{med / floor:.2f}" if floor and phase == INIT else "",
+                             mhz.get((s, phase), ""), wall_text])
     if not rows:
         return []
     head = ["RAM", "strategy", "phase", "runs", "CPU ns/page, median [min-max]", "cv %", "x floor (CPU)",
-            "wall ns/page where it differs"]
+            "core MHz", "wall ns/page where it differs"]
     return ["## Hosted: CPU time of each window", "",
             "The CPU time the runner's thread spent in each timed window "
             "(`CLOCK_THREAD_CPUTIME_ID`): median over runs, with the fastest and slowest run and the "
             "cv. The TSC tables below measure wall time, which also holds the time other processes "
             f"had the CPU. Where the wall-time median exceeds the CPU-time median by more than "
             f"{WALL_MARGIN * 100:.0f}%, the wall figure is shown beside it: the thread was "
-            f"descheduled for that share of the window ({descheduled} of {len(rows)} rows here).", "",
+            f"descheduled for that share of the window ({descheduled} of {len(rows)} rows here). "
+            "`core MHz` is the clock the thread saw beside its windows (a chain of dependent adds, "
+            "one cycle each, over CPU time; median): a window run at a lower clock shows there.", "",
             _table(head, rows), ""]
 
 
@@ -206,8 +218,18 @@ def report_sections(sweep):
                   + f"; load average {min(x['load_start'] for x in hosts):.2f} to "
                   f"{max(x['load_end'] for x in hosts):.2f}; frame table and M2P "
                   f"{sum(x['huge_bytes'] for x in hosts) * 100 // max(1, sum(x['tables_bytes'] for x in hosts))}% "
-                  "in huge pages.", ""]
+                  "in huge pages" + _phys_text(hosts) + ".", ""]
     return lines + xen_section(sweep)
+
+
+def _phys_text(hosts):
+    """Where the host put the tables, from the runner's pagemap reading (root only)."""
+    known = [h for h in hosts if h.get("phys_known_bytes")]
+    if not known:
+        return ""
+    runs = [h["phys_runs"] for h in known]
+    return (f", in {min(runs)} to {max(runs)} physically contiguous runs a size (longest "
+            f"{max(h['phys_longest_run_bytes'] for h in known) >> 20} MiB)")
 
 
 def _table(head, rows):

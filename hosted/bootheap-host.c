@@ -230,6 +230,10 @@ static void record_host(uint64_t load_start, uint64_t ns_start, int64_t clock_pp
     record_str(&r, "host_hypervisor", cpu.hypervisor ? cpu.hv_signature : "");
     record_u64(&r, "tables_bytes", host_mem.mapped);
     record_u64(&r, "huge_bytes", host_mem.huge);
+    record_u64(&r, "phys_known_bytes", host_mem.phys_known);
+    record_u64(&r, "phys_runs", host_mem.phys_runs);
+    record_u64(&r, "phys_longest_run_bytes", host_mem.longest_run);
+    record_u64(&r, "numa_nodes_mask", host_mem.nodes);
     record_u64(&r, "need_bytes", host_mem.need);
     record_u64(&r, "avail_bytes", host_mem.avail);
     record_fixed(&r, "load_start", (int64_t)load_start, 2);
@@ -270,7 +274,7 @@ int main(int argc, char **argv)
     host_time_init();
     /* The heap's memory: whatever the boot allocator still holds, less the peers' page arrays. */
     mm_heap_takeover(host_peer_layouts);
-    host_mem_measure_huge();
+    host_mem_measure();
     printk("host: %llu MiB of anonymous memory for the tables, %llu MiB of it in huge pages\n",
            (unsigned long long)(host_mem.mapped >> 20), (unsigned long long)(host_mem.huge >> 20));
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "hosted/platform/runner.h"
 #include "kernel/console.h"
@@ -207,19 +209,72 @@ void paging_map(uint64_t virt, uint64_t phys, uint64_t len, unsigned page_shift,
     host_mem.mapped += len;
 }
 
-void host_mem_measure_huge(void)
+/* True when [lo, hi) lies among the tables' addresses: frame table, M2P, the peers' page arrays. */
+static bool tables_range(uint64_t lo, uint64_t hi)
+{
+    return lo >= FRAMETABLE_BASE && hi <= FREEBSD_PAGES_BASE + MAX_PFN_LIMIT * 88;
+}
+
+/*
+ * Where the host put the tables' 2 MiB pages, from /proc/self/pagemap
+ * (physical frames need root; without it every frame reads 0 and nothing is
+ * counted): how many physically contiguous runs they form and the longest.
+ */
+static void measure_phys(uint64_t lo, uint64_t hi, int fd, uint64_t *prev)
+{
+    for (uint64_t va = lo; va < hi; va += MiB(2)) {
+        uint64_t e;
+        if (pread(fd, &e, sizeof(e), (off_t)(va >> PAGE_SHIFT) * 8) != sizeof(e) || !(e >> 63))
+            continue;
+        uint64_t pa = (e & ((1ull << 55) - 1)) << PAGE_SHIFT;
+        if (!pa)
+            continue;
+        host_mem.phys_known += MiB(2);
+        if (pa != *prev + MiB(2) || !host_mem.phys_runs) {
+            host_mem.phys_runs++;
+            host_mem.run_bytes = 0;
+        }
+        host_mem.run_bytes += MiB(2);
+        host_mem.longest_run = MAX(host_mem.longest_run, host_mem.run_bytes);
+        *prev = pa;
+    }
+}
+
+void host_mem_measure(void)
 {
     FILE *f = fopen("/proc/self/smaps", "r");
+    int fd = open("/proc/self/pagemap", O_RDONLY);
     char line[256];
     bool ours = false;
+    uint64_t prev = 0;
 
     host_mem.huge = 0;
     while (f && fgets(line, sizeof(line), f)) {
         unsigned long long lo, hi, kib;
-        if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2)
-            ours = lo >= FRAMETABLE_BASE && hi <= FREEBSD_PAGES_BASE + MAX_PFN_LIMIT * 88;
-        else if (ours && sscanf(line, "AnonHugePages: %llu kB", &kib) == 1)
+        if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2) {
+            ours = tables_range(lo, hi);
+            if (ours && fd >= 0)
+                measure_phys(lo, hi, fd, &prev);
+        } else if (ours && sscanf(line, "AnonHugePages: %llu kB", &kib) == 1) {
             host_mem.huge += (uint64_t)kib << 10;
+        }
+    }
+    if (f)
+        fclose(f);
+    if (fd >= 0)
+        close(fd);
+    /* The NUMA nodes the host put the tables on: "N<node>=<pages>" in numa_maps. */
+    host_mem.nodes = 0;
+    f = fopen("/proc/self/numa_maps", "r");
+    while (f && fgets(line, sizeof(line), f)) {
+        unsigned long long lo;
+        if (sscanf(line, "%llx ", &lo) != 1 || !tables_range(lo, lo + 1))
+            continue;
+        for (char *p = strstr(line, " N"); p; p = strstr(p + 1, " N")) {
+            unsigned node;
+            if (sscanf(p, " N%u=", &node) == 1 && node < 64)
+                host_mem.nodes |= 1ull << node;
+        }
     }
     if (f)
         fclose(f);

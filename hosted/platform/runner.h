@@ -69,6 +69,11 @@ struct host_mem {
     uint64_t avail;             /* what the host offered */
     uint64_t mapped;            /* bytes of anonymous memory mapped for the tables */
     uint64_t huge;              /* of which the host backs with huge pages */
+    uint64_t phys_known;        /* bytes whose physical frames pagemap gave (root only) */
+    uint64_t phys_runs;         /* physically contiguous runs they form */
+    uint64_t longest_run;       /* bytes in the longest of them */
+    uint64_t run_bytes;         /* (the run being measured) */
+    uint64_t nodes;             /* NUMA nodes the host put them on, a bit each */
 };
 
 extern struct host_mem host_mem;
@@ -76,8 +81,12 @@ extern struct host_mem host_mem;
 /* The peers' page arrays (mm/peer.h) the run will back: a bit per layout. Set before mm_init(). */
 extern unsigned host_peer_layouts;
 
-/* Reads AnonHugePages of the tables from /proc/self/smaps into host_mem.huge. */
-void host_mem_measure_huge(void);
+/*
+ * Reads where the host put the tables into host_mem: AnonHugePages from
+ * /proc/self/smaps, physical contiguity from /proc/self/pagemap, NUMA nodes
+ * from /proc/self/numa_maps. What cannot be read stays 0.
+ */
+void host_mem_measure(void);
 
 /* ---- clocks (clock.c) ------------------------------------------------------ */
 

@@ -21,6 +21,7 @@ static struct {
     unsigned run;
     bool timed, counting;
     struct timespec cpu0;
+    uint64_t mhz;
     char label[96];
 } win;
 
@@ -35,6 +36,31 @@ static unsigned nseries;
 static uint64_t ns_between(const struct timespec *a, const struct timespec *b)
 {
     return (uint64_t)((b->tv_sec - a->tv_sec) * 1000000000ll + (b->tv_nsec - a->tv_nsec));
+}
+
+/*
+ * The core's clock as the thread sees it: a chain of dependent adds, one
+ * cycle each on any x86-64 core, over the thread's CPU time. Run beside each
+ * timed window (about 0.1 ms), it tells a window run at a lower clock (a
+ * host that boosts less while its other cores are busy) from one that did
+ * more work or waited on memory. 0 when the clock cannot be read.
+ */
+#define PROBE_ADDS (1u << 18)
+
+static uint64_t clock_probe_mhz(void)
+{
+    struct timespec a, b;
+    uint64_t x = 0, n = PROBE_ADDS / 8;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    __asm__ volatile("1:\n\t"
+                     "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                     "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                     "dec %1\n\tjnz 1b"
+                     : "+r"(x), "+r"(n) : : "cc");
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    uint64_t ns = ns_between(&a, &b);
+    return ns ? (uint64_t)PROBE_ADDS * 1000 / ns : 0;
 }
 
 static struct series *find(const char *strategy, const char *phase, bool add)
@@ -63,6 +89,7 @@ void bench_window_open(const char *strategy, const char *phase, unsigned run, bo
     win.run = run;
     win.timed = timed;
     win.counting = timed && RUNNING_ON_VALGRIND;
+    win.mhz = timed && !RUNNING_ON_VALGRIND ? clock_probe_mhz() : 0;
     if (win.counting)
         snprintf(win.label, sizeof(win.label), "bootheap %s %s %u", strategy, phase, run);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &win.cpu0);
@@ -97,6 +124,11 @@ void bench_window_close(void)
     record_u64(&r, "run", win.run);
     record_str(&r, "phase", win.phase);
     record_u64(&r, "ns", ns);
+    /* The clock before and after the window, the lower of the two. */
+    if (win.mhz) {
+        uint64_t after = clock_probe_mhz();
+        record_u64(&r, "mhz", after && after < win.mhz ? after : win.mhz);
+    }
     record_end(&r);
 }
 

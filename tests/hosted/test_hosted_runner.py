@@ -40,6 +40,22 @@ def test_a_run_reports_like_the_kernel(runner):
     assert "HOSTED" in r.out and "(hosted, user space)" in r.out
 
 
+def test_host_facts_beside_the_figures(runner):
+    """Each window carries the core clock seen beside it; the host record
+    says where the tables lie: physical runs (as root) and NUMA nodes."""
+    import os
+    r = runner("--mem", "1G", "runs=1", "strategies=chunk")
+    assert r.rc == OK, r
+    cpu = r.of("cpu_time")
+    assert cpu and all(100 < c["mhz"] < 20000 for c in cpu), cpu
+    host = r.one("host")
+    assert host["numa_nodes_mask"] & 1
+    if os.geteuid() == 0:
+        assert host["phys_known_bytes"] == host["tables_bytes"]
+        assert 1 <= host["phys_runs"] <= host["tables_bytes"] >> 21
+        assert 2 << 20 <= host["phys_longest_run_bytes"] <= host["tables_bytes"]
+
+
 def test_touch_runs_samples_the_first_touch(runner):
     """touch_runs=1: every run times the init, the first run alone the first
     touch; summaries say over how many runs, and no first allocation is
