@@ -241,7 +241,9 @@ def render_markdown(sweep, plot_note=None):
     L += [md_table(headers, rows), ""]
     if side_by_side:
         L += ["Xen's columns are its published end_boot_allocator() times (nested KVM, c5.metal) at "
-              "the same nominal size; see the derivation of their ns/page below.", ""]
+              "the same nominal size; see the derivation of their ns/page below. Its \"after\" times "
+              "are of commit 72b02bc (`chunk_72b02bc` here, where present), not of the released 4.17.0 "
+              f"that `{NEW}` models (FIDELITY.md).", ""]
 
     L += kernels_section(sweep, stats)
 

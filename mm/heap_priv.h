@@ -242,4 +242,24 @@ static inline unsigned chunk_order(uint64_t s, uint64_t e)
     return order;
 }
 
+/*
+ * Xen's _init_heap_pages() (common/page_alloc.c, RELEASE-4.17.0, and as at
+ * 72b02bc): hands the nr pages at pg, all on one node, to the free path in
+ * the largest naturally aligned blocks that fit. For chunk and chunk_72b02bc.
+ */
+static inline __attribute__((always_inline)) void chunk_init_range(unsigned xc, struct heap *h,
+                                                                   struct page_info *pg, uint64_t nr,
+                                                                   bool need_scrub)
+{
+    uint64_t s = xc_page_to_mfn(xc, pg), e = xc_page_to_mfn(xc, pg + nr - 1) + 1;
+
+    if (xc_on(xc, XC_NODE_HEAP))
+        xc_node_heap_check(xc, h, xc_page_to_nid(xc, pg));
+    while (s < e) {
+        unsigned order = chunk_order(s, e);
+        XC_PICK(heap_free_pages, xc)(h, xc_mfn_to_page(xc, s), order, need_scrub);
+        s += 1ull << order;
+    }
+}
+
 #endif

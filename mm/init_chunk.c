@@ -5,22 +5,6 @@
 // power-of-two blocks that fit.
 #include "mm/heap_priv.h"
 
-/* Xen's _init_heap_pages(): the nr pages at pg are on one node. */
-static inline __attribute__((always_inline)) void chunk_init_range(unsigned xc, struct heap *h,
-                                                                   struct page_info *pg, uint64_t nr,
-                                                                   bool need_scrub)
-{
-    uint64_t s = xc_page_to_mfn(xc, pg), e = xc_page_to_mfn(xc, pg + nr - 1) + 1;
-
-    if (xc_on(xc, XC_NODE_HEAP))
-        xc_node_heap_check(xc, h, xc_page_to_nid(xc, pg));
-    while (s < e) {
-        unsigned order = chunk_order(s, e);
-        XC_PICK(heap_free_pages, xc)(h, xc_mfn_to_page(xc, s), order, need_scrub);
-        s += 1ull << order;
-    }
-}
-
 /* Xen's init_heap_pages() since RELEASE-4.17.0, for one set of costs. */
 static inline __attribute__((always_inline)) void chunk_init_body(unsigned xc, struct heap *h,
                                                                   uint64_t mfn, uint64_t nr)

@@ -7,13 +7,15 @@
 #include "mm/heap.h"
 #include "mm/peer.h"
 
-extern const struct heap_strategy strategy_page, strategy_chunk, strategy_once, strategy_lazy;
+extern const struct heap_strategy strategy_page, strategy_chunk, strategy_chunk_72b02bc, strategy_once,
+    strategy_lazy;
 extern const struct peer_strategy strategy_linux, strategy_linux_deferred, strategy_freebsd,
     strategy_freebsd_lazy;
 
 const struct heap_strategy *const heap_strategies[] = {
     &strategy_page,
     &strategy_chunk,
+    &strategy_chunk_72b02bc,
     &strategy_once,
     &strategy_lazy,
     NULL,

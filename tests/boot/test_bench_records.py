@@ -12,7 +12,7 @@ PHASES = ("init", "first_touch")
 PEERS = {"linux": (None, "floor_linux"), "linux_deferred": ("deferred", "floor_linux"),
          "freebsd": (None, "floor_freebsd"), "freebsd_lazy": ("drain", "floor_freebsd")}
 FLOOR_BYTES = {"floor_linux": 64, "floor_freebsd": 88}
-ALL = ["page", "chunk", "once", "lazy", "linux", "linux_deferred", "freebsd", "freebsd_lazy"]
+ALL = ["page", "chunk", "chunk_72b02bc", "once", "lazy", "linux", "linux_deferred", "freebsd", "freebsd_lazy"]
 
 
 def phases_of(s):
@@ -193,7 +193,7 @@ def test_sixteen_gib_page_then_chunk_same_heap():
 
 
 @pytest.mark.parametrize("args,message", [
-    ("strategies=page,bogus", "strategies=page,bogus: unknown strategy 'bogus' (known: page chunk once lazy "
+    ("strategies=page,bogus", "strategies=page,bogus: unknown strategy 'bogus' (known: page chunk chunk_72b02bc once lazy "
                               "linux linux_deferred freebsd freebsd_lazy)"),
     ("strategies=linux,linux", "strategies=linux,linux: 'linux' is listed twice"),
     ("strategies=page,page", "strategies=page,page: 'page' is listed twice"),

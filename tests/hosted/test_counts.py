@@ -32,13 +32,13 @@ def test_counts_are_exact_and_ordered(tmp_path):
     pages, first = a
     assert first, "no window was counted"
     peers = {"linux": (), "linux_deferred": ("deferred",), "freebsd": (), "freebsd_lazy": ("drain",)}
-    assert set(first) == {(s, ph, 0) for s in ("page", "chunk", "once", "lazy")
+    assert set(first) == {(s, ph, 0) for s in ("page", "chunk", "chunk_72b02bc", "once", "lazy")
                           for ph in ("init", "first_touch")} | \
         {(f, "init", 0) for f in ("floor", "floor_linux", "floor_freebsd")} | \
         {(s, ph, 0) for s, later in peers.items() for ph in ("init", "first_alloc") + later}
     # Every event of every window, twice over.
     assert first == b[1]
-    ir = {s: first[(s, "init", 0)]["Ir"] / pages for s in ("page", "chunk", "once", "lazy")}
+    ir = {s: first[(s, "init", 0)]["Ir"] / pages for s in ("page", "chunk", "chunk_72b02bc", "once", "lazy")}
     assert ir["page"] > ir["chunk"] > ir["once"] > ir["lazy"], ir
     # The floor writes every byte once with 8-byte stores: under Xen's cost
     # model (the default) the 32 bytes a page of page_info, no M2P entry.

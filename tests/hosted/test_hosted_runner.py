@@ -12,11 +12,11 @@ def test_a_run_reports_like_the_kernel(runner):
     assert r.rc == OK, r
     boot, bench = r.one("boot"), r.one("bench")
     assert boot["accel"] == "host" and bench["accel"] == "host" and bench["emulated"] is False
-    assert bench["runs"] == 2 and bench["strategies"] == ["page", "chunk", "once", "lazy", "linux",
+    assert bench["runs"] == 2 and bench["strategies"] == ["page", "chunk", "chunk_72b02bc", "once", "lazy", "linux",
                                                            "linux_deferred", "freebsd", "freebsd_lazy"]
     audits = r.of("audit")
-    assert len(audits) == 2 * 8 and all(a["ok"] for a in audits), r
-    assert len({a["digest"] for a in audits if a["strategy"] in ("page", "chunk", "once", "lazy")}) == 1
+    assert len(audits) == 2 * 9 and all(a["ok"] for a in audits), r
+    assert len({a["digest"] for a in audits if a["strategy"] in ("page", "chunk", "chunk_72b02bc", "once", "lazy")}) == 1
     assert len({a["page_digest"] for a in audits}) == 1
     assert all(a["free_pages"] == bench["pages"] for a in audits)
     results = r.of("result")

@@ -50,6 +50,9 @@ def test_hosted_sweep_reads_as_hosted(sweep):
     # Xen published 4 GB: the hosted 4 GiB row sits beside it, with what differs.
     assert "## Hosted beside Xen's published figures" in md and "| 4 GB |" in md
     assert "What differs" in md and "Xen v2 ms (before -> after)" in md
+    # The cover letter's code beside the released one, each named.
+    assert "hosted chunk_72b02bc ns/page" in md and "hosted chunk (4.17.0) ns/page" in md
+    assert "measured at commit 72b02bc" in md
 
 
 def test_the_sweep_samples_the_first_touch_from_256_gib():
