@@ -24,7 +24,7 @@ RUNS = 3
 # the fast inits: at these sizes and above the default sweep times it in the
 # first run only (touch_runs=1), which keeps the sweep within minutes; `run
 # --hosted --full` (make bench-host-full) times it in every run.
-TOUCH_SAMPLED_FROM = 256 * GIB
+TOUCH_SAMPLED_FROM = 64 * GIB
 # The runner's exit statuses (hosted/platform/runner.h).
 STATUS = {0: "ok", 1: "fail", 2: "bad-input", 3: "no-memory"}
 MEANS = ("user space, the kernel's heap code, this machine's real CPU and memory, "

@@ -128,6 +128,27 @@ static void mark_rep_uniform(struct entry *e, uint64_t *m, size_t n)
     __asm__ volatile("rep stosq" : "+D"(d), "+c"(q) : "a"(M2P_INVALID) : "memory");
 }
 
+/*
+ * The same stores one 1 GiB block (2^18 entries, 8 MiB of page_info) at a
+ * time, tails then head, as once wrote them until it filled whole ranges:
+ * string stores below some length read each line before writing it.
+ */
+static void mark_rep_per_block(struct entry *e, uint64_t *m, size_t n)
+{
+    const size_t block = 1u << 18;
+
+    for (size_t s = 0; s < n; s += block) {
+        size_t k = n - s < block ? n - s : block, q = (k - 1) * 4;
+        void *d = &e[s + 1];
+        __asm__ volatile("rep stosq" : "+D"(d), "+c"(q) : "a"(W1) : "memory");
+        q = k - 1;
+        d = &m[s + 1];
+        __asm__ volatile("rep stosq" : "+D"(d), "+c"(q) : "a"(M2P_INVALID) : "memory");
+        e[s] = (struct entry){ { W0, W1, W2, W3 } };
+        m[s] = M2P_INVALID;
+    }
+}
+
 /* AVX-512 non-temporal: one 64-byte line (two entries) per store. */
 __attribute__((target("avx512f")))
 static void mark_avx512_nt(struct entry *e, uint64_t *m, size_t n)
@@ -195,6 +216,7 @@ int main(int argc, char **argv)
         { "sse-nt (movntdq)", mark_sse_nt },
         { "rep movsq template", mark_rep },
         { "rep stosq uniform", mark_rep_uniform },
+        { "rep stosq per 1 GiB block", mark_rep_per_block },
         { "avx512-nt", mark_avx512_nt },
     };
     enum { K = sizeof(kinds) / sizeof(kinds[0]) };

@@ -55,10 +55,10 @@ def test_hosted_sweep_reads_as_hosted(sweep):
     assert "measured at commit 72b02bc" in md
 
 
-def test_the_sweep_samples_the_first_touch_from_256_gib():
+def test_the_sweep_samples_the_first_touch_from_64_gib():
     from harness import hosted
-    assert hosted.size_append(90 << 30, "runs=3", False) == "runs=3"
-    assert hosted.size_append(256 << 30, "runs=3", False) == "runs=3 touch_runs=1"
+    assert hosted.size_append(32 << 30, "runs=3", False) == "runs=3"
+    assert hosted.size_append(64 << 30, "runs=3", False) == "runs=3 touch_runs=1"
     assert hosted.size_append(1 << 40, "runs=3", True) == "runs=3"
     assert hosted.size_append(1 << 40, "runs=3 touch_runs=2", False) == "runs=3 touch_runs=2"
 
