@@ -66,15 +66,23 @@ def run(nbytes, append, log_path, timeout, runner=RUNNER):
 
 def size_append(nbytes, append, full):
     """The kernel options for one size of the sweep: append, plus
-    touch_runs=1 where the first touch is sampled."""
-    if full or nbytes < TOUCH_SAMPLED_FROM or "touch_runs=" in append:
+    touch_shared (the eager strategies' first touch timed once a run, for
+    all of them) and touch_runs=1 where the first touch is sampled."""
+    if full:
         return append
-    return append + " touch_runs=1"
+    words = append.split()
+    if not any(w == "touch_shared" for w in words):
+        words.append("touch_shared")
+    if nbytes >= TOUCH_SAMPLED_FROM and not any(w.startswith("touch_runs=") for w in words):
+        words.append("touch_runs=1")
+    return " ".join(words)
 
 
 def sampling_note():
-    return (f"first touch timed in the first run only from {gib_text(TOUCH_SAMPLED_FROM)} up "
-            "(touch_runs=1), in every run below; --full (make bench-host-full) times it in every run")
+    return ("the eager strategies build the same heap, so their first touch is timed after one "
+            "of them a run, in turn, and shared (touch_shared); from "
+            f"{gib_text(TOUCH_SAMPLED_FROM)} up in the first run only (touch_runs=1); --full "
+            "(make bench-host-full) times every strategy's in every run")
 
 
 def cmd_hosted(args):
@@ -126,6 +134,19 @@ def clock_mhz(run):
     return {k: median(v) for k, v in by.items()}
 
 
+# The row of a first touch the eager strategies shared (touch_shared).
+SHARED = "eager (shared)"
+
+
+def shared_touch(run):
+    """The strategies whose first touch was timed once a run for all of them."""
+    out = set()
+    for r in run.of("result"):
+        if r.get("phase") == FIRST_TOUCH and r.get("shared_from"):
+            out |= {r.get("strategy"), r["shared_from"]}
+    return out
+
+
 def cpu_medians(run):
     """{(strategy, phase): median ns} of the cpu_time records of one size."""
     return {k: median(list(v.values())) for k, v in cpu_times(run).items()}
@@ -142,13 +163,16 @@ def cpu_section(sweep):
         if not cpu or not ss.pages:
             continue
         floor = median(list(cpu[(FLOOR, INIT)].values())) if (FLOOR, INIT) in cpu else None
-        for s in ss.strategies:
+        shared = shared_touch(run)
+        pooled = {(s, r): ns for (s, phase), by in cpu.items() if phase == FIRST_TOUCH and s in shared
+                  for r, ns in by.items()}
+        for s in ss.strategies + ([SHARED] if pooled else []):
             for phase in (INIT, FIRST_TOUCH):
-                by = cpu.get((s, phase))
-                if not by:
+                by = pooled if s == SHARED and phase == FIRST_TOUCH else cpu.get((s, phase))
+                if not by or (s in shared and phase == FIRST_TOUCH):
                     continue
                 v = list(by.values())
-                med, wall = median(v), ss.get(s, phase)
+                med, wall = median(v), ss.get(s, phase) if s != SHARED else None
                 wall_text = ""
                 if wall and wall.median > med * (1 + WALL_MARGIN):
                     wall_text = f"{wall.per_page():.3f} (+{(wall.median / med - 1) * 100:.0f}%)"
@@ -169,6 +193,8 @@ def cpu_section(sweep):
             f"had the CPU. Where the wall-time median exceeds the CPU-time median by more than "
             f"{WALL_MARGIN * 100:.0f}%, the wall figure is shown beside it: the thread was "
             f"descheduled for that share of the window ({descheduled} of {len(rows)} rows here). "
+            f"`{SHARED}`: the first touch the eager strategies shared, timed after one of them a "
+            "run, in turn (their heaps are the same). "
             "`core MHz` is the clock the thread saw beside its windows (a chain of dependent adds, "
             "one cycle each, over CPU time; median): a window run at a lower clock shows there.", "",
             _table(head, rows), ""]

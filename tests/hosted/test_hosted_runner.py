@@ -74,6 +74,22 @@ def test_touch_runs_samples_the_first_touch(runner):
     assert "first 1 run only (touch_runs=1)" in r.out
 
 
+def test_touch_shared_takes_turns_among_the_eager(runner):
+    """touch_shared: one eager strategy a run times the first touch, in turn,
+    and the others carry its figure with its name; lazy times its own; with
+    no eager strategy nothing is shared."""
+    r = runner("--mem", "256M", "runs=3", "strategies=page,lazy,once", "touch_shared")
+    assert r.rc == OK, r
+    own = {(c["run"], c["strategy"]) for c in r.of("cpu_time") if c["phase"] == "first_touch"}
+    assert own == {(0, "page"), (1, "once"), (2, "page"), (0, "lazy"), (1, "lazy"), (2, "lazy")}
+    touch = {(x["run"], x["strategy"]): x for x in r.of("result") if x["phase"] == "first_touch"}
+    assert touch[(1, "page")]["shared_from"] == "once" and touch[(1, "page")]["ns"] == touch[(1, "once")]["ns"]
+    assert "shared_from" not in touch[(1, "lazy")] and "shared_from" not in touch[(0, "page")]
+    r = runner("--mem", "256M", "runs=2", "strategies=lazy", "touch_shared")
+    assert r.rc == OK, r
+    assert not any("shared_from" in x for x in r.of("result"))
+
+
 def test_runs_are_interleaved_in_turn(runner):
     """Each run starts one place further along the strategies and the floor."""
     r = runner("--mem", "256M", "runs=3", "strategies=page,chunk")

@@ -55,12 +55,25 @@ def test_hosted_sweep_reads_as_hosted(sweep):
     assert "measured at commit 72b02bc" in md
 
 
-def test_the_sweep_samples_the_first_touch_from_64_gib():
+def test_the_sweep_shares_and_samples_the_first_touch():
     from harness import hosted
-    assert hosted.size_append(32 << 30, "runs=3", False) == "runs=3"
-    assert hosted.size_append(64 << 30, "runs=3", False) == "runs=3 touch_runs=1"
+    assert hosted.size_append(32 << 30, "runs=3", False) == "runs=3 touch_shared"
+    assert hosted.size_append(64 << 30, "runs=3", False) == "runs=3 touch_shared touch_runs=1"
     assert hosted.size_append(1 << 40, "runs=3", True) == "runs=3"
-    assert hosted.size_append(1 << 40, "runs=3 touch_runs=2", False) == "runs=3 touch_runs=2"
+    assert hosted.size_append(1 << 40, "runs=3 touch_runs=2", False) == "runs=3 touch_runs=2 touch_shared"
+
+
+def test_the_shared_first_touch_reads_as_one_row(sweep):
+    s = load_folder(sweep)
+    run = s.sizes[0]
+    assert run.first("bench")["touch_shared"] is True
+    shared = [r for r in run.of("result") if r.get("shared_from")]
+    # Four eager strategies, two runs: three copies a run, each named.
+    assert len(shared) == 2 * 3 and {r["strategy"] for r in shared} == {"page", "chunk", "chunk_72b02bc", "once"}
+    with open(os.path.join(sweep, "report.md")) as f:
+        md = f.read()
+    assert "| 1 GiB | eager (shared) | first_touch | 2 |" in md
+    assert "| 1 GiB | lazy | first_touch | 2 |" in md and "| 1 GiB | chunk | first_touch |" not in md
 
 
 def test_beside_a_tcg_sweep(sweep):
