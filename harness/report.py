@@ -281,6 +281,10 @@ def render_markdown(sweep, plot_note=None):
                     "end-to-end ns/page", "first allocation ns"], rows), ""]
     L += ["A lazy init escapes the floor only by moving work to the first touch, so compare "
           "strategies on the end-to-end column as well.", ""]
+    if any(r.get("shared_from") for run in sweep.sizes for r in run.of("result")):
+        L += ["Where the eager strategies shared their first touch (`touch_shared`: their heaps are "
+              "the same, so it was timed after one of them a run, in turn), their first-touch "
+              "column is that one figure.", ""]
 
     # Plot.
     L += ["## ns per page against memory size", ""]

@@ -74,6 +74,7 @@ def test_the_shared_first_touch_reads_as_one_row(sweep):
         md = f.read()
     assert "| 1 GiB | eager (shared) | first_touch | 2 |" in md
     assert "| 1 GiB | lazy | first_touch | 2 |" in md and "| 1 GiB | chunk | first_touch |" not in md
+    assert "their first-touch column is that one figure" in md
 
 
 def test_beside_a_tcg_sweep(sweep):
