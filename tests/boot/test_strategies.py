@@ -29,6 +29,6 @@ def test_strategies_agree(args):
     results = assert_ktap_ok(r, min_tests=4)
     assert len(results) == 4
     audits = check_heap(r)
-    assert [a["strategy"] for a in audits] == ["page", "chunk", "once", "lazy"]
+    assert [a["strategy"] for a in audits] == ["page", "chunk", "chunk_72b02bc", "once", "lazy"]
     if "numa_fake" in args:
         assert record(r, "memory")["nodes"] == int(args.split("numa_fake=")[1][0])
