@@ -173,6 +173,9 @@ def cpu_section(sweep):
                     continue
                 v = list(by.values())
                 med, wall = median(v), ss.get(s, phase) if s != SHARED else None
+                # End to end: this init and its own first touch, or the shared one.
+                touch = pooled if s in shared else cpu.get((s, FIRST_TOUCH))
+                e2e = med + median(list(touch.values())) if phase == INIT and touch else None
                 wall_text = ""
                 if wall and wall.median > med * (1 + WALL_MARGIN):
                     wall_text = f"{wall.per_page():.3f} (+{(wall.median / med - 1) * 100:.0f}%)"
@@ -181,11 +184,11 @@ def cpu_section(sweep):
                              f"{med / ss.pages:.3f} [{min(v) / ss.pages:.3f}-{max(v) / ss.pages:.3f}]",
                              f"{cv_pct(v):.1f}",
                              f"{med / floor:.2f}" if floor and phase == INIT else "",
-                             mhz.get((s, phase), ""), wall_text])
+                             mhz.get((s, phase), ""), f"{e2e / ss.pages:.3f}" if e2e else "", wall_text])
     if not rows:
         return []
     head = ["RAM", "strategy", "phase", "runs", "CPU ns/page, median [min-max]", "cv %", "x floor (CPU)",
-            "core MHz", "wall ns/page where it differs"]
+            "core MHz", "init + first touch ns/page (CPU)", "wall ns/page where it differs"]
     return ["## Hosted: CPU time of each window", "",
             "The CPU time the runner's thread spent in each timed window "
             "(`CLOCK_THREAD_CPUTIME_ID`): median over runs, with the fastest and slowest run and the "
@@ -217,7 +220,8 @@ def xen_section(sweep):
             clocks.add("TSC")
         bench = run.first("bench") or {}
         # The cover letter's code, where the run has it (chunk_72b02bc).
-        letter = cpu.get((LETTER, INIT)) if "CPU time" in clocks else (ss.get(LETTER).median if ss.get(LETTER) else None)
+        letter = cpu.get((LETTER, INIT)) if "CPU time" in clocks else \
+            (ss.get(LETTER).median if ss.get(LETTER) else None)
         rows.append([f"{x[0]} GB", f"{xen_ns_per_page(x[0], x[3]):.2f}", f"{xen_ns_per_page(x[0], x[4]):.2f}",
                      f"{x[3] / x[4]:.2f}x", f"{old / ss.pages:.3f}",
                      f"{letter / ss.pages:.3f}" if letter else "", f"{old / letter:.2f}x" if letter else "",

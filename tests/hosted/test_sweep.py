@@ -47,6 +47,7 @@ def test_hosted_sweep_reads_as_hosted(sweep):
     # CPU time leads, each median with its spread.
     assert md.index("## Hosted: CPU time of each window") < md.index("## Old (page by page)")
     assert "CPU ns/page, median [min-max]" in md and "| 4 GiB | chunk | init | 2 |" in md
+    assert "init + first touch ns/page (CPU)" in md
     # Xen published 4 GB: the hosted 4 GiB row sits beside it, with what differs.
     assert "## Hosted beside Xen's published figures" in md and "| 4 GB |" in md
     assert "What differs" in md and "Xen v2 ms (before -> after)" in md
