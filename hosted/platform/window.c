@@ -41,7 +41,7 @@ static uint64_t ns_between(const struct timespec *a, const struct timespec *b)
 /*
  * The core's clock as the thread sees it: a chain of dependent adds, one
  * cycle each on any x86-64 core, over the thread's CPU time. Run beside each
- * timed window (about 0.1 ms), it tells a window run at a lower clock (a
+ * timed window (about 0.4 ms), it tells a window run at a lower clock (a
  * host that boosts less while its other cores are busy) from one that did
  * more work or waited on memory. 0 when the clock cannot be read.
  */
@@ -49,18 +49,25 @@ static uint64_t ns_between(const struct timespec *a, const struct timespec *b)
 
 static uint64_t clock_probe_mhz(void)
 {
-    struct timespec a, b;
-    uint64_t x = 0, n = PROBE_ADDS / 8;
+    uint64_t best = 0;
 
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-    __asm__ volatile("1:\n\t"
-                     "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                     "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                     "dec %1\n\tjnz 1b"
-                     : "+r"(x), "+r"(n) : : "cc");
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-    uint64_t ns = ns_between(&a, &b);
-    return ns ? (uint64_t)PROBE_ADDS * 1000 / ns : 0;
+    /* An interrupt inside a chain only lowers its figure: the best of three. */
+    for (int k = 0; k < 3; k++) {
+        struct timespec a, b;
+        uint64_t x = 0, n = PROBE_ADDS / 8;
+
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        __asm__ volatile("1:\n\t"
+                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                         "dec %1\n\tjnz 1b"
+                         : "+r"(x), "+r"(n) : : "cc");
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        uint64_t ns = ns_between(&a, &b);
+        if (ns && (uint64_t)PROBE_ADDS * 1000 / ns > best)
+            best = (uint64_t)PROBE_ADDS * 1000 / ns;
+    }
+    return best;
 }
 
 static struct series *find(const char *strategy, const char *phase, bool add)
@@ -124,10 +131,10 @@ void bench_window_close(void)
     record_u64(&r, "run", win.run);
     record_str(&r, "phase", win.phase);
     record_u64(&r, "ns", ns);
-    /* The clock before and after the window, the lower of the two. */
+    /* The clock before and after the window: the mean of the two. */
     if (win.mhz) {
         uint64_t after = clock_probe_mhz();
-        record_u64(&r, "mhz", after && after < win.mhz ? after : win.mhz);
+        record_u64(&r, "mhz", after ? (win.mhz + after) / 2 : win.mhz);
     }
     record_end(&r);
 }
