@@ -330,8 +330,9 @@ bench-host: setup
 	@$(MAKE) --no-print-directory all hosted
 	$(PYTHON) -m harness run --hosted $(BENCH_ARGS)
 
-# The same, with the first touch timed in every run at every size: the
-# end-to-end figures in full (bench-host shares it among the eager strategies and samples it from 64 GiB up).
+# The same, with every strategy's first touch timed in every run at every
+# size: the end-to-end figures in full (bench-host shares it among the eager
+# strategies and samples it from 64 GiB up).
 bench-host-full: setup
 	@$(MAKE) --no-print-directory all hosted
 	$(PYTHON) -m harness run --hosted --full $(BENCH_ARGS)
