@@ -60,7 +60,7 @@ def test_touch_runs_samples_the_first_touch(runner):
     """touch_runs=1: every run times the init, the first run alone the first
     touch; summaries say over how many runs, and no first allocation is
     claimed for a run that made none."""
-    r = runner("--mem", "256M", "runs=3", "touch_runs=1")
+    r = runner("--mem", "256M", "runs=3", "touch_runs=1", "strategies=page,chunk,chunk_72b02bc,once,lazy")
     assert r.rc == OK, r
     assert r.one("bench")["touch_runs"] == 1
     results = r.of("result")
@@ -129,7 +129,7 @@ def test_peers_too_large_for_the_map_are_left_out_or_refused(runner):
     assert r.rc == OK, r
     assert "peers: the Linux struct page array (2.00 MiB) does not fit in the" in r.out
     assert "bench: freebsd_lazy left out: the FreeBSD vm_page array did not fit in boot memory" in r.out
-    assert r.one("bench")["strategies"] == ["page", "chunk", "once", "lazy"]
+    assert r.one("bench")["strategies"] == ["page", "chunk", "chunk_72b02bc", "once", "lazy"]
     r = runner("--mem", "10M", "runs=1", "strategies=linux_deferred")
     assert r.rc == FAIL, r
     assert "strategies=linux_deferred: linux_deferred needs the Linux struct page array, which did not " \
@@ -146,7 +146,7 @@ def test_peers_over_the_host_memory_limit_are_left_out_or_refused(runner):
     assert r.rc == OK, r
     assert "the peers' page arrays would take the tables to 384.32 MiB, over the 200 MiB available: " \
            "the peers are left out" in r.out
-    assert r.one("bench")["strategies"] == ["page", "chunk", "once", "lazy"]
+    assert r.one("bench")["strategies"] == ["page", "chunk", "chunk_72b02bc", "once", "lazy"]
     r = runner("--mem", "8G", "--mem-limit", "200M", "runs=1", "strategies=freebsd")
     assert r.rc == NOMEM, r
     assert "the frame table, M2P, audit bitmap and the peers' page arrays need up to" in r.err
