@@ -3,7 +3,7 @@
 nothing (a software hypervisor can run memory-heavy work 1000x slower than
 TCG), so when KVM is offered the kernel's `probe` mode boots under both, and
 the faster for the work at hand wins. The verdict is cached per host, keyed
-by the kernel, the QEMU version and the CPU.
+by the kernel, the QEMU version, the CPU and the /dev/kvm.
 
 The probe's figures are TSC ticks taken before calibration; the host
 time-stamps each serial line as it arrives and takes the ticks' rate from
@@ -14,6 +14,7 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import subprocess
 
 from harness import ROOT, qemu
@@ -118,7 +119,7 @@ def run_probe(accel, timeout=PROBE_TIMEOUT):
 
 
 def cache_key():
-    """Kernel, QEMU version and CPU: a verdict holds while all three do."""
+    """Kernel, QEMU version, CPU and /dev/kvm: a verdict holds while all four do."""
     with open(qemu.ELF, "rb") as f:
         kernel = hashlib.sha256(f.read()).hexdigest()[:16]
     try:
@@ -132,7 +133,20 @@ def cache_key():
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-    return f"kernel {kernel}; {version}; {cpu}"
+    return f"kernel {kernel}; {version}; {cpu}; {kvm_identity()}"
+
+
+def kvm_identity(path=None):
+    """Which /dev/kvm this is: another one (a device node in place of a
+    plain file, another device number) may run at another speed."""
+    path = path or qemu.KVM_DEV
+    try:
+        st = os.stat(path)
+    except OSError:
+        return f"no {path}"
+    if stat.S_ISCHR(st.st_mode):
+        return f"{path} device {os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+    return f"{path} is not a device"
 
 
 def load_cache(path):
@@ -174,43 +188,49 @@ def probe_both(key, cache_path=CACHE, probe=run_probe):
         return data, False
 
 
-def choose(requested, mode, say=print, work=None, cache_path=CACHE, probe=run_probe, kvm_check=None,
-           key=None):
-    """'kvm' or 'tcg' for one boot, saying which and why. The rest of the
-    arguments are for tests: the cache file, the prober, the /dev/kvm check
-    and the cache key (default: cache_key())."""
-    ok, why = (kvm_check or qemu.kvm_usable)()
+def verdict(requested, mode, work=None, cache_path=None, probe=None, kvm_check=None, key=None):
+    """The accelerator for one boot's work, and why, printing nothing ->
+    (accel, why, probes): 'kvm' or 'tcg'; a sentence that says which and
+    why; and the probe figures it rests on ({"kvm": fig, "tcg": fig}, None
+    when no probe was needed). It probes when KVM is offered and the cache
+    has no verdict for this kernel, QEMU and CPU. The arguments after work
+    are for tests: the cache file, the prober, the /dev/kvm check and the
+    cache key (defaults: CACHE, run_probe, qemu.kvm_usable, cache_key())."""
     if requested not in qemu.ACCELS:
         raise ValueError(f"accelerator {requested!r}: use auto, kvm or tcg")
     if mode == "iso-uefi":
-        say("harness: " + ("OVMF does not run under KVM on these machines; using TCG" if requested == "kvm"
-                           else "iso-uefi runs under TCG (OVMF stops under KVM here)"))
-        return "tcg"
+        return "tcg", ("OVMF does not run under KVM on these machines; using TCG" if requested == "kvm"
+                       else "iso-uefi runs under TCG (OVMF stops under KVM here)"), None
     if requested == "tcg":
-        say("harness: accelerator TCG (requested); timings are emulated")
-        return "tcg"
+        return "tcg", "accelerator TCG (requested); timings are emulated", None
+    ok, why = (kvm_check or qemu.kvm_usable)()
     if requested == "kvm":
         if ok:
-            say(f"harness: accelerator KVM (requested; {why})")
-            return "kvm"
-        say(f"harness: KVM requested but {why}; falling back to TCG; timings are emulated")
-        return "tcg"
+            return "kvm", f"accelerator KVM (requested; {why})", None
+        return "tcg", f"KVM requested but {why}; falling back to TCG; timings are emulated", None
     if not ok:
-        say(f"harness: accelerator TCG because {why}; timings are emulated")
-        return "tcg"
+        return "tcg", f"accelerator TCG because {why}; timings are emulated", None
     if mode == "iso-bios":
-        say("harness: iso-bios runs under TCG unless --accel kvm asks: SeaBIOS and GRUB take "
-            "tens of seconds under nested KVM on these machines")
-        return "tcg"
+        return "tcg", ("iso-bios runs under TCG unless --accel kvm asks: SeaBIOS and GRUB take "
+                       "tens of seconds under nested KVM on these machines"), None
+    cache_path = cache_path or CACHE
     work = work or Work(1 << 30, 4, "self-tests")
-    data, cached = probe_both(key or cache_key(), cache_path, probe)
+    data, cached = probe_both(key or cache_key(), cache_path, probe or run_probe)
     acc, reason = decide(data["kvm"], data["tcg"], work)
     if data["kvm"] is None:
         reason += f" ({data['kvm_why']})"
-    say(f"harness: accelerator {acc.upper()}, chosen by measurement "
-        f"({'cached in ' + os.path.relpath(cache_path, ROOT) if cached else 'probed just now'}): {reason}"
-        + ("; timings are emulated" if acc == "tcg" else ""))
+    return acc, (f"accelerator {acc.upper()}, chosen by measurement "
+                 f"({'cached in ' + os.path.relpath(cache_path, ROOT) if cached else 'probed just now'}): "
+                 f"{reason}" + ("; timings are emulated" if acc == "tcg" else "")), data
+
+
+def choose(requested, mode, say=print, work=None, cache_path=None, probe=None, kvm_check=None,
+           key=None):
+    """'kvm' or 'tcg' for one boot: verdict(), said with the probe figures
+    behind it."""
+    acc, why, data = verdict(requested, mode, work, cache_path, probe, kvm_check, key)
+    say("harness: " + why)
     for name in ("kvm", "tcg"):
-        if data[name]:
+        if data and data[name]:
             say("harness:   probe under " + figures_text(name.upper(), data[name]))
     return acc

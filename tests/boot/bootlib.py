@@ -7,7 +7,9 @@ import json
 import os
 import re
 
-from harness import ROOT, oracle, qemu
+import pytest
+
+from harness import ROOT, accel, oracle, qemu
 
 PAGE = 4096
 E820_RAM = 1
@@ -26,6 +28,16 @@ def boot(mode="pvh", mem="512M", append="", accel=None, timeout=240, **kw):
                   quiet=True, log_path=os.path.join(logdir, name + ".log"), **kw)
     note_silence(logdir, name, r)
     return r
+
+
+def kvm_or_skip(mem, append="", mode="pvh"):
+    """For a test's [kvm] variant: goes on only where the accelerator verdict
+    for this boot's work says KVM (harness/accel.py, with ACCEL as `make
+    test` was given it); anywhere else a skip that quotes the verdict."""
+    acc, why, _ = accel.verdict(qemu.default_accel(), mode,
+                                accel.Work.for_boot(qemu.parse_size(mem), append))
+    if acc != "kvm":
+        pytest.skip(f"the accelerator verdict for this boot is TCG: {why}")
 
 
 def note_silence(logdir, name, r):

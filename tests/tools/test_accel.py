@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: MIT
 """The accelerator chosen by measurement (harness/accel.py), with fake probe
 results: a fast KVM, a KVM 1000x slower on memory than TCG, a KVM that
-fails to start, no /dev/kvm, and a cache that has gone stale."""
+fails to start, no /dev/kvm, and a cache that has gone stale; and the boot
+tests' [kvm] variants, which run only where that verdict says KVM (a fake
+/dev/kvm, fake probe results)."""
 import json
+import os
 
 import pytest
 
+import bootlib
 from harness import accel, qemu
 
 GIB = 1 << 30
@@ -179,3 +183,97 @@ def test_probe_figures_take_the_rate_from_arrival_times():
 def test_work_from_the_command_line(append, passes, what):
     w = accel.Work.for_boot(8 * GIB, append)
     assert (w.mem_bytes, w.passes, w.what) == (8 * GIB, passes, what)
+
+
+# ---- the verdict, for any caller: make run, the sweep, the boot tests -------
+
+def test_verdict_prints_nothing_and_is_what_choose_says(tmp_path, capsys):
+    args = dict(cache_path=str(tmp_path / "accel-cache.json"), probe=Prober(SLOW_KVM),
+                kvm_check=lambda: (True, "/dev/kvm is usable"), key="key A")
+    acc, why, probes = accel.verdict("auto", "pvh", accel.Work.for_boot(8 * GIB), **args)
+    assert capsys.readouterr() == ("", "")
+    assert acc == "tcg" and why.startswith("accelerator TCG, chosen by measurement (probed just now)")
+    assert probes["kvm"] == SLOW_KVM and probes["tcg"] == TCG
+    said = []
+    assert accel.choose("auto", "pvh", said.append, accel.Work.for_boot(8 * GIB), **args) == "tcg"
+    cached = "cached in " + os.path.relpath(args["cache_path"], accel.ROOT)
+    assert said[0] == "harness: " + why.replace("probed just now", cached)
+    assert len(said) == 3 and said[1].startswith("harness:   probe under KVM:")
+
+
+def test_kvm_usable_on_a_fake_dev_kvm(tmp_path):
+    fake = tmp_path / "kvm"
+    assert qemu.kvm_usable(str(fake)) == (False, f"{fake} does not exist")
+    fake.write_bytes(b"")
+    assert qemu.kvm_usable(str(fake)) == (True, f"{fake} is usable")
+    fake.unlink()
+    fake.mkdir()
+    ok, why = qemu.kvm_usable(str(fake))
+    assert not ok and why.startswith(f"{fake} cannot be opened")
+
+
+def test_cache_key_tells_one_dev_kvm_from_another(tmp_path, monkeypatch):
+    monkeypatch.setattr(qemu, "KVM_DEV", str(tmp_path / "kvm"))
+    assert accel.cache_key().endswith(f"no {tmp_path / 'kvm'}")
+    (tmp_path / "kvm").write_bytes(b"")
+    assert accel.cache_key().endswith(f"{tmp_path / 'kvm'} is not a device")
+    assert accel.kvm_identity("/dev/null") == "/dev/null device 1:3"
+
+
+@pytest.fixture
+def fake_host(tmp_path, monkeypatch):
+    """A host with a fake /dev/kvm that opens, the probe answered by a
+    Prober the test sets, and ACCEL unset: what bootlib.kvm_or_skip sees."""
+    fake = tmp_path / "kvm"
+    fake.write_bytes(b"")
+    monkeypatch.setattr(qemu, "KVM_DEV", str(fake))
+    monkeypatch.setattr(accel, "CACHE", str(tmp_path / "accel-cache.json"))
+    monkeypatch.setattr(accel, "cache_key", lambda: "key A")
+    monkeypatch.delenv("BOOTHEAP_ACCEL", raising=False)
+    host = {"dev": fake}
+
+    def prober(p):
+        monkeypatch.setattr(accel, "run_probe", p)
+        return p
+    host["prober"] = prober
+    return host
+
+
+def test_kvm_variant_is_skipped_where_the_verdict_is_tcg(fake_host):
+    p = fake_host["prober"](Prober(SLOW_KVM))
+    with pytest.raises(pytest.skip.Exception) as e:
+        bootlib.kvm_or_skip("256M")
+    msg = str(e.value)
+    assert msg.startswith("the accelerator verdict for this boot is TCG: accelerator TCG, chosen by "
+                          "measurement (probed just now): for 0.25 GiB, benchmark, 5 runs: about"), msg
+    assert "under KVM against" in msg and len(p.calls) == 2
+
+
+def test_kvm_variant_runs_where_the_verdict_is_kvm(fake_host):
+    fake_host["prober"](Prober(FAST_KVM))
+    assert bootlib.kvm_or_skip("256M") is None
+
+
+def test_kvm_variant_is_skipped_without_dev_kvm(fake_host, monkeypatch):
+    # ACCEL unset and no /dev/kvm at all: no probe, the reason quoted.
+    p = fake_host["prober"](Prober(FAST_KVM))
+    fake_host["dev"].unlink()
+    with pytest.raises(pytest.skip.Exception) as e:
+        bootlib.kvm_or_skip("256M", "selftest")
+    assert str(e.value) == (f"the accelerator verdict for this boot is TCG: accelerator TCG because "
+                            f"{fake_host['dev']} does not exist; timings are emulated")
+    assert p.calls == []
+    # The same where kvm_usable() itself says no.
+    monkeypatch.setattr(qemu, "kvm_usable", lambda: (False, "/dev/kvm does not exist"))
+    with pytest.raises(pytest.skip.Exception, match="because /dev/kvm does not exist"):
+        bootlib.kvm_or_skip("256M")
+
+
+def test_kvm_variant_follows_accel_as_make_test_was_given_it(fake_host, monkeypatch):
+    p = fake_host["prober"](Prober(FAST_KVM))
+    monkeypatch.setenv("BOOTHEAP_ACCEL", "tcg")
+    with pytest.raises(pytest.skip.Exception, match=r"accelerator TCG \(requested\)"):
+        bootlib.kvm_or_skip("256M")
+    monkeypatch.setenv("BOOTHEAP_ACCEL", "kvm")
+    assert bootlib.kvm_or_skip("256M") is None
+    assert p.calls == []
