@@ -126,7 +126,7 @@ static int run_work(struct err *e)
     if (opt_memonly)
         return 0;
     if (opt_selftest)
-        return selftest_run_all() ? err_set(e, -EINVAL, "self-tests failed") : 0;
+        return selftest_run_all(e);
     int rc = bench_main(e);
     if (rc)
         return rc;

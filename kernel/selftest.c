@@ -5,6 +5,7 @@
 #include <stdarg.h>
 
 #include "kernel/cmdline.h"
+#include "kernel/errno.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 
@@ -47,11 +48,63 @@ bool ktest_check(struct ktest *t, bool cond, const char *expr, const char *file,
     return false;
 }
 
-unsigned selftest_run_all(void)
+static void end_as(struct ktest *t, enum ktest_end end, const char *fmt, va_list ap)
+{
+    t->end = end;
+    vsnprintf(t->why, sizeof(t->why), fmt, ap);
+}
+
+void ktest_skip(struct ktest *t, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    end_as(t, KT_SKIPPED, fmt, ap);
+    va_end(ap);
+}
+
+void ktest_inconclusive(struct ktest *t, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    end_as(t, KT_INCONCLUSIVE, fmt, ap);
+    va_end(ap);
+}
+
+/* 0 when every name in selftest_only is a self-test's; else -EINVAL naming the first that is not. */
+static int check_only(struct err *e)
 {
     unsigned total = (unsigned)(__selftests_end - __selftests_start);
-    unsigned n = 0, num = 0, failed = 0, skipped = 0;
 
+    for (const char *p = opt_only; *p;) {
+        const char *item = p;
+        size_t len = cmdline_list_item(&p);
+        unsigned i = 0;
+
+        while (i < total && !(strlen(__selftests_start[i].name) == len &&
+                              !strncmp(item, __selftests_start[i].name, len)))
+            i++;
+        if (i == total)
+            return err_set(e, -EINVAL, "selftest_only=%s: no self-test is named '%.*s'", opt_only,
+                           (int)len, item);
+    }
+    return 0;
+}
+
+/*
+ * Runs the selected tests. selftest_only naming a test that does not exist
+ * is a mistake, not a selection of nothing: nothing runs, and the run fails
+ * naming it.
+ */
+int selftest_run_all(struct err *e)
+{
+    unsigned total = (unsigned)(__selftests_end - __selftests_start);
+    unsigned n = 0, num = 0, failed = 0, skipped = 0, unsure = 0;
+    int rc = check_only(e);
+
+    if (rc)
+        return rc;
     for (unsigned i = 0; i < total; i++)
         n += selected(__selftests_start[i].name);
     serial_printk("KTAP version 1\n1..%u\n", n);
@@ -63,19 +116,23 @@ unsigned selftest_run_all(void)
             continue;
         num++;
         st->fn(&t);
-        if (t.skip) {
-            skipped++;
-            serial_printk("ok %u %s # SKIP %s\n", num, st->name, t.skip);
-        } else if (t.failures) {
+        /* A failed check outweighs any reason to end without a verdict. */
+        if (t.failures) {
             failed++;
             serial_printk("not ok %u %s\n", num, st->name);
+        } else if (t.end == KT_SKIPPED) {
+            skipped++;
+            serial_printk("ok %u %s # SKIP %s\n", num, st->name, t.why);
+        } else if (t.end == KT_INCONCLUSIVE) {
+            unsure++;
+            serial_printk("ok %u %s # SKIP inconclusive: %s\n", num, st->name, t.why);
         } else {
             serial_printk("ok %u %s\n", num, st->name);
         }
     }
-    serial_printk("# selftests: %u passed, %u failed, %u skipped\n",
-                  n - failed - skipped, failed, skipped);
-    printk("self-tests: %u of %u passed, %u failed, %u skipped\n",
-           n - failed - skipped, n, failed, skipped);
-    return failed;
+    serial_printk("# selftests: %u passed, %u failed, %u skipped, %u inconclusive\n",
+                  n - failed - skipped - unsure, failed, skipped, unsure);
+    printk("self-tests: %u of %u passed, %u failed, %u skipped, %u inconclusive\n",
+           n - failed - skipped - unsure, n, failed, skipped, unsure);
+    return failed ? err_set(e, -EINVAL, "%u of %u self-tests failed", failed, n) : 0;
 }

@@ -79,10 +79,14 @@ void time_measure(struct time_result *t, const struct time_opts *o, const struct
 
 /*
  * Whether clock s can check the TSC rate in use independently, in a
- * self-test: NULL when it can, else the reason it cannot, in words (into
- * buf when it needs formatting).
+ * self-test. RUN: it can. SKIP: it does not apply here (the clock is
+ * absent, dead, broken, or the source itself). INCONCLUSIVE: the clock
+ * had no clean samples (a loaded host). FAIL: it was measured cleanly and
+ * disagreed with the chosen rate beyond the bound. For all but RUN, the
+ * reason in words is in buf.
  */
-const char *time_check_skip(const struct time_result *t, enum tsc_src s, char *buf, size_t len);
+enum time_check { TIME_CHECK_RUN, TIME_CHECK_SKIP, TIME_CHECK_INCONCLUSIVE, TIME_CHECK_FAIL };
+enum time_check time_check_clock(const struct time_result *t, enum tsc_src s, char *buf, size_t len);
 
 /* The result of the boot's time_init() (kernel only). */
 const struct time_result *time_result(void);

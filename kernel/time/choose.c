@@ -44,14 +44,17 @@ uint32_t tsc_agree_ppm(enum tsc_kind k)
     return k == TSC_KIND_NOMINAL ? TSC_AGREE_NOMINAL_PPM : TSC_AGREE_PPM;
 }
 
+uint64_t tsc_agree_bound(const struct tsc_clock *a, const struct tsc_clock *b)
+{
+    return (uint64_t)MAX(tsc_agree_ppm(a->kind), tsc_agree_ppm(b->kind)) + a->unc_ppm + b->unc_ppm;
+}
+
 /* Symmetric: the difference is taken against the lower figure, the stricter way. */
 static bool agree(const struct tsc_clock *clk, enum tsc_src a, enum tsc_src b)
 {
     uint64_t lo = MIN(clk[a].hz, clk[b].hz), hi = MAX(clk[a].hz, clk[b].hz);
-    uint64_t mag = (uint64_t)tsc_ppm(hi, lo);
-    uint64_t tol = MAX(tsc_agree_ppm(clk[a].kind), tsc_agree_ppm(clk[b].kind));
 
-    return mag <= tol + clk[a].unc_ppm + clk[b].unc_ppm;
+    return (uint64_t)tsc_ppm(hi, lo) <= tsc_agree_bound(&clk[a], &clk[b]);
 }
 
 __printf(2, 3) static void cat(char *buf, const char *fmt, ...)

@@ -56,6 +56,7 @@ struct tsc_clock {
      */
     uint32_t unc_ppm;
     const char *why;        /* BAD or ABSENT: a short reason for the report, or NULL */
+    bool disturbed;         /* BAD for want of clean samples (a loaded host), not a wrong clock */
 };
 
 /*
@@ -69,6 +70,9 @@ struct tsc_clock {
 #define TSC_AGREE_PPM           1000u
 #define TSC_AGREE_NOMINAL_PPM   10000u
 uint32_t tsc_agree_ppm(enum tsc_kind k);
+
+/* How far, in ppm of the lower figure, a and b may differ and still agree. */
+uint64_t tsc_agree_bound(const struct tsc_clock *a, const struct tsc_clock *b);
 
 /* The uncertainty that a nominal figure carries, in ppm. */
 #define TSC_NOMINAL_UNC_PPM     10000u

@@ -48,29 +48,46 @@ void time_measure(struct time_result *t, const struct time_opts *o, const struct
     t->clk[TSC_SRC_PIT].unc_ppm = c->res.unc_ppm;
     t->clk[TSC_SRC_PIT].state = c->res.usable ? TSC_CLK_OK : TSC_CLK_BAD;
     t->clk[TSC_SRC_PIT].why = c->res.why;
+    t->clk[TSC_SRC_PIT].disturbed = c->res.disturbed;
     tsc_choose(t->clk, &t->choice);
 }
 
-const char *time_check_skip(const struct time_result *t, enum tsc_src s, char *buf, size_t len)
+enum time_check time_check_clock(const struct time_result *t, enum tsc_src s, char *buf, size_t len)
 {
-    const struct tsc_clock *c = &t->clk[s];
+    const struct tsc_clock *c = &t->clk[s], *chosen = &t->clk[t->choice.source];
+    const char *name = tsc_src_name(s);
 
-    if (!t->choice.calibrated)
-        return "the TSC is uncalibrated";
-    if (c->state == TSC_CLK_ABSENT)
-        snprintf(buf, len, "the %s is absent", tsc_src_name(s));
-    else if (c->state != TSC_CLK_OK || !c->hz)
+    if (!t->choice.calibrated) {
+        snprintf(buf, len, "the TSC is uncalibrated");
+        return TIME_CHECK_SKIP;
+    }
+    if (c->state == TSC_CLK_ABSENT) {
+        snprintf(buf, len, "the %s is absent", name);
+        return TIME_CHECK_SKIP;
+    }
+    if (c->state != TSC_CLK_OK || !c->hz) {
         /* The PIT's reasons say "dead (...)" or "unusable: ..." themselves. */
-        snprintf(buf, len, "the %s is %s%s", tsc_src_name(s),
+        snprintf(buf, len, "the %s is %s%s", name,
                  c->why && (!strncmp(c->why, "dead", 4) || !strncmp(c->why, "unusable", 8))
                      ? "" : "unusable: ", c->why ? c->why : "without a figure");
-    else if (t->choice.source == s)
-        snprintf(buf, len, "the %s is the source: the check would be circular", tsc_src_name(s));
-    else if (t->choice.status[s] != TSC_CLK_OK)
-        snprintf(buf, len, "the %s disagreed with the chosen rate", tsc_src_name(s));
-    else
-        return NULL;
-    return buf;
+        return c->disturbed ? TIME_CHECK_INCONCLUSIVE : TIME_CHECK_SKIP;
+    }
+    if (t->choice.source == s) {
+        snprintf(buf, len, "the %s is the source: the check would be circular", name);
+        return TIME_CHECK_SKIP;
+    }
+    if (c->hz < TSC_HZ_MIN || c->hz > TSC_HZ_MAX) {
+        snprintf(buf, len, "the %s's figure %llu Hz is out of range", name, (unsigned long long)c->hz);
+        return TIME_CHECK_SKIP;
+    }
+    if (t->choice.status[s] != TSC_CLK_OK) {
+        /* Measured with clean samples, and still beyond the bound: the clock or the rate is wrong. */
+        snprintf(buf, len, "the %s disagreed with the chosen rate: %+lld ppm from the %s's, beyond "
+                 "the bound of %llu ppm", name, (long long)tsc_ppm(c->hz, chosen->hz),
+                 tsc_src_name(t->choice.source), (unsigned long long)tsc_agree_bound(c, chosen));
+        return TIME_CHECK_FAIL;
+    }
+    return TIME_CHECK_RUN;
 }
 
 void time_warnings(const struct tsc_choice *ch, bool invariant_tsc, char *buf, size_t len)

@@ -108,6 +108,7 @@ void ref_result(const struct ref *r, struct tsc_clock *c)
     } else if (k.kept * 2 <= windows) {
         c->why = "its windows disagree";
         c->state = TSC_CLK_BAD;
+        c->disturbed = true;
     } else {
         c->state = TSC_CLK_OK;
     }

@@ -87,6 +87,18 @@ const char *tsc_win_verdict_name(enum tsc_win_verdict v)
     return "?";
 }
 
+uint64_t tsc_window_edge_ppm(const struct tsc_window *w)
+{
+    /* Each edge is known to within its bracket: half the sum of both. */
+    return tsc_muldiv(w->start_gap + w->last_gap, 1000000u, 2 * w->ticks) + 1;
+}
+
+uint32_t tsc_load_phase_ppm(const struct tsc_pit_setup *s)
+{
+    /* A real 8254's load phase: half a clock either way. */
+    return s->loads_next_clock ? (1000000u + 2 * s->latch - 1) / (2 * s->latch) : 0;
+}
+
 void tsc_pit_summarise(const struct tsc_window *w, unsigned n, const struct tsc_pit_setup *s,
                        struct tsc_pit_result *out)
 {
@@ -107,9 +119,7 @@ void tsc_pit_summarise(const struct tsc_window *w, unsigned n, const struct tsc_
             /* Half clocks tick at twice the input clock's rate. */
             hz[passed++] = tsc_hz_measured(w[i].ticks, pit_clocks_x2(s->latch, s->loads_next_clock),
                                            2ull * PIT_HZ, 1);
-            /* Each edge is known to within its bracket: half the sum of both. */
-            edge_ppm = MAX(edge_ppm, tsc_muldiv(w[i].start_gap + w[i].last_gap, 1000000u,
-                                                2 * w[i].ticks) + 1);
+            edge_ppm = MAX(edge_ppm, tsc_window_edge_ppm(&w[i]));
         } else
             out->rejected[v]++;
     }
@@ -126,20 +136,18 @@ void tsc_pit_summarise(const struct tsc_window *w, unsigned n, const struct tsc_
     out->accepted = c.kept;
     out->outliers = passed - c.kept;
     out->spread_ppm = c.spread_ppm;
-    /* A real 8254's load phase: half a clock either way. */
-    if (s->loads_next_clock)
-        edge_ppm += (1000000u + 2 * s->latch - 1) / (2 * s->latch);
+    edge_ppm += tsc_load_phase_ppm(s);
     out->unc_ppm = (uint32_t)MIN(edge_ppm + (c.spread_ppm + 1) / 2, UINT32_MAX);
 
     if (out->dead != TSC_WIN_OK)
         snprintf(out->why, sizeof(out->why), "dead (%s)", tsc_win_verdict_name(out->dead));
     else if (n == 0)
         snprintf(out->why, sizeof(out->why), "not run");
-    else if (passed == 0)
+    else if ((out->disturbed = passed == 0))
         snprintf(out->why, sizeof(out->why),
                  "unusable: no window passed (%u with too few polls, %u with an edge gap)",
                  out->rejected[TSC_WIN_FEW_PASSES], out->rejected[TSC_WIN_GAP]);
-    else if (c.kept * 2 <= passed || c.kept < MIN(2u, s->want))
+    else if ((out->disturbed = c.kept * 2 <= passed || c.kept < MIN(2u, s->want)))
         snprintf(out->why, sizeof(out->why),
                  "unusable: only %u of %u windows agree within %u ppm", c.kept, n, s->band_ppm);
     else if (out->hz < TSC_HZ_MIN || out->hz > TSC_HZ_MAX)

@@ -106,6 +106,14 @@ void tsc_pit_plan(struct tsc_pit_setup *s, unsigned ms, unsigned want, bool load
 enum tsc_win_verdict tsc_window_check(const struct tsc_window *w, const struct tsc_pit_setup *s);
 const char *tsc_win_verdict_name(enum tsc_win_verdict v);
 
+/*
+ * How far one window's ticks may lie from the truth, in ppm of the window:
+ * its edges' brackets, and (tsc_load_phase_ppm) the half clock either way
+ * of a real 8254's load phase, 0 for one that loads at the write.
+ */
+uint64_t tsc_window_edge_ppm(const struct tsc_window *w);
+uint32_t tsc_load_phase_ppm(const struct tsc_pit_setup *s);
+
 #define TSC_WINDOWS_MAX         16u                     /* pit_windows= */
 #define TSC_RUNS_MAX            (2 * TSC_WINDOWS_MAX)   /* with retries */
 
@@ -118,6 +126,7 @@ struct tsc_pit_result {
     uint32_t spread_ppm;
     uint32_t unc_ppm;               /* see struct tsc_clock: edges and half the spread */
     bool usable;
+    bool disturbed;                 /* unusable for want of clean windows, not for a wrong PIT */
     enum tsc_win_verdict dead;      /* NO_RISE or STUCK_HIGH if the PIT is dead, else OK */
     char why[80];                   /* when not usable: the reason, for reports */
 };

@@ -6,6 +6,7 @@ allocator, the page tables, the frame table and the heap must hold."""
 import json
 import os
 import re
+import warnings
 
 import pytest
 
@@ -87,8 +88,48 @@ def ktap(log):
     return plan, results
 
 
+# A self-test that needed clean samples and got none ends `ok N name # SKIP
+# inconclusive: why` (kernel/selftest.h): neither a pass nor a failure.
+INCONCLUSIVE = "SKIP inconclusive: "
+
+# The only self-test skips a boot test accepts, each with why it is no
+# failure; any other skip fails it: (name, reason as a regular expression
+# over the whole reason, why allowed).
+ALLOWED_SKIPS = (
+    [(f"tsc_{c}_interval", f"the {c} is the source: the check would be circular",
+      "the clock the TSC rate came from cannot check that rate") for c in ("pit", "hpet", "pmtimer")]
+    + [(f"tsc_{c}_interval", f"the {c} is absent", "a machine without that clock (QEMU's hpet=off)")
+       for c in ("hpet", "pmtimer")]
+    + [("tsc_pit_interval", r"the pit is dead \(.*\)", "a machine without a working 8254 (QEMU's pit=off)")])
+
+
+def skip_allowed(name, reason):
+    """The ALLOWED_SKIPS entry that lets self-test `name` skip for `reason`, or None."""
+    for n, why, because in ALLOWED_SKIPS:
+        if n == name and re.fullmatch(why, reason):
+            return because
+    return None
+
+
+def inconclusive(why):
+    """Ends the running test as inconclusive: a visible skip that says so,
+    and a line in build/test-logs/inconclusive.jsonl for `make test`'s summary."""
+    note_inconclusive(os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0], why)
+    pytest.skip("inconclusive: " + why)
+
+
+def note_inconclusive(test, why):
+    logdir = os.path.join(ROOT, "build", "test-logs")
+    os.makedirs(logdir, exist_ok=True)
+    with open(os.path.join(logdir, "inconclusive.jsonl"), "a") as f:
+        f.write(json.dumps({"test": test, "why": why}) + "\n")
+
+
 def assert_ktap_ok(r, min_tests=1):
-    """Fails on a missing or short plan, any 'not ok', a panic or a timeout."""
+    """Fails on a missing or short plan, any 'not ok', a skip that
+    ALLOWED_SKIPS does not allow, a summary that does not add up, a panic or
+    a timeout. Inconclusive self-tests count as neither pass nor fail: each
+    is noted for the summary and shown as a warning."""
     assert r.status != "timeout", "boot timed out\n" + explain(r)
     assert "panic:" not in r.log, "kernel panicked\n" + explain(r)
     plan, results = ktap(r.log)
@@ -98,8 +139,25 @@ def assert_ktap_ok(r, min_tests=1):
     assert [n for _, n, _, _ in results] == list(range(1, plan + 1)), "KTAP numbering broken"
     bad = [name for ok, _, name, _ in results if not ok]
     assert not bad, f"self-tests failed: {bad}\n" + explain(r)
+    unsure = [(name, d[len(INCONCLUSIVE):]) for _, _, name, d in results if d.startswith(INCONCLUSIVE)]
+    skipped = [(name, d[len("SKIP "):]) for _, _, name, d in results
+               if d.startswith("SKIP ") and not d.startswith(INCONCLUSIVE)]
+    for name, why in skipped:
+        assert skip_allowed(name, why), \
+            f"self-test {name} skipped ({why}): no entry of bootlib.ALLOWED_SKIPS allows it\n" + explain(r)
+    counts = (plan - len(skipped) - len(unsure), 0, len(skipped), len(unsure))
+    assert f"# selftests: {counts[0]} passed, 0 failed, {counts[2]} skipped, {counts[3]} inconclusive" \
+        in r.log, f"the kernel's summary does not say {counts}\n" + explain(r)
     assert r.status == "ok", "self-tests passed but the run did not exit ok\n" + explain(r)
+    for name, why in unsure:
+        test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+        note_inconclusive(f"{test}: self-test {name}", why)
+        warnings.warn(Inconclusive(f"self-test {name} inconclusive: {why}"))
     return results
+
+
+class Inconclusive(UserWarning):
+    """A self-test that had no clean samples: neither passed nor failed."""
 
 
 # Lists every free block in each audit record, for check_heap(): enough for

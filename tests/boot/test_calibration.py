@@ -2,9 +2,11 @@
 """TSC calibration (issue 5): the `calibration` record, the PIT against the
 ACPI PM timer and the HPET, a dead PIT, a missing HPET, the PIT self-test and
 the hypervisor's TSC figure, under every accelerator this machine has."""
+import re
+
 import pytest
 
-from bootlib import assert_ktap_ok, boot, explain, kvm_or_skip, record
+from bootlib import INCONCLUSIVE, assert_ktap_ok, boot, explain, inconclusive, kvm_or_skip, record
 
 KEYS = {"type", "khz", "source", "calibrated", "reason", "windows", "window_ms", "poll_ns", "accepted",
         "spread_ppm", "invariant_tsc", "tsc_fence", "duration_us", "kind", "uncertainty_ppm", "warnings", "checks"}
@@ -13,19 +15,15 @@ MEASURED = {"pit", "hpet", "pmtimer"}
 CHECKS = ["pit", "hypervisor", "cpuid15", "hpet", "pmtimer", "cpuid16"]
 SOURCES = set(CHECKS) | {"none"}
 
-# How far the PM timer and the HPET may sit from the PIT, in ppm.
-#
-# QEMU drives all three from its virtual clock and the guest TSC from the
-# host's, so they differ only by measurement. Over 40 TCG boots on this
-# (2-CPU, shared, often loaded) machine the worst |ppm| seen was 10. A window
-# that passes the rule may still carry up to 8 typical polls of slack at an
-# edge - about 2.5 us here under TCG, 120 ppm of a 20 ms window - and the PM
-# timer adds its 279 ns tick; 250 ppm covers both edges of such a window with
-# room to spare, and stays close to the 200 ppm the issue targets under KVM.
-# Disagreement beyond it means a broken window rule or a wrong conversion,
-# not noise.
-TOL_PPM = 250
 
+
+def bound(*clocks):
+    """How far two clocks' figures may lie apart: the sum of the
+    uncertainties the kernel measured for each (its window edges, counter
+    resolution and spread), and 1 ppm for rounding the ppm figure. QEMU
+    drives the PIT, the HPET and the PM timer from one virtual clock, so
+    beyond that they cannot honestly differ."""
+    return sum(x["uncertainty_ppm"] for x in clocks) + 1
 
 
 # Every test runs under TCG; its [kvm] variant runs where the accelerator
@@ -130,22 +128,28 @@ def test_calibration_record(accel):
 def test_pit_agrees_with_pm_timer_and_hpet(accel):
     r, c, chk = cal_boot(accel)
     assert_well_formed(r, c)
-    pit = chk["pit"]["khz"]
-    if pit is None:
+    pit = chk["pit"]
+    if pit["khz"] is None:
         # Under TCG on a busy host the vCPU often stalls just as OUT2 rises,
-        # and such windows are rightly thrown away; the record says so.
-        assert c["windows"] > 0 and c["reason"].startswith("pit unusable: no window passed"), c
-        pytest.skip(f"no PIT window survived on this host ({c['reason']}): nothing to compare")
+        # and such windows are rightly thrown away: no sample to judge by.
+        assert c["windows"] > 0 and c["reason"].startswith(("pit unusable: no window passed",
+                                                            "pit unusable: only ")), c
+        inconclusive(f"no clean PIT window to compare the other clocks with ({c['reason']})")
+    # With a PIT figure, the PIT checks hold whichever clock was chosen.
+    assert c["accepted"] >= 2 and c["spread_ppm"] <= 500, explain(r)
     for name in ("pmtimer", "hpet"):
         x = chk[name]
         assert x["khz"] is not None and x["ppm"] is not None, f"{name}: {x}\n" + explain(r)
         # The kernel's ppm matches the host's sum over its rounded kHz figures.
-        assert abs(x["ppm"] - ppm(x["khz"], pit)) <= 2, f"{name}: {x} vs pit {pit}"
-        assert abs(x["ppm"]) <= TOL_PPM, f"{name} is {x['ppm']} ppm from the PIT\n" + explain(r)
-    if c["source"] == "pit":
-        assert c["accepted"] >= 2 and c["spread_ppm"] <= 500, explain(r)
-    print(f"\n[{accel.upper()}] PIT {pit} kHz; pmtimer {chk['pmtimer']['ppm']:+d} ppm, "
-          f"hpet {chk['hpet']['ppm']:+d} ppm; calibration {c['duration_us'] / 1000:.0f} ms")
+        assert abs(x["ppm"] - ppm(x["khz"], pit["khz"])) <= 2, f"{name}: {x} vs pit {pit}"
+        assert abs(x["ppm"]) <= bound(x, pit), \
+            f"{name} is {x['ppm']} ppm from the PIT, beyond {bound(x, pit)}\n" + explain(r)
+    # Agreeing within the bound, the PIT, first in rank, is the source.
+    assert c["source"] == "pit" and pit["status"] == "ok", explain(r)
+    print(f"\n[{accel.upper()}] PIT {pit['khz']} kHz +-{pit['uncertainty_ppm']} ppm; pmtimer "
+          f"{chk['pmtimer']['ppm']:+d} ppm (bound {bound(chk['pmtimer'], pit)}), hpet "
+          f"{chk['hpet']['ppm']:+d} ppm (bound {bound(chk['hpet'], pit)}); calibration "
+          f"{c['duration_us'] / 1000:.0f} ms")
 
 
 def test_dead_pit_falls_back_without_hanging():
@@ -159,8 +163,9 @@ def test_dead_pit_falls_back_without_hanging():
     assert c["windows"] == 0 and c["accepted"] == 0 and c["poll_ns"] is None
     # With no PIT figure there is nothing to take a ppm against.
     assert chk["hpet"]["ppm"] is None and chk["pmtimer"]["ppm"] is None
-    # The two references still vouch for each other.
-    assert abs(ppm(chk["hpet"]["khz"], chk["pmtimer"]["khz"])) <= TOL_PPM, explain(r)
+    # The two references still vouch for each other, within what they measured.
+    assert abs(ppm(chk["hpet"]["khz"], chk["pmtimer"]["khz"])) <= bound(chk["hpet"], chk["pmtimer"]) + 1, \
+        explain(r)
     # The HPET paced the 5 windows of 20 ms that the PIT could not time.
     assert c["duration_us"] >= 5 * 20 * 1000, c
 
@@ -209,16 +214,24 @@ def test_calibration_on_grub_path():
 
 
 def expected_interval_result(clock, c, chk):
-    """What tsc_<clock>_interval must report, from the calibration record:
-    it runs only on a clock that is usable, agrees and is not the source."""
+    """What tsc_<clock>_interval may report, from the calibration record: it
+    skips on the source and on an absent clock, is inconclusive on one left
+    without clean windows, and otherwise runs (and may still find no clean
+    interval: inconclusive again)."""
     x = chk[clock]
     if c["source"] == clock:
-        return f"SKIP the {clock} is the source: the check would be circular"
+        return [f"SKIP the {clock} is the source: the check would be circular"]
     if x["status"] == "absent":
-        return f"SKIP the {clock} is absent"
+        return [f"SKIP the {clock} is absent"]
+    if x["status"] == "bad" and clock == "pit" and c["reason"].startswith("pit dead"):
+        return ["SKIP the pit is dead ("]
     if x["status"] == "bad":
-        return f"SKIP the {clock} "         # is dead, is unusable, or disagreed
-    return ""
+        return [f"{INCONCLUSIVE}the {clock} is unusable: ", f"{INCONCLUSIVE}the {clock} is "]
+    return ["", f"{INCONCLUSIVE}none of 12 {clock} intervals was clean"]
+
+
+INTERVAL_LINE = (r"# tsc_(\w+)_interval: TSC vs \w+ ([+-]\d+) ppm, median of (\d+) clean of (\d+); "
+                 r"expected ([+-]\d+) \+-(\d+) \(the \w+'s figure \+-(\d+), an interval \+-(\d+), rounding 1\)")
 
 
 def test_selftest_clock_intervals():
@@ -227,14 +240,28 @@ def test_selftest_clock_intervals():
     mine = {name: why for ok, _, name, why in results}
     c = record(r, "calibration")
     chk = {x["name"]: x for x in c["checks"]}
+    judged = {m[0]: m[1:] for m in re.findall(INTERVAL_LINE, r.log, re.M)}
     ran = 0
     for clock in ("pit", "hpet", "pmtimer"):
         want, got = expected_interval_result(clock, c, chk), mine.get(f"tsc_{clock}_interval")
-        assert got is not None and got.startswith(want) and (want or got == ""), \
-            f"tsc_{clock}_interval: {got!r}, expected {want!r}\n" + explain(r)
-        ran += got == ""
-    # q35 has three clocks: whichever is the source, two others check it.
-    assert ran >= 1, explain(r)
+        assert got is not None and any(got.startswith(w) and (w or got == "") for w in want), \
+            f"tsc_{clock}_interval: {got!r}, expected one of {want!r}\n" + explain(r)
+        assert (got == "") == (clock in judged), f"{clock}: judged {judged.get(clock)}\n" + explain(r)
+        if got == "":
+            ran += 1
+            # The interval was judged against what the calibration measured:
+            # the clock's figure against the rate chosen, within the clock's
+            # uncertainty and the interval's own.
+            got_ppm, n, tries, expect, bound_ppm, clock_unc, interval_unc = map(int, judged[clock])
+            assert 1 <= n <= 3 and n <= tries <= 12, judged[clock]
+            assert abs(expect - ppm(chk[clock]["khz"], c["khz"])) <= 1, (judged[clock], chk[clock], c["khz"])
+            assert clock_unc == chk[clock]["uncertainty_ppm"] and bound_ppm == clock_unc + interval_unc + 1
+            assert abs(got_ppm - expect) <= bound_ppm, judged[clock]
+    # q35 has three clocks: whichever is the source, two others check it,
+    # unless the host left them no clean interval.
+    if ran == 0:
+        inconclusive("no clock had a clean interval: " + "; ".join(
+            f"{k}: {v}" for k, v in mine.items() if k.startswith("tsc_")))
     assert mine.get("tsc_scale_matches_division") == "", explain(r)
 
 
@@ -247,7 +274,8 @@ def test_selftest_skips_on_dead_pit():
     # The HPET is the source, so only the PM timer can check it.
     assert mine.get("tsc_hpet_interval") == \
         "SKIP the hpet is the source: the check would be circular", explain(r)
-    assert mine.get("tsc_pmtimer_interval") == "", explain(r)
+    assert mine.get("tsc_pmtimer_interval") in ("", f"{INCONCLUSIVE}none of 12 pmtimer intervals was clean"), \
+        explain(r)
 
 
 @pytest.mark.parametrize("accel", ACCELS)
@@ -268,7 +296,7 @@ def test_hypervisor_tsc_leaf(accel):
         # KVM's own figure: computed, never above the measured PIT.
         assert hv["status"] == "ok" and hv["kind"] == "computed", explain(r)
         if chk["pit"]["khz"] is not None:
-            assert abs(hv["ppm"]) <= TOL_PPM, explain(r)
+            assert abs(hv["ppm"]) <= bound(hv, chk["pit"]), explain(r)
         assert c["source"] != "hypervisor" or chk["pit"]["status"] != "ok", c
 
 

@@ -114,3 +114,50 @@ def test_too_little_ram_is_a_clean_failure():
     assert "panic: out of boot memory for the" in r.log, explain(r)
     done = record(r, "done")
     assert done["status"] == "fail" and "out of boot memory" in done["reason"]
+
+
+# ---- the lazy self-test on a guest too small for the largest orders ----------
+
+MAX_ORDER = 18
+
+
+def buddy_blocks(regions):
+    """(zone, order) of each block of the canonical buddy decomposition of
+    frame regions [s, e): the largest naturally aligned block that fits, at
+    most MAX_ORDER; a block's zone is its first frame's bit width."""
+    out = []
+    for s, e in regions:
+        while s < e:
+            order = min(MAX_ORDER, (e - s).bit_length() - 1, (s & -s).bit_length() - 1)
+            out.append((s.bit_length(), order))
+            s += 1 << order
+    return out
+
+
+def orders_refused(blocks):
+    """The orders 0..MAX_ORDER that a heap of these free blocks refuses when
+    each is asked for in turn and held: a request takes a block of the
+    highest zone that has one large enough, the smallest there, and keeps
+    the halves it splits off (Xen's get_free_buddy() and alloc_heap_pages())."""
+    free, refused = list(blocks), []
+    for want in range(MAX_ORDER + 1):
+        fit = [b for b in free if b[1] >= want]
+        if not fit:
+            refused.append(want)
+            continue
+        zone, order = max(fit, key=lambda b: (b[0], -b[1]))
+        free.remove((zone, order))
+        free += [(zone, o) for o in range(want, order)]
+    return refused
+
+
+def test_lazy_selftest_names_the_orders_a_small_guest_lacks():
+    r = boot("pvh", "256M", "selftest selftest_only=lazy_allocates_every_order")
+    assert_ktap_ok(r)
+    m = record(r, "memory")
+    assert sum(e - s for s, e in m["bootmem"]) == m["heap_pages"], explain(r)
+    refused = orders_refused(buddy_blocks(m["bootmem"]))
+    # 256 MiB holds fewer than 2^16 free pages: order 16 at least is missing.
+    assert refused and refused == list(range(refused[0], MAX_ORDER + 1)) and refused[0] <= 16, refused
+    assert (f"# lazy_allocates_every_order: orders {refused[0]}-{MAX_ORDER} not checked: the heap of "
+            f"{m['heap_pages']} pages has no block of order {refused[0]} or more") in r.log, explain(r)

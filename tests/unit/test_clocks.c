@@ -149,12 +149,12 @@ static void test_measure_no_clock(void **state)
 
 /*
  * The audit's case: the probe fires, but every window has a stall at its
- * end, so the HPET is chosen. The PIT cannot check the rate then.
+ * end, so the HPET is chosen. The PIT cannot check the rate then, for want
+ * of clean windows: inconclusive, not a skip and not a pass.
  */
-static void test_pit_check_skipped_when_unusable(void **state)
+static void test_pit_check_inconclusive_when_disturbed(void **state)
 {
-    char buf[96];
-    const char *why;
+    char buf[160];
     (void)state;
 
     machine();
@@ -165,14 +165,54 @@ static void test_pit_check_skipped_when_unusable(void **state)
     assert_false(res.cal.res.usable);
     assert_int_equal(res.cal.res.rejected[TSC_WIN_GAP], 10);
     assert_int_equal(res.choice.source, TSC_SRC_HPET);
-    why = time_check_skip(&res, TSC_SRC_PIT, buf, sizeof(buf));
-    assert_non_null(why);
-    assert_string_equal(why, "the pit is unusable: no window passed (0 with too few polls, "
+    assert_int_equal(time_check_clock(&res, TSC_SRC_PIT, buf, sizeof(buf)), TIME_CHECK_INCONCLUSIVE);
+    assert_string_equal(buf, "the pit is unusable: no window passed (0 with too few polls, "
                              "10 with an edge gap)");
     /* The PM timer still can; the HPET is the source: circular. */
-    assert_null(time_check_skip(&res, TSC_SRC_PMTIMER, buf, sizeof(buf)));
-    assert_string_equal(time_check_skip(&res, TSC_SRC_HPET, buf, sizeof(buf)),
-                        "the hpet is the source: the check would be circular");
+    assert_int_equal(time_check_clock(&res, TSC_SRC_PMTIMER, buf, sizeof(buf)), TIME_CHECK_RUN);
+    assert_int_equal(time_check_clock(&res, TSC_SRC_HPET, buf, sizeof(buf)), TIME_CHECK_SKIP);
+    assert_string_equal(buf, "the hpet is the source: the check would be circular");
+}
+
+/* A dead PIT is a property of the machine: a skip that says so. */
+static void test_pit_check_skipped_when_dead(void **state)
+{
+    char buf[160];
+    (void)state;
+
+    machine();
+    sim.pit.mode = SIM_PIT_STUCK_HIGH;
+    measure(5, 20);
+    assert_int_equal(time_check_clock(&res, TSC_SRC_PIT, buf, sizeof(buf)), TIME_CHECK_SKIP);
+    assert_string_equal(buf, "the pit is dead (OUT2 high before the count ran out, 3 tries)");
+    at.hpet = ACPI_ABSENT;
+    measure(5, 20);
+    assert_int_equal(time_check_clock(&res, TSC_SRC_HPET, buf, sizeof(buf)), TIME_CHECK_SKIP);
+    assert_string_equal(buf, "the hpet is absent");
+}
+
+/*
+ * A clock measured cleanly that disagrees with the rate chosen beyond the
+ * bound is a failure, with the figures: here an HPET 1908 ppm fast against
+ * a PIT and a PM timer that agree (the bound: 1000 ppm and both
+ * uncertainties).
+ */
+static void test_clock_that_disagrees_fails_the_check(void **state)
+{
+    char buf[160];
+    (void)state;
+
+    memset(&res, 0, sizeof(res));
+    res.clk[TSC_SRC_PIT] = (struct tsc_clock){ TSC_CLK_OK, TSC_KIND_MEASURED, 2096000000u, 10, NULL, false };
+    res.clk[TSC_SRC_HPET] = (struct tsc_clock){ TSC_CLK_OK, TSC_KIND_MEASURED, 2100000000u, 10, NULL, false };
+    res.clk[TSC_SRC_PMTIMER] = (struct tsc_clock){ TSC_CLK_OK, TSC_KIND_MEASURED, 2096000100u, 30, NULL, false };
+    tsc_choose(res.clk, &res.choice);
+    assert_int_equal(res.choice.source, TSC_SRC_PIT);
+    assert_int_equal(res.choice.status[TSC_SRC_HPET], TSC_CLK_BAD);
+    assert_int_equal(time_check_clock(&res, TSC_SRC_HPET, buf, sizeof(buf)), TIME_CHECK_FAIL);
+    assert_string_equal(buf, "the hpet disagreed with the chosen rate: +1908 ppm from the pit's, "
+                             "beyond the bound of 1020 ppm");
+    assert_int_equal(time_check_clock(&res, TSC_SRC_PMTIMER, buf, sizeof(buf)), TIME_CHECK_RUN);
 }
 
 /*
@@ -532,7 +572,9 @@ int main(void)
         cmocka_unit_test(test_measure_q35),
         cmocka_unit_test(test_measure_dead_pit),
         cmocka_unit_test(test_measure_no_clock),
-        cmocka_unit_test(test_pit_check_skipped_when_unusable),
+        cmocka_unit_test(test_pit_check_inconclusive_when_disturbed),
+        cmocka_unit_test(test_pit_check_skipped_when_dead),
+        cmocka_unit_test(test_clock_that_disagrees_fails_the_check),
         cmocka_unit_test(test_dead_pit_frozen_hpet_paced_by_pm_timer),
         cmocka_unit_test(test_cpuid15_crystal_derived_from_the_model),
         cmocka_unit_test(test_tsc_fence_by_vendor),
