@@ -52,6 +52,17 @@ def test_unknown_option_warns_and_boots():
     assert_ktap_ok(r)
 
 
+@pytest.mark.parametrize("only,name", [("no_such_test", "no_such_test"),
+                                       ("tsc_pit_interval,no_such_test", "no_such_test")])
+def test_selftest_only_naming_no_test_fails(only, name):
+    # A selection that names no self-test would run nothing and pass.
+    r = boot("pvh", "256M", f"selftest selftest_only={only}")
+    assert r.status == "fail", explain(r)
+    msg = f"selftest_only={only}: no self-test is named '{name}'"
+    assert msg in r.log and record(r, "done")["reason"] == msg, explain(r)
+    assert "KTAP version 1" not in r.log, explain(r)
+
+
 def test_exit_codes_follow_the_kernel_header():
     # The harness reads the verdict the kernel writes (kernel/exit.h): QEMU's
     # isa-debug-exit makes its exit status (v << 1) | 1, at the port the
