@@ -17,6 +17,7 @@ extern struct topo topo;
 static const char *source = "none";
 static const char *map_error;
 static struct err map_err;
+static char fake_warning[160];          /* numa_fake asked for more nodes than fit */
 static unsigned nblks, nnodes;
 static struct node_range blks[TOPO_MAX_MEMBLKS];
 
@@ -92,6 +93,13 @@ unsigned numa_boot_init(uint64_t max_pfn, unsigned fake)
         source = "fake";
         nblks = fake_blocks(max_pfn, fake);
         nnodes = nblks;
+        if (nnodes < fake) {
+            char sz[24];
+            snprintf(fake_warning, sizeof(fake_warning), "numa_fake=%u: only %u node%s: a fake node "
+                     "takes whole 1 GiB granules, and RAM ends at %s", fake, nnodes,
+                     nnodes == 1 ? "" : "s", fmt_size(sz, sizeof(sz), max_pfn << PAGE_SHIFT));
+            printk("warning: %s\n", fake_warning);
+        }
     } else {
         source = "none";
         blks[0] = (struct node_range){ 0, max_pfn, 0 };
@@ -206,6 +214,10 @@ void numa_boot_report(struct record *r)
         record_str(r, "error", map_error);
     else
         record_null(r, "error");
+    if (fake_warning[0])
+        record_str(r, "warning", fake_warning);
+    else
+        record_null(r, "warning");
     record_arr_begin(r, "nodes");
     for (unsigned n = 0; n < nnodes; n++)
         report_node(r, n);

@@ -129,7 +129,30 @@ def test_memory_options_under_the_benchmark(args):
     r = boot("pvh", "3G", f"runs=1 strategies=page,chunk,once,lazy {args} {AUDIT_BLOCKS}", timeout=300)
     check_run(r, 1, ["page", "chunk", "once", "lazy"])
     if args.startswith("numa_fake"):
-        assert record(r, "memory")["nodes"] == 3
+        m = record(r, "memory")
+        assert m["nodes"] == 3 and m["node_map"]["warning"] is None, explain(r)
+
+
+def size_text(nbytes):
+    """The kernel's fmt_size(): whole units, else two decimals of the largest."""
+    units, i = ["B", "KiB", "MiB", "GiB", "TiB"], 0
+    while i + 1 < len(units) and nbytes >= 1024 << (10 * i):
+        i += 1
+    whole, frac = divmod(nbytes, 1 << (10 * i))
+    return f"{whole} {units[i]}" if i == 0 or not frac else f"{nbytes / (1 << (10 * i)):.2f} {units[i]}"
+
+
+# q35 puts RAM past 2 GiB above 4 GiB: a 3 GiB guest's RAM ends at 5 GiB.
+@pytest.mark.parametrize("mem,fake,nodes", [("256M", 8, 1), ("3G", 8, 5)])
+def test_numa_fake_beyond_the_guest_warns(mem, fake, nodes):
+    # A fake node is whole 1 GiB granules: a small guest has room for fewer.
+    r = boot("pvh", mem, f"memonly numa_fake={fake}")
+    assert r.status == "ok", explain(r)
+    m = record(r, "memory")
+    want = (f"numa_fake={fake}: only {nodes} node{'s' if nodes > 1 else ''}: a fake node takes whole "
+            f"1 GiB granules, and RAM ends at {size_text(m['max_pfn'] * 4096)}")
+    assert m["nodes"] == nodes and m["node_map"]["warning"] == want, (m["node_map"], want)
+    assert f"warning: {want}" in r.log, explain(r)
 
 
 @pytest.mark.parametrize("args,message", [
