@@ -3,7 +3,7 @@
 nothing (a software hypervisor can run memory-heavy work 1000x slower than
 TCG), so when KVM is offered the kernel's `probe` mode boots under both, and
 the faster for the work at hand wins. The verdict is cached per host, keyed
-by the kernel, the QEMU version, the CPU and the /dev/kvm.
+by the kernel, the QEMU version, the CPU and the /dev/kvm device.
 
 The probe's figures are TSC ticks taken before calibration; the host
 time-stamps each serial line as it arrives and takes the ticks' rate from

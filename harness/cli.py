@@ -70,17 +70,28 @@ def cmd_boot(args):
 
 def cmd_accel(args):
     """Which accelerator a boot of this size would get, and why."""
-    work = accel.Work.for_boot(qemu.parse_size(args.mem), args.append)
+    work = accel.Work.for_boot(qemu.guest_mem(args.mem), args.append)
     acc = accel.choose(args.accel, args.mode, lambda m: say(m), work)
     say(acc)
     return 0
+
+
+def seconds(text):
+    """An argparse type: seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: seconds cannot be negative (0 means no limit)")
+    return value
 
 
 def add_boot_options(p):
     p.add_argument("--mode", choices=qemu.MODES, default="pvh", help="boot path")
     p.add_argument("--accel", choices=qemu.ACCELS, default=qemu.default_accel(),
                    help="accelerator (default: BOOTHEAP_ACCEL, else auto: chosen by measurement)")
-    p.add_argument("--stall", type=float, default=None,
+    p.add_argument("--stall", type=seconds, default=None,
                    help=f"seconds of serial silence that end a boot (default: BOOTHEAP_STALL, else "
                         f"{qemu.STALL_BASE:g} plus {qemu.STALL_PER_GIB:g} per GiB of guest, at most "
                         f"{qemu.STALL_MAX:g}; 0 never)")
@@ -129,7 +140,7 @@ def parser():
     r.add_argument("--full", action="store_true",
                    help="with --hosted: time the first touch in every run at every size (by default "
                         f"the first run only from {hosted.TOUCH_SAMPLED_FROM >> 30} GiB up)")
-    r.add_argument("--timeout", type=float, default=sweep.DEFAULT_TIMEOUT, help="seconds per boot")
+    r.add_argument("--timeout", type=seconds, default=sweep.DEFAULT_TIMEOUT, help="seconds per boot")
     r.add_argument("--verbose", "-v", action="store_true", help="show the serial output and QEMU command")
     p = sub.add_parser("report", help="rewrite summary.csv, report.md and plot.png of a results folder")
     p.add_argument("folder")
@@ -159,11 +170,11 @@ def parser():
                    help="sizes to count under callgrind, each with every set or SIZE=set;set "
                         f"(default '{ablation.DEFAULT_COUNTS}'; '' counts nothing)")
     x.add_argument("--out", help="results folder, new or existing (default results/ablation-<date-time>)")
-    x.add_argument("--timeout", type=float, default=600, help="seconds per hosted run")
+    x.add_argument("--timeout", type=seconds, default=600, help="seconds per hosted run")
     pi = sub.add_parser("peers-icount", help="the Linux peers' instructions per page per phase under "
                         "-icount, against the real Linux's when given")
     pi.add_argument("--mem", default="1G")
-    pi.add_argument("--timeout", type=float, default=900)
+    pi.add_argument("--timeout", type=seconds, default=900)
     pi.add_argument("--log", default=None)
     pi.add_argument("--real", default=None, help="the real Linux's figures: `make peers`' results "
                     "folder or peers.jsonl, "
@@ -195,7 +206,7 @@ def parser():
     add_boot_options(b)
     b.add_argument("--mem", default="1G", help="guest memory, e.g. 512M, 8G, 1T")
     b.add_argument("--append", default="", help="kernel command line")
-    b.add_argument("--timeout", type=float, default=600, help="seconds; 0 waits forever")
+    b.add_argument("--timeout", type=seconds, default=600, help="seconds; 0 waits forever")
     b.add_argument("--log", help="also write the serial log here")
     b.add_argument("--machine-opts", default="", help="extra -machine options, e.g. pit=off")
     b.add_argument("--cpus", type=int, default=1,

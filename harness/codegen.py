@@ -9,7 +9,7 @@ import re
 import subprocess
 
 from harness import ROOT
-from harness.common import say
+from harness.common import BenchError, say
 
 KERNEL = os.path.join(ROOT, "build", "bootheap.elf")
 HOSTED = os.path.join(ROOT, "build", "bootheap-host")
@@ -49,9 +49,15 @@ PADDING = ("nop", "xchg ax,ax", "data16", "cs nop")
 
 
 def disassemble(elf):
-    """{function: [(address, instruction)]}, alignment padding left out."""
-    out = subprocess.run(["objdump", "-d", "-M", "intel", "--no-show-raw-insn", elf],
-                         check=True, capture_output=True, text=True).stdout
+    """{function: [(address, instruction)]}, alignment padding left out.
+    Raises BenchError naming a file that is missing or no ELF."""
+    if not os.path.isfile(elf):
+        raise BenchError(f"{elf}: no such file (`make all hosted` builds both)")
+    r = subprocess.run(["objdump", "-d", "-M", "intel", "--no-show-raw-insn", elf],
+                       capture_output=True, text=True)
+    if r.returncode:
+        raise BenchError(f"{elf}: objdump cannot read it: {r.stderr.strip()}")
+    out = r.stdout
     funcs, cur = {}, None
     for line in out.splitlines():
         m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)

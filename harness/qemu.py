@@ -22,7 +22,7 @@ import threading
 import time
 
 from harness import ROOT, guest
-from harness.common import parse_size  # noqa: F401  (the runner's callers use qemu.parse_size)
+from harness.common import MIB, parse_size
 
 ELF = os.path.join(ROOT, "build", "bootheap.elf")
 ISO = os.path.join(ROOT, "build", "bootheap.iso")
@@ -60,6 +60,17 @@ def default_stall(mem_bytes=0):
     if value < 0:
         raise ValueError(f"BOOTHEAP_STALL={text!r}: must not be negative")
     return value
+
+
+def guest_mem(mem):
+    """A guest's memory, '8G', '512M' or bytes -> bytes. QEMU takes whole
+    MiB and boots its own default of 128 MiB for -m 0, so anything else is
+    refused here, naming the size, rather than booted as something else."""
+    mem_bytes = parse_size(mem) if isinstance(mem, str) else int(mem)
+    if mem_bytes < MIB or mem_bytes % MIB:
+        raise ValueError(f"guest memory {mem!r}: give a whole number of MiB, at least 1 MiB "
+                         "(QEMU would boot its default 128 MiB for 0)")
+    return mem_bytes
 
 
 def default_accel():
@@ -316,12 +327,15 @@ def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False
         say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
-    mem_bytes = parse_size(mem) if isinstance(mem, str) else int(mem)
+    mem_bytes = guest_mem(mem)
     stall = default_stall(mem_bytes) if stall is None else stall
     if not serial or gdb:
         stall = 0
     if mode == "pvh" and not os.path.exists(ELF):
         raise RuntimeError(f"{ELF} is missing: run `make`")
+    why = guest.check(cpus, nodes, mem_bytes)
+    if why:
+        raise ValueError(why)
     from harness import accel as accel_mod
     acc = accel_mod.choose(accel, mode, say, accel_mod.Work.for_boot(mem_bytes, append))
     with tempfile.TemporaryDirectory(prefix="bootheap-") as work:

@@ -109,6 +109,9 @@ def read(source):
     if "\n" not in source and os.path.isfile(source):
         with open(source, encoding="utf-8", errors="replace") as f:
             return f.read()
+    if "\n" not in source and "\\n" not in source:
+        raise BenchError(f"payload {source!r}: no such file, and no payload text either (a payload "
+                         "has several lines, given with newlines or \\n)")
     return source if "\n" in source else source.replace("\\n", "\n")
 
 

@@ -9,6 +9,9 @@ import re
 from harness.common import BenchError, parse_size, size_label
 
 RECORD_START = '{"type":'
+# What every `result` record holds (README.md, "Records"): one without all
+# of them was cut short, and its figures cannot be trusted.
+RESULT_KEYS = ("strategy", "run", "phase", "pages", "ticks", "ns")
 
 
 def parse_serial(text):
@@ -94,29 +97,38 @@ class Sweep:
 
 def load_jsonl(path):
     """records.jsonl -> Sweep. Each line wraps one record with the size it
-    came from; a truncated last line is reported, not fatal."""
+    came from. A line that is not JSON (a truncated last line, say), wraps
+    no record or no size, or holds a result cut short, is left out and
+    reported in sweep.problems, naming the line: `report` then fails."""
     sweep = Sweep(os.path.dirname(os.path.abspath(path)))
     by_label = {}
+    name = os.path.basename(path)
     with open(path, encoding="utf-8", errors="replace") as f:
         lines = f.read().replace("\r", "").split("\n")
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
     for i, line in enumerate(lines):
         if not line.strip():
             continue
+        where = f"{name} line {i + 1}" + (" (the last, cut short)" if i == last and not
+                                          line.rstrip().endswith("}") else "")
         try:
             w = json.loads(line)
-        except json.JSONDecodeError:
-            where = "truncated last line" if i == len(lines) - 1 else f"line {i + 1}"
-            sweep.problems.append(f"{os.path.basename(path)}: unreadable ({where})")
+        except json.JSONDecodeError as e:
+            sweep.problems.append(f"{where}: not JSON ({e.msg}): {line[:60]}")
             continue
         rec = w.get("record") if isinstance(w, dict) else None
         if not isinstance(rec, dict):
-            sweep.problems.append(f"{os.path.basename(path)}: line {i + 1} has no record")
+            sweep.problems.append(f"{where}: no record in it")
             continue
         if w.get("source") == "harness" and rec.get("type") == "sweep":
             sweep.info = rec
             continue
         if w.get("size_bytes") is None:
-            sweep.problems.append(f"{os.path.basename(path)}: line {i + 1} has no size")
+            sweep.problems.append(f"{where}: no size_bytes")
+            continue
+        missing = [k for k in RESULT_KEYS if k not in rec] if rec.get("type") == "result" else []
+        if missing:
+            sweep.problems.append(f"{where}: a result record cut short (no {', '.join(missing)})")
             continue
         nbytes = int(w["size_bytes"])
         label = w.get("size") or size_label(nbytes)

@@ -404,9 +404,20 @@ def banner():
     warn("bench: " + "!" * 72)
 
 
+def problems(sweep):
+    """What could not be read: the folder's lines, and each boot's log."""
+    return sweep.problems + [f"log {run.label}: {p}" for run in sweep.sizes for p in run.problems]
+
+
 def finish(sweep, interrupted=False):
+    """Writes the outputs and says what they found -> 0, 1 when a boot
+    failed, gnuplot failed or a record could not be read, 130 when the
+    sweep was interrupted."""
     report, plot_error = write_outputs(sweep)
     failed = print_findings(sweep)
+    unread = problems(sweep)
+    for p in unread:
+        warn(f"bench: UNREADABLE {p}")
     if sweep.emulated:
         banner()
     say(f"bench: report: {report}")
@@ -414,8 +425,11 @@ def finish(sweep, interrupted=False):
         warn(f"bench: {plot_error}")
     if failed:
         warn(f"bench: {failed} of {len(sweep.sizes)} boot(s) FAILED; what was collected is in {sweep.folder}")
+    if unread:
+        warn(f"bench: {len(unread)} record line(s) of {sweep.folder} could not be read: the report "
+             "leaves them out")
     if interrupted:
         return 130
-    return 1 if failed or plot_error else 0
+    return 1 if failed or plot_error or unread else 0
 
 

@@ -45,8 +45,8 @@ static const char usage[] =
     "  --map FILE       a map file: 'start end type' a line, hexadecimal, end exclusive\n"
     "                   (python3 -m harness map turns any other map into one, and\n"
     "                   python3 -m harness hosted --map runs on any map)\n"
-    "  --mem-limit SIZE refuse maps whose tables need more host memory than SIZE\n"
-    "                   (default: MemAvailable less 512 MiB)\n"
+    "  --mem-limit SIZE refuse maps whose tables need more host memory than SIZE,\n"
+    "                   above 0 (default: MemAvailable less 512 MiB)\n"
     "  --cpus N         threads for the parallel init of the eager strategies (default 1;\n"
     "                   all: one per core online); cpus= chooses how many of them run\n"
     "  --map-only       print the boot record with the map, and stop\n"
@@ -173,6 +173,9 @@ static void parse_args(int argc, char **argv, struct args *a, struct bootinfo *b
                 usage_fail("%s %s", w, e.msg);
             else if (!strcmp(w, "--mem") && !a->mem)
                 usage_fail("--mem 0: a map needs some RAM");
+            else if (!strcmp(w, "--mem-limit") && !host_mem_limit)
+                usage_fail("--mem-limit 0: give a size above 0 (without --mem-limit the limit is "
+                           "MemAvailable less 512 MiB)");
         } else {
             usage_fail("unknown option %s", w);
         }

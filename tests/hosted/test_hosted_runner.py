@@ -197,6 +197,14 @@ def test_bad_runner_arguments(runner, args, says):
     assert not r.records
 
 
+def test_a_zero_memory_limit_is_refused(runner):
+    # 0 cannot mean "no limit" and a limit no map fits at once: it is refused.
+    r = runner("--mem", "256M", "--mem-limit", "0", "runs=1")
+    assert r.rc == USAGE and not r.records, r
+    assert "--mem-limit 0: give a size above 0 (without --mem-limit the limit is MemAvailable less " \
+           "512 MiB)" in r.err, r
+
+
 def test_too_little_host_memory_is_refused(runner):
     r = runner("--mem", "64G", "--mem-limit", "100M", "runs=1")
     assert r.rc == NOMEM, r

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: MIT
 """Reading records: raw serial logs (noise, CR, a truncated last line) and
 the wrapped records.jsonl that `make bench` writes."""
+import json
 import os
 
 import pytest
 
 from harness import common, records, report
 from harness.records import parse_serial
-from conftest import GIB, SYNTHETIC, read_jsonl
+from conftest import GIB, SYNTHETIC, read_jsonl, rewrite
 
 BENCH = ('{"type":"bench","mem_bytes":1072693248,"pages":261888,"accel":"TCG","emulated":true,'
          '"calibrated":true,"tsc_khz":2000000,"source":"pit","runs":1,"strategies":["page"]}')
@@ -80,11 +81,14 @@ def test_load_jsonl_groups_by_size():
 
 
 def test_load_jsonl_survives_truncated_last_line(synth):
+    n = len(read_jsonl(synth))
     with open(os.path.join(synth, "records.jsonl"), "a") as f:
         f.write('{"size_bytes": 1073741824, "size": "1G", "source": "kernel", "rec')
     sweep = records.load_folder(synth)
     assert len(sweep.sizes) == 3 and len(sweep.sizes[0].of("result")) == 36
-    assert any("truncated last line" in p for p in sweep.problems)
+    assert sweep.problems == [f"records.jsonl line {n + 1} (the last, cut short): not JSON "
+                              "(Unterminated string starting at): "
+                              '{"size_bytes": 1073741824, "size": "1G", "source": "kernel",']
 
 
 def test_logs_only_folder_reads_the_same_numbers(synth):
@@ -119,3 +123,68 @@ def test_parse_sizes_rejects(text):
 def test_size_labels():
     assert common.size_label(90 * GIB) == "90G"
     assert common.size_label(GIB // 2) == "512M"
+
+
+# ---- `report` on a folder it cannot wholly read: a failure naming the line ---
+
+def insert_line(folder, at, text):
+    """Puts text in records.jsonl as its line number `at` (1-based)."""
+    path = os.path.join(folder, "records.jsonl")
+    with open(path) as f:
+        lines = f.read().splitlines()
+    lines.insert(at - 1, text)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def report_says(folder, capsys):
+    from harness import cli
+    rc = cli.main(["report", folder])
+    return rc, capsys.readouterr().err
+
+
+def test_report_of_an_intact_folder_passes(synth, capsys):
+    rc, err = report_says(synth, capsys)
+    assert rc == 0 and "UNREADABLE" not in err, err
+
+
+def test_report_fails_on_a_line_that_is_not_json(synth, capsys):
+    insert_line(synth, 5, "this is no record")
+    rc, err = report_says(synth, capsys)
+    assert rc == 1, err
+    assert "bench: UNREADABLE records.jsonl line 5: not JSON (Expecting value): this is no record" in err
+    with open(os.path.join(synth, "report.md")) as f:
+        assert "records.jsonl line 5: not JSON" in f.read()
+
+
+def test_report_fails_on_a_truncated_last_line(synth, capsys):
+    n = len(read_jsonl(synth))
+    with open(os.path.join(synth, "records.jsonl"), "a") as f:
+        f.write('{"size_bytes": 1073741824, "size": "1G", "source": "kernel", "record": {"type": "res')
+    rc, err = report_says(synth, capsys)
+    assert rc == 1 and f"records.jsonl line {n + 1} (the last, cut short): not JSON" in err, err
+
+
+def test_report_fails_on_a_result_cut_in_the_middle(synth, capsys):
+    lines = read_jsonl(synth)
+    at = next(i for i, w in enumerate(lines, 1) if w["record"]["type"] == "result")
+    w = lines[at - 1]
+    for key in ("ticks", "ns", "ns_per_page", "first_alloc_ns"):
+        w["record"].pop(key, None)
+    with open(os.path.join(synth, "records.jsonl"), "w") as f:
+        f.write("\n".join(json.dumps(x) for x in lines) + "\n")
+    rc, err = report_says(synth, capsys)
+    assert rc == 1, err
+    assert f"UNREADABLE records.jsonl line {at}: a result record cut short (no ticks, ns)" in err
+    # The record is left out; the rest of its run still reports.
+    assert len(records.load_folder(synth).sizes[0].of("result")) == 35
+
+
+def test_report_fails_on_a_record_cut_short_in_a_boot_log(synth, capsys):
+    def edit(w):
+        if w["record"]["type"] == "boot_result" and w["size"] == "4G":
+            w["record"]["parse_problems"] = ['unreadable record (line 80): {"type":"result","strategy":"pa...']
+        return w
+    rewrite(synth, edit)
+    rc, err = report_says(synth, capsys)
+    assert rc == 1 and "UNREADABLE log 4G: unreadable record (line 80)" in err, err

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+"""`python3 -m harness` given bad arguments, run as a user runs it: a
+message that names what was wrong, exit status 2, no traceback, and no
+QEMU started."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+CASES = [
+    # QEMU boots its default 128 MiB for -m 0, and takes whole MiB only.
+    (["boot", "--mem", "0"], "harness: guest memory '0': give a whole number of MiB, at least 1 MiB"),
+    (["boot", "--mem", "1.5M"], "harness: guest memory '1.5M': give a whole number of MiB"),
+    (["boot", "--mem", "lots"], "harness: bad memory size 'lots'"),
+    (["accel", "--mem", "0"], "harness: guest memory '0'"),
+    (["boot", "--mode", "floppy"], "argument --mode: invalid choice: 'floppy'"),
+    (["boot", "--accel", "fast"], "argument --accel: invalid choice: 'fast'"),
+    (["boot", "--cpus", "0"], "harness: CPUS=0: the kernel takes 1 to 64 CPUs"),
+    (["boot", "--nodes", "9"], "harness: NODES=9: the kernel takes 1 to 8 nodes"),
+    (["boot", "--stall", "-3"], "argument --stall: '-3': seconds cannot be negative (0 means no limit)"),
+    (["boot", "--timeout", "soon"], "argument --timeout: 'soon' is not a number of seconds"),
+    (["run", "--timeout", "-1"], "argument --timeout: '-1': seconds cannot be negative"),
+    (["run", "--sizes", "0"], "bench: bad size '0' in --sizes"),
+    (["run", "--runs", "0"], "bench: --runs must be at least 1"),
+    (["bogus"], "unrecognized arguments: bogus"),
+    (["report", "/nonexistent/results"], "bench: /nonexistent/results: no such results folder"),
+    (["compare", "results/a"], "the following arguments are required: b"),
+    (["add", "{tmp}/folder", "/nonexistent/payload.txt"],
+     "bench: payload '/nonexistent/payload.txt': no such file, and no payload text either"),
+    (["codegen", "/nonexistent/kernel.elf", "/nonexistent/host"],
+     "bench: /nonexistent/kernel.elf: no such file"),
+    (["counts", "--sizes", "1K"], "bench: bad size '1K' in --sizes"),
+]
+
+
+def harness(args, env=None):
+    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, env=dict(os.environ, **(env or {})))
+
+
+@pytest.mark.parametrize("args,message", CASES, ids=[" ".join(a) for a, _ in CASES])
+def test_bad_arguments_exit_2_naming_them(args, message, tmp_path):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    r = harness(args, {"BOOTHEAP_ACCEL": "tcg"})
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert message in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and "qemu-system" not in r.stderr + r.stdout, r.stderr
+    # Nothing was made of the arguments: add did not create its folder.
+    assert not (tmp_path / "folder").exists()
+
+
+@pytest.mark.parametrize("var,value,message", [
+    ("BOOTHEAP_ACCEL", "fast", "harness: BOOTHEAP_ACCEL='fast': use auto, kvm or tcg"),
+    ("BOOTHEAP_STALL", "-1", "harness: BOOTHEAP_STALL='-1': must not be negative"),
+    ("BOOTHEAP_STALL", "later", "harness: BOOTHEAP_STALL='later': give seconds of serial silence"),
+])
+def test_bad_environment_exits_2_naming_it(var, value, message):
+    env = {"BOOTHEAP_ACCEL": "tcg", var: value}
+    r = harness(["boot", "--mem", "256M"], env)
+    assert r.returncode == 2 and message in r.stderr, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr and "qemu-system" not in r.stderr
