@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 """`make test`: host unit tests, a bounded fuzzing run, the host-tool tests,
 the hosted runner's tests, then the QEMU boot tests. Ends with one summary
-line; exits non-zero when any stage fails."""
+line; exits non-zero when any stage fails, or when a stage's tests are
+missing from the tree. Tests that ended inconclusive (no clean samples:
+neither passed nor failed, tests/boot/bootlib.py) are listed before it."""
+import json
 import os
 import subprocess
 import sys
@@ -10,36 +13,61 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = sys.executable
+INCONCLUSIVE = os.path.join("build", "test-logs", "inconclusive.jsonl")
 
 
-def stage(name, cmd):
+def stages(jobs):
+    """(name, the folder its tests live in, command)."""
+    pytest = [PY, "-m", "pytest", "-q", "-rs"]
+    return [
+        ("unit", "tests/unit", ["make", "--no-print-directory", "test-unit"]),
+        ("fuzz", "tests/fuzz", ["make", "--no-print-directory", "test-fuzz"]),
+        ("host tools", "tests/tools", pytest + ["tests/tools"]),
+        ("hosted", "tests/hosted", pytest + ["-n", jobs, "tests/hosted"]),
+        ("boot", "tests/boot", pytest + ["-n", jobs, "--durations=5", "tests/boot"]),
+    ]
+
+
+def stage(root, name, folder, cmd, call=subprocess.call):
     print(f"\n==== {name}: {' '.join(cmd)}", flush=True)
     t = time.monotonic()
-    rc = subprocess.call(cmd, cwd=ROOT)
+    if not os.path.isdir(os.path.join(root, folder)):
+        print(f"==== {name}: FAILED: {folder} is missing, so its tests cannot run", flush=True)
+        return name, False, 0.0
+    rc = call(cmd, cwd=root)
     dt = time.monotonic() - t
     print(f"==== {name}: {'ok' if rc == 0 else 'FAILED'} ({dt:.0f} s)", flush=True)
     return name, rc == 0, dt
 
 
-def main():
+def inconclusive(root):
+    """[{test, why}] noted by this run's tests."""
+    try:
+        with open(os.path.join(root, INCONCLUSIVE)) as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except FileNotFoundError:
+        return []
+
+
+def main(root=ROOT, call=subprocess.call):
     jobs = os.environ.get("TEST_JOBS", str(min(2, os.cpu_count() or 1)))
-    stages = [
-        ("unit", ["make", "--no-print-directory", "test-unit"]),
-        ("fuzz", ["make", "--no-print-directory", "test-fuzz"]),
-        ("host tools", [PY, "-m", "pytest", "-q", "tests/tools"]),
-        ("hosted", [PY, "-m", "pytest", "-q", "-n", jobs, "tests/hosted"]),
-        ("boot", [PY, "-m", "pytest", "-q", "-n", jobs, "--durations=5", "tests/boot"]),
-    ]
-    results = []
+    try:
+        os.remove(os.path.join(root, INCONCLUSIVE))
+    except FileNotFoundError:
+        pass
     start = time.monotonic()
-    for name, cmd in stages:
-        if name == "host tools" and not os.path.isdir(os.path.join(ROOT, "tests", "tools")):
-            continue
-        results.append(stage(name, cmd))
+    results = [stage(root, name, folder, cmd, call) for name, folder, cmd in stages(jobs)]
     total = time.monotonic() - start
     failed = [n for n, ok, _ in results if not ok]
     parts = ", ".join(f"{n} {'ok' if ok else 'FAILED'}" for n, ok, _ in results)
-    print(f"\nmake test: {'PASSED' if not failed else 'FAILED'} in {total:.0f} s ({parts})")
+    unsure = inconclusive(root)
+    if unsure:
+        print(f"\n{len(unsure)} inconclusive (no clean samples on this host; neither passed nor "
+              f"failed), from {INCONCLUSIVE}:")
+        for u in unsure:
+            print(f"  {u['test']}: {u['why']}")
+    print(f"\nmake test: {'PASSED' if not failed else 'FAILED'} in {total:.0f} s ({parts})"
+          + (f"; {len(unsure)} inconclusive" if unsure else ""))
     return 1 if failed else 0
 
 
