@@ -682,22 +682,45 @@ static void test_marking_is_one_fill_per_node_range(void **state)
     assert_int_equal(marked[1].e, 0x80000);
 }
 
+/*
+ * Xen's free_heap_pages(): a block that needs scrubbing goes to the tail of
+ * its free list, a clean one to the head. Two lone order-0 pages are freed,
+ * one dirty, one clean; their buddies stay allocated so neither can merge.
+ */
 static void test_dirty_blocks_go_to_tail(void **state)
 {
     (void)state;
     const struct bootmem_region r[] = { { 0x400, 0x800 } };
     world(r, 1, 0x1000);
     build("chunk");
-    /* Free two clean order-0 pages elsewhere: clean goes to the head. */
-    struct page_info *x = heap_alloc_pages(0, NUMA_NO_NODE);
-    struct page_info *y = heap_alloc_pages(0, NUMA_NO_NODE);
-    assert_non_null(x);
-    assert_non_null(y);
-    unsigned zone = mfn_to_zone(page_to_mfn(x));
-    assert_int_equal(heap_free(x, 0, true, NULL), 0);    /* dirty: tail */
+    struct page_info *pg[4];
+    for (unsigned i = 0; i < 4; i++)
+        assert_non_null(pg[i] = heap_alloc_pages(0, NUMA_NO_NODE));
+    /* Two pairs of buddies: each freed page keeps its buddy allocated. */
+    struct page_info *dirty = NULL, *clean = NULL;
+    for (unsigned i = 0; i < 4; i++)
+        for (unsigned j = 0; j < 4; j++)
+            if ((page_to_mfn(pg[i]) ^ 1) == page_to_mfn(pg[j]) && !dirty)
+                dirty = pg[i];
+    for (unsigned i = 0; i < 4; i++)
+        if (pg[i] != dirty && (page_to_mfn(pg[i]) ^ 1) != page_to_mfn(dirty) && !clean)
+            clean = pg[i];
+    assert_non_null(dirty);
+    assert_non_null(clean);
+    unsigned zone = mfn_to_zone(page_to_mfn(dirty));
+    assert_int_equal(mfn_to_zone(page_to_mfn(clean)), zone);
     struct page_list_head *h = &heap(&heap_default, 0, zone, 0);
-    assert_ptr_equal(h->tail, x);
-    assert_int_equal(x->u.free.first_dirty, 0);
+    assert_null(h->next);                                  /* no free order-0 block yet */
+    assert_int_equal(heap_free(dirty, 0, true, NULL), 0);
+    assert_int_equal(heap_free(clean, 0, false, NULL), 0);
+    /* Neither merged: both are order-0 heads, the clean one first. */
+    assert_ptr_equal(h->next, clean);
+    assert_ptr_equal(h->tail, dirty);
+    assert_int_equal(clean->u.free.first_dirty, INVALID_DIRTY_IDX);
+    assert_int_equal(dirty->u.free.first_dirty, 0);
+    struct heap_audit a;
+    assert_true(heap_audit(&a));
+    assert_int_equal(a.free_pages, 0x400 - 2);
 }
 
 int main(void)
