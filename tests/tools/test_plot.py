@@ -1,26 +1,43 @@
 # SPDX-License-Identifier: MIT
 """The plot step: gnuplot turns the script into a PNG that holds every
-strategy, the floor and Xen's published points."""
+strategy, the floor and Xen's published points, each where the axes put it
+(read back from the PNG's pixels, tests/tools/plotlib.py)."""
 import os
 import re
 
 import pytest
 
 from harness import common, plot, records, report
+import plotlib
 from conftest import rewrite
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-
-def test_gnuplot_writes_a_png(synth):
+def test_the_png_shows_every_point_where_the_axes_put_it(synth):
     png = plot.write_plot(records.load_folder(synth), synth)
     assert png == os.path.join(synth, "plot.png")
-    with open(png, "rb") as f:
-        data = f.read()
-    assert data.startswith(PNG_SIGNATURE) and len(data) > 5000
-    # IHDR: width and height follow the signature and chunk header.
-    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    assert width >= 800 and height >= 500
+    w, h, rows = plotlib.read_png(png)
+    assert (w, h) == (1100, 700)                        # the script's terminal size
+    with open(os.path.join(synth, "plot.gp")) as f:
+        script = f.read()
+    lines = plotlib.series(script)
+    # Five series of the sweep's three sizes (1, 4, 8 GiB), then Xen's
+    # published points: 4, 8 and 90 GB for each x86 series, 32 GB on Arm.
+    assert [(name, len(pts)) for name, _, pts in lines] == \
+        [(f"s{i}", 3) for i in range(5)] + [(f"x{j}", 3) for j in range(4)] + [("x4", 2)]
+    assert [x for x, _ in lines[0][2]] == [1, 4, 8]
+    # The axes gnuplot drew: x 1.4 times beyond the smallest and largest
+    # size, y whole decades around every point.
+    ax, area = plotlib.axes(synth)
+    assert ax["x_min"] == pytest.approx(1 / 1.4, rel=1e-5) and ax["x_max"] == pytest.approx(90 * 1.4)
+    ys = [y for _, _, pts in lines for _, y in pts]
+    assert ax["y_min"] <= min(ys) and ax["y_max"] >= max(ys)
+    assert (ax["y_min"], ax["y_max"]) == (1, 1000)      # lazy's 2.02 to page's 252.5 ns/page
+    assert 0 < area["left"] < area["right"] < w and 0 < area["bottom"] < area["top"] < h
+    # Every point is drawn there, in its series' colour.
+    assert plotlib.undrawn(synth, script) == []
+    # The check can fail: chunk's 4 GiB point moved in the script, not in the PNG.
+    moved = script.replace("$s1 << EOD\n1 40.2\n4 40.2\n", "$s1 << EOD\n1 40.2\n4 400\n")
+    assert moved != script and [m[:3] for m in plotlib.undrawn(synth, moved)] == [("s1", 4.0, 400.0)]
 
 
 def test_script_has_every_strategy_the_floor_and_xen(synth):

@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+import plotlib
 from harness import common, records, report, stats
 from conftest import HERE
 
@@ -58,5 +59,13 @@ def test_writers_and_plot_on_the_recording(recorded):
     with open(os.path.join(recorded, "report.md"), encoding="utf-8") as f:
         md = f.read()
     assert md.index(common.TCG_LABEL) < md.index("| 1 GiB |")
-    with open(os.path.join(recorded, "plot.png"), "rb") as f:
-        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    # The plot shows each strategy and the floor at both sizes, where the
+    # axes gnuplot drew put them, in their own colours.
+    with open(os.path.join(recorded, "plot.gp"), encoding="utf-8") as f:
+        script = f.read()
+    lines = plotlib.series(script)
+    assert [len(pts) for name, _, pts in lines if name.startswith("s")] == [2] * 5
+    ax, _ = plotlib.axes(recorded)
+    assert (ax["x_min"], ax["x_max"]) == (pytest.approx(1 / 1.4, rel=1e-5), pytest.approx(90 * 1.4))
+    assert all(ax["y_min"] <= y <= ax["y_max"] for _, _, pts in lines for _, y in pts)
+    assert plotlib.undrawn(recorded, script) == []
