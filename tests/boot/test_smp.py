@@ -5,9 +5,13 @@ on one host thread each (multi-threaded TCG) by default: `-accel tcg` as the
 harness passes it is `-accel tcg,thread=multi` here. Every heap built, serial
 or parallel, on one node or several, is held block for block to the one the
 host works out from the memory record (harness.oracle)."""
+import re
+
 import pytest
 
-from bootlib import AUDIT_BLOCKS, assert_ktap_ok, boot, check_heap, explain, record
+from bootlib import AUDIT_BLOCKS, assert_ktap_ok, boot, check_heap, explain, record, records
+from harness import cpus_report
+from harness.records import SizeRun, Sweep
 
 MIB = 1 << 20
 
@@ -231,3 +235,46 @@ def test_memnode_ablation_refused_on_a_fine_node_map():
              extra=numa_args(NUMA["2-nodes-768M-1280M"]))
     assert r.status == "fail", explain(r)
     assert "xen_costs without memnode needs node granules of 1 GiB or more" in r.log, explain(r)
+
+
+# ---- the scaling table, end to end -------------------------------------------
+
+SCALING_ROW = r"^  (\w+) +((?:  \d CPUs? \d+\.\d{3} \(\d+\.\d\dx, \d+\.\d\dx floor\))+)$"
+SCALING_CELL = r"(\d) CPUs? (\d+)\.(\d{3}) \((\d+\.\d\d)x, (\d+\.\d\d)x floor\)"
+
+
+def test_scaling_table_end_to_end():
+    """`scaling`: every eager strategy and the floor at 1 and 2 CPUs, each
+    parallel build checked against the serial heap's digest (a mismatch
+    fails the boot), its records, its printed table and the report's table
+    saying the same."""
+    r = boot("pvh", "1G", f"runs=2 strategies={EAGER} scaling", extra=["-smp", "2"])
+    assert r.status == "ok", explain(r)
+    rows = records(r, "scaling")
+    names = EAGER.split(",") + ["floor"]
+    assert [(x["strategy"], x["cpus"]) for x in rows] == [(s, c) for s in names for c in (1, 2)], rows
+    med = {(x["strategy"], x["cpus"]): x["median_ns"] for x in rows}
+    for x in rows:
+        s, c = x["strategy"], x["cpus"]
+        assert x["runs"] == 2 and x["median_ns"] > 0, x
+        # The kernel's integer ratios, floored to hundredths.
+        assert round(x["speedup"] * 100) == med[(s, 1)] * 100 // med[(s, c)], x
+        assert x["floor_median_ns"] == med[("floor", c)], x
+        assert round(x["x_floor"] * 100) == med[(s, c)] * 100 // med[("floor", c)], x
+    # The printed table: one row per strategy, a cell per CPU count, the
+    # records' figures in ms.
+    printed = {m[0]: re.findall(SCALING_CELL, m[1]) for m in re.findall(SCALING_ROW, r.log, re.M)}
+    assert sorted(printed) == sorted(names), explain(r)
+    for s, cells in printed.items():
+        for c, ms, frac, speedup, x_floor in cells:
+            x = next(x for x in rows if (x["strategy"], x["cpus"]) == (s, int(c)))
+            assert int(ms) * 1000 + int(frac) == x["median_ns"] // 1000, (s, c, x)
+            assert (float(speedup), float(x_floor)) == (x["speedup"], x["x_floor"]), (s, c, x)
+    # The report's scaling section, from the same records.
+    run, sweep = SizeRun(1 << 30), Sweep("boot")
+    run.records, sweep.sizes = r.records(), [run]
+    section = "\n".join(cpus_report.cpus_sections(sweep))
+    assert "## Scaling: each eager strategy at 1 to N CPUs" in section
+    for x in rows:
+        assert (f"| 1 GiB | {x['strategy']} | {x['cpus']} | 2 | {x['median_ns'] / 1e6:.3f} | "
+                f"{x['speedup']:.2f} | {x['floor_median_ns'] / 1e6:.3f} | {x['x_floor']:.2f} |") in section
