@@ -100,7 +100,9 @@ ALLOWED_SKIPS = (
       "the clock the TSC rate came from cannot check that rate") for c in ("pit", "hpet", "pmtimer")]
     + [(f"tsc_{c}_interval", f"the {c} is absent", "a machine without that clock (QEMU's hpet=off)")
        for c in ("hpet", "pmtimer")]
-    + [("tsc_pit_interval", r"the pit is dead \(.*\)", "a machine without a working 8254 (QEMU's pit=off)")])
+    + [("tsc_pit_interval", r"the pit is dead \(.*\)", "a machine without a working 8254 (QEMU's pit=off)"),
+       ("kernel_is_w_xor_x", r"the CPU has no NX: .*",
+        "a CPU without NX (QEMU's -cpu max,-nx) cannot keep data from running")])
 
 
 def skip_allowed(name, reason):

@@ -71,6 +71,26 @@ def test_memory_summary_pvh(mem):
     check_heap(r, min_audits=4)
 
 
+# mm/paging.c's other paths: a CPU without 1 GiB pages maps the direct map
+# in 2 MiB pages, one without NX leaves every page executable; an older
+# model (core2duo) lacks 1 GiB pages too.
+@pytest.mark.parametrize("cpu,gbpages,nx", [("max,-pdpe1gb,-nx", False, False), ("max,-pdpe1gb", False, True),
+                                            ("max,-nx", True, False), ("core2duo", False, True)])
+def test_paging_without_gbpages_or_nx(cpu, gbpages, nx):
+    r = boot("pvh", "1G", "selftest", cpu=cpu)
+    results = assert_ktap_ok(r, min_tests=9)
+    b = record(r, "boot")
+    assert (b["gbpages"], b["nx"]) == (gbpages, nx), explain(r)
+    m = check_memory(r)         # the page tables counted for this page size
+    page = (1 << 30) if gbpages else (2 << 20)
+    assert m["direct_map"]["page_size"] == page
+    assert (f"direct map: {m['direct_map']['bytes'] >> 30} GiB with {'1 GiB' if gbpages else '2 MiB'} pages; "
+            f"{m['direct_map']['table_pages']} page-table pages") in r.log, explain(r)
+    wx = {name: why for _, _, name, why in results}["kernel_is_w_xor_x"]
+    assert wx == ("" if nx else "SKIP the CPU has no NX: data cannot be kept from running (text and rodata "
+                                "checked read-only)"), explain(r)
+
+
 def test_memory_summary_uefi_fragmented_map():
     # OVMF's map: many entries, GRUB's type 20, ACPI and NVS among the RAM.
     r = boot("iso-uefi", "1G", f"selftest {AUDIT_BLOCKS}", timeout=300)
