@@ -18,7 +18,14 @@
 #define TRAMP_LOW       0x1000ull   /* above the real-mode IVT and BIOS data */
 #define TRAMP_HIGH      0xa0000ull  /* below the legacy video hole */
 #define AP_STACK_PAGES  8
-#define AP_ANSWER_MS    1000        /* a hang guard: a CPU answers in microseconds */
+/*
+ * How long a started CPU has to say it is up. Hardware answers in
+ * microseconds, but under TCG each vCPU is a host thread, and on a loaded
+ * host it may wait seconds for a core: 10 s tells a busy host from a CPU
+ * that is not there (smp_phantom), and stays far below the harness's stall
+ * limit (60 s).
+ */
+#define AP_ANSWER_MS    10000
 
 /* The block at TRAMP_DATA in boot/trampoline.asm: every offset is written there too. */
 #define TRAMP_DATA      8

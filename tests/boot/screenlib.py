@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The screen as a person sees it: boots an ISO with a display, waits for the
-run to end (exit=halt), takes a QMP screendump and reads its text back with
-the kernel's own font."""
+run to end (exit=halt: the done record, then the CPU halted), takes a QMP
+screendump and reads its text back with the kernel's own font."""
 import json
 import os
 import re
@@ -61,11 +61,12 @@ def read_screen(w, h, pixels, glyphs, rows=None):
 
 
 class QMP:
-    """Just enough of the QEMU machine protocol for a screendump and a quit."""
+    """Just enough of the QEMU machine protocol for a screendump, a look at
+    the registers and a quit. No timeout of its own: QEMU's exit closes the
+    socket, and the boot's stall detector ends a QEMU that stops answering."""
 
     def __init__(self, path):
         self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.settimeout(20)
         self.sock.connect(path)
         self.f = self.sock.makefile("rwb")
         assert "QMP" in json.loads(self.f.readline())
@@ -75,25 +76,37 @@ class QMP:
         self.f.write(json.dumps({"execute": name, "arguments": args}).encode() + b"\n")
         self.f.flush()
         while True:
-            reply = json.loads(self.f.readline())
+            line = self.f.readline()
+            if not line:
+                raise RuntimeError(f"QMP {name}: QEMU closed the connection")
+            reply = json.loads(line)
             if "return" in reply:
                 return reply["return"]
             if "error" in reply:
                 raise RuntimeError(f"QMP {name}: {reply['error'].get('desc', reply)}")
             # Anything else is an asynchronous event: read on.
 
+    def halted(self):
+        """Whether the boot CPU sits in HLT (QEMU's register dump: HLT=1)."""
+        regs = self.cmd("human-monitor-command", **{"command-line": "info registers"})
+        m = re.search(r"\bHLT=([01])\b", regs)
+        assert m, regs[:200]
+        return m.group(1) == "1"
+
     def close(self):
         self.f.close()
         self.sock.close()
 
 
-def boot_and_dump(name, mode, append, mem="256M", gfxmode=None, timeout=600, extra=()):
-    """Boots `mode` with exit=halt added to `append`, waits for the done
-    record and the line after it (serial gets each line just before the
-    screen does), dumps the screen and quits QEMU. Returns (Result, path of
-    the PPM, error or None). QEMU is told to quit whatever happened. The
-    only deadline is the boot's own timeout, a guard against a hang: how
-    long the boot takes is not what the screen tests are about."""
+def boot_until_halted(name, mode, append, mem="256M", gfxmode=None, extra=(), dump=False,
+                      halt="exit=halt", **kw):
+    """Boots `mode` with `halt` (exit=halt) added to `append`, waits for the done
+    record and then for the boot CPU to halt, which it does only once the
+    last line is on the screen too (kernel/exit.c), dumps the screen when
+    asked and quits QEMU. Returns (Result, whether the CPU was seen halted,
+    the PPM's path, error or None). QEMU is told to quit whatever happened.
+    No deadline of its own: the boot's stall detector (BOOTHEAP_STALL) ends
+    a guest that stops making progress, whatever the host's load."""
     os.makedirs(LOGS, exist_ok=True)
     log_path = os.path.join(LOGS, f"screen-{name}.log")
     ppm = os.path.join(LOGS, f"screen-{name}.ppm")
@@ -102,7 +115,7 @@ def boot_and_dump(name, mode, append, mem="256M", gfxmode=None, timeout=600, ext
             os.remove(p)
     sockdir = tempfile.mkdtemp(prefix="bootheap-qmp-")    # short path for the socket
     qmp_path = os.path.join(sockdir, "qmp")
-    outcome = {}
+    outcome = {"halted": False}
     boot_over = threading.Event()
 
     def operator():
@@ -111,14 +124,18 @@ def boot_and_dump(name, mode, append, mem="256M", gfxmode=None, timeout=600, ext
             while not boot_over.is_set():
                 log = open(log_path, errors="replace").read() if os.path.exists(log_path) else ""
                 if '{"type":"done"' in log and "bootheap: finished" in log:
-                    time.sleep(1.0)
                     break
                 time.sleep(0.2)
             else:
                 outcome["error"] = "the boot ended without a done record"
-            q = QMP(qmp_path)
             if "error" not in outcome:
-                q.cmd("screendump", filename=ppm)
+                q = QMP(qmp_path)
+                while not boot_over.is_set() and not outcome["halted"]:
+                    outcome["halted"] = q.halted()
+                    if not outcome["halted"]:
+                        time.sleep(0.05)
+                if dump and outcome["halted"]:
+                    q.cmd("screendump", filename=ppm)
         except Exception as e:      # reported by the caller
             outcome["error"] = repr(e)
         finally:
@@ -127,19 +144,29 @@ def boot_and_dump(name, mode, append, mem="256M", gfxmode=None, timeout=600, ext
                 q.cmd("quit")
                 q.close()
             except Exception:
-                pass                # the boot timeout ends QEMU instead
+                pass                # QEMU is gone already, or the stall detector ends it
 
     t = threading.Thread(target=operator, daemon=True)
     t.start()
     try:
-        r = qemu.boot(mode=mode, mem=mem, append=(append + " exit=halt").strip(),
-                      timeout=timeout, quiet=True, log_path=log_path, gfxmode=gfxmode,
-                      extra=["-vga", "std", "-qmp", f"unix:{qmp_path},server=on,wait=off", *extra])
+        r = qemu.boot(mode=mode, mem=mem, append=f"{append} {halt}".strip(),
+                      timeout=0, quiet=True, log_path=log_path, gfxmode=gfxmode,
+                      extra=["-qmp", f"unix:{qmp_path},server=on,wait=off", *extra], **kw)
         boot_over.set()
-        t.join(timeout=30)
+        t.join()
     finally:
         shutil.rmtree(sockdir, ignore_errors=True)
-    return r, ppm, outcome.get("error")
+    return r, outcome["halted"], ppm if dump else None, outcome.get("error")
+
+
+def boot_and_dump(name, mode, append, mem="256M", gfxmode=None, extra=()):
+    """boot_until_halted() with a display and a screendump -> (Result, path
+    of the PPM, error or None)."""
+    r, halted, ppm, err = boot_until_halted(name, mode, append, mem, gfxmode, ["-vga", "std", *extra],
+                                            dump=True)
+    if not err and not halted:
+        err = "the CPU was never seen halted"
+    return r, ppm, err
 
 
 def screen_text(ppm):

@@ -42,3 +42,58 @@ def test_longest_silence_counts_from_the_start_and_not_after_the_end():
     assert r.max_gap() == (7.0, "frame table")
     assert r.tail(2) == "frame table\ndone"
     assert qemu.Result("ok", 33, "", 0.1, "tcg", []).max_gap() == (0.0, None)
+
+
+class FakeClock:
+    """time.monotonic() for qemu._wait(): each wait for QEMU moves it on."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def monotonic(self):
+        return self.now
+
+
+class FakeQemu:
+    """A QEMU that runs until killed, or exits on its own at `exits_at`."""
+
+    def __init__(self, clock, exits_at=None):
+        self.clock, self.exits_at, self.killed_at = clock, exits_at, None
+
+    def wait(self, timeout=None):
+        if self.killed_at is not None:
+            return -9
+        self.clock.now += timeout
+        if self.exits_at is not None and self.clock.now >= self.exits_at:
+            return 33
+        raise qemu.subprocess.TimeoutExpired("qemu", timeout)
+
+    def kill(self):
+        self.killed_at = self.clock.now
+
+
+class FakeReader:
+    def __init__(self, start, last):
+        self.start, self.last = start, last
+
+
+@pytest.mark.parametrize("last_line_at", [0.0, 5.0, 40.0])
+def test_stall_limit_counts_from_the_last_line(monkeypatch, last_line_at):
+    clock = FakeClock()
+    monkeypatch.setattr(qemu.time, "monotonic", clock.monotonic)
+    start = clock.now
+    proc = FakeQemu(clock)
+    assert qemu._wait(proc, FakeReader(start, start + last_line_at), 600, 3) == "stalled"
+    # Killed within one poll (0.2 s) of 3 s after the last line.
+    assert start + last_line_at + 3 < proc.killed_at <= start + last_line_at + 3.2 + 1e-9
+
+
+def test_a_guest_that_ends_or_runs_out_of_time(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(qemu.time, "monotonic", clock.monotonic)
+    start = clock.now
+    assert qemu._wait(FakeQemu(clock, exits_at=start + 2), FakeReader(start, start), 600, 3) == "exited"
+    # No stall limit (0): only the timeout ends it.
+    proc = FakeQemu(clock)
+    assert qemu._wait(proc, FakeReader(clock.now, clock.now), 10, 0) == "timeout"
+    assert proc.killed_at is not None
