@@ -96,6 +96,7 @@ static void record_check(struct record *r, unsigned c, const struct tsc_clock *k
         record_null(r, "ppm");
     }
     record_str(r, "status", status);
+    record_bool(r, "disturbed", k->disturbed);
     record_obj_end(r);
 }
 

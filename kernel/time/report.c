@@ -153,6 +153,7 @@ static void record_calibration(const struct time_result *t)
         else
             record_null(&r, "ppm");
         record_str(&r, "status", status_names[ch->status[i]]);
+        record_bool(&r, "disturbed", t->clk[i].disturbed);
         record_obj_end(&r);
     }
     record_arr_end(&r);

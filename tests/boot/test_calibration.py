@@ -10,7 +10,7 @@ from bootlib import INCONCLUSIVE, assert_ktap_ok, boot, explain, inconclusive, k
 
 KEYS = {"type", "khz", "source", "calibrated", "reason", "windows", "window_ms", "poll_ns", "accepted",
         "spread_ppm", "invariant_tsc", "tsc_fence", "duration_us", "kind", "uncertainty_ppm", "warnings", "checks"}
-CHECK_KEYS = {"name", "khz", "kind", "uncertainty_ppm", "ppm", "status"}
+CHECK_KEYS = {"name", "khz", "kind", "uncertainty_ppm", "ppm", "status", "disturbed"}
 MEASURED = {"pit", "hpet", "pmtimer"}
 CHECKS = ["pit", "hypervisor", "cpuid15", "hpet", "pmtimer", "cpuid16"]
 SOURCES = set(CHECKS) | {"none"}
@@ -61,6 +61,8 @@ def assert_well_formed(r, c):
     for x in c["checks"]:
         assert set(x) == CHECK_KEYS, x
         assert x["status"] in ("ok", "absent", "bad"), x
+        # Only a measured clock can be left without clean samples.
+        assert not x["disturbed"] or (x["status"] == "bad" and x["name"] in MEASURED), x
         if x["status"] == "absent":
             assert x["khz"] is None and x["ppm"] is None, x
         if x["khz"] is not None:
@@ -114,7 +116,11 @@ def test_calibration_record(accel):
     # The human lines are there too.
     assert "time: cross-checks vs PIT:" in r.log
     assert f"time: TSC {c['khz']} kHz from {c['source']}" in r.log, explain(r)
-    # q35 has both ACPI timers; qboot passes an ACPI 1.0 RSDP.
+    # q35 has both ACPI timers; qboot passes an ACPI 1.0 RSDP. A busy host
+    # may leave one without clean windows: then there is nothing to judge.
+    unsure = [n for n in ("pmtimer", "hpet") if chk[n]["disturbed"]]
+    if unsure:
+        inconclusive(f"{', '.join(unsure)} had no clean windows")
     assert chk["pmtimer"]["status"] == "ok", explain(r)
     assert chk["hpet"]["status"] == "ok", explain(r)
     if accel == "tcg":
@@ -129,16 +135,20 @@ def test_pit_agrees_with_pm_timer_and_hpet(accel):
     r, c, chk = cal_boot(accel)
     assert_well_formed(r, c)
     pit = chk["pit"]
-    if pit["khz"] is None:
+    if pit["status"] != "ok":
         # Under TCG on a busy host the vCPU often stalls just as OUT2 rises,
-        # and such windows are rightly thrown away: no sample to judge by.
-        assert c["windows"] > 0 and c["reason"].startswith(("pit unusable: no window passed",
-                                                            "pit unusable: only ")), c
-        inconclusive(f"no clean PIT window to compare the other clocks with ({c['reason']})")
-    # With a PIT figure, the PIT checks hold whichever clock was chosen.
-    assert c["accepted"] >= 2 and c["spread_ppm"] <= 500, explain(r)
+        # and such windows are rightly thrown away: too few samples to judge by.
+        assert pit["disturbed"] and c["windows"] > 0 and c["reason"].startswith("pit unusable: "), c
+        inconclusive(f"too few clean PIT windows to compare the other clocks with ({c['reason']})")
+    # With a PIT figure, the PIT checks hold whichever clock was chosen: the
+    # windows kept lie within the consensus band, 500 ppm or, where a poll
+    # is slow, four polls' share of a window.
+    band = max(500, -(-4 * c["poll_ns"] // c["window_ms"]))
+    assert c["accepted"] >= 2 and c["spread_ppm"] <= band, explain(r)
     for name in ("pmtimer", "hpet"):
         x = chk[name]
+        if x["disturbed"]:
+            inconclusive(f"the {name} had no clean windows to compare with the PIT")
         assert x["khz"] is not None and x["ppm"] is not None, f"{name}: {x}\n" + explain(r)
         # The kernel's ppm matches the host's sum over its rounded kHz figures.
         assert abs(x["ppm"] - ppm(x["khz"], pit["khz"])) <= 2, f"{name}: {x} vs pit {pit}"
@@ -174,7 +184,7 @@ def test_no_hpet_is_absent():
     r, c, chk = cal_boot(machine_opts="hpet=off")
     assert_well_formed(r, c)
     assert chk["hpet"] == {"name": "hpet", "khz": None, "kind": None, "uncertainty_ppm": None,
-                           "ppm": None, "status": "absent"}
+                           "ppm": None, "status": "absent", "disturbed": False}
     assert chk["pmtimer"]["status"] == "ok", explain(r)
     assert c["calibrated"] and c["source"] in ("pit", "pmtimer"), explain(r)
 
@@ -223,10 +233,10 @@ def expected_interval_result(clock, c, chk):
         return [f"SKIP the {clock} is the source: the check would be circular"]
     if x["status"] == "absent":
         return [f"SKIP the {clock} is absent"]
+    if x["disturbed"]:
+        return [f"{INCONCLUSIVE}the {clock} is "]
     if x["status"] == "bad" and clock == "pit" and c["reason"].startswith("pit dead"):
         return ["SKIP the pit is dead ("]
-    if x["status"] == "bad":
-        return [f"{INCONCLUSIVE}the {clock} is unusable: ", f"{INCONCLUSIVE}the {clock} is "]
     return ["", f"{INCONCLUSIVE}none of 12 {clock} intervals was clean"]
 
 
@@ -289,7 +299,7 @@ def test_hypervisor_tsc_leaf(accel):
     if accel == "tcg":
         # TCG fills no timing leaf: a figure here would come from nowhere.
         assert hv == {"name": "hypervisor", "khz": None, "kind": None, "uncertainty_ppm": None,
-                      "ppm": None, "status": "absent"}, hv
+                      "ppm": None, "status": "absent", "disturbed": False}, hv
     else:
         if hv["khz"] is None:
             pytest.skip("KVM exposed no CPUID 0x40000010 with this CPU model")
