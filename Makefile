@@ -185,6 +185,11 @@ $(B)/unit/test_clocks: tests/unit/test_clocks.c $(HOST_SRC) $(CLOCK_SIM_SRC) $(U
 	@mkdir -p $(@D)
 	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_SRC) $(CLOCK_SIM_SRC) -lcmocka
 
+# The screen console on a text screen in memory: no font, no COM1.
+$(B)/unit/test_console: tests/unit/test_console.c kernel/console.c $(UNIT_HDRS) Makefile
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< kernel/console.c -lcmocka
+
 test-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 

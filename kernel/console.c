@@ -22,6 +22,8 @@ static struct {
     uint32_t cols, rows, col, row;
     uint32_t pin;           /* rows above this one never scroll */
     bool wrap;              /* the last column is written: wrap before the next glyph */
+    bool rewrite;           /* every row above the last is pinned and the last was ended:
+                               blank it before the next glyph, not at once */
     uint32_t fg, bg, white;
 } scr;
 
@@ -74,7 +76,7 @@ void screen_clear(void)
     for (uint32_t y = 0; y < (scr.type == 2 ? scr.rows : scr.height); y++)
         screen_clear_line_px(y);
     scr.col = scr.row = scr.pin = 0;
-    scr.wrap = false;
+    scr.wrap = scr.rewrite = false;
 }
 
 void screen_pin(void)
@@ -85,7 +87,7 @@ void screen_pin(void)
 void screen_skip_rows(uint32_t n)
 {
     scr.col = 0;
-    scr.wrap = false;
+    scr.wrap = scr.rewrite = false;
     scr.row = MIN(scr.row + n, scr.rows - 1);
 }
 
@@ -183,6 +185,14 @@ static void draw_char(char c)
                       (g[y] & (0x80 >> x)) ? scr.fg : scr.bg);
 }
 
+static void clear_last_row(void)
+{
+    uint32_t line_px = scr.type == 2 ? 1 : GLYPH_H;
+
+    for (uint32_t y = 0; y < line_px; y++)
+        screen_clear_line_px((scr.rows - 1) * line_px + y);
+}
+
 static void newline(void)
 {
     scr.col = 0;
@@ -191,16 +201,18 @@ static void newline(void)
         scr.row++;
         return;
     }
-    /* Scroll one text row, below the pinned rows only. With every row
-     * pinned the last row is rewritten in place. */
-    uint32_t line_px = scr.type == 2 ? 1 : GLYPH_H;
-    uint64_t row_bytes = (uint64_t)scr.pitch * line_px;
-    if (scr.pin + 1 < scr.rows)
-        memmove(scr.base + row_bytes * scr.pin, scr.base + row_bytes * (scr.pin + 1),
-                row_bytes * (scr.rows - 1 - scr.pin));
-    if (scr.pin < scr.rows)
-        for (uint32_t y = 0; y < line_px; y++)
-            screen_clear_line_px((scr.rows - 1) * line_px + y);
+    /* With every row above the last pinned, the last row is rewritten in
+     * place, but only when more text comes: the run's last line (under its
+     * QR code) stays on the screen. */
+    if (scr.pin + 1 >= scr.rows) {
+        scr.rewrite = true;
+        return;
+    }
+    /* Scroll one text row, below the pinned rows only. */
+    uint64_t row_bytes = (uint64_t)scr.pitch * (scr.type == 2 ? 1 : GLYPH_H);
+    memmove(scr.base + row_bytes * scr.pin, scr.base + row_bytes * (scr.pin + 1),
+            row_bytes * (scr.rows - 1 - scr.pin));
+    clear_last_row();
 }
 
 void screen_write(const char *s, size_t n)
@@ -222,6 +234,10 @@ void screen_write(const char *s, size_t n)
              * its last column; only a further glyph wraps. */
             if (scr.wrap)
                 newline();
+            if (scr.rewrite) {
+                clear_last_row();
+                scr.rewrite = false;
+            }
             draw_char(c);
             if (scr.col + 1 < scr.cols)
                 scr.col++;
