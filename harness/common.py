@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 """What every host module shares: sizes and their names, the label that
 emulated timings carry, the error a user must fix, and terminal output."""
+import ctypes
 import json
 import os
 import re
+import signal
 import sys
 
 GIB = 1 << 30
@@ -19,6 +21,16 @@ TCG_LABEL = "EMULATED TIMINGS (TCG) — not comparable with KVM or Xen's figures
 
 class BenchError(Exception):
     """A problem the user must fix (bad option, missing tool, empty folder)."""
+
+
+PR_SET_PDEATHSIG = 1        # <linux/prctl.h>
+
+
+def die_with_parent():
+    """For Popen's preexec_fn: the child (a QEMU) is killed when the process
+    that started it dies, however it dies. Without it a test runner killed
+    at its own timeout left a guest running for hours."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def say(msg=""):

@@ -15,7 +15,7 @@ import time
 
 from harness import qemu
 from harness.brackets import BracketError, Spec, load_symbols, take
-from harness.common import GIB
+from harness.common import GIB, die_with_parent
 from harness.gdbstub import GdbStub, StubError
 from harness.peers_logs import LogError, bootheap_counts, linux_facts, xen_facts
 
@@ -93,7 +93,8 @@ def _record(target, files, mem_bytes, work, log_path, deadline):
     cmd = _command(target, files, mem_bytes, work, f"{ICOUNT},rr=record,rrfile={rr}")
     errs = os.path.join(work, "qemu.stderr")
     with open(log_path, "wb") as log, open(errs, "wb") as err:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=err)
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=err,
+                                preexec_fn=die_with_parent)
     marker, why = target.marker.encode(), None
     try:
         while True:
@@ -148,7 +149,7 @@ def boot_peer(target, files, mem_bytes, log_path, drive=None):
                            ["-chardev", f"socket,path={sock},server=on,wait=off,id=gdb0",
                             "-gdb", "chardev:gdb0", "-S"])
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL)
+                                    stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
             try:
                 stub = GdbStub(sock, alive=lambda: proc.poll() is None)
                 results = drive(stub, syms, deadline + timeout_for(mem_bytes))

@@ -22,7 +22,7 @@ import threading
 import time
 
 from harness import ROOT, guest
-from harness.common import MIB, parse_size
+from harness.common import MIB, die_with_parent, parse_size
 
 ELF = os.path.join(ROOT, "build", "bootheap.elf")
 ISO = os.path.join(ROOT, "build", "bootheap.iso")
@@ -350,7 +350,7 @@ def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False
         say("harness: " + " ".join(cmd))
         start = time.monotonic()
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
+                                stderr=subprocess.PIPE, preexec_fn=die_with_parent)
         reader = _Reader(proc, start, quiet, log_path)
         how = _wait(proc, reader, timeout, stall)
         log = reader.finish()

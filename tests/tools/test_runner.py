@@ -1,9 +1,16 @@
 # SPDX-License-Identifier: MIT
 """The runner's fail-fast settings (harness/qemu.py): the stall limit and
-where it comes from, and the longest silence of a boot."""
+where it comes from, the longest silence of a boot, and a guest that never
+outlives the harness that started it."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import pytest
 
-from harness import qemu
+from harness import ROOT, common, qemu
 
 GIB = 1 << 30
 
@@ -97,3 +104,58 @@ def test_a_guest_that_ends_or_runs_out_of_time(monkeypatch):
     proc = FakeQemu(clock)
     assert qemu._wait(proc, FakeReader(clock.now, clock.now), 10, 0) == "timeout"
     assert proc.killed_at is not None
+
+
+CHILD = r"""
+import subprocess, sys, time
+sys.path.insert(0, sys.argv[1])
+from harness.common import die_with_parent
+p = subprocess.Popen(["sleep", "300"], preexec_fn=die_with_parent)
+print(p.pid, flush=True)
+time.sleep(300)
+"""
+
+
+def _alive(pid):
+    """True while pid runs (a zombie awaiting its reaper counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_guest_dies_with_the_harness_that_started_it():
+    """A harness killed with SIGKILL (a test runner's own timeout) takes its
+    child with it: before, a QEMU it started ran on for hours."""
+    harness = subprocess.Popen([sys.executable, "-c", CHILD, ROOT], stdout=subprocess.PIPE, text=True)
+    child = int(harness.stdout.readline())
+    assert _alive(child)
+    os.kill(harness.pid, signal.SIGKILL)
+    harness.wait()
+    deadline = time.monotonic() + 30
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = _alive(child)
+    if alive:
+        os.kill(child, signal.SIGKILL)
+    assert not alive, "the child outlived the harness that started it"
+
+
+def test_every_boot_starts_qemu_to_die_with_the_harness(monkeypatch, tmp_path):
+    elf = tmp_path / "bootheap.elf"
+    elf.write_bytes(b"\x7fELF")
+    monkeypatch.setattr(qemu, "ELF", str(elf))
+    seen = {}
+
+    class Started(Exception):
+        pass
+
+    def popen(cmd, **kw):
+        seen.update(kw)
+        raise Started
+
+    monkeypatch.setattr(qemu.subprocess, "Popen", popen)
+    with pytest.raises(Started):
+        qemu.boot("pvh", "256M", accel="tcg", quiet=True)
+    assert seen.get("preexec_fn") is common.die_with_parent
