@@ -15,6 +15,7 @@ import json
 import re
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -71,6 +72,35 @@ def guest_mem(mem):
         raise ValueError(f"guest memory {mem!r}: give a whole number of MiB, at least 1 MiB "
                          "(QEMU would boot its default 128 MiB for 0)")
     return mem_bytes
+
+
+def image_end(path):
+    """Where the kernel's ELF image ends in physical memory (bss included):
+    the highest p_paddr + p_memsz of its PT_LOAD segments."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if head[:4] != b"\x7fELF" or head[4] != 2:
+            raise ValueError(f"{path}: not a 64-bit ELF file")
+        phoff, = struct.unpack_from("<Q", head, 32)
+        phentsize, phnum = struct.unpack_from("<HH", head, 54)
+        f.seek(phoff)
+        table = f.read(phentsize * phnum)
+    end = 0
+    for i in range(phnum):
+        kind, = struct.unpack_from("<I", table, i * phentsize)
+        paddr, _, memsz = struct.unpack_from("<QQQ", table, i * phentsize + 24)
+        if kind == 1:           # PT_LOAD
+            end = max(end, paddr + memsz)
+    return end
+
+
+def check_fits(mem, mem_bytes, path):
+    """Refuses a guest too small to hold the kernel image: QEMU loads what
+    fits and the guest then runs silently until the stall limit."""
+    end = image_end(path)
+    if mem_bytes < end:
+        raise ValueError(f"guest memory {mem!r}: the kernel image itself reaches {end / MIB:.1f} MiB; "
+                         f"give at least {-(-end // MIB)} MiB")
 
 
 def default_accel():
@@ -333,6 +363,8 @@ def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False
         stall = 0
     if mode == "pvh" and not os.path.exists(ELF):
         raise RuntimeError(f"{ELF} is missing: run `make`")
+    if mode == "pvh":
+        check_fits(mem, mem_bytes, ELF)
     why = guest.check(cpus, nodes, mem_bytes)
     if why:
         raise ValueError(why)

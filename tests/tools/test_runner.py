@@ -4,6 +4,7 @@ where it comes from, the longest silence of a boot, and a guest that never
 outlives the harness that started it."""
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -144,7 +145,7 @@ def test_a_guest_dies_with_the_harness_that_started_it():
 
 def test_every_boot_starts_qemu_to_die_with_the_harness(monkeypatch, tmp_path):
     elf = tmp_path / "bootheap.elf"
-    elf.write_bytes(b"\x7fELF")
+    fake_elf(elf, [(1, 0x200000, 0x1000)])
     monkeypatch.setattr(qemu, "ELF", str(elf))
     seen = {}
 
@@ -159,3 +160,44 @@ def test_every_boot_starts_qemu_to_die_with_the_harness(monkeypatch, tmp_path):
     with pytest.raises(Started):
         qemu.boot("pvh", "256M", accel="tcg", quiet=True)
     assert seen.get("preexec_fn") is common.die_with_parent
+
+
+def fake_elf(path, segments):
+    """A 64-bit ELF header and program headers: (type, paddr, memsz) each."""
+    head = bytearray(64)
+    head[:5] = b"\x7fELF\x02"
+    struct.pack_into("<Q", head, 32, 64)
+    struct.pack_into("<HH", head, 54, 56, len(segments))
+    table = b"".join(struct.pack("<IIQQQQQQ", kind, 0, 0, 0, paddr, 0, memsz, 0)
+                     for kind, paddr, memsz in segments)
+    path.write_bytes(bytes(head) + table)
+
+
+def test_image_end_counts_bss_and_only_loaded_segments(tmp_path):
+    elf = tmp_path / "k.elf"
+    fake_elf(elf, [(1, 0x200000, 0x1000), (1, 0x24d000, 0x2d3000), (4, 0x9000000, 0x1000)])
+    assert qemu.image_end(str(elf)) == 0x520000
+    (tmp_path / "text").write_text("not an ELF")
+    with pytest.raises(ValueError, match="not a 64-bit ELF"):
+        qemu.image_end(str(tmp_path / "text"))
+
+
+@pytest.mark.parametrize("mem,refused", [("2M", True), ("5M", True), ("6M", False)])
+def test_a_guest_smaller_than_the_kernel_image_is_refused(monkeypatch, tmp_path, mem, refused):
+    """Under 5.1 MiB QEMU loaded part of the kernel and the guest stayed
+    silent until the stall limit: now refused, naming the size."""
+    elf = tmp_path / "bootheap.elf"
+    fake_elf(elf, [(1, 0x200000, 0x1000), (1, 0x24d000, 0x2d3000)])
+    monkeypatch.setattr(qemu, "ELF", str(elf))
+
+    class Started(Exception):
+        pass
+
+    monkeypatch.setattr(qemu.subprocess, "Popen", lambda *a, **k: (_ for _ in ()).throw(Started()))
+    if refused:
+        with pytest.raises(ValueError, match=f"guest memory '{mem}': the kernel image itself reaches "
+                                             r"5\.1 MiB; give at least 6 MiB"):
+            qemu.boot("pvh", mem, accel="tcg", quiet=True)
+    else:
+        with pytest.raises(Started):
+            qemu.boot("pvh", mem, accel="tcg", quiet=True)
