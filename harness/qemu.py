@@ -323,8 +323,23 @@ class _Reader:
         return b"".join(self.chunks).decode("utf-8", "replace").replace("\r", "")
 
 
+# Seconds QEMU has to exit on SIGTERM before it is killed.
+TERM_GRACE = 5.0
+
+
+def end(proc):
+    """Ends QEMU: SIGTERM first, which it obeys at once and which a wrapper
+    around it can pass on; SIGKILL if it is still there TERM_GRACE s later."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=TERM_GRACE)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def _wait(proc, reader, timeout, stall):
-    """Waits for QEMU -> 'exited', 'timeout' or 'stalled' (QEMU killed)."""
+    """Waits for QEMU -> 'exited', 'timeout' or 'stalled' (QEMU ended)."""
     deadline = reader.start + timeout if timeout else None
     while True:
         try:
@@ -339,8 +354,7 @@ def _wait(proc, reader, timeout, stall):
         elif stall and now - reader.last > stall:
             why = "stalled"
         if why:
-            proc.kill()
-            proc.wait()
+            end(proc)
             return why
 
 
@@ -403,5 +417,5 @@ def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False
     r = Result(status, rc, log, elapsed, acc, cmd, reader.lines, stall or None)
     if status == "stalled":
         say(f"harness: no serial output for {stall:g} s: the guest stopped making progress; "
-            f"QEMU killed after {elapsed:.1f} s. The log ends:\n{r.tail()}")
+            f"QEMU stopped after {elapsed:.1f} s. The log ends:\n{r.tail()}")
     return r

@@ -63,18 +63,25 @@ class FakeClock:
 
 
 class FakeQemu:
-    """A QEMU that runs until killed, or exits on its own at `exits_at`."""
+    """A QEMU that runs until ended, or exits on its own at `exits_at`; one
+    that ignores SIGTERM (deaf) runs on until killed."""
 
-    def __init__(self, clock, exits_at=None):
-        self.clock, self.exits_at, self.killed_at = clock, exits_at, None
+    def __init__(self, clock, exits_at=None, deaf=False):
+        self.clock, self.exits_at, self.deaf = clock, exits_at, deaf
+        self.killed_at = self.termed_at = None
 
     def wait(self, timeout=None):
         if self.killed_at is not None:
             return -9
+        if self.termed_at is not None and not self.deaf:
+            return -15
         self.clock.now += timeout
         if self.exits_at is not None and self.clock.now >= self.exits_at:
             return 33
         raise qemu.subprocess.TimeoutExpired("qemu", timeout)
+
+    def terminate(self):
+        self.termed_at = self.clock.now
 
     def kill(self):
         self.killed_at = self.clock.now
@@ -92,8 +99,17 @@ def test_stall_limit_counts_from_the_last_line(monkeypatch, last_line_at):
     start = clock.now
     proc = FakeQemu(clock)
     assert qemu._wait(proc, FakeReader(start, start + last_line_at), 600, 3) == "stalled"
-    # Killed within one poll (0.2 s) of 3 s after the last line.
-    assert start + last_line_at + 3 < proc.killed_at <= start + last_line_at + 3.2 + 1e-9
+    # Ended within one poll (0.2 s) of 3 s after the last line, by SIGTERM.
+    assert start + last_line_at + 3 < proc.termed_at <= start + last_line_at + 3.2 + 1e-9
+    assert proc.killed_at is None
+
+
+def test_a_guest_deaf_to_sigterm_is_killed_after_the_grace(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(qemu.time, "monotonic", clock.monotonic)
+    proc = FakeQemu(clock, deaf=True)
+    assert qemu._wait(proc, FakeReader(clock.now, clock.now), 600, 3) == "stalled"
+    assert proc.killed_at == pytest.approx(proc.termed_at + qemu.TERM_GRACE)
 
 
 def test_a_guest_that_ends_or_runs_out_of_time(monkeypatch):
@@ -104,7 +120,7 @@ def test_a_guest_that_ends_or_runs_out_of_time(monkeypatch):
     # No stall limit (0): only the timeout ends it.
     proc = FakeQemu(clock)
     assert qemu._wait(proc, FakeReader(clock.now, clock.now), 10, 0) == "timeout"
-    assert proc.killed_at is not None
+    assert proc.termed_at is not None
 
 
 CHILD = r"""
