@@ -322,7 +322,7 @@ bench-counts: setup
 	@$(MAKE) --no-print-directory all hosted
 	$(PYTHON) -m harness counts --sizes $(COUNTS_SIZES) $(COUNTS_ARGS)
 
-# The page/chunk ratio under each model of Xen's per-call costs (FIDELITY.md),
+# The page/chunk ratio under each model of Xen's per-call costs (docs/fidelity.md),
 # timed and counted on the hosted runner, e.g. ABLATION_ARGS="--sizes 8G --runs 9".
 ABLATION_ARGS ?=
 bench-ablation: setup

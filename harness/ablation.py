@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """`ablation` (`make bench-ablation`): the page/chunk ratio under each model
-of Xen's per-call costs (xen_costs=, FIDELITY.md): all of them, each alone
+of Xen's per-call costs (xen_costs=, docs/fidelity.md): all of them, each alone
 removed, and none. Times the hosted runner by the thread's CPU time, sets
 interleaved round by round, and counts it exactly under callgrind; writes
 ablation.jsonl and ablation.md into a results folder, whose report then
@@ -128,7 +128,7 @@ def section(rows):
         return []
     L = ["## Xen's per-call costs: the ablation (hosted runner)", "",
          "The page/chunk ratio with all of Xen's modelled per-call costs (xen_costs=all), with each "
-         "alone removed, and with none (FIDELITY.md). Times: medians over interleaved rounds of the "
+         "alone removed, and with none (docs/fidelity.md). Times: medians over interleaved rounds of the "
          "thread's CPU time in the hosted runner (" + hosted.MEANS + "); `page/chunk` is the median of "
          "the rounds' ratios. Counts: callgrind, per page handed over (" + counts.CACHE_TEXT + "); "
          "blank where a set was not counted.", ""]

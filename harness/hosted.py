@@ -237,12 +237,12 @@ def xen_section(sweep):
             f"whose node scan compared the range's first page every time, so that the compiler "
             f"could take it out of the loop; `{LETTER}` models that code. The released 4.17.0 "
             f"(since bd0bb8a0) looks up every page's node, as `{NEW}` does. Xen's \"before\" figures "
-            f"are 4.16's page-by-page loop, as `{OLD}` (FIDELITY.md).", "",
+            f"are 4.16's page-by-page loop, as `{OLD}` (docs/fidelity.md).", "",
             "What differs: the CPU (this machine's, named in the boot records; Xen's was a c5.metal's); "
             "how it runs (Xen ran nested, as a guest of KVM; the hosted runner is a user process "
             "with no hypervisor of its own, on a machine that may itself be a virtual one: see the "
             "`host` record); the heap's per-call costs (Xen's, modelled, under `xen_costs=all`, the "
-            "default; fewer under any other model: FIDELITY.md); and the load of the machine while "
+            "default; fewer under any other model: docs/fidelity.md); and the load of the machine while "
             "it ran (the `host` records).", ""]
 
 

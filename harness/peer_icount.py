@@ -4,7 +4,7 @@ deterministic emulator (`-icount shift=0,sleep=off`, where one virtual ns is
 one guest instruction), as instructions per page for each phase Linux has:
 memmap init, memblock_free_all() and the deferred init; and, given the real
 Debian 6.1 kernel's figures for the same phases, each phase held to within
-10 % of them (FIDELITY.md, "The check against the real Linux"). The real
+10 % of them (docs/fidelity.md, "The check against the real Linux"). The real
 figures come from `make peers` (harness/peers.py), which boots Debian's
 Linux 6.1 under the same emulator and writes them to peers.jsonl."""
 import json

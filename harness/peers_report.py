@@ -184,7 +184,7 @@ def _differences(p):
             m = p.per_page(("all", model, mem), True)
             if x and m and abs(m - x) / x > TOLERANCE:
                 out.append(f"- {model} against {real} at {mem / GIB:g} GiB: {m:.2f} against {x:.2f} "
-                           f"instructions a page ({_pct(m, x)}); FIDELITY.md, \"The real binaries\", "
+                           f"instructions a page ({_pct(m, x)}); docs/fidelity.md, \"The real binaries\", "
                            "names why.")
     return out
 

@@ -98,7 +98,7 @@ Why bootheap's absolute numbers differ from Xen's:
   (`xen_costs=all`) its heap pays Xen's per-call costs too: the out-of-line
   mfn_valid() with its LFENCE, out-of-line spinlocks, pdx conversions, the
   node lookup and a call per page in place of the M2P store. Any other model
-  pays less than Xen (FIDELITY.md, "The ablation"). {models}
+  pays less than Xen (docs/fidelity.md, "The ablation"). {models}
 - **Page counts.** Xen's ns/page in this report divide its published time by the
   nominal size in 4 KiB pages (GB read as GiB: GB x 2^30 / 4096); the heap it
   built had somewhat fewer pages, so its true per-page cost is a little
@@ -243,7 +243,7 @@ def render_markdown(sweep, plot_note=None):
         L += ["Xen's columns are its published end_boot_allocator() times (nested KVM, c5.metal) at "
               "the same nominal size; see the derivation of their ns/page below. Its \"after\" times "
               "are of commit 72b02bc (`chunk_72b02bc` here, where present), not of the released 4.17.0 "
-              f"that `{NEW}` models (FIDELITY.md).", ""]
+              f"that `{NEW}` models (docs/fidelity.md).", ""]
 
     L += kernels_section(sweep, stats)
 
