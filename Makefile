@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # bootheap: `make run` boots the benchmark in QEMU, `make test` proves it.
-# See README.md for every target.
+# See docs/usage.md for every target.
 
 # ---- user-tunable --------------------------------------------------------
 CFLAGS   ?= -O2 -g
@@ -21,7 +21,7 @@ NODES    ?= 1
 # (python3 -m harness run --help lists them).
 BENCH_ARGS ?=
 # Accelerator for every target that boots, tests included: auto (chosen by
-# measurement, see README.md), kvm or tcg.
+# measurement, see docs/usage.md), kvm or tcg.
 ACCEL    ?= auto
 # Seconds of serial silence after which a boot counts as stopped (0: never);
 # empty keeps the harness's default.
@@ -265,7 +265,7 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 	@mkdir -p $(@D)
 	$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_$*) -o $@ $< $(HOSTED_EXTRA_$*)
 
-# The hosted runner, build/bootheap-host (README.md, "Hosted"): mm/ and bench/,
+# The hosted runner, build/bootheap-host (docs/usage.md, "The hosted runner"): mm/ and bench/,
 # with the kernel's printk, records, options, strings and CPU identity,
 # compiled with the kernel's code-generation flags less -mcmodel=kernel (a
 # user program lives in the low 2 GiB), linked with the user-space platform
@@ -314,7 +314,7 @@ $(B)/bootheap-host-tsan: $(HOSTED_PLATFORM) $(HOSTED_TSAN_KOBJ) $(B)/hosted/kima
 
 hosted-tsan: $(B)/bootheap-host-tsan
 
-# Exact counts under callgrind (README.md, "Exact counts"), e.g.
+# Exact counts under callgrind (docs/results.md, "Exact counts"), e.g.
 # COUNTS_SIZES=256M,8G,90G COUNTS_ARGS="--out results/<a bench-host folder>".
 COUNTS_SIZES ?= 256M,8G
 COUNTS_ARGS ?=
@@ -330,7 +330,7 @@ bench-ablation: setup
 	$(PYTHON) -m harness ablation $(ABLATION_ARGS)
 
 # The hosted runner over 1 GiB to 1 TiB, 3 runs, into a results folder as
-# `make bench` writes one (README.md, "Hosted"); BENCH_ARGS as for bench.
+# `make bench` writes one (docs/usage.md, "The hosted runner"); BENCH_ARGS as for bench.
 bench-host: setup
 	@$(MAKE) --no-print-directory all hosted
 	$(PYTHON) -m harness run --hosted $(BENCH_ARGS)
@@ -344,7 +344,7 @@ bench-host-full: setup
 
 # The real Xen 4.14, Xen 4.17 and Linux 6.1 (Debian's packages, fetched into
 # build/peers) beside bootheap, in exact instruction counts under -icount
-# (README.md, "The real binaries"), e.g. PEERS_ARGS="--sizes 1,32 --out results/<folder>".
+# (docs/usage.md, "The real binaries"), e.g. PEERS_ARGS="--sizes 1,32 --out results/<folder>".
 PEERS_ARGS ?=
 peers: setup
 	@$(MAKE) --no-print-directory all

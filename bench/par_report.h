@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The `par` record of a parallel init (README.md, "Records"). */
+/* The `par` record of a parallel init (docs/records.md). */
 #ifndef BENCH_PAR_REPORT_H
 #define BENCH_PAR_REPORT_H
 

@@ -308,7 +308,7 @@ static void human(const struct report_input *in, bool equal, bool same_pages)
     }
 }
 
-/* README.md, "The results as a QR code", defines every field. */
+/* docs/records.md, "The QR code's payload", defines every field. */
 static void make_payload(const struct report_input *in, bool equal)
 {
     const struct report_series *floor = &in->floors[0];

@@ -54,7 +54,7 @@ void report_print(const struct report_input *in);
 const char *report_text(void);
 
 /*
- * The QR code's payload (README.md, "The results as a QR code"): the
+ * The QR code's payload (docs/records.md, "The QR code's payload"): the
  * version, the machine, each strategy's median, ns/page, speedup and
  * multiple of the floor, and whether the digests agree. "" before
  * report_print().

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * scaling: each eager strategy, each peer's parallel later part and the
- * floors timed at 1 .. N CPUs (README.md, "Parallel init"), with a table in
+ * floors timed at 1 .. N CPUs (docs/design.md, "Parallel init"), with a table in
  * the format of Linux's padata series per node.
  */
 #ifndef BENCH_SCALING_H

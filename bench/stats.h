@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Integer statistics for the benchmark records, exactly as README.md defines
- * them, so that the host tools can recompute every figure from the results.
+ * Integer statistics for the benchmark records, exactly as docs/records.md
+ * defines them, so that the host tools can recompute every figure from the results.
  */
 #ifndef BENCH_STATS_H
 #define BENCH_STATS_H

@@ -3,7 +3,7 @@
 sweep, reads the kernel's records and writes the reports.
 
 Run it as `python3 -m harness` from the top of the repository (see
-`python3 -m harness --help`); README.md lists the modules.
+`python3 -m harness --help`); docs/design.md lists the modules.
 """
 import os
 

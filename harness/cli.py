@@ -146,7 +146,7 @@ def parser():
     p.add_argument("folder")
     q = sub.add_parser("add", help="add a run read from its QR code to a results folder",
                        description="PAYLOAD is the scanned text (newlines, or \\n on one line) or a "
-                       "file holding it; README.md, 'The results as a QR code', defines it.")
+                       "file holding it; docs/records.md, 'The QR code's payload', defines it.")
     q.add_argument("folder")
     q.add_argument("payload")
     c = sub.add_parser("compare", help="per-strategy change from results folder A to B")
@@ -185,7 +185,7 @@ def parser():
     g.add_argument("--diff", action="store_true", help="print the differences")
     h = sub.add_parser("hosted", help="the hosted runner once, on a memory map of any kind",
                        description="Runs build/bootheap-host on MAP after writing it as a map file "
-                       "(README.md, 'Map files'), or on q35's map of --mem SIZE. Exits with the "
+                       "(docs/usage.md, 'Map files'), or on q35's map of --mem SIZE. Exits with the "
                        "runner's status (0 ok, 1 the run failed, 2 a bad map or arguments, 3 not "
                        "enough memory).")
     h.add_argument("--map", help=MAP_KINDS)

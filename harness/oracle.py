@@ -13,7 +13,7 @@ that merging every pair of free buddies on one node up to MAX_ORDER
 leaves. A block's zone is the bit width of its MFN (MFN 0 never being
 free, a naturally aligned block lies in one zone). The digest is the sum,
 modulo 2^64, over the blocks of a 64-bit mix of (node, zone, order, MFN),
-the SplitMix64 finaliser applied twice (README.md, "Records")."""
+the SplitMix64 finaliser applied twice (docs/records.md)."""
 from collections import namedtuple
 
 MAX_ORDER = 18

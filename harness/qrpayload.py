@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The QR code's payload (README.md, "The results as a QR code") read back
+"""The QR code's payload (docs/records.md, "The QR code's payload") read back
 into the kernel's own record shapes, so that a run seen only on a screen
 joins a results folder beside QEMU and hosted runs.
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Reading what the kernel said: records out of a serial log, and a results
 folder (records.jsonl, or bare serial-<size>.log files) as a Sweep of
-SizeRuns. README.md's Records table is the schema."""
+SizeRuns. docs/records.md is the schema."""
 import json
 import os
 import re
@@ -9,7 +9,7 @@ import re
 from harness.common import BenchError, parse_size, size_label
 
 RECORD_START = '{"type":'
-# What every `result` record holds (README.md, "Records"): one without all
+# What every `result` record holds (docs/records.md): one without all
 # of them was cut short, and its figures cannot be trusted.
 RESULT_KEYS = ("strategy", "run", "phase", "pages", "ticks", "ns")
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Statistics recomputed on the host from the kernel's `result` records
-(README.md, "Statistics"), the checks that say whether a boot can be
+(docs/records.md, "Statistics"), the checks that say whether a boot can be
 trusted, and the cross-check against the kernel's own summary records."""
 import statistics
 
@@ -195,7 +195,7 @@ class SizeStats:
         return self.x_floor(strategy, floor=FLOOR)
 
     def end_to_end(self, strategy):
-        """Init median + first-touch median, or + a peer's later part (README: end_to_end_median_ns)."""
+        """Init median + first-touch median, or + a peer's later part (docs/records.md: end_to_end_median_ns)."""
         a = self.get(strategy, INIT)
         b = self.get(strategy, FIRST_TOUCH) or self.get(strategy, self.later(strategy) or "")
         if a and not b and strategy in PEER_FLOOR:

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The `boot` record (README.md, "Records"): what the loader handed over and
+// The `boot` record (docs/records.md): what the loader handed over and
 // what the CPU is. Portable: the kernel and the hosted runner both write it.
 #include "kernel/bootrec.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Machine-readable records: one JSON object per line on the serial console,
- * each starting with {"type":. README.md documents every record's keys.
+ * each starting with {"type":. docs/records.md documents every record's keys.
  * Numbers are integers or fixed-point decimals; the kernel has no floats.
  */
 #ifndef KERNEL_RECORD_H

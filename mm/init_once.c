@@ -16,7 +16,7 @@
 
 /*
  * How the marking loop writes. bench/stores.c measured the kinds on this
- * project's machines (README.md, "The once strategy's stores"):
+ * project's machines (docs/results.md, "The once strategy's stores"):
  *
  *  "rep" (the default): a memset. Every tail entry is filled with one
  *  repeated qword, the tail's count_info itself. The fields a free tail

@@ -2,7 +2,8 @@
 /*
  * The calibration's policy: every clock with an opinion on the TSC rate,
  * ranked by the kind of figure it gives, and the rule that decides which
- * one the kernel believes. README.md ("Calibration") states the same rule.
+ * one the kernel believes. docs/design.md ("Choosing the TSC's rate")
+ * states the same rule.
  */
 #ifndef KERNEL_TIME_CHOOSE_H
 #define KERNEL_TIME_CHOOSE_H
@@ -22,7 +23,7 @@ enum tsc_src {
     TSC_SRC_NONE = TSC_SRC_COUNT,
 };
 
-/* README's names: pit, hypervisor, cpuid15, hpet, pmtimer, cpuid16, none. */
+/* The records' names: pit, hypervisor, cpuid15, hpet, pmtimer, cpuid16, none. */
 const char *tsc_src_name(enum tsc_src s);
 
 /*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The calibration's report: a few human lines on every console and the
-// `calibration` record on serial (README.md lists its keys).
+// `calibration` record on serial (docs/records.md lists its keys).
 #include "kernel/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/printk.h"

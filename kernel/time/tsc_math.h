@@ -50,7 +50,7 @@ bool tsc_scale_init(struct tsc_scale *s, uint64_t hz);
  */
 uint64_t tsc_scale_ns(const struct tsc_scale *s, uint64_t ticks);
 
-/* Sorts v[0..n) ascending and returns its median (README's rule); 0 for n = 0. */
+/* Sorts v[0..n) ascending and returns its median (docs/records.md's rule); 0 for n = 0. */
 uint64_t tsc_median(uint64_t *v, unsigned n);
 
 /* (max - min) / median of v[0..n) in ppm, rounded to nearest; 0 for n < 2. */

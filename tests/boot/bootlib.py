@@ -212,7 +212,7 @@ def usable_ram_ranges(entries):
 MIB = 1 << 20
 SECTION_PAGES = 1 << 18
 LIMIT_PFN = 1 << 32                 # 16 TiB: the kernel's MAX_PHYS_ADDR
-KEEP_MAX = 240                      # ranges the boot allocator keeps (README.md, "How a run goes")
+KEEP_MAX = 240                      # ranges the boot allocator keeps (docs/design.md, "How a run goes")
 DIRECTMAP_BASE = 0xffff800000000000
 FRAMETABLE_BASE = 0xffffc00000000000
 M2P_BASE = 0xffffc80000000000

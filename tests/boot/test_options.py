@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Command-line options that change what a run does: README's option table
-against the kernel's own registry, how a run ends, what verbose,
+"""Command-line options that change what a run does: the option table of
+docs/usage.md against the kernel's own registry, how a run ends, what verbose,
 time_verbose and memonly print, and the memory options under the benchmark,
 with bad values rejected."""
 import os
@@ -13,13 +13,14 @@ from screenlib import boot_until_halted
 from test_bench_records import check_run
 
 
-# ---- README's table against the registry ------------------------------------
+# ---- docs/usage.md's table against the registry ------------------------------
 
-def readme_options():
-    """{key: (values, default)} from README.md's option table."""
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+def documented_options():
+    """{key: (values, default)} from the option table of docs/usage.md."""
+    with open(os.path.join(ROOT, "docs", "usage.md"), encoding="utf-8") as f:
         text = f.read()
-    table = text[text.index("## Command line"):text.index("## Records")]
+    start = text.index("\n## Command line\n")
+    table = text[start:text.index("\n## ", start + 1)]
     rows = {}
     for line in table.splitlines():
         m = re.match(r"\| `([a-z_]+)(=[^`]*)?` \| ([^|]+) \| ([^|]+) \|", line)
@@ -30,7 +31,7 @@ def readme_options():
 
 
 def documented(opt):
-    """The values and default a README row must show for a registry entry."""
+    """The values and default a docs row must show for a registry entry."""
     kind, value = opt["kind"], opt["value"]
     if opt["key"] == "help":
         value = False           # asked for, so on in the registry; off by default
@@ -45,20 +46,22 @@ def documented(opt):
     return None, value or "all"     # an empty list means all of them
 
 
-def test_readme_options_match_the_registry():
+def test_documented_options_match_the_registry():
     r = boot("pvh", "128M", "help", timeout=60)
     assert r.status == "ok", explain(r)
     registry = {o["key"]: o for o in records(r, "option")}
     assert len(registry) >= 15, registry.keys()
-    rows = readme_options()
+    rows = documented_options()
     assert sorted(rows) == sorted(registry), \
-        f"README has {sorted(set(rows) - set(registry))}, the code {sorted(set(registry) - set(rows))}"
+        f"docs/usage.md has {sorted(set(rows) - set(registry))}, the code {sorted(set(registry) - set(rows))}"
     for key, opt in registry.items():
         values, default = documented(opt)
         row_values, row_default = rows[key]
         if values is not None:
-            assert row_values == values, f"{key}: README says values {row_values!r}, the code {values!r}"
-        assert row_default == default, f"{key}: README says default {row_default!r}, the code {default!r}"
+            assert row_values == values, \
+                f"{key}: docs/usage.md says values {row_values!r}, the code {values!r}"
+        assert row_default == default, \
+            f"{key}: docs/usage.md says default {row_default!r}, the code {default!r}"
     # Every option answers in the human listing too.
     for key in registry:
         assert re.search(rf"^  {key} +", r.log, re.M), key

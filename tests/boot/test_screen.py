@@ -117,7 +117,7 @@ def serial_modules(log):
 
 
 def payload_from_records(r):
-    """What README.md's payload format says a run with these records holds,
+    """What docs/records.md's payload format says a run with these records holds,
     built from the records alone."""
     b, bench = record(r, "boot"), record(r, "bench")
     sums = {(x["strategy"], x["phase"]): x for x in records(r, "summary")}

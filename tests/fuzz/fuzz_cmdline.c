@@ -8,7 +8,7 @@
 //
 // Input: the command line, up to its first NUL byte (the loaders hand the
 // kernel a C string of at most 1023 bytes). tests/fuzz/corpus-cmdline holds
-// seeds written by hand: the tests' and README's command lines, good and bad.
+// seeds written by hand: the tests' and the docs' command lines, good and bad.
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>

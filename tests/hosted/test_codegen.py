@@ -2,8 +2,8 @@
 """The machine code the hosted runner times is the kernel's: the heap's hot
 functions, disassembled from both builds with every address named, match
 instruction for instruction. The one known difference is in the merge loop
-of the free path without Xen's pdx conversions (xen_costs=none; README.md,
-"Hosted"): the kernel's frame table sits at a negative address, so one
+of the free path without Xen's pdx conversions (xen_costs=none; docs/design.md,
+"The hosted runner: the same machine code"): the kernel's frame table sits at a negative address, so one
 constant serves page_to_mfn (add) and mfn_to_page (sub), where the
 user-space build needs the base and its negation in two registers. With
 the conversions (the default) the two builds match there too."""

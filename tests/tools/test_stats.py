@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The statistics, against README.md's definitions and hand-computed cases,
+"""The statistics, against docs/records.md's definitions and hand-computed cases,
 and the kernel's own integer statistics (bench/stats.c, built for the host)
 against the host's."""
 import ctypes
@@ -203,7 +203,7 @@ def test_kernel_median_is_the_readmes(kstats):
 def test_kernel_cv_is_the_readmes(kstats):
     for v in samples():
         got = kstats.stat_cv_centipct(arr(v), len(v))
-        # README: 2 decimals, rounded down. Exact integers, not floats: with
+        # docs/records.md: 2 decimals, rounded down. Exact integers, not floats: with
         # d_i = n x_i - sum, cv = sqrt(sum(d_i^2) / (n - 1)) / sum.
         if len(v) < 2:
             assert got == 0

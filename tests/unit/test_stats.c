@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Host tests of bench/stats.c, the kernel's integer statistics, on cases
-// worked out by hand from README.md's definitions.
+// worked out by hand from docs/records.md's definitions.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
