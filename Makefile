@@ -51,7 +51,7 @@ endif
 
 # Everything in kernel/, mm/ and bench/ runs in the kernel; host C programs
 # live in hosted/ and the host Python in harness/.
-KSRC_C   := $(wildcard kernel/*.c kernel/time/*.c mm/*.c mm/linux/*.c mm/freebsd/*.c bench/*.c)
+KSRC_C   := $(wildcard kernel/*.c kernel/*/*.c mm/*.c mm/linux/*.c mm/freebsd/*.c bench/*.c)
 KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
             $(B)/gen/font.o
@@ -161,7 +161,7 @@ debug: all
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -no-pie
-HOST_SRC := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/cmdline.c kernel/acpi.c kernel/qr.c kernel/qr_words.c \
+HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/cmdline.c kernel/acpi.c kernel/qr.c kernel/qr_words.c \
             kernel/acpi_find.c kernel/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
 HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/strategies.c mm/heap_par.c \
@@ -173,7 +173,7 @@ CLOCK_SIM_SRC := kernel/time/pit.c kernel/time/hpet.c kernel/time/pmtimer.c kern
                  kernel/time/refclock.c kernel/time/calibrate.c kernel/time/measure.c \
                  tests/unit/sim_clock.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(wildcard tests/unit/test_*.c))
-UNIT_HDRS := $(wildcard kernel/*.h kernel/time/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h tests/unit/*.h)
+UNIT_HDRS := $(wildcard kernel/*.h kernel/*/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h tests/unit/*.h)
 # The cost model's tests count each modelled cost where it is paid.
 $(B)/unit/test_xen_costs: HOST_CFLAGS += -DXEN_COSTS_COUNT
 
@@ -204,17 +204,17 @@ FUZZ_TEST_SECONDS ?= 10
 FUZZ_TARGETS := bootinfo cmdline mapfile
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_SRC_bootinfo := kernel/err.c kernel/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/acpi.c mm/e820.c \
+FUZZ_SRC_bootinfo := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/acpi.c mm/e820.c \
                      mm/usable.c mm/bootmem.c kernel/acpi_find.c kernel/topo.c mm/numa.c
 FUZZ_CORPUS_bootinfo := tests/fuzz/corpus
 FUZZ_MAXLEN_bootinfo := 16384
 # The kernel's vsnprintf formats the parser's messages in the kernel, so it
 # does here too, renamed so that it takes the C library's place.
-FUZZ_SRC_cmdline := kernel/cmdline.c kernel/err.c kernel/printk.c
+FUZZ_SRC_cmdline := kernel/cmdline.c kernel/lib/err.c kernel/printk.c
 FUZZ_FLAGS_cmdline := -Dvsnprintf=kernel_vsnprintf -Dsnprintf=kernel_snprintf
 FUZZ_CORPUS_cmdline := tests/fuzz/corpus-cmdline
 FUZZ_MAXLEN_cmdline := 1024
-FUZZ_SRC_mapfile := hosted/platform/mapfile.c kernel/err.c kernel/sort.c mm/e820.c
+FUZZ_SRC_mapfile := hosted/platform/mapfile.c kernel/lib/err.c kernel/lib/sort.c mm/e820.c
 FUZZ_CORPUS_mapfile := tests/fuzz/corpus-map
 FUZZ_MAXLEN_mapfile := 16384
 FUZZ_RUN_mapfile := -dict=tests/fuzz/mapfile.dict
@@ -224,7 +224,7 @@ fuzz_args = -max_len=$(FUZZ_MAXLEN_$(1)) -timeout=10 -print_final_stats=1 \
             -artifact_prefix=$(B)/fuzz/crash-$(1)- $(FUZZ_RUN_$(1)) -max_total_time=$(2)
 
 $(foreach t,$(FUZZ_TARGETS),$(eval $(B)/fuzz/fuzz_$(t): $(FUZZ_SRC_$(t))))
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard hosted/platform/*.h kernel/*.h mm/*.h tests/fuzz/*.h) Makefile
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h mm/*.h tests/fuzz/*.h) Makefile
 	@mkdir -p $(@D)
 	$(FUZZCC) $(FUZZ_CFLAGS) $(FUZZ_FLAGS_$*) -o $@ $< $(FUZZ_SRC_$*)
 
@@ -272,13 +272,13 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 # layer in hosted/platform/.
 HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peer_selftest.c,$(wildcard mm/*.c mm/linux/*.c mm/freebsd/*.c)) \
                bench/bench.c bench/peer_run.c bench/pick.c bench/report.c bench/par_report.c bench/scaling.c bench/stats.c kernel/printk.c kernel/record.c \
-               kernel/string.c kernel/cmdline.c kernel/err.c kernel/sort.c kernel/cpu.c kernel/time/tsc_math.c \
+               kernel/lib/string.c kernel/cmdline.c kernel/lib/err.c kernel/lib/sort.c kernel/cpu.c kernel/time/tsc_math.c \
                kernel/time/leaves.c kernel/time/choose.c kernel/bootrec.c
 HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))
 HOSTED_KFLAGS := $(filter-out -mcmodel=kernel,$(KFLAGS)) -DBOOTHEAP_HOSTED
 HOSTED_EXTRA_bootheap-host := $(wildcard hosted/platform/*.c) $(HOSTED_KOBJ) $(B)/hosted/kimage.ld
 HOSTED_FLAGS_bootheap-host := -DBOOTHEAP_HOSTED -I. -fno-pie -no-pie -pthread -Wl,-T,hosted/platform/hosted.ld
-$(B)/bootheap-host: hosted/platform/hosted.ld $(wildcard hosted/platform/*.h kernel/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h)
+$(B)/bootheap-host: hosted/platform/hosted.ld $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h)
 
 $(B)/hosted/k/%.o: %.c Makefile
 	@mkdir -p $(@D)
@@ -308,7 +308,7 @@ $(B)/hosted-tsan/k/%.o: %.c Makefile
 	$(KCC) $(CFLAGS) $(HOSTED_KFLAGS) $(TSAN_FLAGS) -c $< -o $@
 
 $(B)/bootheap-host-tsan: $(HOSTED_PLATFORM) $(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld hosted/platform/hosted.ld \
-                         $(wildcard hosted/platform/*.h kernel/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h) Makefile
+                         $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h) Makefile
 	$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_bootheap-host) $(TSAN_FLAGS) -o $@ $(HOSTED_PLATFORM) \
 		$(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld
 

@@ -16,7 +16,7 @@
 #include "kernel/exit.h"
 #include "kernel/printk.h"
 #include "kernel/record.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 #include "kernel/time/tsc.h"
 #include "mm/heap.h"
 #include "mm/heap_par.h"

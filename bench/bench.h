@@ -3,7 +3,7 @@
 #ifndef BENCH_BENCH_H
 #define BENCH_BENCH_H
 
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 
 /*
  * Runs every selected strategy runs= times, interleaved, with a warm-up, the

@@ -6,7 +6,7 @@
 #include "bench/series.h"
 #include "kernel/printk.h"
 #include "kernel/record.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 #include "kernel/time/tsc.h"
 
 /* The `peer` record: the boot part's phases, and what each node's later part took. */

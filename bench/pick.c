@@ -4,7 +4,7 @@
 #include "bench/series.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 
 /* Adds strategy name (len bytes) to the run, Xen's or a peer; its peer must have its page array. */
 static int add_strategy(struct series *series, unsigned *nstrat, const char *name, size_t len, bool asked,

@@ -6,7 +6,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/exit.h"
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/printk.h"
 #include "kernel/record.h"
 #include "mm/bootmem.h"

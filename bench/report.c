@@ -10,7 +10,7 @@
 #include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/record.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 #include "kernel/time/tsc.h"
 #include "kernel/version.h"
 #include "mm/heap.h"

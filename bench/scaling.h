@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 #include "mm/heap.h"
 #include "mm/peer.h"
 

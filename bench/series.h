@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 #include "mm/heap.h"
 #include "mm/peer.h"
 

@@ -5,8 +5,8 @@
 
 #include <stdarg.h>
 
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 
 /* Tables are byte-packed and may sit at any alignment: read fields by copy. */
 static uint32_t rd32(const uint8_t *p, size_t off)

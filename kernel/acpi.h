@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/errno.h"
-#include "kernel/physread.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/physread.h"
 
 #define ACPI_HDR_LEN        36u
 #define ACPI_TABLE_MAX      (1u << 20)  /* a longer table is a lie */

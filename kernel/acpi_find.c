@@ -3,8 +3,8 @@
 // the table found only for a plausible length (its parser checks the rest).
 #include "kernel/acpi_find.h"
 
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 
 static uint64_t rd(const uint8_t *p, unsigned bytes)
 {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "kernel/acpi.h"
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 
 /*
  * The first table called sig (4 characters) that the root table lists:

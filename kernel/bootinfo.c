@@ -4,7 +4,7 @@
 // negative errno and a message, built here or in the parser that found it.
 #include "kernel/bootinfo_priv.h"
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 
 void bi_reset(struct bootinfo *bi, enum bi_loader loader)
 {

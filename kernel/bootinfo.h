@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/errno.h"
-#include "kernel/physread.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/physread.h"
 
 /*
  * Raw memory-map entries kept: far more than firmware gives (tens; OVMF

@@ -4,9 +4,9 @@
 
 #include <stdint.h>
 
-#include "kernel/compiler.h"
-#include "kernel/errno.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/libc.h"
 
 static bool parse_uint(const char *s, size_t n, uint64_t *out)
 {

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kernel/compiler.h"
-#include "kernel/errno.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/errno.h"
 
 enum opt_type {
     OPT_FLAG,       /* bool: "key", "key=1", "key=0", "key=on", "key=off" */

@@ -5,8 +5,8 @@
 #include "kernel/console.h"
 
 #include "kernel/bootinfo.h"
-#include "kernel/compiler.h"
-#include "kernel/string.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/string.h"
 
 #define GLYPH_W 8
 #define GLYPH_H 16

@@ -2,7 +2,7 @@
 // Reads the boot CPU's identity and the features bootheap depends on.
 #include "kernel/cpu.h"
 
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 
 struct cpu_info cpu;
 

@@ -3,7 +3,7 @@
 #ifndef KERNEL_EXIT_H
 #define KERNEL_EXIT_H
 
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 #include "kernel/cpu.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1 };

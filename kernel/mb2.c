@@ -4,8 +4,8 @@
 // framebuffer and the ACPI RSDP.
 #include "kernel/bootinfo_priv.h"
 
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 #include "kernel/multiboot2.h"
 
 struct mb2_tag {

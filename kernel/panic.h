@@ -3,7 +3,7 @@
 #ifndef KERNEL_PANIC_H
 #define KERNEL_PANIC_H
 
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 
 /* Prints "panic: <message>", the backtrace, then ends the run as failed. */
 __noreturn void panic(const char *fmt, ...) __printf(1, 2);

@@ -4,7 +4,7 @@
 #include "kernel/printk.h"
 
 #include "kernel/console.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 
 bool printk_verbose;
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 #include "kernel/panic.h"
 
 /*

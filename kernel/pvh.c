@@ -3,8 +3,8 @@
 // (Xen's public/arch-x86/hvm/start_info.h), parsed into struct bootinfo.
 #include "kernel/bootinfo_priv.h"
 
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 
 struct pvh_start_info {
     uint32_t magic;

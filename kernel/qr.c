@@ -4,8 +4,8 @@
 // codewords (kernel/qr_words.c), and the mask with the lowest penalty.
 #include "kernel/qr.h"
 
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 
 /*
  * Alignment patterns (Annex E): version v >= 2 has v / 7 + 2 centre

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 
 #define QR_VERSION_MAX  40
 #define QR_SIZE(v)      (17 + 4 * (v))               /* modules a side of version v */

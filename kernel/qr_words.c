@@ -4,8 +4,8 @@
 // BCH-coded format and version bits. kernel/qr.c draws them.
 #include "kernel/qr.h"
 
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 
 /*
  * Level M, per version (Table 9): error-correction codewords in each block,

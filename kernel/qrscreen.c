@@ -8,8 +8,8 @@
 #include "kernel/printk.h"
 #include "kernel/qr.h"
 #include "kernel/record.h"
-#include "kernel/selftest.h"
-#include "kernel/string.h"
+#include "kernel/lib/selftest.h"
+#include "kernel/lib/string.h"
 #include "kernel/time/tsc.h"
 
 /* Code page 437 blocks for the EGA text screen, white on black. */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 
 /*
  * Modules of 4 pixels and up: a phone at arm's length reads them from a

@@ -5,7 +5,7 @@
 #include "kernel/bootinfo.h"
 #include "kernel/console.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 
 static void emit(const char *s, size_t n)
 {

@@ -7,7 +7,7 @@
 #include "kernel/printk.h"
 #include "kernel/record.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 #include "kernel/time/time.h"
 #include "kernel/time/tsc.h"
 #include "kernel/traps.h"

@@ -4,8 +4,8 @@
 #include "kernel/topo.h"
 
 #include "kernel/acpi.h"
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 #include "mm/layout.h"
 
 #define MADT_ENTRIES    44u     /* header, local APIC address, flags */

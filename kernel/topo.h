@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 #include "mm/e820.h"
 
 #define TOPO_MAX_CPUS       64      /* enabled CPUs the kernel supports */

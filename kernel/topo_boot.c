@@ -5,7 +5,7 @@
 #include "kernel/apic.h"
 #include "kernel/bootinfo.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 #include "kernel/topo.h"
 #include "mm/mm.h"
 #include "mm/paging.h"

@@ -3,14 +3,14 @@
 // handler prints what happened, with a symbolised backtrace, and fails the run.
 #include "kernel/traps.h"
 
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/exit.h"
 #include "kernel/apic.h"
 #include "kernel/ksyms.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 
 #define SEL_KCODE 0x08
 #define SEL_KDATA 0x10

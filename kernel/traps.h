@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 
 #define IST_STACK_SIZE  16384
 #define IST_COUNT       3           /* #DF, NMI, #MC each get a stack */

@@ -18,7 +18,7 @@
 
 #include <stdarg.h>
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 
 __printf(2, 3)
 static void complain(struct heap_audit *a, const char *fmt, ...)

@@ -3,7 +3,7 @@
 // blocks themselves, so that the host can work the heap out from the
 // memory record alone and name the first block where the kernel differs.
 #include "kernel/cmdline.h"
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/record.h"
 #include "mm/heap.h"
 

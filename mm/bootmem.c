@@ -2,9 +2,9 @@
 // Xen-style boot allocator over a sorted array of free MFN ranges.
 #include "mm/bootmem.h"
 
-#include "kernel/compiler.h"
-#include "kernel/errno.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/libc.h"
 
 struct bootmem bootmem;
 

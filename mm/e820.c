@@ -3,10 +3,10 @@
 // entry, taking at each point the most restrictive type still open.
 #include "mm/e820.h"
 
-#include "kernel/compiler.h"
-#include "kernel/errno.h"
-#include "kernel/libc.h"
-#include "kernel/sort.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/libc.h"
+#include "kernel/lib/sort.h"
 
 /* Restrictiveness rank: higher wins an overlap. 0 means "no entry open". */
 static unsigned rank(uint32_t type)

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 #include "mm/layout.h"
 
 #define SECTION_SHIFT   18                      /* frames per section, log2 */

@@ -4,7 +4,7 @@
 // host tests bring their own storage.
 #include "mm/frametable.h"
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/progress.h"

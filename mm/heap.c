@@ -3,7 +3,7 @@
 // loop of once and lazy, and the reset between benchmark runs.
 #include "mm/heap_priv.h"
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/panic.h"
 
 struct heap heap_default;

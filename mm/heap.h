@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 #include "mm/frametable.h"
 
 #define MAX_ORDER 18                /* 1 GiB blocks, as x86-64 Xen */

@@ -4,7 +4,7 @@
 #include "mm/heap_par.h"
 
 #include "kernel/cmdline.h"
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "mm/heap_priv.h"
 
 /*

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 #include "mm/bootmem.h"
 #include "mm/heap.h"
 #include "mm/numa.h"

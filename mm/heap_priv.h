@@ -8,7 +8,7 @@
 #ifndef MM_HEAP_PRIV_H
 #define MM_HEAP_PRIV_H
 
-#include "kernel/spinlock.h"
+#include "kernel/lib/spinlock.h"
 #include "mm/bootmem.h"
 #include "mm/heap.h"
 #include "mm/numa.h"

@@ -7,7 +7,7 @@
 #include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/record.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 #include "mm/bootmem.h"
 #include "mm/e820.h"
 #include "mm/frametable.h"

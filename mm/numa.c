@@ -2,8 +2,8 @@
 // The node map: Xen's memnodemap and memnode_shift, built from node ranges.
 #include "mm/numa.h"
 
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 
 static uint8_t static_map[MEMNODEMAP_STATIC];
 uint8_t memnodemap_fixed[MEMNODEMAP_STATIC];

@@ -3,7 +3,7 @@
 // report of each node's memory, handed-over pages and CPUs.
 #include "kernel/printk.h"
 #include "kernel/record.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 #include "kernel/topo.h"
 #include "mm/bootmem.h"
 #include "mm/heap_priv.h"

@@ -2,12 +2,12 @@
 // Kernel page tables, built once from boot-allocator pages.
 #include "mm/paging.h"
 
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 #include "mm/bootmem.h"
 
 struct paging_info paging;

@@ -5,7 +5,7 @@
 
 #include <stdarg.h>
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/panic.h"
 
 const struct peer_layout_info peer_layouts[PEER_LAYOUTS] = {

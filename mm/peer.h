@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 #include "mm/heap.h"
 #include "mm/heap_par.h"
 #include "mm/numa.h"

@@ -5,7 +5,7 @@
 // kernel and the hosted runner; the host tests bring their own storage.
 #include "mm/linux/linux.h"
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/printk.h"
 #include "mm/mm.h"
 #include "mm/paging.h"

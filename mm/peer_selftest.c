@@ -2,7 +2,7 @@
 // In-kernel self-test of the peers on the real map: each one, Linux's and
 // FreeBSD's, builds its allocator on the CPUs that are up, audits green on
 // its own structures, and holds exactly the pages Xen's heap holds.
-#include "kernel/selftest.h"
+#include "kernel/lib/selftest.h"
 #include "mm/heap_par.h"
 #include "mm/peer.h"
 

@@ -3,7 +3,7 @@
 // Xen's heap's in heap_strategies, the peers' (mm/peer.h) in peer_strategies.
 // strategies= chooses among both.
 #include "kernel/cmdline.h"
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "mm/heap.h"
 #include "mm/peer.h"
 

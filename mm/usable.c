@@ -4,10 +4,10 @@
 // Host-pure, so the unit tests run it on hostile maps.
 #include "mm/usable.h"
 
-#include "kernel/compiler.h"
-#include "kernel/errno.h"
-#include "kernel/libc.h"
-#include "kernel/sort.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/libc.h"
+#include "kernel/lib/sort.h"
 #include "mm/layout.h"
 
 /* The usable ranges, in address order, before the boot allocator's limit. */

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 #include "mm/bootmem.h"
 #include "mm/e820.h"
 

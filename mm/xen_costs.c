@@ -4,7 +4,7 @@
 #include "mm/xen_costs.h"
 
 #include "kernel/cmdline.h"
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/panic.h"
 
 const char *const xen_cost_names[XC_NR + 1] = {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/spinlock.h"
+#include "kernel/lib/spinlock.h"
 #include "mm/frametable.h"
 #include "mm/numa.h"
 

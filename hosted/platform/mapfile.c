@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 
 #include "hosted/platform/runner.h"
-#include "kernel/compiler.h"
-#include "kernel/sort.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/sort.h"
 #include "mm/e820.h"
 
 /* A map file of E820_MAX ranges with generous comments is far smaller. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "hosted/platform/runner.h"
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 #include "mm/e820.h"
 
 int host_parse_size(const char *text, uint64_t *bytes, struct err *e)

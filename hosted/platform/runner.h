@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "kernel/bootinfo.h"
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 
 /* Exit statuses of build/bootheap-host. */
 enum {

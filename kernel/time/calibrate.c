@@ -3,7 +3,7 @@
 // reference counters read at every window boundary.
 #include "kernel/time/calibrate.h"
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/time/clkio.h"
 #include "kernel/time/pit.h"
 #include "kernel/time/tsc_math.h"

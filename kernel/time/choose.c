@@ -5,8 +5,8 @@
 
 #include <stdarg.h>
 
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 #include "kernel/time/tsc_math.h"
 
 /* Within a kind, the order in which ties are broken. */

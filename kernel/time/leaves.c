@@ -3,7 +3,7 @@
 // from the reading so that the host tests can present any CPU.
 #include "kernel/time/leaves.h"
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/time/clkio.h"
 #include "kernel/time/tsc_math.h"
 

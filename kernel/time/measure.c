@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // time_measure(): every clock the machine offers, measured or read, and the
 // choice among them; no printing, so the host tests run it whole.
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/hpet.h"
 #include "kernel/time/leaves.h"

@@ -3,7 +3,7 @@
 // gated through port 0x61 with the speaker off, its OUT2 polled until it rises.
 #include "kernel/time/pit.h"
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/time/clkio.h"
 #include "kernel/time/tsc_math.h"
 

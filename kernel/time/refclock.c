@@ -3,7 +3,7 @@
 // wait that stands in for a dead PIT, and the rate their windows agree on.
 #include "kernel/time/refclock.h"
 
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 #include "kernel/time/clkio.h"
 #include "kernel/time/tsc_math.h"
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The calibration's report: a few human lines on every console and the
 // `calibration` record on serial (docs/records.md lists its keys).
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/record.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/leaves.h"
 #include "kernel/time/tsc.h"

@@ -7,7 +7,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/window.h"
 #include "kernel/time/leaves.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // In-kernel self-tests of the calibrated TSC on the machine it runs on: each
 // clock that is not the source times an interval that the TSC times too.
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 #include "kernel/printk.h"
-#include "kernel/selftest.h"
+#include "kernel/lib/selftest.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/hpet.h"
 #include "kernel/time/pit.h"

@@ -2,7 +2,7 @@
 // The TSC rate in use: set once by the calibration, read by every figure.
 #include "kernel/time/tsc.h"
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/tsc_math.h"
 

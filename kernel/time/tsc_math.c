@@ -3,8 +3,8 @@
 // no port I/O, no floats, and no 128-bit division from libgcc.
 #include "kernel/time/tsc_math.h"
 
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 
 typedef unsigned __int128 u128;
 

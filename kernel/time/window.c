@@ -3,8 +3,8 @@
 // the windows of a calibration into one rate or a reason it has none.
 #include "kernel/time/window.h"
 
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 #include "kernel/time/tsc_math.h"
 
 /*

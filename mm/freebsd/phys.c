@@ -8,7 +8,7 @@
 // amd64's pmap_page_init()).
 #include "mm/freebsd/freebsd.h"
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 
 struct fb_seg fb_segs[FB_MAX_SEGS];
 unsigned fb_nsegs;

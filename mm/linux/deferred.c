@@ -6,7 +6,7 @@
 // padata_mt_helper()), each node's part on that node's CPUs.
 #include "mm/linux/linux.h"
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 
 /* A padata job: one free range of the deferred zone, its end rounded up to a section. */
 struct dj {

@@ -5,7 +5,7 @@
 // the state every run starts from.
 #include "mm/linux/linux.h"
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 
 struct lx_pgdat lx_nodes[MAX_NUMNODES];
 int64_t lx_vm_zone_stat_free;

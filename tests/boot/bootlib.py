@@ -89,7 +89,7 @@ def ktap(log):
 
 
 # A self-test that needed clean samples and got none ends `ok N name # SKIP
-# inconclusive: why` (kernel/selftest.h): neither a pass nor a failure.
+# inconclusive: why` (kernel/lib/selftest.h): neither a pass nor a failure.
 INCONCLUSIVE = "SKIP inconclusive: "
 
 # The only self-test skips a boot test accepts, each with why it is no

@@ -22,8 +22,8 @@
 
 #include "kernel/acpi.h"
 #include "kernel/bootinfo.h"
-#include "kernel/compiler.h"
-#include "kernel/errno.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/errno.h"
 #include "kernel/topo.h"
 #include "mm/numa.h"
 #include "mm/e820.h"

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
-#include "kernel/compiler.h"
-#include "kernel/errno.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/errno.h"
 #include "tests/fuzz/check.h"
 
 #define LINE_MAX_BYTES 1024

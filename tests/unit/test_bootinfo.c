@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "kernel/bootinfo.h"
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 
 /*
  * The fake physical memory: MEM_SIZE bytes at BASE, nothing readable

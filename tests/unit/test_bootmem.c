@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 #include "mm/bootmem.h"
 
 static struct bootmem bm;

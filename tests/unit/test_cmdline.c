@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 
 static bool flag;
 static unsigned runs;

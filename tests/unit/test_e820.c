@@ -8,8 +8,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kernel/compiler.h"
-#include "kernel/errno.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/errno.h"
 #include "mm/e820.h"
 
 #define RAM      E820_RAM

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host tests for kernel/sort.c, against the C library's qsort() on the same
+// Host tests for kernel/lib/sort.c, against the C library's qsort() on the same
 // inputs: empty, single, sorted, reversed, all equal and seeded random.
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/sort.h"
+#include "kernel/lib/sort.h"
 
 struct item {
     uint64_t key;

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "kernel/bootinfo.h"
-#include "kernel/compiler.h"
-#include "kernel/errno.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/errno.h"
 #include "mm/bootmem.h"
 #include "mm/e820.h"
 #include "mm/layout.h"

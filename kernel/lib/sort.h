@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Sorting without allocation, for the parsers and mm/, kernel and host alike. */
-#ifndef KERNEL_SORT_H
-#define KERNEL_SORT_H
+#ifndef KERNEL_LIB_SORT_H
+#define KERNEL_LIB_SORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

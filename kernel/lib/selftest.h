@@ -12,12 +12,12 @@
  * "inconclusive: ": every KTAP parser counts it as neither pass nor fail,
  * and tests/boot/bootlib.py tells the two apart by that word.
  */
-#ifndef KERNEL_SELFTEST_H
-#define KERNEL_SELFTEST_H
+#ifndef KERNEL_LIB_SELFTEST_H
+#define KERNEL_LIB_SELFTEST_H
 
 #include <stdbool.h>
 
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 
 enum ktest_end { KT_RAN, KT_SKIPPED, KT_INCONCLUSIVE };
 

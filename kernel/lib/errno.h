@@ -6,10 +6,10 @@
  * builds the message there, once, with err_set(); callers above it add
  * nothing and print or record e->msg as it is.
  */
-#ifndef KERNEL_ERRNO_H
-#define KERNEL_ERRNO_H
+#ifndef KERNEL_LIB_ERRNO_H
+#define KERNEL_LIB_ERRNO_H
 
-#include "kernel/compiler.h"
+#include "kernel/lib/compiler.h"
 
 #define EPERM   1       /* not allowed in this state */
 #define ENOENT  2       /* nothing there */

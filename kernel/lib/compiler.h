@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Compiler attributes and small arithmetic helpers shared by kernel and host builds. */
-#ifndef KERNEL_COMPILER_H
-#define KERNEL_COMPILER_H
+#ifndef KERNEL_LIB_COMPILER_H
+#define KERNEL_LIB_COMPILER_H
 
 #include <stdbool.h>
 #include <stddef.h>

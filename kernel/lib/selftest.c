@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The self-test runner: KTAP version 1 on serial, a human summary on screen.
-#include "kernel/selftest.h"
+#include "kernel/lib/selftest.h"
 
 #include <stdarg.h>
 
 #include "kernel/cmdline.h"
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 
 static char opt_only[128];
 CMDLINE_OPT(selftest_only, .key = "selftest_only", .type = OPT_STR, .dst = opt_only,

@@ -4,8 +4,8 @@
  * kernel passes a reader over its own mappings, the host tests one over a
  * fake memory.
  */
-#ifndef KERNEL_PHYSREAD_H
-#define KERNEL_PHYSREAD_H
+#ifndef KERNEL_LIB_PHYSREAD_H
+#define KERNEL_LIB_PHYSREAD_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The string and memory functions the kernel and the compiler use. */
-#ifndef KERNEL_STRING_H
-#define KERNEL_STRING_H
+#ifndef KERNEL_LIB_STRING_H
+#define KERNEL_LIB_STRING_H
 
 #include <stddef.h>
 

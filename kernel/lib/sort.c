@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Shell sort by gapped insertion: few compares for the sizes sorted here (up
 // to tens of thousands of elements), each pass over neighbouring memory.
-#include "kernel/sort.h"
+#include "kernel/lib/sort.h"
 
 #include <stdint.h>
 
-#include "kernel/compiler.h"
-#include "kernel/libc.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/libc.h"
 
 /* Ciura's gap sequence, extended by factors of 2.25. */
 static const size_t gaps[] = { 19930, 8858, 3937, 1750, 701, 301, 132, 57, 23, 10, 4, 1 };

@@ -6,8 +6,8 @@
  * cost is in every measurement exactly where Xen pays it. These are the
  * inline forms; Xen's out-of-line ones are in mm/xen_costs.c.
  */
-#ifndef KERNEL_SPINLOCK_H
-#define KERNEL_SPINLOCK_H
+#ifndef KERNEL_LIB_SPINLOCK_H
+#define KERNEL_LIB_SPINLOCK_H
 
 #include <stdint.h>
 

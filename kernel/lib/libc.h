@@ -4,15 +4,15 @@
  * the host unit tests: strings and snprintf. Host builds define
  * BOOTHEAP_HOST and get the system's versions.
  */
-#ifndef KERNEL_LIBC_H
-#define KERNEL_LIBC_H
+#ifndef KERNEL_LIB_LIBC_H
+#define KERNEL_LIB_LIBC_H
 
 #ifdef BOOTHEAP_HOST
 #include <stdio.h>
 #include <string.h>
 #else
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 #endif
 
 #endif

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// err_set(): the one place an error message is formatted (kernel/errno.h).
-#include "kernel/errno.h"
+// err_set(): the one place an error message is formatted (kernel/lib/errno.h).
+#include "kernel/lib/errno.h"
 
 #include <stdarg.h>
 
-#include "kernel/libc.h"
+#include "kernel/lib/libc.h"
 
 int err_set(struct err *e, int code, const char *fmt, ...)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Freestanding string functions. GCC may emit calls to memset, memcpy,
 // memmove and memcmp on its own, so these must exist and be correct.
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 
 #include <stdint.h>
 
