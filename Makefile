@@ -161,7 +161,7 @@ debug: all
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -no-pie
-HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/cmdline.c kernel/acpi.c kernel/qr.c kernel/qr_words.c \
+HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo.c kernel/mb2.c kernel/pvh.c kernel/cmdline.c kernel/acpi.c kernel/console/qr.c kernel/console/qr_words.c \
             kernel/acpi_find.c kernel/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
 HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/strategies.c mm/heap_par.c \
@@ -186,9 +186,9 @@ $(B)/unit/test_clocks: tests/unit/test_clocks.c $(HOST_SRC) $(CLOCK_SIM_SRC) $(U
 	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_SRC) $(CLOCK_SIM_SRC) -lcmocka
 
 # The screen console on a text screen in memory: no font, no COM1.
-$(B)/unit/test_console: tests/unit/test_console.c kernel/console.c $(UNIT_HDRS) Makefile
+$(B)/unit/test_console: tests/unit/test_console.c kernel/console/console.c $(UNIT_HDRS) Makefile
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< kernel/console.c -lcmocka
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< kernel/console/console.c -lcmocka
 
 test-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
@@ -210,7 +210,7 @@ FUZZ_CORPUS_bootinfo := tests/fuzz/corpus
 FUZZ_MAXLEN_bootinfo := 16384
 # The kernel's vsnprintf formats the parser's messages in the kernel, so it
 # does here too, renamed so that it takes the C library's place.
-FUZZ_SRC_cmdline := kernel/cmdline.c kernel/lib/err.c kernel/printk.c
+FUZZ_SRC_cmdline := kernel/cmdline.c kernel/lib/err.c kernel/console/printk.c
 FUZZ_FLAGS_cmdline := -Dvsnprintf=kernel_vsnprintf -Dsnprintf=kernel_snprintf
 FUZZ_CORPUS_cmdline := tests/fuzz/corpus-cmdline
 FUZZ_MAXLEN_cmdline := 1024
@@ -271,7 +271,7 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 # user program lives in the low 2 GiB), linked with the user-space platform
 # layer in hosted/platform/.
 HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peer_selftest.c,$(wildcard mm/*.c mm/linux/*.c mm/freebsd/*.c)) \
-               bench/bench.c bench/peer_run.c bench/pick.c bench/report.c bench/par_report.c bench/scaling.c bench/stats.c kernel/printk.c kernel/record.c \
+               bench/bench.c bench/peer_run.c bench/pick.c bench/report.c bench/par_report.c bench/scaling.c bench/stats.c kernel/console/printk.c kernel/console/record.c \
                kernel/lib/string.c kernel/cmdline.c kernel/lib/err.c kernel/lib/sort.c kernel/cpu.c kernel/time/tsc_math.c \
                kernel/time/leaves.c kernel/time/choose.c kernel/bootrec.c
 HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))

@@ -3,8 +3,8 @@
 // and for the first run a line per node on the consoles.
 #include "bench/par_report.h"
 
-#include "kernel/printk.h"
-#include "kernel/record.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 #include "kernel/time/tsc.h"
 
 static void record_ticks_ns(struct record *r, const char *key, uint64_t ticks)

@@ -4,8 +4,8 @@
 // records that say what each part and each node took.
 #include "bench/bench.h"
 #include "bench/series.h"
-#include "kernel/printk.h"
-#include "kernel/record.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/tsc.h"
 

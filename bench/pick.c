@@ -3,7 +3,7 @@
 // peers' registries) and which floors they need.
 #include "bench/series.h"
 #include "kernel/cmdline.h"
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
 
 /* Adds strategy name (len bytes) to the run, Xen's or a peer; its peer must have its page array. */

@@ -8,8 +8,8 @@
 
 #include "bench/stats.h"
 #include "kernel/cmdline.h"
-#include "kernel/printk.h"
-#include "kernel/record.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/tsc.h"
 #include "mm/heap_par.h"

@@ -7,7 +7,7 @@
 #include "kernel/bootinfo.h"
 #include "kernel/cpu.h"
 #include "kernel/multiboot2.h"
-#include "kernel/uart.h"
+#include "kernel/console/uart.h"
 #include "mm/layout.h"
 #include "mm/paging.h"
 

@@ -4,9 +4,9 @@
 #include "kernel/bootinfo.h"
 
 #include "kernel/bootrec.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "kernel/cpu.h"
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 #include "mm/layout.h"
 
 extern const char __kernel_phys_start[];

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "kernel/cpu.h"
-#include "kernel/record.h"
+#include "kernel/console/record.h"
 #include "kernel/version.h"
 
 void boot_record(const struct bootinfo *bi, const char *loader, uint64_t load_addr, bool serial)

@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "kernel/printk.h"
-#include "kernel/record.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 
 static bool opt_help;
 

@@ -5,8 +5,8 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
-#include "kernel/printk.h"
-#include "kernel/record.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 
 static const char *const exit_mode_names[] = {
     [EXIT_MODE_AUTO] = "auto",

@@ -6,7 +6,7 @@
 #include <stdarg.h>
 
 #include "kernel/exit.h"
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 #include "kernel/traps.h"
 
 void panic(const char *fmt, ...)

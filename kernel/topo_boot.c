@@ -4,7 +4,7 @@
 #include "kernel/acpi_find.h"
 #include "kernel/apic.h"
 #include "kernel/bootinfo.h"
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
 #include "kernel/topo.h"
 #include "mm/mm.h"

@@ -9,7 +9,7 @@
 #include "kernel/apic.h"
 #include "kernel/ksyms.h"
 #include "kernel/percpu.h"
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
 
 #define SEL_KCODE 0x08

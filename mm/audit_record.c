@@ -4,7 +4,7 @@
 // memory record alone and name the first block where the kernel differs.
 #include "kernel/cmdline.h"
 #include "kernel/lib/libc.h"
-#include "kernel/record.h"
+#include "kernel/console/record.h"
 #include "mm/heap.h"
 
 /* 32 KiB of blocks: every block of a heap of 16 GiB, even after a cut map. */

@@ -6,8 +6,8 @@
 
 #include "kernel/lib/libc.h"
 #include "kernel/panic.h"
-#include "kernel/printk.h"
-#include "kernel/progress.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/progress.h"
 #include "kernel/time/tsc.h"
 #include "mm/bootmem.h"
 #include "mm/paging.h"

@@ -5,8 +5,8 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
-#include "kernel/printk.h"
-#include "kernel/record.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 #include "kernel/lib/string.h"
 #include "mm/bootmem.h"
 #include "mm/e820.h"

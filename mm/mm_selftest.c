@@ -4,8 +4,8 @@
 // table covers usable RAM, and every strategy builds the same, sound heap.
 #include "kernel/bootinfo.h"
 #include "kernel/cpu.h"
-#include "kernel/printk.h"
-#include "kernel/progress.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/progress.h"
 #include "kernel/lib/selftest.h"
 #include "kernel/lib/string.h"
 #include "mm/heap_priv.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The kernel's node map: SRAT ranges (or fake nodes) to memnodemap, and the
 // report of each node's memory, handed-over pages and CPUs.
-#include "kernel/printk.h"
-#include "kernel/record.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 #include "kernel/lib/string.h"
 #include "kernel/topo.h"
 #include "mm/bootmem.h"

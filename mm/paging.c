@@ -3,10 +3,10 @@
 #include "mm/paging.h"
 
 #include "kernel/lib/compiler.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "kernel/cpu.h"
 #include "kernel/lib/errno.h"
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
 #include "mm/bootmem.h"
 

@@ -6,7 +6,7 @@
 #include "mm/linux/linux.h"
 
 #include "kernel/lib/libc.h"
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 #include "mm/mm.h"
 #include "mm/paging.h"
 

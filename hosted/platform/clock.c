@@ -7,8 +7,8 @@
 
 #include "hosted/platform/runner.h"
 #include "kernel/cpu.h"
-#include "kernel/printk.h"
-#include "kernel/record.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 #include "kernel/time/choose.h"
 #include "kernel/time/leaves.h"
 #include "kernel/time/tsc.h"

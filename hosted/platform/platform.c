@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "hosted/platform/runner.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "kernel/exit.h"
-#include "kernel/printk.h"
-#include "kernel/record.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 #include "kernel/topo.h"
 #include "mm/bootmem.h"
 #include "mm/frametable.h"

@@ -9,8 +9,8 @@
 #include "bench/bench.h"
 #include "bench/stats.h"
 #include "hosted/platform/runner.h"
-#include "kernel/printk.h"
-#include "kernel/record.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 #include "mm/heap.h"
 
 #define MAX_SERIES 40

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #else
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
 #endif
 

@@ -6,7 +6,7 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/lib/errno.h"
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
 
 static char opt_only[128];

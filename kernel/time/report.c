@@ -3,8 +3,8 @@
 // `calibration` record on serial (docs/records.md lists its keys).
 #include "kernel/lib/compiler.h"
 #include "kernel/cpu.h"
-#include "kernel/printk.h"
-#include "kernel/record.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/leaves.h"

@@ -6,7 +6,7 @@
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/window.h"

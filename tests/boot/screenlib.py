@@ -17,7 +17,7 @@ BUILD = os.path.join(ROOT, "build")
 LOGS = os.path.join(BUILD, "test-logs")
 FONT_C = os.path.join(BUILD, "gen", "font.c")     # the glyphs the kernel links
 GLYPH_W, GLYPH_H = 8, 16
-FG, BG = 0xD0, 0x00                                # kernel/console.c's grey on black
+FG, BG = 0xD0, 0x00                                # kernel/console/console.c's grey on black
 
 
 def load_font():

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Prints the whole-symbol vectors of tests/unit/test_qr.c from two encoders
-that share no code with kernel/qr.c: libqrencode's `qrencode` (Debian's
+that share no code with kernel/console/qr.c: libqrencode's `qrencode` (Debian's
 qrencode 4.1.1) draws each symbol, segno (Debian's python3-segno 1.4.1)
 scores it by the four penalty rules. Run by hand when the vectors change:
     python3 tests/unit/qr_vectors.py > vectors.txt

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host test of the screen console (kernel/console.c) on an EGA text screen
+// Host test of the screen console (kernel/console/console.c) on an EGA text screen
 // in memory: scrolling below pinned rows, and the run's last line, written
 // on the last row under a pinned report and QR code, staying on the screen.
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kernel/bootinfo.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 
 #define COLS 12
 #define ROWS 4

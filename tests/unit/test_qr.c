@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host tests for kernel/qr.c against vectors from ISO/IEC 18004 and from two
+// Host tests for kernel/console/qr.c against vectors from ISO/IEC 18004 and from two
 // independent encoders, and round trips through zbar's decoder (zbarimg).
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernel/qr.h"
+#include "kernel/console/qr.h"
 
 static struct qr qr;
 

@@ -4,8 +4,8 @@
  * each starting with {"type":. docs/records.md documents every record's keys.
  * Numbers are integers or fixed-point decimals; the kernel has no floats.
  */
-#ifndef KERNEL_RECORD_H
-#define KERNEL_RECORD_H
+#ifndef KERNEL_CONSOLE_RECORD_H
+#define KERNEL_CONSOLE_RECORD_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A QR code encoder written from ISO/IEC 18004:2015: byte mode, level M,
 // versions 1 to 40. The function patterns, the zigzag placement of the
-// codewords (kernel/qr_words.c), and the mask with the lowest penalty.
-#include "kernel/qr.h"
+// codewords (kernel/console/qr_words.c), and the mask with the lowest penalty.
+#include "kernel/console/qr.h"
 
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/libc.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // QR codewords (ISO/IEC 18004:2015): the byte-mode bit stream, its blocks
 // with Reed-Solomon error correction over GF(256), interleaved, and the
-// BCH-coded format and version bits. kernel/qr.c draws them.
-#include "kernel/qr.h"
+// BCH-coded format and version bits. kernel/console/qr.c draws them.
+#include "kernel/console/qr.h"
 
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/libc.h"

@@ -2,9 +2,9 @@
 // 16550 UART on COM1, 115200 8N1, polled. Every wait is bounded: a machine
 // without a UART reads 0xff from the ports, fails the loopback test, and the
 // console simply stays off.
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "kernel/cpu.h"
-#include "kernel/uart.h"
+#include "kernel/console/uart.h"
 
 /* Polls of LSR before a character is given up: about 100 character times. */
 #define TX_SPIN_LIMIT 100000

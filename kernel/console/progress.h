@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Progress lines for long phases: the host kills a guest whose serial output
  * stops, so a phase that can run for seconds says how far it got. */
-#ifndef KERNEL_PROGRESS_H
-#define KERNEL_PROGRESS_H
+#ifndef KERNEL_CONSOLE_PROGRESS_H
+#define KERNEL_CONSOLE_PROGRESS_H
 
 #include <stdbool.h>
 #include <stdint.h>

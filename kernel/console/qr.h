@@ -3,8 +3,8 @@
  * QR code encoder (ISO/IEC 18004): byte mode, error-correction level M,
  * versions 1 to 40, the mask chosen by the standard's four penalty rules.
  */
-#ifndef KERNEL_QR_H
-#define KERNEL_QR_H
+#ifndef KERNEL_CONSOLE_QR_H
+#define KERNEL_CONSOLE_QR_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -45,7 +45,7 @@ static inline int qr_dark(const struct qr *qr, unsigned x, unsigned y)
 /* Bytes that version 1..40 holds in byte mode at level M; 0 outside 1..40. */
 size_t qr_capacity(unsigned version);
 
-/* The parts: kernel/qr_words.c's, for kernel/qr.c and the host tests. */
+/* The parts: kernel/console/qr_words.c's, for kernel/console/qr.c and the host tests. */
 /*
  * The codewords of len bytes (at most qr_capacity(version)) in version's
  * symbol: data and error correction, interleaved. Sets *out to a static

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// printk and a small vsnprintf. Output goes through kernel/console.c; panic()
+// printk and a small vsnprintf. Output goes through kernel/console/console.c; panic()
 // lives in kernel/panic.c.
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "kernel/lib/string.h"
 
 bool printk_verbose;

@@ -2,12 +2,12 @@
 // The results as a QR code at the end of a run: drawn on the framebuffer or
 // the EGA text screen below the report, printed on serial as text blocks,
 // and recorded.
-#include "kernel/qrscreen.h"
+#include "kernel/console/qrscreen.h"
 
-#include "kernel/console.h"
-#include "kernel/printk.h"
-#include "kernel/qr.h"
-#include "kernel/record.h"
+#include "kernel/console/console.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/qr.h"
+#include "kernel/console/record.h"
 #include "kernel/lib/selftest.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/tsc.h"

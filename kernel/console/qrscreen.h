@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The end of a run on screen: the report, and the results as a QR code below it. */
-#ifndef KERNEL_QRSCREEN_H
-#define KERNEL_QRSCREEN_H
+#ifndef KERNEL_CONSOLE_QRSCREEN_H
+#define KERNEL_CONSOLE_QRSCREEN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Consoles: the 16550 serial port (COM1) and the loader's framebuffer. */
-#ifndef KERNEL_CONSOLE_H
-#define KERNEL_CONSOLE_H
+#ifndef KERNEL_CONSOLE_CONSOLE_H
+#define KERNEL_CONSOLE_CONSOLE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Formatted output: printk to every console, panic, and a kernel vsnprintf. */
-#ifndef KERNEL_PRINTK_H
-#define KERNEL_PRINTK_H
+#ifndef KERNEL_CONSOLE_PRINTK_H
+#define KERNEL_CONSOLE_PRINTK_H
 
 #include <stdarg.h>
 #include <stddef.h>

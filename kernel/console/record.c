@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // JSON-lines writer for the records that the host tools read.
-#include "kernel/record.h"
+#include "kernel/console/record.h"
 
 #include "kernel/bootinfo.h"
-#include "kernel/console.h"
-#include "kernel/printk.h"
+#include "kernel/console/console.h"
+#include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
 
 static void emit(const char *s, size_t n)

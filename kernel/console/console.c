@@ -2,7 +2,7 @@
 // The screen console on the loader's framebuffer (RGB, 16 to 32 bits per
 // pixel, with an 8x16 font) or on an EGA text buffer, and the fan-out of
 // console output to serial and screen.
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 
 #include "kernel/bootinfo.h"
 #include "kernel/lib/compiler.h"

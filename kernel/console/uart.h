@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The 16550 UART on COM1: the ports and bits that kernel/serial.c and the
+ * The 16550 UART on COM1: the ports and bits that kernel/console/serial.c and the
  * 32-bit entry's last-words path (boot/entry.asm, through boot/consts.c)
  * both use.
  */
-#ifndef KERNEL_UART_H
-#define KERNEL_UART_H
+#ifndef KERNEL_CONSOLE_UART_H
+#define KERNEL_CONSOLE_UART_H
 
 #define COM1        0x3f8
 #define UART_DATA   0
