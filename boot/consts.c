@@ -4,9 +4,9 @@
 // assembly: the Makefile turns its "@@asm" lines into build/gen/consts.inc
 // (NASM equ lines) and its "@@ld" lines into build/gen/consts.ld (linker
 // script assignments). It is never linked.
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/cpu.h"
-#include "kernel/multiboot2.h"
+#include "kernel/bootinfo/multiboot2.h"
 #include "kernel/console/uart.h"
 #include "mm/layout.h"
 #include "mm/paging.h"

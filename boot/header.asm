@@ -7,7 +7,7 @@ extern mb2_entry
 extern pvh_entry
 
 ; MB2_HEADER_MAGIC, the MB2_INFO_* tag numbers and KERNEL_PHYS, generated
-; from the C headers (boot/consts.c, kernel/multiboot2.h, mm/layout.h).
+; from the C headers (boot/consts.c, kernel/bootinfo/multiboot2.h, mm/layout.h).
 %include "consts.inc"
 
 MB2_ARCH_I386      equ 0          ; 32-bit protected mode entry

@@ -10,7 +10,7 @@
 
 #include "bench/bench.h"
 #include "hosted/platform/runner.h"
-#include "kernel/bootrec.h"
+#include "kernel/bootinfo/bootrec.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/exit.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // kstart: the boot path, top to bottom, from the hand-over to the report.
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/console/console.h"
 #include "kernel/cpu.h"

@@ -2,7 +2,7 @@
 // Bring-up of the application processors: the trampoline below 1 MiB,
 // INIT-STARTUP-STARTUP, each CPU's stack and tables, and the smp report.
 #include "kernel/apic.h"
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"

@@ -3,7 +3,7 @@
 // a bad table costs NUMA and the other CPUs, never the run.
 #include "kernel/acpi_find.h"
 #include "kernel/apic.h"
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
 #include "kernel/topo.h"

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "mm/e820.h"
 
 #define MM_RESV_MAX 16

@@ -2,7 +2,7 @@
 // In-kernel self-tests of memory on the real map: the direct map reaches
 // every usable page, nothing in use is free, the kernel is W^X, the frame
 // table covers usable RAM, and every strategy builds the same, sound heap.
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/cpu.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/progress.h"

@@ -4,7 +4,7 @@
 // console output to serial and screen.
 #include "kernel/console/console.h"
 
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/string.h"
 

@@ -2,7 +2,7 @@
 // JSON-lines writer for the records that the host tools read.
 #include "kernel/console/record.h"
 
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/console/console.h"
 #include "kernel/console/printk.h"
 #include "kernel/lib/string.h"

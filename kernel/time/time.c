@@ -3,7 +3,7 @@
 // rate every figure is converted with.
 #include "kernel/time/time.h"
 
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/console/printk.h"

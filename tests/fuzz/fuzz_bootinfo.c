@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "kernel/acpi.h"
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/errno.h"
 #include "kernel/topo.h"
@@ -286,7 +286,7 @@ static void fuzz_acpi(const struct mem *m, uint8_t sel, uint64_t at)
     CHECK(t.hpet != ACPI_OK || t.hpet_base != 0);
 }
 
-/* The negative errnos the parsers document (kernel/bootinfo.h). */
+/* The negative errnos the parsers document (kernel/bootinfo/bootinfo.h). */
 static bool known_error(int rc)
 {
     return rc == -EINVAL || rc == -EFAULT || rc == -ENOENT || rc == -E2BIG || rc == -ENOSPC ||

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host tests for kernel/mb2.c and kernel/pvh.c: multiboot2 and PVH boot information, built
+// Host tests for kernel/bootinfo/mb2.c and kernel/bootinfo/pvh.c: multiboot2 and PVH boot information, built
 // byte by byte in a fake physical memory, good and hostile.
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/lib/errno.h"
 
 /*

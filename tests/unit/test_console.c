@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/console/console.h"
 
 #define COLS 12

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/errno.h"
 #include "mm/bootmem.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// What the two boot-info parsers share (kernel/mb2.c, kernel/pvh.c). Every
+// What the two boot-info parsers share (kernel/bootinfo/mb2.c, kernel/bootinfo/pvh.c). Every
 // length and pointer a loader gives is checked before use; any problem is a
 // negative errno and a message, built here or in the parser that found it.
-#include "kernel/bootinfo_priv.h"
+#include "kernel/bootinfo/bootinfo_priv.h"
 
 #include "kernel/lib/libc.h"
 

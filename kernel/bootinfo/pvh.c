@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // PVH boot information: struct hvm_start_info and the tables it points to
 // (Xen's public/arch-x86/hvm/start_info.h), parsed into struct bootinfo.
-#include "kernel/bootinfo_priv.h"
+#include "kernel/bootinfo/bootinfo_priv.h"
 
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/libc.h"

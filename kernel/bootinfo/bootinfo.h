@@ -5,8 +5,8 @@
  * data. The parsers are plain C over a physical-memory reader, so the host
  * tests feed them hostile blobs.
  */
-#ifndef KERNEL_BOOTINFO_H
-#define KERNEL_BOOTINFO_H
+#ifndef KERNEL_BOOTINFO_BOOTINFO_H
+#define KERNEL_BOOTINFO_BOOTINFO_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -90,7 +90,7 @@ struct bootinfo {
 
 /*
  * Fills bi from a multiboot2 info at info_paddr, given EAX at entry
- * (kernel/mb2.c). Returns 0, or a negative errno with e naming the problem:
+ * (kernel/bootinfo/mb2.c). Returns 0, or a negative errno with e naming the problem:
  * -EINVAL for malformed data, -EFAULT for a pointer to memory phys cannot
  * read, -ENOENT for no memory map, -E2BIG for more entries than are kept,
  * -ENOSPC when the table of loader ranges is full.
@@ -99,7 +99,7 @@ int mb2_parse(struct bootinfo *bi, uint32_t magic, uint64_t info_paddr,
               phys_read_fn phys, void *ctx, struct err *e);
 
 /*
- * Fills bi from a PVH hvm_start_info at paddr (kernel/pvh.c). Same returns,
+ * Fills bi from a PVH hvm_start_info at paddr (kernel/bootinfo/pvh.c). Same returns,
  * and -EPROTONOSUPPORT for a start info older than version 1.
  */
 int pvh_parse(struct bootinfo *bi, uint64_t paddr, phys_read_fn phys, void *ctx,
@@ -110,7 +110,7 @@ const char *bi_loader_name(enum bi_loader l);
 
 /*
  * Prints what the loader and the CPU said, and where the image was loaded,
- * and writes the `boot` record (kernel/bootinfo_report.c, kernel only).
+ * and writes the `boot` record (kernel/bootinfo/bootinfo_report.c, kernel only).
  */
 void bootinfo_report(const struct bootinfo *bi);
 

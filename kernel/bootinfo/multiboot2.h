@@ -2,10 +2,10 @@
 /*
  * Multiboot2 numbers (multiboot2 specification, section 3) that the header
  * asking for the info tags (boot/header.asm, through boot/consts.c) and the
- * parser reading them (kernel/mb2.c) share.
+ * parser reading them (kernel/bootinfo/mb2.c) share.
  */
-#ifndef KERNEL_MULTIBOOT2_H
-#define KERNEL_MULTIBOOT2_H
+#ifndef KERNEL_BOOTINFO_MULTIBOOT2_H
+#define KERNEL_BOOTINFO_MULTIBOOT2_H
 
 #define MB2_HEADER_MAGIC 0xe85250d6u
 

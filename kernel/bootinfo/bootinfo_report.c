@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // What the loader and the CPU told the kernel, in words on every console,
-// and the `boot` record on serial (kernel/bootrec.c writes it).
-#include "kernel/bootinfo.h"
+// and the `boot` record on serial (kernel/bootinfo/bootrec.c writes it).
+#include "kernel/bootinfo/bootinfo.h"
 
-#include "kernel/bootrec.h"
+#include "kernel/bootinfo/bootrec.h"
 #include "kernel/console/console.h"
 #include "kernel/cpu.h"
 #include "kernel/console/printk.h"

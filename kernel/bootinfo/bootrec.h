@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The `boot` record, shared by the kernel's boot path and the hosted runner. */
-#ifndef KERNEL_BOOTREC_H
-#define KERNEL_BOOTREC_H
+#ifndef KERNEL_BOOTINFO_BOOTREC_H
+#define KERNEL_BOOTINFO_BOOTREC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 
 /*
  * Writes the `boot` record for bi: loader names the protocol ("multiboot2",

@@ -2,11 +2,11 @@
 // Multiboot2 boot information (multiboot2 specification, section 3.6),
 // parsed into struct bootinfo: the tag walk, the memory maps, modules, the
 // framebuffer and the ACPI RSDP.
-#include "kernel/bootinfo_priv.h"
+#include "kernel/bootinfo/bootinfo_priv.h"
 
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/libc.h"
-#include "kernel/multiboot2.h"
+#include "kernel/bootinfo/multiboot2.h"
 
 struct mb2_tag {
     uint32_t type;

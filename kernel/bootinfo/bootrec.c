@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The `boot` record (docs/records.md): what the loader handed over and
 // what the CPU is. Portable: the kernel and the hosted runner both write it.
-#include "kernel/bootrec.h"
+#include "kernel/bootinfo/bootrec.h"
 
 #include <stddef.h>
 

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the multiboot2 and PVH parsers share (kernel/bootinfo.c): reading
+ * What the multiboot2 and PVH parsers share (kernel/bootinfo/bootinfo.c): reading
  * loader memory, copying strings and recording loader ranges, each failing
  * with a negative errno and a message in e.
  */
-#ifndef KERNEL_BOOTINFO_PRIV_H
-#define KERNEL_BOOTINFO_PRIV_H
+#ifndef KERNEL_BOOTINFO_BOOTINFO_PRIV_H
+#define KERNEL_BOOTINFO_BOOTINFO_PRIV_H
 
 #include <stddef.h>
 
-#include "kernel/bootinfo.h"
+#include "kernel/bootinfo/bootinfo.h"
 
 /* Clears bi for a new parse by loader. */
 void bi_reset(struct bootinfo *bi, enum bi_loader loader);
