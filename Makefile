@@ -161,8 +161,8 @@ debug: all
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -no-pie
-HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel/bootinfo/mb2.c kernel/bootinfo/pvh.c kernel/cmdline.c kernel/acpi.c kernel/console/qr.c kernel/console/qr_words.c \
-            kernel/acpi_find.c kernel/topo.c
+HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel/bootinfo/mb2.c kernel/bootinfo/pvh.c kernel/cmdline.c kernel/acpi/acpi.c kernel/console/qr.c kernel/console/qr_words.c \
+            kernel/acpi/acpi_find.c kernel/acpi/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
 HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/strategies.c mm/heap_par.c \
             mm/pageset.c mm/peer.c $(wildcard mm/linux/*.c mm/freebsd/*.c) \
@@ -204,8 +204,8 @@ FUZZ_TEST_SECONDS ?= 10
 FUZZ_TARGETS := bootinfo cmdline mapfile
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_SRC_bootinfo := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel/bootinfo/mb2.c kernel/bootinfo/pvh.c kernel/acpi.c mm/e820.c \
-                     mm/usable.c mm/bootmem.c kernel/acpi_find.c kernel/topo.c mm/numa.c
+FUZZ_SRC_bootinfo := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel/bootinfo/mb2.c kernel/bootinfo/pvh.c kernel/acpi/acpi.c mm/e820.c \
+                     mm/usable.c mm/bootmem.c kernel/acpi/acpi_find.c kernel/acpi/topo.c mm/numa.c
 FUZZ_CORPUS_bootinfo := tests/fuzz/corpus
 FUZZ_MAXLEN_bootinfo := 16384
 # The kernel's vsnprintf formats the parser's messages in the kernel, so it

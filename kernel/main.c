@@ -11,7 +11,7 @@
 #include "kernel/lib/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/time/time.h"
-#include "kernel/topo.h"
+#include "kernel/acpi/topo.h"
 #include "kernel/traps.h"
 #include "kernel/version.h"
 #include "mm/layout.h"

@@ -20,7 +20,7 @@ struct percpu {
     struct percpu *self;            /* %gs:0 */
     uint32_t cpu;                   /* %gs:8: index, 0 = the boot CPU */
     uint32_t apic_id;
-    uint32_t node;                  /* NUMA node (kernel/topo.h) */
+    uint32_t node;                  /* NUMA node (kernel/acpi/topo.h) */
     volatile uint32_t online;       /* set by the CPU itself once it can take jobs */
     uintptr_t stack_lo, stack_hi;   /* its kernel stack */
     struct trap_cpu *traps;         /* its GDT, TSS and exception stacks */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "kernel/percpu.h"
-#include "kernel/topo.h"
+#include "kernel/acpi/topo.h"
 
 #define SMP_MAX_CPUS    TOPO_MAX_CPUS
 

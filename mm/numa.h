@@ -100,7 +100,7 @@ struct record;
 
 /*
  * Builds the live node map for frames below max_pfn: from the SRAT when
- * kernel/topo_boot.c accepted one, else fake equal runs of whole 1 GiB
+ * kernel/acpi/topo_boot.c accepted one, else fake equal runs of whole 1 GiB
  * granules (fake > 1), else one node. A map larger than the static one
  * comes from the boot allocator. A map that cannot be built is reported
  * and replaced by one node. Returns the number of nodes.

@@ -4,7 +4,7 @@
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
 #include "kernel/lib/string.h"
-#include "kernel/topo.h"
+#include "kernel/acpi/topo.h"
 #include "mm/bootmem.h"
 #include "mm/heap_priv.h"
 #include "mm/mm.h"

@@ -15,7 +15,7 @@
 #include "kernel/exit.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
-#include "kernel/topo.h"
+#include "kernel/acpi/topo.h"
 #include "mm/bootmem.h"
 #include "mm/frametable.h"
 #include "mm/paging.h"

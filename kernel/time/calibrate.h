@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/acpi.h"
+#include "kernel/acpi/acpi.h"
 #include "kernel/time/choose.h"
 #include "kernel/time/refclock.h"
 #include "kernel/time/time.h"

@@ -5,7 +5,7 @@
 // map built from them, with the invariants every result must keep.
 //
 // Input: byte 0 selects, byte 1 places, the rest is physical memory at BASE.
-//   byte 0 bit 2: the ACPI walk (kernel/acpi.c) instead of the boot info:
+//   byte 0 bit 2: the ACPI walk (kernel/acpi/acpi.c) instead of the boot info:
 //                 byte 1 is the RSDP's offset from BASE, byte 0 bit 3 makes
 //                 it 36 bytes long (ACPI 2.0) instead of 20
 //   byte 0 bit 0: 0 multiboot2, 1 PVH
@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/acpi.h"
+#include "kernel/acpi/acpi.h"
 #include "kernel/bootinfo/bootinfo.h"
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/errno.h"
-#include "kernel/topo.h"
+#include "kernel/acpi/topo.h"
 #include "mm/numa.h"
 #include "mm/e820.h"
 #include "mm/layout.h"
@@ -273,7 +273,7 @@ static void fuzz_acpi(const struct mem *m, uint8_t sel, uint64_t at)
         memcpy(rsdp, p, len);
     int rc = acpi_find_timers(rsdp, p ? len : 0, phys, (void *)m, &t);
 
-    /* 0, or one of the two errnos kernel/acpi.h documents, always with a note saying why. */
+    /* 0, or one of the two errnos kernel/acpi/acpi.h documents, always with a note saying why. */
     CHECK(rc == 0 || rc == -ENOENT || rc == -EINVAL);
     CHECK(rc == 0 || t.nnotes > 0);
     CHECK(t.nnotes <= ACPI_NOTES_MAX);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host tests for kernel/time/ (arithmetic, windows, choice) and kernel/acpi.c: the ns scale at its
+// Host tests for kernel/time/ (arithmetic, windows, choice) and kernel/acpi/acpi.c: the ns scale at its
 // edges, the PIT window rule, the consensus, the choice of clock, ACPI tables.
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/acpi.h"
+#include "kernel/acpi/acpi.h"
 #include "kernel/time/choose.h"
 #include "kernel/time/pmtimer.h"
 #include "kernel/time/tsc_math.h"

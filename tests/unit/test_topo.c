@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Host tests for kernel/topo.c (MADT, SRAT, SLIT and the fallback rules),
-// kernel/acpi_find.c and mm/numa.c (Xen's hash shift and node map), over
+// Host tests for kernel/acpi/topo.c (MADT, SRAT, SLIT and the fallback rules),
+// kernel/acpi/acpi_find.c and mm/numa.c (Xen's hash shift and node map), over
 // tables built here byte by byte.
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,8 +9,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kernel/acpi_find.h"
-#include "kernel/topo.h"
+#include "kernel/acpi/acpi_find.h"
+#include "kernel/acpi/topo.h"
 #include "mm/numa.h"
 
 /* ---- building tables ---------------------------------------------------------- */

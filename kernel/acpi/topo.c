@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // MADT, SRAT and SLIT parsing and the checks that decide whether the
 // firmware's CPUs and nodes are used or the machine falls back to one of each.
-#include "kernel/topo.h"
+#include "kernel/acpi/topo.h"
 
-#include "kernel/acpi.h"
+#include "kernel/acpi/acpi.h"
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/libc.h"
 #include "mm/layout.h"

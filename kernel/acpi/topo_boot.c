@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // topo_init(): the firmware's CPUs and nodes, read once, checked, printed;
 // a bad table costs NUMA and the other CPUs, never the run.
-#include "kernel/acpi_find.h"
+#include "kernel/acpi/acpi_find.h"
 #include "kernel/apic.h"
 #include "kernel/bootinfo/bootinfo.h"
 #include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
-#include "kernel/topo.h"
+#include "kernel/acpi/topo.h"
 #include "mm/mm.h"
 #include "mm/paging.h"
 

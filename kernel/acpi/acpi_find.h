@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Finding one ACPI table by its signature, from the RSDP through the XSDT or RSDT. */
-#ifndef KERNEL_ACPI_FIND_H
-#define KERNEL_ACPI_FIND_H
+#ifndef KERNEL_ACPI_ACPI_FIND_H
+#define KERNEL_ACPI_ACPI_FIND_H
 
 #include <stdint.h>
 
-#include "kernel/acpi.h"
+#include "kernel/acpi/acpi.h"
 #include "kernel/lib/errno.h"
 
 /*

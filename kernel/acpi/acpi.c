@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ACPI table walk for the timers: RSDP -> XSDT/RSDT -> FADT and HPET. Every
 // length is bounded and every checksum checked before a field is read.
-#include "kernel/acpi.h"
+#include "kernel/acpi/acpi.h"
 
 #include <stdarg.h>
 

@@ -2,10 +2,10 @@
 /*
  * The machine's CPUs and NUMA nodes, from the ACPI MADT, SRAT and SLIT.
  * Pure parsing and checking over table bytes, so that host tests and the
- * fuzzer drive it; kernel/topo_boot.c finds the tables and reports.
+ * fuzzer drive it; kernel/acpi/topo_boot.c finds the tables and reports.
  */
-#ifndef KERNEL_TOPO_H
-#define KERNEL_TOPO_H
+#ifndef KERNEL_ACPI_TOPO_H
+#define KERNEL_ACPI_TOPO_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -122,7 +122,7 @@ void topo_fallback(struct topo *t, uint32_t boot_apic_id, const char *why);
 /* Index of the CPU with apic_id in t->cpu, or -1. */
 int topo_cpu_index(const struct topo *t, uint32_t apic_id);
 
-/* ---- the kernel's topology (kernel/topo_boot.c) ---- */
+/* ---- the kernel's topology (kernel/acpi/topo_boot.c) ---- */
 
 extern struct topo topo;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One ACPI table by signature: the root table is length- and checksum-checked,
 // the table found only for a plausible length (its parser checks the rest).
-#include "kernel/acpi_find.h"
+#include "kernel/acpi/acpi_find.h"
 
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/libc.h"

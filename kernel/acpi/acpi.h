@@ -5,8 +5,8 @@
  * the host tests feed it synthetic tables. Every table is length- and
  * checksum-checked; a bad one is noted and skipped, never trusted.
  */
-#ifndef KERNEL_ACPI_H
-#define KERNEL_ACPI_H
+#ifndef KERNEL_ACPI_ACPI_H
+#define KERNEL_ACPI_ACPI_H
 
 #include <stdbool.h>
 #include <stddef.h>
