@@ -1,6 +1,6 @@
 ; SPDX-License-Identifier: MIT
 ; The application processors' entry: a real-mode trampoline that
-; kernel/smp_boot.c copies to a page below 1 MiB, then real mode ->
+; kernel/smp/smp_boot.c copies to a page below 1 MiB, then real mode ->
 ; protected mode -> long mode on a small page table, and a jump to
 ; smp_ap_entry(percpu) in the higher half.
 ;
@@ -10,7 +10,7 @@
 ;   caching disabled (CD, NW set); A20 not masked on an AP.
 ;
 ; The data block at offset TRAMP_DATA is struct tramp_data in
-; kernel/smp_boot.c, whose static asserts tie every offset below to C. The
+; kernel/smp/smp_boot.c, whose static asserts tie every offset below to C. The
 ; kernel fills it before each STARTUP: the GDT and far pointers carry the
 ; trampoline's physical base, cr3 is the trampoline's PML4 (the low 2 MiB
 ; identity-mapped, the kernel's upper half shared), and the rest is the

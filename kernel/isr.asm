@@ -53,7 +53,7 @@ isr_stubs:
 %assign v v + 1
 %endrep
 
-; The wake-up interrupt of a parked CPU (kernel/smp.c): acknowledge it and
+; The wake-up interrupt of a parked CPU (kernel/smp/smp.c): acknowledge it and
 ; return to the HLT loop, which looks for work. Saves the registers the C
 ; call may clobber; the frame after the CPU's five pushes and these nine is
 ; 16-byte aligned, as the call needs.

@@ -9,7 +9,7 @@
 #include "kernel/console/printk.h"
 #include "kernel/console/qrscreen.h"
 #include "kernel/lib/selftest.h"
-#include "kernel/smp.h"
+#include "kernel/smp/smp.h"
 #include "kernel/time/time.h"
 #include "kernel/acpi/topo.h"
 #include "kernel/traps.h"

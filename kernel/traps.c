@@ -6,9 +6,9 @@
 #include "kernel/lib/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/exit.h"
-#include "kernel/apic.h"
+#include "kernel/smp/apic.h"
 #include "kernel/ksyms.h"
-#include "kernel/percpu.h"
+#include "kernel/smp/percpu.h"
 #include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
 

@@ -3,7 +3,7 @@
  * Parallel init of the eager strategies: the handed-over memory cut into
  * pieces at 2^MAX_ORDER-page boundaries, each CPU given the pieces on its
  * own node, building private lists that are spliced into the heap's node
- * lists under that node's lock. The platform (kernel/smp_par.c, the hosted
+ * lists under that node's lock. The platform (kernel/smp/smp_par.c, the hosted
  * runner's threads, the host tests' simulated CPUs) runs the workers.
  */
 #ifndef MM_HEAP_PAR_H

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Jobs on many CPUs: the park loop, smp_call() with its timed window, the
 // barrier, and the TSC offset of every CPU against the boot CPU's.
-#include "kernel/smp.h"
+#include "kernel/smp/smp.h"
 
-#include "kernel/apic.h"
+#include "kernel/smp/apic.h"
 #include "kernel/time/time.h"
 #include "kernel/time/tsc.h"
 #include "kernel/traps.h"

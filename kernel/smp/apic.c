@@ -2,7 +2,7 @@
 // Local APIC access for both modes. In xAPIC mode the registers are 4 KiB of
 // uncached memory at the base IA32_APIC_BASE names; in x2APIC mode register
 // offset r is MSR 0x800 + r / 16 and the ICR is one 64-bit MSR.
-#include "kernel/apic.h"
+#include "kernel/smp/apic.h"
 
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Every CPU: bring-up (kernel/smp_boot.c), and the two things parallel work
- * needs (kernel/smp.c): run a function on a set of CPUs and wait for them,
+ * Every CPU: bring-up (kernel/smp/smp_boot.c), and the two things parallel work
+ * needs (kernel/smp/smp.c): run a function on a set of CPUs and wait for them,
  * with a timed window on the boot CPU, and a barrier. CPUs that are up are
  * numbered 0 .. smp_ncpus - 1, the boot CPU 0; between jobs the others
  * sleep in HLT and a wake-up interrupt brings them back.
  */
-#ifndef KERNEL_SMP_H
-#define KERNEL_SMP_H
+#ifndef KERNEL_SMP_SMP_H
+#define KERNEL_SMP_SMP_H
 
 #include <stdint.h>
 
-#include "kernel/percpu.h"
+#include "kernel/smp/percpu.h"
 #include "kernel/acpi/topo.h"
 
 #define SMP_MAX_CPUS    TOPO_MAX_CPUS
@@ -72,7 +72,7 @@ void smp_barrier_init(struct smp_barrier *b, unsigned n);
 /* Returns once all n participants have called it for this round. */
 void smp_barrier_wait(struct smp_barrier *b);
 
-/* Measures every AP's TSC offset into percpus[] (kernel/smp.c). */
+/* Measures every AP's TSC offset into percpus[] (kernel/smp/smp.c). */
 void smp_measure_tsc(void);
 
 /*

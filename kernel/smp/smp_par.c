@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The kernel's side of the parallel heap init (mm/heap_par.h): its workers
 // are the CPUs that are up, run through smp_call() with its timed window.
-#include "kernel/smp.h"
+#include "kernel/smp/smp.h"
 #include "kernel/time/tsc.h"
 #include "mm/heap_par.h"
 

@@ -2,10 +2,10 @@
 /*
  * Per-CPU state, reached through the GS base: %gs:0 holds the structure's
  * own address and %gs:8 the CPU's index (0 is the boot CPU). Set by
- * kernel/smp.c on every CPU before it runs any job.
+ * kernel/smp/smp.c on every CPU before it runs any job.
  */
-#ifndef KERNEL_PERCPU_H
-#define KERNEL_PERCPU_H
+#ifndef KERNEL_SMP_PERCPU_H
+#define KERNEL_SMP_PERCPU_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,13 +3,13 @@
  * The local APIC, in xAPIC mode (registers in memory) or x2APIC mode
  * (registers as MSRs): identity, inter-processor interrupts, EOI.
  */
-#ifndef KERNEL_APIC_H
-#define KERNEL_APIC_H
+#ifndef KERNEL_SMP_APIC_H
+#define KERNEL_SMP_APIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define APIC_WAKE_VECTOR        0xf0    /* wakes a parked CPU (kernel/smp.c) */
+#define APIC_WAKE_VECTOR        0xf0    /* wakes a parked CPU (kernel/smp/smp.c) */
 #define APIC_SPURIOUS_VECTOR    0xff
 
 enum apic_mode { APIC_XAPIC, APIC_X2APIC };
