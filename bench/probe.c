@@ -4,11 +4,11 @@
 #include "bench/probe.h"
 
 #include "kernel/cmdline.h"
+#include "kernel/console/printk.h"
+#include "kernel/console/record.h"
 #include "kernel/cpu.h"
 #include "kernel/exit.h"
 #include "kernel/lib/libc.h"
-#include "kernel/console/printk.h"
-#include "kernel/console/record.h"
 #include "mm/bootmem.h"
 #include "mm/frametable.h"
 #include "mm/paging.h"

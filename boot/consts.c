@@ -5,9 +5,9 @@
 // (NASM equ lines) and its "@@ld" lines into build/gen/consts.ld (linker
 // script assignments). It is never linked.
 #include "kernel/bootinfo/bootinfo.h"
-#include "kernel/cpu.h"
 #include "kernel/bootinfo/multiboot2.h"
 #include "kernel/console/uart.h"
+#include "kernel/cpu.h"
 #include "mm/layout.h"
 #include "mm/paging.h"
 

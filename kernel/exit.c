@@ -4,9 +4,9 @@
 #include "kernel/exit.h"
 
 #include "kernel/cmdline.h"
-#include "kernel/cpu.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
+#include "kernel/cpu.h"
 
 static const char *const exit_mode_names[] = {
     [EXIT_MODE_AUTO] = "auto",

@@ -3,8 +3,8 @@
 #ifndef KERNEL_EXIT_H
 #define KERNEL_EXIT_H
 
-#include "kernel/lib/compiler.h"
 #include "kernel/cpu.h"
+#include "kernel/lib/compiler.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1 };
 

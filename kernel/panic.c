@@ -5,8 +5,8 @@
 
 #include <stdarg.h>
 
-#include "kernel/exit.h"
 #include "kernel/console/printk.h"
+#include "kernel/exit.h"
 #include "kernel/traps.h"
 
 void panic(const char *fmt, ...)

@@ -3,8 +3,8 @@
 // blocks themselves, so that the host can work the heap out from the
 // memory record alone and name the first block where the kernel differs.
 #include "kernel/cmdline.h"
-#include "kernel/lib/libc.h"
 #include "kernel/console/record.h"
+#include "kernel/lib/libc.h"
 #include "mm/heap.h"
 
 /* 32 KiB of blocks: every block of a heap of 16 GiB, even after a cut map. */

@@ -4,10 +4,10 @@
 // host tests bring their own storage.
 #include "mm/frametable.h"
 
-#include "kernel/lib/libc.h"
-#include "kernel/panic.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/progress.h"
+#include "kernel/lib/libc.h"
+#include "kernel/panic.h"
 #include "kernel/time/tsc.h"
 #include "mm/bootmem.h"
 #include "mm/paging.h"

@@ -4,9 +4,9 @@
 #include "mm/mm.h"
 
 #include "kernel/cmdline.h"
-#include "kernel/cpu.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
+#include "kernel/cpu.h"
 #include "kernel/lib/string.h"
 #include "mm/bootmem.h"
 #include "mm/e820.h"

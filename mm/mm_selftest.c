@@ -3,9 +3,9 @@
 // every usable page, nothing in use is free, the kernel is W^X, the frame
 // table covers usable RAM, and every strategy builds the same, sound heap.
 #include "kernel/bootinfo/bootinfo.h"
-#include "kernel/cpu.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/progress.h"
+#include "kernel/cpu.h"
 #include "kernel/lib/selftest.h"
 #include "kernel/lib/string.h"
 #include "mm/heap_priv.h"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The kernel's node map: SRAT ranges (or fake nodes) to memnodemap, and the
 // report of each node's memory, handed-over pages and CPUs.
+#include "kernel/acpi/topo.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
 #include "kernel/lib/string.h"
-#include "kernel/acpi/topo.h"
 #include "mm/bootmem.h"
 #include "mm/heap_priv.h"
 #include "mm/mm.h"

@@ -2,11 +2,11 @@
 // Kernel page tables, built once from boot-allocator pages.
 #include "mm/paging.h"
 
-#include "kernel/lib/compiler.h"
 #include "kernel/console/console.h"
-#include "kernel/cpu.h"
-#include "kernel/lib/errno.h"
 #include "kernel/console/printk.h"
+#include "kernel/cpu.h"
+#include "kernel/lib/compiler.h"
+#include "kernel/lib/errno.h"
 #include "kernel/lib/string.h"
 #include "mm/bootmem.h"
 

@@ -5,8 +5,8 @@
 // kernel and the hosted runner; the host tests bring their own storage.
 #include "mm/linux/linux.h"
 
-#include "kernel/lib/libc.h"
 #include "kernel/console/printk.h"
+#include "kernel/lib/libc.h"
 #include "mm/mm.h"
 #include "mm/paging.h"
 

@@ -6,9 +6,9 @@
 #include <time.h>
 
 #include "hosted/platform/runner.h"
-#include "kernel/cpu.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
+#include "kernel/cpu.h"
 #include "kernel/time/choose.h"
 #include "kernel/time/leaves.h"
 #include "kernel/time/tsc.h"

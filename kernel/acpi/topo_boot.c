@@ -2,11 +2,11 @@
 // topo_init(): the firmware's CPUs and nodes, read once, checked, printed;
 // a bad table costs NUMA and the other CPUs, never the run.
 #include "kernel/acpi/acpi_find.h"
-#include "kernel/smp/apic.h"
+#include "kernel/acpi/topo.h"
 #include "kernel/bootinfo/bootinfo.h"
 #include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
-#include "kernel/acpi/topo.h"
+#include "kernel/smp/apic.h"
 #include "mm/mm.h"
 #include "mm/paging.h"
 

@@ -5,8 +5,8 @@
 
 #include "kernel/bootinfo/bootrec.h"
 #include "kernel/console/console.h"
-#include "kernel/cpu.h"
 #include "kernel/console/printk.h"
+#include "kernel/cpu.h"
 #include "mm/layout.h"
 
 extern const char __kernel_phys_start[];

@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 
-#include "kernel/cpu.h"
 #include "kernel/console/record.h"
+#include "kernel/cpu.h"
 #include "kernel/version.h"
 
 void boot_record(const struct bootinfo *bi, const char *loader, uint64_t load_addr, bool serial)

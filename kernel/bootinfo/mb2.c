@@ -4,9 +4,9 @@
 // framebuffer and the ACPI RSDP.
 #include "kernel/bootinfo/bootinfo_priv.h"
 
+#include "kernel/bootinfo/multiboot2.h"
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/libc.h"
-#include "kernel/bootinfo/multiboot2.h"
 
 struct mb2_tag {
     uint32_t type;

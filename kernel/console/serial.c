@@ -3,8 +3,8 @@
 // without a UART reads 0xff from the ports, fails the loopback test, and the
 // console simply stays off.
 #include "kernel/console/console.h"
-#include "kernel/cpu.h"
 #include "kernel/console/uart.h"
+#include "kernel/cpu.h"
 
 /* Polls of LSR before a character is given up: about 100 character times. */
 #define TX_SPIN_LIMIT 100000

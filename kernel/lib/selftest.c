@@ -5,8 +5,8 @@
 #include <stdarg.h>
 
 #include "kernel/cmdline.h"
-#include "kernel/lib/errno.h"
 #include "kernel/console/printk.h"
+#include "kernel/lib/errno.h"
 #include "kernel/lib/string.h"
 
 static char opt_only[128];

@@ -5,8 +5,8 @@
 #include "kernel/smp/apic.h"
 
 #include "kernel/cmdline.h"
-#include "kernel/cpu.h"
 #include "kernel/console/printk.h"
+#include "kernel/cpu.h"
 #include "mm/paging.h"
 
 #define MSR_APIC_BASE       0x1b

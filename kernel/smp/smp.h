@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "kernel/smp/percpu.h"
 #include "kernel/acpi/topo.h"
+#include "kernel/smp/percpu.h"
 
 #define SMP_MAX_CPUS    TOPO_MAX_CPUS
 

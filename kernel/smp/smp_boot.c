@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Bring-up of the application processors: the trampoline below 1 MiB,
 // INIT-STARTUP-STARTUP, each CPU's stack and tables, and the smp report.
-#include "kernel/smp/apic.h"
 #include "kernel/bootinfo/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
-#include "kernel/smp/smp.h"
 #include "kernel/lib/string.h"
+#include "kernel/smp/apic.h"
+#include "kernel/smp/smp.h"
 #include "kernel/time/time.h"
 #include "kernel/time/tsc.h"
 #include "kernel/traps.h"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The calibration's report: a few human lines on every console and the
 // `calibration` record on serial (docs/records.md lists its keys).
-#include "kernel/lib/compiler.h"
-#include "kernel/cpu.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
+#include "kernel/cpu.h"
+#include "kernel/lib/compiler.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/leaves.h"

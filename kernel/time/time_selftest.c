@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // In-kernel self-tests of the calibrated TSC on the machine it runs on: each
 // clock that is not the source times an interval that the TSC times too.
-#include "kernel/lib/compiler.h"
 #include "kernel/console/printk.h"
+#include "kernel/lib/compiler.h"
 #include "kernel/lib/selftest.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/hpet.h"
