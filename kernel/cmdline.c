@@ -7,6 +7,7 @@
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/libc.h"
+#include "kernel/panic.h"
 
 static bool parse_uint(const char *s, size_t n, uint64_t *out)
 {

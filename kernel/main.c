@@ -10,6 +10,7 @@
 #include "kernel/exit.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/selftest.h"
+#include "kernel/panic.h"
 #include "kernel/smp/smp.h"
 #include "kernel/time/time.h"
 #include "kernel/traps.h"

@@ -8,6 +8,7 @@
 #include "kernel/console/record.h"
 #include "kernel/cpu.h"
 #include "kernel/lib/string.h"
+#include "kernel/panic.h"
 #include "mm/bootmem.h"
 #include "mm/e820.h"
 #include "mm/frametable.h"

@@ -8,6 +8,7 @@
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/string.h"
+#include "kernel/panic.h"
 #include "mm/bootmem.h"
 
 struct paging_info paging;

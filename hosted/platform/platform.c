@@ -16,6 +16,7 @@
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
 #include "kernel/acpi/topo.h"
+#include "kernel/panic.h"
 #include "mm/bootmem.h"
 #include "mm/frametable.h"
 #include "mm/paging.h"

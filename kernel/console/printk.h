@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Formatted output: printk to every console, panic, and a kernel vsnprintf. */
+/* Formatted output: printk to every console, and a kernel vsnprintf. */
 #ifndef KERNEL_CONSOLE_PRINTK_H
 #define KERNEL_CONSOLE_PRINTK_H
 
@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 #include "kernel/lib/compiler.h"
-#include "kernel/panic.h"
 
 /*
  * vsnprintf/snprintf: C99 semantics for flags "-+ #0", width and precision

@@ -7,6 +7,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/console/printk.h"
 #include "kernel/cpu.h"
+#include "kernel/panic.h"
 #include "mm/paging.h"
 
 #define MSR_APIC_BASE       0x1b

@@ -6,6 +6,7 @@
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
 #include "kernel/lib/string.h"
+#include "kernel/panic.h"
 #include "kernel/smp/apic.h"
 #include "kernel/smp/smp.h"
 #include "kernel/time/time.h"
