@@ -13,8 +13,8 @@
 
 #include "kernel/acpi/acpi.h"
 #include "kernel/time/choose.h"
+#include "kernel/time/clkio.h"
 #include "kernel/time/refclock.h"
-#include "kernel/time/time.h"
 #include "kernel/time/window.h"
 
 struct cal {

@@ -1,16 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * How the clock drivers touch hardware: port I/O, device registers, the TSC
- * and CPUID. The kernel's are the CPU's own instructions; host builds link
- * a simulated machine instead (tests/unit/sim_clock.c), so the drivers and
- * the calibration run unchanged against devices a test controls.
+ * How the clock drivers touch hardware: port I/O, device registers and the
+ * mapping that reaches them, the TSC and CPUID. The kernel's are the CPU's
+ * own instructions; host builds link a simulated machine instead
+ * (tests/unit/sim_clock.c), so the drivers and the calibration run unchanged
+ * against devices a test controls.
  */
 #ifndef KERNEL_TIME_CLKIO_H
 #define KERNEL_TIME_CLKIO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernel/cpu.h"
+
+/*
+ * How timekeeping reaches physical memory: a pointer to len bytes at phys,
+ * device registers (mmio) uncached, that stays valid until the kernel ends;
+ * NULL when the range cannot be mapped. The kernel passes mm's phys_map().
+ */
+typedef void *(*time_map_fn)(uint64_t phys, uint64_t len, bool mmio);
 
 #ifndef BOOTHEAP_HOST
 #include "kernel/time/tsc.h"

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/time/clkio.h"
 #include "kernel/time/refclock.h"
-#include "kernel/time/time.h"
 
 /*
  * Maps the HPET's registers at base through map, checks its period, and

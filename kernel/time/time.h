@@ -10,14 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct bootinfo;
+#include "kernel/time/clkio.h"
 
-/*
- * How timekeeping reaches physical memory: a pointer to len bytes at phys,
- * device registers (mmio) uncached, that stays valid until the kernel ends;
- * NULL when the range cannot be mapped. The kernel passes mm's phys_map().
- */
-typedef void *(*time_map_fn)(uint64_t phys, uint64_t len, bool mmio);
+struct bootinfo;
 
 /*
  * Calibrates the TSC (PIT windows, CPUID 0x15/0x16, hypervisor leaf, ACPI PM
