@@ -9,10 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/console/qr_words.h"
 #include "kernel/lib/errno.h"
 
-#define QR_VERSION_MAX  40
-#define QR_SIZE(v)      (17 + 4 * (v))               /* modules a side of version v */
 #define QR_SIZE_MAX     QR_SIZE(QR_VERSION_MAX)      /* 177 */
 #define QR_QUIET        4                            /* light modules around a symbol */
 #define QR_MASK_AUTO    (-1)
@@ -42,23 +41,9 @@ static inline int qr_dark(const struct qr *qr, unsigned x, unsigned y)
     return qr->grid[y * qr->size + x] & QR_DARK;
 }
 
-/* Bytes that version 1..40 holds in byte mode at level M; 0 outside 1..40. */
-size_t qr_capacity(unsigned version);
+/* What each version holds, qr_capacity(), and the codewords: kernel/console/qr_words.h. */
 
-/* The parts: kernel/console/qr_words.c's, for kernel/console/qr.c and the host tests. */
-/*
- * The codewords of len bytes (at most qr_capacity(version)) in version's
- * symbol: data and error correction, interleaved. Sets *out to a static
- * buffer, valid until the next call; returns the number of codewords.
- */
-unsigned qr_codewords(unsigned version, const uint8_t *data, size_t len, const uint8_t **out);
-/* Writes to ecc the necc (1 to 32) Reed-Solomon codewords of n data codewords. */
-void qr_rs_ecc(const uint8_t *data, size_t n, uint8_t *ecc, unsigned necc);
-/* The 15 format bits (level M, mask 0..7), BCH-coded and XOR-masked. */
-unsigned qr_format_bits(unsigned mask);
-/* The 18 version bits (version 7..40), BCH-coded. */
-uint32_t qr_version_bits(unsigned version);
-/* The symbol's penalty score by the standard's rules N1 to N4. */
+/* The symbol's penalty score by the standard's rules N1 to N4 (for the host tests). */
 unsigned qr_penalty(const struct qr *qr);
 
 #endif

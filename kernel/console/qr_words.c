@@ -2,7 +2,7 @@
 // QR codewords (ISO/IEC 18004:2015): the byte-mode bit stream, its blocks
 // with Reed-Solomon error correction over GF(256), interleaved, and the
 // BCH-coded format and version bits. kernel/console/qr.c draws them.
-#include "kernel/console/qr.h"
+#include "kernel/console/qr_words.h"
 
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/libc.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "kernel/console/qr.h"
+#include "kernel/console/qr_words.h"
 
 static struct qr qr;
 
