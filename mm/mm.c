@@ -15,6 +15,7 @@
 #include "mm/heap_par.h"
 #include "mm/heap_priv.h"
 #include "mm/numa.h"
+#include "mm/numa_boot.h"
 #include "mm/paging.h"
 #include "mm/peer.h"
 #include "mm/usable.h"

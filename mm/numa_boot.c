@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The kernel's node map: SRAT ranges (or fake nodes) to memnodemap, and the
 // report of each node's memory, handed-over pages and CPUs.
+#include "mm/numa_boot.h"
+
 #include "kernel/acpi/topo.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
