@@ -18,6 +18,7 @@
 #include "mm/numa_boot.h"
 #include "mm/paging.h"
 #include "mm/peer.h"
+#include "mm/reserve.h"
 #include "mm/usable.h"
 
 struct mm_summary mm;
@@ -29,8 +30,6 @@ static struct usable_stats usable;
 #define LEFT_OUT_PRINTED 32
 
 static unsigned opt_numa_fake = 1;
-static struct usable_resv early_resv[MM_EARLY_RESV_MAX];
-static unsigned nearly_resv;
 CMDLINE_OPT(numa_fake, .key = "numa_fake", .type = OPT_UINT, .dst = &opt_numa_fake, .min = 1,
             .max = MAX_NUMNODES, .help = "without an SRAT, split RAM into N fake NUMA nodes of whole 1 GiB granules");
 
@@ -54,20 +53,6 @@ static void print_map(const char *title, const struct e820_map *m)
         printk("  [%016llx-%016llx) %-8s %s\n", (unsigned long long)m->e[i].addr,
                (unsigned long long)(m->e[i].addr + m->e[i].len), e820_type_name(m->e[i].type),
                fmt_size(sz, sizeof(sz), m->e[i].len));
-}
-
-/* Adds bytes to the summary line for what; lines with one name are merged. */
-void mm_count_reserved(const char *what, uint64_t bytes)
-{
-    for (unsigned i = 0; i < mm.nresv; i++) {
-        if (!strcmp(mm.resv[i].what, what)) {
-            mm.resv[i].bytes += bytes;
-            return;
-        }
-    }
-    if (mm.nresv == MM_RESV_MAX)
-        panic("more than %u kinds of reserved memory", MM_RESV_MAX);
-    mm.resv[mm.nresv++] = (struct mm_resv){ what, bytes };
 }
 
 static void print_regions(const struct bootmem_region *reg, unsigned n)
@@ -128,14 +113,16 @@ static void print_summary(void)
 {
     char a[24], b[24], c[24];
     struct record r;
+    const struct mm_resv *resv;
+    unsigned nresv = mm_reserved_lines(&resv);
 
     printk("memory: %s RAM in the map, %s usable, %s handed to the heap (%llu pages)\n",
            fmt_size(a, sizeof(a), mm.ram_bytes), fmt_size(b, sizeof(b), mm.usable_bytes),
            fmt_size(c, sizeof(c), heap_handover_pages() << PAGE_SHIFT),
            (unsigned long long)heap_handover_pages());
-    for (unsigned i = 0; i < mm.nresv; i++)
-        if (mm.resv[i].bytes)   /* loader data inside the first MiB costs nothing more */
-            printk("  reserved: %-24s %s\n", mm.resv[i].what, fmt_size(a, sizeof(a), mm.resv[i].bytes));
+    for (unsigned i = 0; i < nresv; i++)
+        if (resv[i].bytes)      /* loader data inside the first MiB costs nothing more */
+            printk("  reserved: %-24s %s\n", resv[i].what, fmt_size(a, sizeof(a), resv[i].bytes));
     printk("direct map: %s with %s pages; %llu page-table pages\n",
            fmt_size(a, sizeof(a), paging.directmap_bytes),
            paging.directmap_page == (1ull << 30) ? "1 GiB" : "2 MiB",
@@ -159,10 +146,10 @@ static void print_summary(void)
     record_u64(&r, "ignored_bytes", mm.ignored_bytes);
     record_u64(&r, "heap_pages", heap_handover_pages());
     record_arr_begin(&r, "reserved");
-    for (unsigned i = 0; i < mm.nresv; i++) {
+    for (unsigned i = 0; i < nresv; i++) {
         record_obj_begin(&r, NULL);
-        record_str(&r, "what", mm.resv[i].what);
-        record_u64(&r, "bytes", mm.resv[i].bytes);
+        record_str(&r, "what", resv[i].what);
+        record_u64(&r, "bytes", resv[i].bytes);
         record_obj_end(&r);
     }
     record_arr_end(&r);
@@ -211,8 +198,10 @@ void mm_init(const struct bootinfo *bi)
     struct usable_resv resv[2 + MM_EARLY_RESV_MAX + BI_RESV_MAX];
     unsigned nresv = 0;
     resv[nresv++] = (struct usable_resv){ "first MiB", 0, MiB(1) };
-    for (unsigned i = 0; i < nearly_resv; i++)
-        resv[nresv++] = early_resv[i];
+    const struct usable_resv *early;
+    unsigned nearly = mm_early_reservations(&early);
+    for (unsigned i = 0; i < nearly; i++)
+        resv[nresv++] = early[i];
     resv[nresv++] = (struct usable_resv){ "kernel image and stacks",
                                           (uint64_t)__kernel_phys_start + kimage_offset,
                                           (uint64_t)__kernel_phys_end + kimage_offset };
@@ -242,25 +231,6 @@ void mm_init(const struct bootinfo *bi)
 
 }
 
-void mm_reserve_early(const char *what, uint64_t start, uint64_t end)
-{
-    if (nearly_resv == MM_EARLY_RESV_MAX)
-        panic("more than %u early reservations (%s)", MM_EARLY_RESV_MAX, what);
-    early_resv[nearly_resv++] = (struct usable_resv){ what, start, end };
-}
-
-void *mm_alloc_boot(const char *what, uint64_t pages, uint64_t limit_mfn)
-{
-    uint64_t mfn;
-    int rc = bootmem_alloc(&bootmem, pages, 1, limit_mfn, &mfn);
-
-    if (rc)
-        panic("out of boot memory for %s (%llu pages, error %d)", what,
-              (unsigned long long)pages, rc);
-    mm_count_reserved(what, pages << PAGE_SHIFT);
-    return phys_to_virt(mfn << PAGE_SHIFT);
-}
-
 void mm_heap_takeover(unsigned peer_layouts)
 {
     /* Scratch bits for the audit: one per frame. */
@@ -286,9 +256,11 @@ void mm_heap_takeover(unsigned peer_layouts)
                               ncpus);
 
     /* The heap's pages by the accounting: usable RAM less all of that and what was left out. */
+    const struct mm_resv *resv;
+    unsigned nresv = mm_reserved_lines(&resv);
     uint64_t reserved = 0;
-    for (unsigned i = 0; i < mm.nresv; i++)
-        reserved += mm.resv[i].bytes >> PAGE_SHIFT;
+    for (unsigned i = 0; i < nresv; i++)
+        reserved += resv[i].bytes >> PAGE_SHIFT;
     uint64_t accounted = (mm.usable_bytes >> PAGE_SHIFT) - reserved - usable.left_pages;
 
     heap_boot_scrub = opt_bootscrub == BOOTSCRUB_IDLE;

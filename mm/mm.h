@@ -8,22 +8,12 @@
 #include "kernel/bootinfo/bootinfo.h"
 #include "mm/e820.h"
 
-#define MM_RESV_MAX 16
-#define MM_EARLY_RESV_MAX 4
-
-struct mm_resv {
-    const char *what;
-    uint64_t bytes;         /* usable RAM this took out of the boot allocator */
-};
-
 struct mm_summary {
     uint64_t ram_bytes;     /* type-1 RAM in the sanitised map */
     uint64_t usable_bytes;  /* of which whole pages below the supported limit */
     uint64_t ignored_bytes; /* RAM above MAX_PHYS_ADDR */
     uint64_t left_out_pages;    /* usable pages in regions the boot allocator had no room for */
     unsigned left_out_regions;
-    unsigned nresv;
-    struct mm_resv resv[MM_RESV_MAX];
     unsigned nodes;
 };
 
@@ -47,21 +37,6 @@ void mm_init(const struct bootinfo *bi);
  */
 void mm_heap_takeover(unsigned peer_layouts);
 
-/*
- * Keeps [start, end) (bytes) out of the boot allocator. Call before
- * mm_init(); panics past MM_EARLY_RESV_MAX reservations.
- */
-void mm_reserve_early(const char *what, uint64_t start, uint64_t end);
-
-/*
- * pages of boot memory below limit_mfn (UINT64_MAX: anywhere) for what,
- * counted in the memory summary under that name; returns their direct-map
- * address. Between mm_init() and mm_heap_takeover(); panics when the boot
- * allocator runs dry.
- */
-void *mm_alloc_boot(const char *what, uint64_t pages, uint64_t limit_mfn);
-
-/* Adds bytes to the memory summary's reserved line for what. */
-void mm_count_reserved(const char *what, uint64_t bytes);
+/* Boot memory taken by name, early or from the boot allocator: mm/reserve.h. */
 
 #endif

@@ -9,8 +9,8 @@
 #include "kernel/lib/string.h"
 #include "mm/bootmem.h"
 #include "mm/heap_priv.h"
-#include "mm/mm.h"
 #include "mm/numa.h"
+#include "mm/reserve.h"
 
 _Static_assert(TOPO_MAX_NODES == MAX_NUMNODES, "a node the SRAT names must have a heap");
 

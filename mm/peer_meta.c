@@ -7,8 +7,8 @@
 
 #include "kernel/console/printk.h"
 #include "kernel/lib/libc.h"
-#include "mm/mm.h"
 #include "mm/paging.h"
+#include "mm/reserve.h"
 
 static bool section_backed(uint64_t sec)
 {

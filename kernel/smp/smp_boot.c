@@ -12,8 +12,8 @@
 #include "kernel/time/time.h"
 #include "kernel/time/tsc.h"
 #include "kernel/traps.h"
-#include "mm/mm.h"
 #include "mm/paging.h"
+#include "mm/reserve.h"
 
 #define TRAMP_PAGES     4           /* code and data, PML4, PDPT, PD */
 #define TRAMP_LOW       0x1000ull   /* above the real-mode IVT and BIOS data */
