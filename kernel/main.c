@@ -183,7 +183,7 @@ __noreturn void kstart(uint32_t loader, uint32_t magic, uint32_t info, uint32_t 
      * every figure after this is ticks turned into ns. */
     time_init(&bootinfo, phys_map);
     /* CPUs and NUMA nodes from the MADT and SRAT, or one of each. */
-    topo_init();
+    topo_init(&e820);
     /* Every other CPU started and parked; the TSC skew between them. */
     smp_init();
     raise_fault_on_ap();

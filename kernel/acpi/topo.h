@@ -128,10 +128,10 @@ extern struct topo topo;
 
 /*
  * Reads the MADT, SRAT and SLIT through the loader's RSDP, checks them
- * against the sanitised memory map, prints what they say, and on any
+ * against map (the sanitised memory map), prints what they say, and on any
  * problem prints a warning and falls back to one CPU and one node. After
  * mm_init() (tables are read through the page tables); never fails.
  */
-void topo_init(void);
+void topo_init(const struct e820_map *map);
 
 #endif

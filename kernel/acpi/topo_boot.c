@@ -7,7 +7,6 @@
 #include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
 #include "kernel/smp/apic.h"
-#include "mm/mm.h"
 #include "mm/paging.h"
 
 struct topo topo;
@@ -50,7 +49,7 @@ static void print_topo(void)
                (unsigned long long)topo.mem[i].end, topo.mem[i].hotplug ? " hot-pluggable" : "");
 }
 
-void topo_init(void)
+void topo_init(const struct e820_map *map)
 {
     uint32_t boot_id = apic_boot_id();
     struct err e;
@@ -66,7 +65,7 @@ void topo_init(void)
             printk("warning: %s; node distances are not reported\n", se.msg);
     }
     if (!rc)
-        rc = topo_finish(&topo, &e820, boot_id, &e);
+        rc = topo_finish(&topo, map, boot_id, &e);
     if (rc) {
         printk("warning: firmware tables unusable: %s\n"
                "warning: falling back to one CPU and one node\n", e.msg);
