@@ -118,9 +118,11 @@ def decide(kvm, tcg, work):
 
 
 def run_probe(accel, timeout=PROBE_TIMEOUT):
-    """Boots the probe once under `accel` -> (figures or None, why or None)."""
-    r = qemu.boot(mode="pvh", mem=PROBE_MEM, append="probe", accel=accel, timeout=timeout,
-                  quiet=True, stall=min(timeout, 20.0))
+    """Boots the probe once under `accel` -> (figures or None, why or None).
+    A KVM that cannot be opened falls back to TCG, as in any boot."""
+    acc, _, _ = verdict(accel, "pvh")
+    r = qemu.run(mode="pvh", mem=PROBE_MEM, append="probe", acc=acc, timeout=timeout,
+                 quiet=True, stall=min(timeout, 20.0))
     if r.accel != accel:
         return None, f"QEMU would not run {accel.upper()}"
     return probe_figures(r)

@@ -4,7 +4,7 @@
 import argparse
 import sys
 
-from harness import ablation, accel, codegen, counts, hosted, maps, peer_icount, peers, qemu, qrpayload, sweep
+from harness import ablation, accel, boot, codegen, counts, hosted, maps, peer_icount, peers, qemu, qrpayload, sweep
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_size, say, warn
 from harness.compare import compare_text
 from harness.records import load_folder
@@ -57,7 +57,7 @@ def cmd_boot(args):
     """One boot, as `make run`, `run-iso`, `run-uefi` and `debug` do -> 0 ok,
     1 the kernel failed, 2 no verdict (timeout, stall, QEMU error)."""
     try:
-        r = qemu.boot(args.mode, args.mem, args.append, args.accel, args.timeout, args.quiet,
+        r = boot.boot(args.mode, args.mem, args.append, args.accel, args.timeout, args.quiet,
                       args.log, args.machine_opts, not args.no_serial, args.gdb, stall=args.stall,
                       cpus=args.cpus, nodes=args.nodes)
     except (RuntimeError, ValueError) as e:

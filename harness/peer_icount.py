@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from harness import qemu
+from harness import boot
 from harness.common import parse_size, say
 
 ICOUNT = ("-icount", "shift=0,sleep=off")
@@ -82,7 +82,7 @@ def cmd_peers_icount(args):
     """Boots the Linux peers under icount; prints instructions per page per
     phase, and with --real the comparison -> 0 within 10 % (or nothing to
     compare), 1 a phase outside it, 2 the boot failed."""
-    r = qemu.boot("pvh", args.mem, "runs=1 cpus=1 strategies=linux,linux_deferred icount", "tcg",
+    r = boot.boot("pvh", args.mem, "runs=1 cpus=1 strategies=linux,linux_deferred icount", "tcg",
                   args.timeout, True, args.log, extra=ICOUNT, cpus=1)
     if r.status != "ok":
         print(f"harness: the icount boot ended {r.status}\n{r.tail()}", file=sys.stderr)

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import time
 
-from harness import qemu
+from harness import boot, qemu
 from harness.brackets import BracketError, Spec, load_symbols, take
 from harness.common import GIB, die_with_parent
 from harness.gdbstub import GdbStub, StubError
@@ -235,7 +235,7 @@ def boot_bootheap(mem_bytes, xen_costs, log_path, timeout=None):
     option checks the rate and labels the figures)."""
     # Xen's strategies only: the Linux and FreeBSD models have their own
     # comparison (`peers-icount`, harness/peer_icount.py).
-    r = qemu.boot("pvh", mem_bytes, f"runs=1 xen_costs={xen_costs} strategies={XEN_STRATEGIES} icount",
+    r = boot.boot("pvh", mem_bytes, f"runs=1 xen_costs={xen_costs} strategies={XEN_STRATEGIES} icount",
                   accel="tcg",
                   timeout=timeout or timeout_for(mem_bytes), quiet=True, log_path=log_path,
                   extra=["-icount", ICOUNT])

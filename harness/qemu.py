@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""Boots bootheap under QEMU: the one runner that `make run`, `make test` and
-`make bench` share.
+"""Runs bootheap under QEMU once, under an accelerator already chosen: the
+one runner that `make run`, `make test` and `make bench` share, through
+harness/boot.py, which chooses the accelerator (harness/accel.py) first.
 
 Modes: pvh (QEMU -kernel with qboot, the fast path), iso-bios (SeaBIOS +
 GRUB from the ISO) and iso-uefi (OVMF + GRUB, TCG only here). Serial output
@@ -136,12 +137,6 @@ def kvm_usable(path=None):
     except OSError as e:
         return False, f"{path} cannot be opened: {e.strerror}"
     return True, f"{path} is usable"
-
-
-def choose_accel(requested, mode, say=print, work=None):
-    """Returns 'kvm' or 'tcg', saying which and why (see harness/accel.py)."""
-    from harness import accel
-    return accel.choose(requested, mode, say, work)
 
 
 GRUB_CFG = os.path.join(ROOT, "iso", "grub.cfg")
@@ -358,17 +353,11 @@ def _wait(proc, reader, timeout, stall):
             return why
 
 
-def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False,
-         log_path=None, machine_opts="", serial=True, gdb=False, extra=(), cpu=None,
-         say=None, stall=None, gfxmode=None, grub_cmds=(), cpus=1, nodes=1):
-    """Boots once and returns a Result. Never raises for a kernel failure.
-    gfxmode picks GRUB's screen mode for the ISO modes ('1280x800', 'text').
-    stall: seconds of serial silence that end the boot as 'stalled' (None:
-    default_stall(mem); 0: never; always off without serial or with gdb).
-    grub_cmds: GRUB commands run before the kernel is loaded (ISO modes).
-    cpus, nodes: the guest's vCPUs and NUMA nodes (harness/guest.py)."""
-    if say is None:
-        say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
+def prepare(mode, mem, stall=None, serial=True, gdb=False, cpus=1, nodes=1):
+    """What a boot of mode with mem, cpus and nodes needs before an
+    accelerator is chosen -> (memory in bytes, stall in seconds). Raises
+    ValueError naming a bad mode, size, stall or CPU/node count, and
+    RuntimeError when the kernel is not built."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
     mem_bytes = guest_mem(mem)
@@ -382,8 +371,20 @@ def boot(mode="pvh", mem="1G", append="", accel="auto", timeout=300, quiet=False
     why = guest.check(cpus, nodes, mem_bytes)
     if why:
         raise ValueError(why)
-    from harness import accel as accel_mod
-    acc = accel_mod.choose(accel, mode, say, accel_mod.Work.for_boot(mem_bytes, append))
+    return mem_bytes, stall
+
+
+def run(mode="pvh", mem="1G", append="", acc="tcg", timeout=300, quiet=False,
+        log_path=None, machine_opts="", serial=True, gdb=False, extra=(), cpu=None,
+        say=None, stall=None, gfxmode=None, grub_cmds=(), cpus=1, nodes=1):
+    """Boots once under acc, 'kvm' or 'tcg', and returns a Result. Never
+    raises for a kernel failure; the arguments as harness/boot.py's boot()
+    takes them, and raises as prepare() does."""
+    if say is None:
+        say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr, flush=True))
+    mem_bytes, stall = prepare(mode, mem, stall, serial, gdb, cpus, nodes)
+    if acc not in ("kvm", "tcg"):
+        raise ValueError(f"accelerator {acc!r}: QEMU runs kvm or tcg (harness/boot.py chooses one)")
     with tempfile.TemporaryDirectory(prefix="bootheap-") as work:
         iso = None
         if mode != "pvh":

@@ -9,7 +9,7 @@ import os
 import statistics
 import sys
 
-from harness import qemu
+from harness import boot, qemu
 
 TARGET_MS = 50
 # (label, mode, gfxmode): the ISO paths with a screen, PVH with none.
@@ -29,7 +29,7 @@ def main():
     for label, mode, gfx in PATHS:
         qrs = []
         for _ in range(a.boots):
-            r = qemu.boot(mode=mode, mem=a.mem, append="runs=1", accel=a.accel, quiet=True, timeout=300,
+            r = boot.boot(mode=mode, mem=a.mem, append="runs=1", accel=a.accel, quiet=True, timeout=300,
                           gfxmode=gfx,
                           extra=["-vga", "std"] if gfx else ())
             q = [x for x in r.records() if x["type"] == "qr"]

@@ -7,7 +7,7 @@ import os
 import re
 import time
 
-from harness import ROOT, accel as accel_mod, hosted, qemu
+from harness import ROOT, accel as accel_mod, boot, hosted, qemu
 from harness.common import (DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, MIB, TCG_LABEL, BenchError,
                             gib_text, parse_sizes, say, size_label, warn)
 from harness.records import SizeRun, load_folder, parse_serial
@@ -125,7 +125,7 @@ def cmd_run(args):
                                    os.path.join(out, log_name), args.timeout)
                     said += [m for m in r.stderr.splitlines() if m.strip()]
                 else:
-                    r = qemu.boot(mode=args.mode, mem=f"{nbytes // MIB}M", append=append, accel=accel,
+                    r = boot.boot(mode=args.mode, mem=f"{nbytes // MIB}M", append=append, accel=accel,
                                   timeout=args.timeout, quiet=not args.verbose,
                                   log_path=os.path.join(out, log_name), say=collect, stall=args.stall)
             except KeyboardInterrupt:

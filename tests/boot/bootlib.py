@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Shared checks for the QEMU boot tests: boots through harness.qemu, KTAP
+"""Shared checks for the QEMU boot tests: boots through harness.boot, KTAP
 parsing, and memory arithmetic done independently of the kernel: from the
 raw map in the `boot` record and the build's symbol file, what the boot
 allocator, the page tables, the frame table and the heap must hold."""
@@ -11,6 +11,7 @@ import warnings
 import pytest
 
 from harness import ROOT, accel, oracle, qemu
+from harness import boot as harness_boot
 
 PAGE = 4096
 E820_RAM = 1
@@ -25,8 +26,8 @@ def boot(mode="pvh", mem="512M", append="", accel=None, timeout=240, **kw):
     logdir = os.path.join(ROOT, "build", "test-logs")
     os.makedirs(logdir, exist_ok=True)
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{mode}-{mem}-{append}")[:120]
-    r = qemu.boot(mode=mode, mem=mem, append=append, accel=accel, timeout=timeout,
-                  quiet=True, log_path=os.path.join(logdir, name + ".log"), **kw)
+    r = harness_boot.boot(mode=mode, mem=mem, append=append, accel=accel, timeout=timeout,
+                          quiet=True, log_path=os.path.join(logdir, name + ".log"), **kw)
     note_silence(logdir, name, r)
     return r
 

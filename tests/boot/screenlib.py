@@ -11,7 +11,7 @@ import tempfile
 import threading
 import time
 
-from bootlib import ROOT, qemu
+from bootlib import ROOT, harness_boot, qemu
 
 BUILD = os.path.join(ROOT, "build")
 LOGS = os.path.join(BUILD, "test-logs")
@@ -149,9 +149,9 @@ def boot_until_halted(name, mode, append, mem="256M", gfxmode=None, extra=(), du
     t = threading.Thread(target=operator, daemon=True)
     t.start()
     try:
-        r = qemu.boot(mode=mode, mem=mem, append=f"{append} {halt}".strip(),
-                      timeout=0, quiet=True, log_path=log_path, gfxmode=gfxmode,
-                      extra=["-qmp", f"unix:{qmp_path},server=on,wait=off", *extra], **kw)
+        r = harness_boot.boot(mode=mode, mem=mem, append=f"{append} {halt}".strip(),
+                              timeout=0, quiet=True, log_path=log_path, gfxmode=gfxmode,
+                              extra=["-qmp", f"unix:{qmp_path},server=on,wait=off", *extra], **kw)
         boot_over.set()
         t.join()
     finally:

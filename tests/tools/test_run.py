@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from harness import accel as accel_mod, cli, common, qemu
+from harness import accel as accel_mod, boot, cli, common, qemu
 from conftest import GIB, SYNTHETIC
 
 MIB = 1 << 20
@@ -19,7 +19,7 @@ def synthetic_log(nbytes):
 
 
 class FakeQemu:
-    """Stands in for qemu.boot and accel.choose; remembers each boot."""
+    """Stands in for boot.boot and accel.choose; remembers each boot."""
 
     def __init__(self, accel, fail_at=()):
         self.accel, self.fail_at, self.boots = accel, fail_at, []
@@ -50,7 +50,7 @@ class FakeQemu:
 def fake(monkeypatch):
     def make(accel, fail_at=()):
         q = FakeQemu(accel, fail_at)
-        monkeypatch.setattr(qemu, "boot", q.boot)
+        monkeypatch.setattr(boot, "boot", q.boot)
         monkeypatch.setattr(accel_mod, "choose", q.choose_accel)
         return q
     return make

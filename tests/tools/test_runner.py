@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from harness import ROOT, common, qemu
+from harness import ROOT, boot, common, qemu
 
 GIB = 1 << 30
 
@@ -174,7 +174,7 @@ def test_every_boot_starts_qemu_to_die_with_the_harness(monkeypatch, tmp_path):
 
     monkeypatch.setattr(qemu.subprocess, "Popen", popen)
     with pytest.raises(Started):
-        qemu.boot("pvh", "256M", accel="tcg", quiet=True)
+        boot.boot("pvh", "256M", accel="tcg", quiet=True)
     assert seen.get("preexec_fn") is common.die_with_parent
 
 
@@ -213,7 +213,7 @@ def test_a_guest_smaller_than_the_kernel_image_is_refused(monkeypatch, tmp_path,
     if refused:
         with pytest.raises(ValueError, match=f"guest memory '{mem}': the kernel image itself reaches "
                                              r"5\.1 MiB; give at least 6 MiB"):
-            qemu.boot("pvh", mem, accel="tcg", quiet=True)
+            boot.boot("pvh", mem, accel="tcg", quiet=True)
     else:
         with pytest.raises(Started):
-            qemu.boot("pvh", mem, accel="tcg", quiet=True)
+            boot.boot("pvh", mem, accel="tcg", quiet=True)
