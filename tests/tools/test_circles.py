@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: MIT
+"""No include circles in the C code and no import circles in the harness
+(tools/circles.py), and the checker finds the circles it is shown.
+
+What a circle is.
+- C: the files are every .c and .h under kernel/, mm/, boot/, bench/,
+  hosted/, tests/unit/ and tests/fuzz/. A module is a .c file together with
+  the headers of its own name in its folder: foo.c, foo.h and foo_priv.h.
+  A header with no .c of its name (compiler.h, mm/layout.h) is a module by
+  itself, and so is a .c file with no header of its name (main.c). Module A
+  includes module B when a file of A has `#include "f"` for a file f of B,
+  in any branch of an #if; "f" is read from the top of the repository (the
+  build's -I.), else from the including file's folder. A circle is two
+  modules that each include the other's header: A includes B and B
+  includes A. Longer loops (A includes B, B includes C, C includes A) are
+  not circles: they run through the services every layer calls, such as
+  printk() and panic(), whose headers sit low while their code uses the
+  layers above; `tools/circles.py --loops` lists them.
+- Python: the modules are harness/*.py, the package `python3 -m harness`
+  runs. A imports B when A says `import harness.B`, `from harness import B`
+  or `from harness.B import ...` anywhere in the file, inside a function
+  too. A circle is any loop of imports, however long.
+An include that names no file fails the check too, so that no edge of the
+graph goes missing unnoticed."""
+import importlib.util
+import os
+import textwrap
+
+from conftest import ROOT
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("circles", os.path.join(ROOT, "tools", "circles.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+circles = load()
+
+
+def tree(root, files):
+    """Writes {path: text} under root."""
+    for path, text in files.items():
+        p = os.path.join(root, path)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(textwrap.dedent(text))
+    return str(root)
+
+
+def test_the_c_code_has_no_include_circle():
+    found, missing = circles.c_circles(ROOT)
+    assert not missing, "\n".join(f'{f}:{n}: #include "{name}" names no file' for f, n, name in missing)
+    assert not found, "\n".join(f"{a} <-> {b}: " + "; ".join(why) for a, b, why in found)
+
+
+def test_the_harness_imports_have_no_circle():
+    found = circles.py_circles(ROOT)
+    assert not found, "\n".join(" -> ".join(loop) + ": " + "; ".join(why) for loop, why in found)
+
+
+def test_the_graph_sees_the_real_includes():
+    """Not an empty graph passing by default: the checker reads the tree's
+    include lines and resolves them, and the harness's imports."""
+    files = circles.c_files(ROOT)
+    found, _ = circles.c_includes(ROOT, files)
+    assert ("kernel/main.c", "mm/mm.h") in {(f, t) for f, _, t in found}
+    assert len(found) > 500
+    assert "qemu" in circles.py_imports(ROOT)["boot"]
+
+
+def test_two_modules_including_each_other_are_a_circle(tmp_path):
+    """The shape kernel/console/qr.c and qr_words.c had once each had a
+    header: each module includes the other's."""
+    root = tree(tmp_path, {
+        "kernel/console/qr.h": '#include "kernel/console/qr_words.h"\n',
+        "kernel/console/qr.c": '#include "kernel/console/qr.h"\n',
+        "kernel/console/qr_words.h": "int qr_codewords(void);\n",
+        "kernel/console/qr_words.c": '#include "kernel/console/qr_words.h"\n\n#include "kernel/console/qr.h"\n',
+    })
+    found, missing = circles.c_circles(root)
+    assert not missing
+    assert found == [("kernel/console/qr", "kernel/console/qr_words",
+                      ["kernel/console/qr.h:1 includes kernel/console/qr_words.h",
+                       "kernel/console/qr_words.c:3 includes kernel/console/qr.h"])]
+    problems, _ = circles.report(root)
+    assert problems[0] == "C circle: kernel/console/qr <-> kernel/console/qr_words"
+    assert circles.main([root]) == 1
+
+
+def test_a_circle_through_a_header_alone_and_a_relative_include(tmp_path):
+    root = tree(tmp_path, {
+        "mm/mm.c": '#include "numa_boot.h"\n',            # from the file's folder
+        "mm/numa_boot.h": "unsigned numa_boot_init(void);\n",
+        "mm/numa_boot.c": '#include "mm/numa_boot.h"\n#include "mm/mm.h"\n',
+        "mm/mm.h": "void *mm_alloc_boot(void);\n",
+    })
+    assert [(a, b) for a, b, _ in circles.c_circles(root)[0]] == [("mm/mm", "mm/numa_boot")]
+
+
+def test_own_headers_are_one_module_and_includes_downwards_are_no_circle(tmp_path):
+    root = tree(tmp_path, {
+        "mm/heap.h": '#include "kernel/lib/compiler.h"\n',
+        "mm/heap_priv.h": '#include "mm/heap.h"\n',
+        "mm/heap.c": '#include "mm/heap.h"\n#include "mm/heap_priv.h"\n',
+        "kernel/lib/compiler.h": "#define __noreturn\n",
+        "kernel/main.c": '#include "mm/heap.h"\n#include "kernel/lib/compiler.h"\n',
+    })
+    assert circles.c_circles(root) == ([], [])
+    assert circles.main([root]) == 0
+
+
+def test_commented_out_includes_do_not_count_and_missing_ones_fail(tmp_path):
+    root = tree(tmp_path, {
+        "kernel/a.h": '/* #include "kernel/b.h" */\n// #include "kernel/b.h"\n',
+        "kernel/a.c": '#include "kernel/a.h"\nstatic const char *s = "// not a comment";\n',
+        "kernel/b.c": '#include "kernel/a.h"\n#include "kernel/gone.h"\n',
+    })
+    found, missing = circles.c_circles(root)
+    assert found == []
+    assert missing == [("kernel/b.c", 2, "kernel/gone.h")]
+    assert circles.main([root]) == 1
+
+
+def test_a_longer_c_loop_is_no_circle_but_is_listed(tmp_path):
+    root = tree(tmp_path, {
+        "kernel/a.c": '#include "kernel/b.h"\n', "kernel/a.h": "",
+        "kernel/b.c": '#include "kernel/c.h"\n', "kernel/b.h": "",
+        "kernel/c.c": '#include "kernel/a.h"\n', "kernel/c.h": "",
+    })
+    assert circles.c_circles(root) == ([], [])
+    assert circles.c_loops(root) == [["kernel/a", "kernel/b", "kernel/c"]]
+
+
+def test_an_import_put_off_into_a_function_is_still_a_circle(tmp_path):
+    """The shape harness/accel.py and harness/qemu.py had."""
+    root = tree(tmp_path, {
+        "harness/__init__.py": "ROOT = '.'\n",
+        "harness/accel.py": "from harness import ROOT, qemu\n",
+        "harness/qemu.py": "import os\n\n\ndef boot():\n    from harness import accel\n    return accel\n",
+        "harness/common.py": "",
+    })
+    found = circles.py_circles(root)
+    assert found == [(["accel", "qemu", "accel"],
+                      ["harness/accel.py:1 imports qemu", "harness/qemu.py:5 imports accel"])]
+    assert circles.main([root]) == 1
+
+
+def test_a_longer_python_loop_is_a_circle_and_every_import_form_counts(tmp_path):
+    root = tree(tmp_path, {
+        "harness/__init__.py": "",
+        "harness/a.py": "import harness.b\n",
+        "harness/b.py": "from harness.c import thing\n",
+        "harness/c.py": "from harness import a\nthing = 1\n",
+        "harness/d.py": "from harness import a, ROOT\n",
+    })
+    found = circles.py_circles(root)
+    assert [loop for loop, _ in found] == [["a", "b", "c", "a"]]
+    assert circles.py_imports(root)["d"] == {"a": [1], "harness": [1]}

@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Include circles in the C code and import circles in the harness.
+
+C: the files are every .c and .h under C_FOLDERS. A module is a .c file
+together with the headers of its own name in its folder (foo.c, foo.h and
+foo_priv.h); a header with no .c of its name is a module by itself
+(compiler.h, layout.h), and so is a .c file with no header of its name
+(main.c, smp_boot.c). Module A includes module B when a file of A has
+`#include "f"` for a file f of B, in any branch of an #if (a dependency of
+one build is a dependency); "f" is read from the top of the repository,
+as the build's -I. does, else from the including file's folder. A circle
+is two modules that each include the other's header.
+
+Python: the modules are harness/*.py, the package `python3 -m harness`
+runs (harness/__init__.py is `harness`). Module A imports B when A says
+`import harness.B`, `from harness import B` or `from harness.B import ...`
+anywhere in the file, inside a function too: an import put off until a
+call is still a dependency. A circle is any loop of imports, however long:
+the harness's imports must form a tree.
+
+Usage: tools/circles.py [--loops] [ROOT] -> prints each circle and exits
+1 when there is one. --loops also lists, for information, the C modules
+that reach each other only through longer loops (three modules or more),
+which are not circles by the definition above.
+"""
+import ast
+import os
+import re
+import sys
+
+C_FOLDERS = ("kernel", "mm", "boot", "bench", "hosted", "tests/unit", "tests/fuzz")
+PACKAGE = "harness"
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+
+
+# A comment, or a string or character literal that may hold "//" or "/*".
+TOKENS = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def _blank_comments(text):
+    """text with its comments blanked, line numbers kept."""
+    def blank(m):
+        t = m.group(0)
+        return t if t[0] in "\"'" else re.sub(r"[^\n]", " ", t)
+    return TOKENS.sub(blank, text)
+
+
+def c_files(root, folders=C_FOLDERS):
+    """Paths (from root, '/'-separated) of every .c and .h under folders."""
+    out = []
+    for folder in folders:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if name.endswith((".c", ".h")):
+                    out.append(os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/"))
+    return out
+
+
+def c_module(path, files):
+    """The module a C file belongs to, named by its path without the suffix."""
+    stem = path[:-2]
+    if path.endswith("_priv.h") and stem[:-5] + ".c" in files:
+        return stem[:-5]
+    return stem
+
+
+def c_includes(root, files):
+    """[(file, line, included file)] of every quoted include among files,
+    and [(file, line, name)] of those that name no file."""
+    found, missing = [], []
+    for f in files:
+        with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+            text = _blank_comments(fh.read())
+        for m in INCLUDE.finditer(text):
+            name, line = m.group(1), text.count("\n", 0, m.start()) + 1
+            local = os.path.normpath(os.path.join(os.path.dirname(f), name)).replace(os.sep, "/")
+            if os.path.isfile(os.path.join(root, name)):
+                target = os.path.normpath(name).replace(os.sep, "/")
+            elif os.path.isfile(os.path.join(root, local)):
+                target = local
+            else:
+                missing.append((f, line, name))
+                continue
+            found.append((f, line, target))
+    return found, missing
+
+
+def c_graph(root, folders=C_FOLDERS):
+    """(edges, missing): edges as {(module A, module B): [why]}, why naming
+    each include line by which A includes B; missing as [(file, line, name)]
+    for includes that name no file."""
+    files = c_files(root, folders)
+    fileset = set(files)
+    found, missing = c_includes(root, files)
+    edges = {}
+    for f, line, target in found:
+        a, b = c_module(f, fileset), c_module(target, fileset)
+        if a != b:
+            edges.setdefault((a, b), []).append(f"{f}:{line} includes {target}")
+    return edges, missing
+
+
+def c_circles(root, folders=C_FOLDERS):
+    """(circles, missing): circles as sorted [(module A, module B, [why])],
+    why naming each include line that makes the pair; missing as
+    c_graph() gives it."""
+    why, missing = c_graph(root, folders)
+    circles = []
+    for (a, b), lines in sorted(why.items()):
+        if a < b and (b, a) in why:
+            circles.append((a, b, lines + why[(b, a)]))
+    return circles, missing
+
+
+def _components(graph):
+    """Strongly connected components of graph ({node: set}) with more than
+    one node, each sorted, in sorted order."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(graph) + 100))
+    try:
+        for v in sorted(graph):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    return sorted(out)
+
+
+def _shortest_loop(graph, comp):
+    """A shortest loop through comp's first node inside comp: [n0, ..., n0]."""
+    start, inside = comp[0], set(comp)
+    prev, seen, frontier = {}, {start}, [start]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in sorted(graph.get(v, ())):
+                if w == start:
+                    path = [v]
+                    while path[-1] != start:
+                        path.append(prev[path[-1]])
+                    return path[::-1] + [start]
+                if w in inside and w not in seen:
+                    seen.add(w)
+                    prev[w] = v
+                    nxt.append(w)
+        frontier = nxt
+    raise ValueError(f"no loop through {start}")
+
+
+def c_loops(root, folders=C_FOLDERS):
+    """For information: [[module, ...]] every group of three C modules or
+    more that reach each other through includes (a strongly connected
+    group), which the pair rule leaves alone unless two of them include
+    each other."""
+    graph = {}
+    for a, b in c_graph(root, folders)[0]:
+        graph.setdefault(a, set()).add(b)
+    return [c for c in _components(graph) if len(c) > 2]
+
+
+def py_imports(root, package=PACKAGE):
+    """{module: {imported module: [line, ...]}} for package's modules; {}
+    when root has no such package."""
+    folder = os.path.join(root, package)
+    if not os.path.isdir(folder):
+        return {}
+    names = sorted(n[:-3] for n in os.listdir(folder) if n.endswith(".py"))
+    mods = {(package if n == "__init__" else n): n for n in names}
+    graph = {}
+    for mod, name in mods.items():
+        path = os.path.join(folder, name + ".py")
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), filename=path)
+        edges = graph.setdefault(mod, {})
+
+        def add(target, line):
+            if target in mods and target != mod:
+                edges.setdefault(target, []).append(line)
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    parts = a.name.split(".")
+                    if parts[0] == package:
+                        add(parts[1] if len(parts) > 1 else package, node.lineno)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                parts = node.module.split(".")
+                if parts[0] != package:
+                    continue
+                if len(parts) > 1:
+                    add(parts[1], node.lineno)
+                    continue
+                for a in node.names:
+                    add(a.name if a.name in mods else package, node.lineno)
+    return graph
+
+
+def py_circles(root, package=PACKAGE):
+    """[(loop, why)]: for each group of modules that import each other, one
+    shortest loop [m0, m1, ..., m0] and the import line of each step."""
+    graph = py_imports(root, package)
+    plain = {m: set(e) for m, e in graph.items()}
+    out = []
+    for comp in _components(plain):
+        loop = _shortest_loop(plain, comp)
+        why = [f"{package}/{'__init__' if a == package else a}.py:{graph[a][b][0]} imports {b}"
+               for a, b in zip(loop, loop[1:])]
+        out.append((loop, why))
+    return out
+
+
+def report(root, loops=False):
+    """(problems, notes): a line or more for every circle and for every
+    include that names no file; with loops, the longer C loops as notes."""
+    problems, notes = [], []
+    circles, missing = c_circles(root)
+    for f, line, name in missing:
+        problems.append(f'{f}:{line}: #include "{name}" names no file in the tree')
+    for a, b, why in circles:
+        problems.append(f"C circle: {a} <-> {b}")
+        problems += ["    " + w for w in why]
+    for loop, why in py_circles(root):
+        problems.append("Python circle: " + " -> ".join(loop))
+        problems += ["    " + w for w in why]
+    if loops:
+        notes = ["C loop of three modules or more (not a circle): " + ", ".join(c) for c in c_loops(root)]
+    return problems, notes
+
+
+def main(argv):
+    loops = "--loops" in argv
+    args = [a for a in argv if a != "--loops"]
+    root = args[0] if args else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    problems, notes = report(root, loops)
+    for line in problems + notes:
+        print(line)
+    if not problems:
+        print("no include or import circles")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
