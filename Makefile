@@ -161,8 +161,9 @@ debug: all
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -no-pie
-HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel/bootinfo/mb2.c kernel/bootinfo/pvh.c kernel/cmdline.c kernel/acpi/acpi.c kernel/console/qr.c kernel/console/qr_words.c \
-            kernel/acpi/acpi_find.c kernel/acpi/topo.c
+HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel/bootinfo/mb2.c \
+            kernel/bootinfo/pvh.c kernel/cmdline.c kernel/acpi/acpi.c kernel/console/qr.c \
+            kernel/console/qr_words.c kernel/acpi/acpi_find.c kernel/acpi/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
 HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/strategies.c mm/heap_par.c \
             mm/pageset.c mm/peer.c $(wildcard mm/linux/*.c mm/freebsd/*.c) \
@@ -204,7 +205,8 @@ FUZZ_TEST_SECONDS ?= 10
 FUZZ_TARGETS := bootinfo cmdline mapfile
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_SRC_bootinfo := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel/bootinfo/mb2.c kernel/bootinfo/pvh.c kernel/acpi/acpi.c mm/e820.c \
+FUZZ_SRC_bootinfo := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c \
+                     kernel/bootinfo/mb2.c kernel/bootinfo/pvh.c kernel/acpi/acpi.c mm/e820.c \
                      mm/usable.c mm/bootmem.c kernel/acpi/acpi_find.c kernel/acpi/topo.c mm/numa.c
 FUZZ_CORPUS_bootinfo := tests/fuzz/corpus
 FUZZ_MAXLEN_bootinfo := 16384
@@ -271,8 +273,9 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 # user program lives in the low 2 GiB), linked with the user-space platform
 # layer in hosted/platform/.
 HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peer_selftest.c,$(wildcard mm/*.c mm/linux/*.c mm/freebsd/*.c)) \
-               bench/bench.c bench/peer_run.c bench/pick.c bench/report.c bench/par_report.c bench/scaling.c bench/stats.c kernel/console/printk.c kernel/console/record.c \
-               kernel/lib/string.c kernel/cmdline.c kernel/lib/err.c kernel/lib/sort.c kernel/cpu.c kernel/time/tsc_math.c \
+               bench/bench.c bench/peer_run.c bench/pick.c bench/report.c bench/par_report.c bench/scaling.c \
+               bench/stats.c kernel/console/printk.c kernel/console/record.c kernel/lib/string.c \
+               kernel/cmdline.c kernel/lib/err.c kernel/lib/sort.c kernel/cpu.c kernel/time/tsc_math.c \
                kernel/time/leaves.c kernel/time/choose.c kernel/bootinfo/bootrec.c
 HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))
 HOSTED_KFLAGS := $(filter-out -mcmodel=kernel,$(KFLAGS)) -DBOOTHEAP_HOSTED
