@@ -175,16 +175,33 @@ CLOCK_SIM_SRC := kernel/time/pit.c kernel/time/hpet.c kernel/time/pmtimer.c kern
                  tests/unit/sim_clock.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(wildcard tests/unit/test_*.c))
 UNIT_HDRS := $(wildcard kernel/*.h kernel/*/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h tests/unit/*.h)
-# The cost model's tests count each modelled cost where it is paid.
-$(B)/unit/test_xen_costs: HOST_CFLAGS += -DXEN_COSTS_COUNT
+# Each source is compiled once for every test that links it (a test binary
+# used to compile all of them again: some 20 times the work). The cost
+# model's tests count each modelled cost where it is paid, so they link
+# their own copies built with XEN_COSTS_COUNT.
+HOST_OBJ := $(patsubst %.c,$(B)/unit/obj/%.o,$(HOST_SRC))
+HOST_OBJ_COUNT := $(patsubst %.c,$(B)/unit/obj-count/%.o,$(HOST_SRC))
+CLOCK_SIM_OBJ := $(patsubst %.c,$(B)/unit/obj/%.o,$(CLOCK_SIM_SRC))
 
-$(B)/unit/%: tests/unit/%.c $(HOST_SRC) $(UNIT_HDRS) Makefile
+$(B)/unit/obj/%.o: %.c $(UNIT_HDRS) Makefile
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_SRC) -lcmocka
+	$(HOSTCC) $(HOST_CFLAGS) -c -o $@ $<
 
-$(B)/unit/test_clocks: tests/unit/test_clocks.c $(HOST_SRC) $(CLOCK_SIM_SRC) $(UNIT_HDRS) Makefile
+$(B)/unit/obj-count/%.o: %.c $(UNIT_HDRS) Makefile
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_SRC) $(CLOCK_SIM_SRC) -lcmocka
+	$(HOSTCC) $(HOST_CFLAGS) -DXEN_COSTS_COUNT -c -o $@ $<
+
+$(B)/unit/%: tests/unit/%.c $(HOST_OBJ) $(UNIT_HDRS) Makefile
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_OBJ) -lcmocka
+
+$(B)/unit/test_xen_costs: tests/unit/test_xen_costs.c $(HOST_OBJ_COUNT) $(UNIT_HDRS) Makefile
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_CFLAGS) -DXEN_COSTS_COUNT -o $@ $< $(HOST_OBJ_COUNT) -lcmocka
+
+$(B)/unit/test_clocks: tests/unit/test_clocks.c $(HOST_OBJ) $(CLOCK_SIM_OBJ) $(UNIT_HDRS) Makefile
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_OBJ) $(CLOCK_SIM_OBJ) -lcmocka
 
 # The screen console on a text screen in memory: no font, no COM1.
 $(B)/unit/test_console: tests/unit/test_console.c kernel/console/console.c $(UNIT_HDRS) Makefile
