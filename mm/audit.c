@@ -20,8 +20,7 @@
 
 #include "kernel/lib/libc.h"
 
-__printf(2, 3)
-static void complain(struct heap_audit *a, const char *fmt, ...)
+void audit_complain(struct heap_audit *a, const char *fmt, ...)
 {
     va_list ap;
 
@@ -138,37 +137,37 @@ static void check_block(struct heap_audit *a, const struct heap *h, unsigned nod
     uint64_t mfn = page_to_mfn(pg), n = 1ull << order;
 
     if (!IS_ALIGNED(mfn, n))
-        complain(a, "block 0x%llx order %u is not naturally aligned", (unsigned long long)mfn, order);
+        audit_complain(a, "block 0x%llx order %u is not naturally aligned", (unsigned long long)mfn, order);
     if (pg->v.order != order)
-        complain(a, "block 0x%llx on the order-%u list says order %u",
+        audit_complain(a, "block 0x%llx on the order-%u list says order %u",
                  (unsigned long long)mfn, order, pg->v.order);
     if (mfn_to_nid(mfn) != node || mfn_to_zone(mfn) != zone)
-        complain(a, "block 0x%llx on list node %u zone %u belongs to node %u zone %u",
+        audit_complain(a, "block 0x%llx on list node %u zone %u belongs to node %u zone %u",
                  (unsigned long long)mfn, node, zone, mfn_to_nid(mfn), mfn_to_zone(mfn));
     if (!heap_range_handed_over(mfn, order)) {
-        complain(a, "block 0x%llx order %u reaches outside the handed-over memory",
+        audit_complain(a, "block 0x%llx order %u reaches outside the handed-over memory",
                  (unsigned long long)mfn, order);
         return;     /* its pages may have no frame-table entries */
     }
     if (!page_state_is(pg, free))
-        complain(a, "head 0x%llx is not free (count_info 0x%llx)",
+        audit_complain(a, "head 0x%llx is not free (count_info 0x%llx)",
                  (unsigned long long)mfn, (unsigned long long)pg->count_info);
     for (uint64_t i = 0; i < n; i++) {
         if (test_and_set(heap_audit_bitmap, mfn + i)) {
-            complain(a, "page 0x%llx is in two free blocks", (unsigned long long)(mfn + i));
+            audit_complain(a, "page 0x%llx is in two free blocks", (unsigned long long)(mfn + i));
             break;
         }
         /* Tails are free, or uninitialised when the lazy strategy built the heap. */
         bool tail_ok = page_state_is(&pg[i], free) || (h->lazy_built && page_state_is(&pg[i], uninit));
         if (i && !tail_ok) {
-            complain(a, "page 0x%llx of free block 0x%llx is %s (count_info 0x%llx)",
+            audit_complain(a, "page 0x%llx of free block 0x%llx is %s (count_info 0x%llx)",
                      (unsigned long long)(mfn + i), (unsigned long long)mfn,
                      h->lazy_built ? "neither free nor uninitialised" : "not free",
                      (unsigned long long)pg[i].count_info);
             break;
         }
         if (i && page_state_is(&pg[i], uninit) && pg[i].count_info != 0) {
-            complain(a, "uninitialised page 0x%llx carries bits 0x%llx",
+            audit_complain(a, "uninitialised page 0x%llx carries bits 0x%llx",
                      (unsigned long long)(mfn + i), (unsigned long long)pg[i].count_info);
             break;
         }
@@ -191,7 +190,7 @@ bool heap_audit(struct heap_audit *a)
         if ((h->heap_ptr[node] && h->heap_ptr[node] != &hn->lists) ||
             (h->avail_ptr[node] && h->avail_ptr[node] != hn->avail) ||
             !h->heap_ptr[node] != !h->avail_ptr[node])
-            complain(a, "node %u's heap pointers are not its own lists and counters", node);
+            audit_complain(a, "node %u's heap pointers are not its own lists and counters", node);
         for (unsigned zone = 0; zone < NR_ZONES; zone++) {
             for (unsigned order = 0; order <= MAX_ORDER; order++) {
                 const struct page_list_head *l = &hn->lists[zone][order];
@@ -202,18 +201,18 @@ bool heap_audit(struct heap_audit *a)
                 for (struct page_info *pg = l->next; pg; prev = pg, pg = pl_page(pg->list.next)) {
                     uint64_t mfn = page_to_mfn(pg);
                     if (mfn >= max_pfn || !mfn_valid(mfn)) {
-                        complain(a, "list node %u zone %u order %u links to MFN 0x%llx, "
+                        audit_complain(a, "list node %u zone %u order %u links to MFN 0x%llx, "
                                  "outside the frame table", node, zone, order, (unsigned long long)mfn);
                         walked = false;
                         break;
                     }
                     if (pl_page(pg->list.prev) != prev) {
-                        complain(a, "block 0x%llx has a stale prev link", (unsigned long long)mfn);
+                        audit_complain(a, "block 0x%llx has a stale prev link", (unsigned long long)mfn);
                         walked = false;
                         break;
                     }
                     if (++steps > a->expected_pages + 1) {
-                        complain(a, "list node %u zone %u order %u loops", node, zone, order);
+                        audit_complain(a, "list node %u zone %u order %u loops", node, zone, order);
                         walked = false;
                         break;
                     }
@@ -223,20 +222,20 @@ bool heap_audit(struct heap_audit *a)
                     counted[node][zone] += 1ull << order;
                 }
                 if (walked && l->tail != prev)
-                    complain(a, "list node %u zone %u order %u has a stale tail", node, zone, order);
+                    audit_complain(a, "list node %u zone %u order %u has a stale tail", node, zone, order);
             }
             if (counted[node][zone] && !h->avail_ptr[node])
-                complain(a, "node %u holds free pages but init_node_heap() never saw it", node);
+                audit_complain(a, "node %u holds free pages but init_node_heap() never saw it", node);
             if (counted[node][zone] != hn->avail[zone])
-                complain(a, "node %u zone %u counts %llu free pages, its lists hold %llu", node, zone,
+                audit_complain(a, "node %u zone %u counts %llu free pages, its lists hold %llu", node, zone,
                          (unsigned long long)hn->avail[zone], (unsigned long long)counted[node][zone]);
         }
     }
     if (a->free_pages != h->total_avail_pages)
-        complain(a, "total_avail_pages is %llu, the lists hold %llu",
+        audit_complain(a, "total_avail_pages is %llu, the lists hold %llu",
                  (unsigned long long)h->total_avail_pages, (unsigned long long)a->free_pages);
     if (a->free_pages != a->expected_pages)
-        complain(a, "the lists hold %llu pages, %llu were accounted to the heap and not allocated since",
+        audit_complain(a, "the lists hold %llu pages, %llu were accounted to the heap and not allocated since",
                  (unsigned long long)a->free_pages, (unsigned long long)a->expected_pages);
     a->digest = heap_digest();
     /* The pages alone, from the bitmap the walk marked: what the peers' audits compare with. */

@@ -125,6 +125,9 @@ struct heap_audit {
  */
 bool heap_audit(struct heap_audit *a);
 
+/* Records an error in a: every one is counted, the first AUDIT_MAX_ERRORS kept. */
+__printf(2, 3) void audit_complain(struct heap_audit *a, const char *fmt, ...);
+
 /*
  * The digest of a set of pages given as a bitmap of nbits bits, one per
  * PFN: the same for the same pages whatever blocks hold them, so that every

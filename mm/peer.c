@@ -3,8 +3,6 @@
 // the bookkeeping of its audit.
 #include "mm/peer_priv.h"
 
-#include <stdarg.h>
-
 #include "kernel/lib/libc.h"
 #include "kernel/panic.h"
 
@@ -91,24 +89,12 @@ int peer_floor(enum peer_layout l, unsigned cpus, uint64_t window[2], struct err
     return 0;
 }
 
-void peer_complain(struct heap_audit *a, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (a->nerrors < AUDIT_MAX_ERRORS) {
-        va_start(ap, fmt);
-        vsnprintf(a->errors[a->nerrors], sizeof(a->errors[0]), fmt, ap);
-        va_end(ap);
-    }
-    a->nerrors++;
-}
-
 bool peer_mark(struct heap_audit *a, uint64_t s, uint64_t e)
 {
     for (uint64_t p = s; p < e; p++) {
         uint64_t *w = &heap_audit_bitmap[p / 64], bit = 1ull << (p % 64);
         if (*w & bit) {
-            peer_complain(a, "page 0x%llx is in two free blocks", (unsigned long long)p);
+            audit_complain(a, "page 0x%llx is in two free blocks", (unsigned long long)p);
             return false;
         }
         *w |= bit;
@@ -126,7 +112,7 @@ void peer_audit_begin(struct heap_audit *a)
 bool peer_audit_end(struct heap_audit *a)
 {
     if (a->free_pages != a->expected_pages)
-        peer_complain(a, "the lists hold %llu pages, %llu were accounted to the heap",
+        audit_complain(a, "the lists hold %llu pages, %llu were accounted to the heap",
                       (unsigned long long)a->free_pages, (unsigned long long)a->expected_pages);
     a->page_digest = pageset_digest(heap_audit_bitmap, max_pfn);
     a->ok = a->nerrors == 0;

@@ -43,8 +43,6 @@ extern uint8_t *peer_array_base[PEER_LAYOUTS];     /* host tests bring their own
 /* The layouts whose arrays are backed, a bit per enum peer_layout (set by the platform). */
 extern unsigned peer_ready;
 
-/* Records an audit error in a (kept when fewer than AUDIT_MAX_ERRORS came before). */
-__printf(2, 3) void peer_complain(struct heap_audit *a, const char *fmt, ...);
 
 /* Marks pages [s, e) in the audit bitmap; false (and a complaint) when one was marked already. */
 bool peer_mark(struct heap_audit *a, uint64_t s, uint64_t e);

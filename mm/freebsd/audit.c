@@ -36,23 +36,23 @@ static void check_chunk(struct heap_audit *a, unsigned d, unsigned f, unsigned p
 
     if (order >= FB_NFREEORDER || !IS_ALIGNED(pfn, n) || !seg || pfn + n > seg->end ||
         !heap_range_handed_over(pfn, order)) {
-        peer_complain(a, "chunk 0x%llx order %u is not an aligned chunk of handed-over pages of "
+        audit_complain(a, "chunk 0x%llx order %u is not an aligned chunk of handed-over pages of "
                       "one segment, of order 12 or less", (unsigned long long)pfn, order);
         return;
     }
     if (seg->domain != d || seg->freelist != f || m->segind != seg - fb_segs)
-        peer_complain(a, "chunk 0x%llx on domain %u list %u belongs to segment %d of domain %u "
+        audit_complain(a, "chunk 0x%llx on domain %u list %u belongs to segment %d of domain %u "
                       "list %u", (unsigned long long)pfn, d, f, m->segind, seg->domain, seg->freelist);
     if (m->order != order || m->pool != pool)
-        peer_complain(a, "chunk 0x%llx on the order-%u pool-%u queue says order %u pool %u",
+        audit_complain(a, "chunk 0x%llx on the order-%u pool-%u queue says order %u pool %u",
                       (unsigned long long)pfn, order, pool, m->order, m->pool);
     if (pool == FB_FREEPOOL_LAZYINIT)
-        peer_complain(a, "chunk 0x%llx is still in the lazy init pool", (unsigned long long)pfn);
+        audit_complain(a, "chunk 0x%llx is still in the lazy init pool", (unsigned long long)pfn);
     for (uint64_t i = 0; i < n; i++) {
         const struct fb_page *t = m + i;
         if (t->phys_addr != (pfn + i) << PAGE_SHIFT || t->segind != m->segind ||
             t->busy_lock != FB_VPB_FREED || t->ref_count || (i && t->order != FB_NFREEORDER)) {
-            peer_complain(a, "page 0x%llx of free chunk 0x%llx is not an initialised free page "
+            audit_complain(a, "page 0x%llx of free chunk 0x%llx is not an initialised free page "
                           "(phys_addr 0x%llx, order %u)", (unsigned long long)(pfn + i),
                           (unsigned long long)pfn, (unsigned long long)t->phys_addr, t->order);
             break;
@@ -62,7 +62,7 @@ static void check_chunk(struct heap_audit *a, unsigned d, unsigned f, unsigned p
     if (fb_merged && order < FB_NFREEORDER - 1) {
         uint64_t b = pfn ^ n;
         if (pfn < b && b >= seg->start && b + n <= seg->end && fb_pfn_to_page(b)->order == order)
-            peer_complain(a, "buddies 0x%llx and 0x%llx of order %u are both free, unmerged",
+            audit_complain(a, "buddies 0x%llx and 0x%llx of order %u are both free, unmerged",
                           (unsigned long long)pfn, (unsigned long long)b, order);
     }
     a->free_pages += n;
@@ -85,7 +85,7 @@ bool fb_audit(struct heap_audit *a)
                         uint64_t pfn = fb_page_to_pfn(m);
                         if (pfn >= max_pfn || !mfn_valid(pfn) || m->q.tqe_prev != prevnext ||
                             (uint64_t)count > a->expected_pages) {
-                            peer_complain(a, "domain %u list %u pool %u order %u: the queue is broken "
+                            audit_complain(a, "domain %u list %u pool %u order %u: the queue is broken "
                                           "at 0x%llx", d, f, p, o, (unsigned long long)pfn);
                             break;
                         }
@@ -94,12 +94,12 @@ bool fb_audit(struct heap_audit *a)
                         count++;
                     }
                     if (fl->pl.tqh_last != prevnext || count != fl->lcnt)
-                        peer_complain(a, "domain %u list %u pool %u order %u: lcnt %d, tail %s, the "
+                        audit_complain(a, "domain %u list %u pool %u order %u: lcnt %d, tail %s, the "
                                       "queue holds %d", d, f, p, o, fl->lcnt,
                                       fl->pl.tqh_last == prevnext ? "right" : "stale", count);
                 }
         if ((uint64_t)fb_domains[d].free_count != a->free_pages - before)
-            peer_complain(a, "domain %u counts %lld free pages, its queues hold %llu", d,
+            audit_complain(a, "domain %u counts %lld free pages, its queues hold %llu", d,
                           (long long)fb_domains[d].free_count,
                           (unsigned long long)(a->free_pages - before));
     }

@@ -21,29 +21,29 @@ static void check_block(struct heap_audit *a, const struct lx_zone *zone, unsign
     uint64_t pfn = lx_page_to_pfn(pg), n = 1ul << order;
 
     if (order >= LX_MAX_ORDER || !IS_ALIGNED(pfn, n) || !heap_range_handed_over(pfn, order)) {
-        peer_complain(a, "block 0x%llx order %u is not an aligned block of handed-over pages of "
+        audit_complain(a, "block 0x%llx order %u is not an aligned block of handed-over pages of "
                       "order 10 or less", (unsigned long long)pfn, order);
         return;
     }
     if (!lx_page_buddy(pg) || pg->private != order)
-        peer_complain(a, "block 0x%llx on the order-%u list is not a buddy of that order "
+        audit_complain(a, "block 0x%llx on the order-%u list is not a buddy of that order "
                       "(page_type 0x%x, private %llu)", (unsigned long long)pfn, order, pg->mapcount,
                       (unsigned long long)pg->private);
     if (lx_page_to_nid(pg) != nid || lx_page_zonenum(pg) != zid || pfn < zone->zone_start_pfn ||
         pfn + n > zone->zone_end_pfn)
-        peer_complain(a, "block 0x%llx on node %u zone %u's list belongs to node %u zone %u",
+        audit_complain(a, "block 0x%llx on node %u zone %u's list belongs to node %u zone %u",
                       (unsigned long long)pfn, nid, zid, lx_page_to_nid(pg), lx_page_zonenum(pg));
     bool type_ok = false;
     for (uint64_t p = pfn; p < pfn + n; p += LX_PAGEBLOCK_PAGES)
         type_ok |= lx_pageblock_migratetype(p) == mt;
     if (!type_ok)
-        peer_complain(a, "block 0x%llx order %u is on the migrate type %u list, its pageblock is "
+        audit_complain(a, "block 0x%llx order %u is on the migrate type %u list, its pageblock is "
                       "of type %u", (unsigned long long)pfn, order, mt, lx_pageblock_migratetype(pfn));
     for (uint64_t i = 0; i < n; i++) {
         const struct lx_page *t = pg + i;
         if (t->refcount || (t->flags & LX_FLAGS_CHECK_AT_FREE) || lx_page_zone_id(t) != lx_page_zone_id(pg) ||
             (i && t->mapcount != UINT32_MAX)) {
-            peer_complain(a, "page 0x%llx of free block 0x%llx is not a free page (refcount %d, "
+            audit_complain(a, "page 0x%llx of free block 0x%llx is not a free page (refcount %d, "
                           "page_type 0x%x, flags 0x%llx)", (unsigned long long)(pfn + i),
                           (unsigned long long)pfn, t->refcount, t->mapcount,
                           (unsigned long long)t->flags);
@@ -58,7 +58,7 @@ static void check_block(struct heap_audit *a, const struct lx_zone *zone, unsign
                          (lx_migratetype_mergeable(mt) && lx_migratetype_mergeable(bmt));
         if (pfn < (pfn ^ n) && lx_page_buddy(b) && b->private == order &&
             lx_page_zone_id(b) == lx_page_zone_id(pg) && mergeable)
-            peer_complain(a, "buddies 0x%llx and 0x%llx of order %u are both free, unmerged",
+            audit_complain(a, "buddies 0x%llx and 0x%llx of order %u are both free, unmerged",
                           (unsigned long long)pfn, (unsigned long long)(pfn ^ n), order);
     }
     a->free_pages += n;
@@ -77,7 +77,7 @@ static uint64_t walk(struct heap_audit *a, const struct lx_zone *zone, unsigned 
         struct lx_page *pg = (struct lx_page *)((char *)l - offsetof(struct lx_page, lru));
         uint64_t pfn = lx_page_to_pfn(pg);
         if (pfn >= max_pfn || !mfn_valid(pfn) || l->prev != prev || blocks > a->expected_pages) {
-            peer_complain(a, "node %u zone %u order %u type %u: the list is broken at 0x%llx", nid,
+            audit_complain(a, "node %u zone %u order %u type %u: the list is broken at 0x%llx", nid,
                           zid, order, mt, (unsigned long long)pfn);
             break;
         }
@@ -100,7 +100,7 @@ bool lx_audit(struct heap_audit *a)
                 for (unsigned mt = 0; mt < LX_MIGRATE_TYPES; mt++)
                     blocks += walk(a, zone, nid, zid, order, mt);
                 if (blocks != zone->free_area[order].nr_free)
-                    peer_complain(a, "node %u zone %u order %u: nr_free is %llu, the lists hold %llu",
+                    audit_complain(a, "node %u zone %u order %u: nr_free is %llu, the lists hold %llu",
                                   nid, zid, order, (unsigned long long)zone->free_area[order].nr_free,
                                   (unsigned long long)blocks);
             }
@@ -108,7 +108,7 @@ bool lx_audit(struct heap_audit *a)
                 pending += lx_percpu[c].stat_diff[nid][zid];
             uint64_t pages = a->free_pages - before;
             if ((uint64_t)(zone->vm_stat_free + pending) != pages || (uint64_t)zone->managed_pages != pages)
-                peer_complain(a, "node %u zone %u: NR_FREE_PAGES %lld, managed %lld, the lists hold %llu",
+                audit_complain(a, "node %u zone %u: NR_FREE_PAGES %lld, managed %lld, the lists hold %llu",
                               nid, zid, (long long)(zone->vm_stat_free + pending),
                               (long long)zone->managed_pages, (unsigned long long)pages);
         }
