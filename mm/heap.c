@@ -95,7 +95,7 @@ void heap_floor_write(void)
 
     /*
      * Non-zero bytes: an init must write a non-zero page state, and some
-     * CPUs fill zeros faster than anything else (bench/stores.c measured
+     * CPUs fill zeros faster than anything else (hosted/stores.c measured
      * 1.1-1.5x on this project's machines), which would set the floor below
      * what any init can reach.
      *

@@ -15,7 +15,7 @@
 #include "kernel/cmdline.h"
 
 /*
- * How the marking loop writes. bench/stores.c measured the kinds on this
+ * How the marking loop writes. hosted/stores.c measured the kinds on this
  * project's machines (docs/results.md, "The once strategy's stores"):
  *
  *  "rep" (the default): a memset. Every tail entry is filled with one
