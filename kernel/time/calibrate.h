@@ -66,6 +66,14 @@ struct time_result {
 struct time_opts {
     unsigned windows;               /* pit_windows */
     unsigned ms;                    /* pit_ms */
+    /*
+     * Faults for the tests, in ppm: hpet_skew_ppm takes the HPET's period
+     * as that much longer than its register says, for every read (a
+     * firmware whose period is wrong: the HPET really disagrees);
+     * hpet_cal_skew_ppm lowers only the calibration's HPET figure (windows
+     * that looked clean and were not: a fresh interval agrees again).
+     */
+    unsigned hpet_skew_ppm, hpet_cal_skew_ppm;
 };
 
 /*

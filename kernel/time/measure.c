@@ -37,11 +37,16 @@ void time_measure(struct time_result *t, const struct time_opts *o, const struct
     /* Under a hypervisor the PIT is emulated, and those load at the write. */
     c->pit_loads_next_clock = !leaves.hypervisor;
     open_refs(c, at, map);
+    if (c->hpet.present && o->hpet_skew_ppm)
+        c->hpet.den = tsc_muldiv(c->hpet.den, 1000000u + o->hpet_skew_ppm, 1000000u);
 
     calibrate(c, t0);
     hpet_run(&c->hpet, false);
     pmtmr_check_width(&c->pm);
     ref_result(&c->hpet, &t->clk[TSC_SRC_HPET]);
+    if (o->hpet_cal_skew_ppm && t->clk[TSC_SRC_HPET].hz)
+        t->clk[TSC_SRC_HPET].hz = tsc_muldiv(t->clk[TSC_SRC_HPET].hz, 1000000u,
+                                             1000000u + o->hpet_cal_skew_ppm);
     ref_result(&c->pm, &t->clk[TSC_SRC_PMTIMER]);
     t->clk[TSC_SRC_PIT].kind = TSC_KIND_MEASURED;
     t->clk[TSC_SRC_PIT].hz = c->res.hz;

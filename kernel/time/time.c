@@ -20,6 +20,7 @@
 static unsigned opt_pit_windows = 5;
 static unsigned opt_pit_ms = 20;
 static bool opt_time_verbose;
+static unsigned opt_hpet_skew_ppm, opt_hpet_cal_skew_ppm;
 
 CMDLINE_OPT(pit_windows, .key = "pit_windows", .type = OPT_UINT, .dst = &opt_pit_windows,
             .min = 1, .max = TSC_WINDOWS_MAX,
@@ -30,6 +31,14 @@ CMDLINE_OPT(pit_ms, .key = "pit_ms", .type = OPT_UINT, .dst = &opt_pit_ms, .min 
             .max = PIT_MS_MAX,
             .help = "length of one PIT window in ms (2-54: a clock of phase within the "
                     "consensus band, the 16-bit count's limit; default 20)");
+CMDLINE_OPT(hpet_skew_ppm, .key = "hpet_skew_ppm", .type = OPT_UINT, .dst = &opt_hpet_skew_ppm,
+            .min = 0, .max = 500000,
+            .help = "for tests: take the HPET's period as N ppm longer than it says, in "
+                    "every read (0-500000; default 0)");
+CMDLINE_OPT(hpet_cal_skew_ppm, .key = "hpet_cal_skew_ppm", .type = OPT_UINT,
+            .dst = &opt_hpet_cal_skew_ppm, .min = 0, .max = 500000,
+            .help = "for tests: lower the calibration's HPET figure by N ppm, as disturbed "
+                    "windows would (0-500000; default 0)");
 CMDLINE_OPT(time_verbose, .key = "time_verbose", .type = OPT_FLAG, .dst = &opt_time_verbose,
             .help = "print every PIT calibration window");
 
@@ -50,7 +59,9 @@ static const void *acpi_phys(uint64_t paddr, uint64_t len, void *ctx)
 
 void time_init(const struct bootinfo *bi, time_map_fn map)
 {
-    struct time_opts o = { .windows = opt_pit_windows, .ms = opt_pit_ms };
+    struct time_opts o = { .windows = opt_pit_windows, .ms = opt_pit_ms,
+                           .hpet_skew_ppm = opt_hpet_skew_ppm,
+                           .hpet_cal_skew_ppm = opt_hpet_cal_skew_ppm };
     struct time_result *t = &result;
     struct acpi_timers at;
     struct tsc_leaves leaves;

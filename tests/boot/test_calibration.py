@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bootlib import INCONCLUSIVE, assert_ktap_ok, boot, explain, inconclusive, kvm_or_skip, record
+from bootlib import INCONCLUSIVE, assert_ktap_ok, boot, explain, inconclusive, ktap, kvm_or_skip, record
 
 KEYS = {"type", "khz", "source", "calibrated", "reason", "windows", "window_ms", "poll_ns", "accepted",
         "spread_ppm", "invariant_tsc", "tsc_fence", "duration_us", "kind", "uncertainty_ppm", "warnings", "checks"}
@@ -237,6 +237,10 @@ def expected_interval_result(clock, c, chk):
         return [f"{INCONCLUSIVE}the {clock} is "]
     if x["status"] == "bad" and clock == "pit" and c["reason"].startswith("pit dead"):
         return ["SKIP the pit is dead ("]
+    if x["status"] == "bad":
+        # Its calibration figure disagreed; fresh intervals did not repeat it
+        # (a real disagreement is a failure, which assert_ktap_ok reports).
+        return [f"{INCONCLUSIVE}the {clock} disagreed with the chosen rate"]
     return ["", f"{INCONCLUSIVE}none of 12 {clock} intervals was clean"]
 
 
@@ -273,6 +277,40 @@ def test_selftest_clock_intervals():
         inconclusive("no clock had a clean interval: " + "; ".join(
             f"{k}: {v}" for k, v in mine.items() if k.startswith("tsc_")))
     assert mine.get("tsc_scale_matches_division") == "", explain(r)
+
+
+HPET_FAULTS = [
+    # A period 2% longer than the register says, in every read: the HPET
+    # really disagrees, in calibration and in fresh intervals: a failure.
+    ("hpet_skew_ppm=20000", False, "; and 3 fresh clean intervals disagree too: -196"),
+    # The calibration's figure alone 2% low, as windows that looked clean
+    # and were not: fresh intervals agree with the chosen rate: inconclusive.
+    ("hpet_cal_skew_ppm=20000", True, "; but 3 fresh clean intervals agree with the chosen rate"),
+]
+
+
+@pytest.mark.parametrize("fault,ok,says", HPET_FAULTS, ids=[f for f, _, _ in HPET_FAULTS])
+def test_a_clock_that_disagrees_fails_and_one_that_does_not_repeat_is_inconclusive(fault, ok, says):
+    r = boot("pvh", "256M", f"selftest {fault}", timeout=90)
+    assert "panic:" not in r.log and r.status in ("ok", "fail"), explain(r)
+    plan, results = ktap(r.log)
+    hpet = [(passed, why) for passed, _, name, why in results if name == "tsc_hpet_interval"]
+    assert len(hpet) == 1, explain(r)
+    passed, why = hpet[0]
+    c = record(r, "calibration")
+    chk = {x["name"]: x for x in c["checks"]}
+    assert chk["hpet"]["status"] == "bad" and not chk["hpet"]["disturbed"], chk["hpet"]
+    assert "the hpet disagreed with the chosen rate: -196" in r.log, explain(r)
+    if "none of 12 hpet intervals was clean" in why:
+        inconclusive(f"{fault}: the host left no clean HPET interval to decide with")
+    if ok:
+        assert passed and why.startswith(INCONCLUSIVE + "the hpet disagreed") and says in why, explain(r)
+        # Nothing else failed: the calibration's stray figure alone is not a failure.
+        assert r.status == "ok", explain(r)
+    else:
+        detail = re.search(r"# tsc_hpet_interval: \S+: expected false: (.*)", r.log)
+        assert not passed and detail and says in detail.group(1), explain(r)
+        assert r.status == "fail", explain(r)
 
 
 def test_selftest_skips_on_dead_pit():
