@@ -153,3 +153,35 @@ def test_a_changed_record_changes_the_table(tmp_path, reports):
     after = cells(table_after(regenerate(tmp_path, "bench-host", slower), heading), "8 GB")
     assert after[4] != before[4] and after[6] != before[6], (before, after)
     assert after[7] == before[7], (before, after)
+
+
+def targets(text):
+    """The lines of the report's targets section."""
+    part = text.split("## Hosted: targets\n", 1)[1].split("\n## ", 1)[0]
+    return [line for line in part.splitlines() if line.startswith("- ")]
+
+
+def test_the_sweep_reads_its_targets(reports):
+    """Each target of the hosted sweep, met or missed, from the records."""
+    once, chunk, cv, sweep = targets(reports["bench-host"])
+    assert once.startswith("- `once` at most 1.15x its floor") and once.endswith(": met"), once
+    # One chunk run at 1 TiB took 6.477 ns a page against 2.40 and 2.43.
+    assert "widest 2.70x at 1024 GiB: MISSED" in chunk, chunk
+    assert cv.startswith("- cv under 3% at 8 GiB and up: 56 of 78") and cv.endswith(": MISSED"), cv
+    assert sweep.endswith("151.9 s: met"), sweep
+
+
+def test_a_missed_target_is_read_as_missed(tmp_path):
+    """once's CPU time at 8 GiB half as long again: over 1.15x its floor."""
+    def slower(lines):
+        out = []
+        for line in lines:
+            w = json.loads(line)
+            rec = w.get("record", {})
+            if w.get("size_bytes") == 8 << 30 and rec.get("type") == "cpu_time" and \
+                    rec.get("strategy") == "once" and rec.get("phase") == "init":
+                rec["ns"] = rec["ns"] * 3 // 2
+            out.append(json.dumps(w))
+        return out
+    once = targets(regenerate(tmp_path, "bench-host", slower))[0]
+    assert "(highest at 8 GiB): MISSED" in once, once
