@@ -299,6 +299,10 @@ def test_a_clock_that_disagrees_fails_and_one_that_does_not_repeat_is_inconclusi
     passed, why = hpet[0]
     c = record(r, "calibration")
     chk = {x["name"]: x for x in c["checks"]}
+    # Two clocks against one decide which is off only while the PIT has a
+    # figure; without it the HPET and the PM timer tie, and the rank picks.
+    if chk["pit"]["status"] != "ok":
+        inconclusive(f"{fault}: the PIT had no figure ({c['reason']}), so nothing outvoted the HPET")
     assert chk["hpet"]["status"] == "bad" and not chk["hpet"]["disturbed"], chk["hpet"]
     assert "the hpet disagreed with the chosen rate: -196" in r.log, explain(r)
     if "none of 12 hpet intervals was clean" in why:
