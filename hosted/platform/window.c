@@ -21,7 +21,7 @@ static struct {
     unsigned run;
     bool timed, counting;
     struct timespec cpu0;
-    uint64_t mhz;
+    uint64_t mhz, share;
     char label[96];
 } win;
 
@@ -70,6 +70,38 @@ static uint64_t clock_probe_mhz(void)
     return best;
 }
 
+/*
+ * The core's share as the thread sees it: eight independent chains of adds,
+ * which one core alone retires several a cycle, over the thread's CPU time,
+ * in adds per ns. Against clock_probe_mhz() (one add a cycle whatever else
+ * runs) it tells a window that shared its core with another thread (an SMT
+ * sibling of this machine's host: the issue of the core drops, the clock
+ * does not) from one that had the core to itself. 0 when it cannot be read.
+ */
+static uint64_t share_probe_milli(void)
+{
+    uint64_t best = 0;
+
+    for (int k = 0; k < 3; k++) {
+        struct timespec a, b;
+        uint64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0, x4 = 0, x5 = 0, x6 = 0, x7 = 0, n = PROBE_ADDS / 8;
+
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        __asm__ volatile("1:\n\t"
+                         "add $1, %0\n\tadd $1, %1\n\tadd $1, %2\n\tadd $1, %3\n\t"
+                         "add $1, %4\n\tadd $1, %5\n\tadd $1, %6\n\tadd $1, %7\n\t"
+                         "dec %8\n\tjnz 1b"
+                         : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3), "+r"(x4), "+r"(x5), "+r"(x6),
+                           "+r"(x7), "+r"(n) : : "cc");
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        uint64_t ns = ns_between(&a, &b);
+        /* adds per ns, in thousandths */
+        if (ns && (uint64_t)PROBE_ADDS * 1000 / ns > best)
+            best = (uint64_t)PROBE_ADDS * 1000 / ns;
+    }
+    return best;
+}
+
 static struct series *find(const char *strategy, const char *phase, bool add)
 {
     for (unsigned i = 0; i < nseries; i++)
@@ -97,6 +129,7 @@ void bench_window_open(const char *strategy, const char *phase, unsigned run, bo
     win.timed = timed;
     win.counting = timed && RUNNING_ON_VALGRIND;
     win.mhz = timed && !RUNNING_ON_VALGRIND ? clock_probe_mhz() : 0;
+    win.share = win.mhz ? share_probe_milli() : 0;
     if (win.counting)
         snprintf(win.label, sizeof(win.label), "bootheap %s %s %u", strategy, phase, run);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &win.cpu0);
@@ -135,6 +168,10 @@ void bench_window_close(void)
     if (win.mhz) {
         uint64_t after = clock_probe_mhz();
         record_u64(&r, "mhz", after ? (win.mhz + after) / 2 : win.mhz);
+        /* Independent adds a cycle, in hundredths: the core's issue the thread had. */
+        uint64_t share = share_probe_milli(), mhz = after ? (win.mhz + after) / 2 : win.mhz;
+        if (win.share && share)
+            record_u64(&r, "adds_per_cycle_x100", (win.share + share) / 2 * 100 / mhz);
     }
     record_end(&r);
 }

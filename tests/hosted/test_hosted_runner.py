@@ -41,13 +41,16 @@ def test_a_run_reports_like_the_kernel(runner):
 
 
 def test_host_facts_beside_the_figures(runner):
-    """Each window carries the core clock seen beside it; the host record
-    says where the tables lie: physical runs (as root) and NUMA nodes."""
+    """Each window carries the core clock and the core's issue seen beside
+    it (independent adds a cycle: at least one, and no core issues eight);
+    the host record says where the tables lie: physical runs (as root) and
+    NUMA nodes."""
     import os
     r = runner("--mem", "1G", "runs=1", "strategies=chunk")
     assert r.rc == OK, r
     cpu = r.of("cpu_time")
     assert cpu and all(100 < c["mhz"] < 20000 for c in cpu), cpu
+    assert all(100 <= c["adds_per_cycle_x100"] < 800 for c in cpu), cpu
     host = r.one("host")
     assert host["numa_nodes_mask"] & 1
     if os.geteuid() == 0:
