@@ -135,19 +135,26 @@ def test_the_front_page_figures_are_the_reports(reports):
     assert f"{once[4].split()[0]} ns a page at 8 GiB, {once[6]}x" in " ".join(text.split())
 
 
-def test_a_changed_record_changes_the_table(tmp_path, reports):
-    """The tables come from the records: page's CPU time at 8 GiB a tenth
-    longer, and its figure beside Xen's moves."""
-    def slower(lines):
+def cpu_time_scaled(strategy, num, den, phase=None):
+    """An edit for regenerate(): the strategy's CPU time at 8 GiB (one phase,
+    or every one) times num / den."""
+    def edit(lines):
         out = []
         for line in lines:
             w = json.loads(line)
             rec = w.get("record", {})
             if w.get("size_bytes") == 8 << 30 and rec.get("type") == "cpu_time" and \
-                    rec.get("strategy") == "page":
-                rec["ns"] = rec["ns"] * 11 // 10
+                    rec.get("strategy") == strategy and phase in (None, rec.get("phase")):
+                rec["ns"] = rec["ns"] * num // den
             out.append(json.dumps(w))
         return out
+    return edit
+
+
+def test_a_changed_record_changes_the_table(tmp_path, reports):
+    """The tables come from the records: page's CPU time at 8 GiB a tenth
+    longer, and its figure beside Xen's moves."""
+    slower = cpu_time_scaled("page", 11, 10)
     heading = "Hosted beside Xen's published figures"
     before = cells(table_after(reports["bench-host"], heading), "8 GB")
     after = cells(table_after(regenerate(tmp_path, "bench-host", slower), heading), "8 GB")
@@ -173,15 +180,5 @@ def test_the_sweep_reads_its_targets(reports):
 
 def test_a_missed_target_is_read_as_missed(tmp_path):
     """once's CPU time at 8 GiB half as long again: over 1.15x its floor."""
-    def slower(lines):
-        out = []
-        for line in lines:
-            w = json.loads(line)
-            rec = w.get("record", {})
-            if w.get("size_bytes") == 8 << 30 and rec.get("type") == "cpu_time" and \
-                    rec.get("strategy") == "once" and rec.get("phase") == "init":
-                rec["ns"] = rec["ns"] * 3 // 2
-            out.append(json.dumps(w))
-        return out
-    once = targets(regenerate(tmp_path, "bench-host", slower))[0]
+    once = targets(regenerate(tmp_path, "bench-host", cpu_time_scaled("once", 3, 2, "init")))[0]
     assert "(highest at 8 GiB): MISSED" in once, once
