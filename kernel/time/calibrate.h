@@ -90,8 +90,9 @@ void time_measure(struct time_result *t, const struct time_opts *o, const struct
  * self-test. RUN: it can. SKIP: it does not apply here (the clock is
  * absent, dead, broken, or the source itself). INCONCLUSIVE: the clock
  * had no clean samples (a loaded host). FAIL: it was measured cleanly and
- * disagreed with the chosen rate beyond the bound. For all but RUN, the
- * reason in words is in buf.
+ * disagreed with the chosen rate beyond the bound (the self-test measures
+ * it again, and fails only if fresh intervals repeat it). For all but RUN,
+ * the reason in words is in buf.
  */
 enum time_check { TIME_CHECK_RUN, TIME_CHECK_SKIP, TIME_CHECK_INCONCLUSIVE, TIME_CHECK_FAIL };
 enum time_check time_check_clock(const struct time_result *t, enum tsc_src s, char *buf, size_t len);
