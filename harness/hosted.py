@@ -134,6 +134,25 @@ def clock_mhz(run):
     return {k: median(v) for k, v in by.items()}
 
 
+# A window whose core issued under this share of the sweep's best
+# (adds_per_cycle_x100 in its cpu_time record) shared its core with
+# another thread: an SMT sibling on the machine's host.
+SHARED_CORE = 0.9
+
+
+def shared_core(sweep):
+    """(best adds_per_cycle_x100 of the sweep, {(size bytes, strategy,
+    phase): windows on a shared core}); (0, {}) when no record has it."""
+    best = max((r.get("adds_per_cycle_x100") or 0 for run in sweep.sizes for r in run.of("cpu_time")),
+               default=0)
+    out = {}
+    for run in sweep.sizes:
+        for r in run.of("cpu_time"):
+            k = (run.nbytes, r.get("strategy"), r.get("phase"))
+            out[k] = out.get(k, 0) + (0 < (r.get("adds_per_cycle_x100") or 0) < best * SHARED_CORE)
+    return best, out
+
+
 # The row of a first touch the eager strategies shared (touch_shared).
 SHARED = "eager (shared)"
 
@@ -158,6 +177,7 @@ def cpu_section(sweep):
     the CPU), median with its spread and cv, and the wall time beside it
     where the two differ by more than WALL_MARGIN."""
     rows, descheduled = [], 0
+    best, shared_by = shared_core(sweep)
     for run in sweep.sizes:
         ss, cpu, mhz = SizeStats(run), cpu_times(run), clock_mhz(run)
         if not cpu or not ss.pages:
@@ -184,11 +204,14 @@ def cpu_section(sweep):
                              f"{med / ss.pages:.3f} [{min(v) / ss.pages:.3f}-{max(v) / ss.pages:.3f}]",
                              f"{cv_pct(v):.1f}",
                              f"{med / floor:.2f}" if floor and phase == INIT else "",
-                             mhz.get((s, phase), ""), f"{e2e / ss.pages:.3f}" if e2e else "", wall_text])
+                             mhz.get((s, phase), ""),
+                             shared_by.get((run.nbytes, s, phase), "") if best and s != SHARED else "",
+                             f"{e2e / ss.pages:.3f}" if e2e else "", wall_text])
     if not rows:
         return []
     head = ["RAM", "strategy", "phase", "runs", "CPU ns/page, median [min-max]", "cv %", "x floor (CPU)",
-            "core MHz", "init + first touch ns/page (CPU)", "wall ns/page where it differs"]
+            "core MHz", "runs on a shared core", "init + first touch ns/page (CPU)",
+            "wall ns/page where it differs"]
     return ["## Hosted: CPU time of each window", "",
             "The CPU time the runner's thread spent in each timed window "
             "(`CLOCK_THREAD_CPUTIME_ID`): median over runs, with the fastest and slowest run and the "
@@ -199,7 +222,12 @@ def cpu_section(sweep):
             f"`{SHARED}`: the first touch the eager strategies shared, timed after one of them a "
             "run, in turn (their heaps are the same). "
             "`core MHz` is the clock the thread saw beside its windows (a chain of dependent adds, "
-            "one cycle each, over CPU time; median): a window run at a lower clock shows there.", "",
+            "one cycle each, over CPU time; median): a window run at a lower clock shows there. "
+            "`runs on a shared core`: the runs whose core, probed beside the window, issued "
+            f"independent adds at under {SHARED_CORE * 100:.0f}% of the best rate of the sweep"
+            + (f" ({best / 100:.2f} a cycle)" if best else "") + ": another thread had part of the core "
+            "(an SMT sibling on the machine's host; docs/hosted-speeds.md). Sharing inside a window "
+            "that the probes beside it miss does not show.", "",
             _table(head, rows), ""]
 
 
@@ -239,8 +267,12 @@ def targets_section(sweep):
                  f"{min(once)[0]:.2f}x to {x:.2f}x (highest at {gib_text(g)}): {verdict[x <= ONCE_X_FLOOR]}")
     if chunk:
         x, g = max(chunk)
+        best, shared_by = shared_core(sweep)
+        shared = sum(n for (_, s, phase), n in shared_by.items() if s == NEW and phase == INIT)
         L.append(f"- `{NEW}` at one speed a size (slowest run at most {CHUNK_ONE_SPEED:g}x the fastest): "
-                 f"widest {x:.2f}x at {gib_text(g)}: {verdict[x <= CHUNK_ONE_SPEED]}")
+                 f"widest {x:.2f}x at {gib_text(g)}"
+                 + (f" ({shared} of its runs on a shared core)" if best else "")
+                 + f": {verdict[x <= CHUNK_ONE_SPEED]}")
     if cvs:
         over = sorted([c for c in cvs if c[0] >= CV_PCT], reverse=True)
         worst = ", ".join(f"{s} {cv:.1f}% at {gib_text(g)}" for cv, s, g in over[:8])

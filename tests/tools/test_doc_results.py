@@ -182,3 +182,31 @@ def test_a_missed_target_is_read_as_missed(tmp_path):
     """once's CPU time at 8 GiB half as long again: over 1.15x its floor."""
     once = targets(regenerate(tmp_path, "bench-host", cpu_time_scaled("once", 3, 2, "init")))[0]
     assert "(highest at 8 GiB): MISSED" in once, once
+
+
+def test_a_window_on_a_shared_core_is_counted(tmp_path, reports):
+    """The kept records predate the core's issue probe: no column figures.
+    Given every window 4.25 adds a cycle and chunk's 8 GiB run 1 3.20, that
+    run alone counts as on a shared core, in the table and the target."""
+    def probed(lines):
+        out = []
+        for line in lines:
+            w = json.loads(line)
+            rec = w.get("record", {})
+            if rec.get("type") == "cpu_time":
+                slow = w.get("size_bytes") == 8 << 30 and rec.get("strategy") == "chunk" and \
+                    rec.get("phase") == "init" and rec.get("run") == 1
+                rec["adds_per_cycle_x100"] = 320 if slow else 425
+            out.append(json.dumps(w))
+        return out
+    heading = "Hosted: CPU time of each window"
+    plain = table_after(reports["bench-host"], heading)
+    column = [c.strip() for c in plain[0].strip("|").split("|")].index("runs on a shared core")
+    assert all(r.split("|")[column + 1].strip() == "" for r in plain[2:])
+    text = regenerate(tmp_path, "bench-host", probed)
+    table = table_after(text, heading)
+    counts = {(r[0], r[1], r[2]): r[column] for r in
+              ([c.strip() for c in line.strip("|").split("|")] for line in table[2:])}
+    assert counts[("8 GiB", "chunk", "init")] == "1"
+    assert {v for k, v in counts.items() if k != ("8 GiB", "chunk", "init") and k[1] != "eager (shared)"} == {"0"}
+    assert "(1 of its runs on a shared core)" in targets(text)[1]
