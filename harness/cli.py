@@ -4,7 +4,8 @@
 import argparse
 import sys
 
-from harness import ablation, accel, boot, codegen, counts, hosted, maps, peer_icount, peers, qemu, qrpayload, sweep
+from harness import (ablation, accel, boot, codegen, counts, hosted, hosted_report, maps, peer_icount, peers, qemu,
+                     qrpayload, sweep)
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_size, say, warn
 from harness.compare import compare_text
 from harness.records import load_folder
@@ -33,7 +34,7 @@ def cmd_compare(args):
 
 
 def cmd_beside(args):
-    say(hosted.beside_text(load_folder(args.a), load_folder(args.b)))
+    say(hosted_report.beside_text(load_folder(args.a), load_folder(args.b)))
     return 0
 
 

@@ -9,7 +9,7 @@ import subprocess
 
 from harness.common import GIB, TCG_LABEL, BenchError
 from harness.xen import XEN_ARM, XEN_X86, xen_ns_per_page
-from harness.hosted import cpu_medians
+from harness.hosted_report import cpu_medians
 from harness.stats import FLOOR, FLOORS, INIT, SizeStats
 
 

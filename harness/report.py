@@ -12,9 +12,9 @@ from harness.counts import load as counts_load, section as counts_section
 from harness.plot import write_plot
 from harness.stats import (FIRST_TOUCH, FLOOR, FLOORS, INIT, NEW, OLD, SizeStats, check_text, cross_check,
                            disagreements, failures, request_mismatch)
-from harness.hosted import cpu_medians
+from harness.hosted_report import cpu_medians
 from harness.cpus_report import cpus_sections
-from harness.hosted import cpu_section as hosted_cpu_section, report_sections as hosted_sections
+from harness.hosted_report import cpu_section as hosted_cpu_section, report_sections as hosted_sections
 from harness.xen import XEN_ARM, XEN_X86, xen_ns_per_page, xen_pages, xen_row
 
 
