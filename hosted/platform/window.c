@@ -39,63 +39,54 @@ static uint64_t ns_between(const struct timespec *a, const struct timespec *b)
 }
 
 /*
- * The core's clock as the thread sees it: a chain of dependent adds, one
- * cycle each on any x86-64 core, over the thread's CPU time. Run beside each
- * timed window (about 0.4 ms), it tells a window run at a lower clock (a
- * host that boosts less while its other cores are busy) from one that did
- * more work or waited on memory. 0 when the clock cannot be read.
+ * Two probes of the core beside each timed window (about 0.4 ms each), in
+ * adds per microsecond of the thread's CPU time, 0 when it cannot be read.
+ * The clock: a chain of dependent adds, one a cycle on any x86-64 core
+ * whatever else runs, so its rate is the core's MHz; it tells a window run
+ * at a lower clock (a host that boosts less while its other cores are busy)
+ * from one that did more work or waited on memory. The issue: eight
+ * independent chains, which a core alone retires several a cycle; against
+ * the clock it tells a window that shared its core with another thread (an
+ * SMT sibling on this machine's host: the issue drops, the clock does not)
+ * from one that had the core to itself.
  */
 #define PROBE_ADDS (1u << 18)
 
-static uint64_t clock_probe_mhz(void)
+static void dependent_adds(void)
 {
-    uint64_t best = 0;
+    uint64_t x = 0, n = PROBE_ADDS / 8;
 
-    /* An interrupt inside a chain only lowers its figure: the best of three. */
-    for (int k = 0; k < 3; k++) {
-        struct timespec a, b;
-        uint64_t x = 0, n = PROBE_ADDS / 8;
-
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-        __asm__ volatile("1:\n\t"
-                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                         "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                         "dec %1\n\tjnz 1b"
-                         : "+r"(x), "+r"(n) : : "cc");
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-        uint64_t ns = ns_between(&a, &b);
-        if (ns && (uint64_t)PROBE_ADDS * 1000 / ns > best)
-            best = (uint64_t)PROBE_ADDS * 1000 / ns;
-    }
-    return best;
+    __asm__ volatile("1:\n\t"
+                     "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                     "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                     "dec %1\n\tjnz 1b"
+                     : "+r"(x), "+r"(n) : : "cc");
 }
 
-/*
- * The core's share as the thread sees it: eight independent chains of adds,
- * which one core alone retires several a cycle, over the thread's CPU time,
- * in adds per ns. Against clock_probe_mhz() (one add a cycle whatever else
- * runs) it tells a window that shared its core with another thread (an SMT
- * sibling of this machine's host: the issue of the core drops, the clock
- * does not) from one that had the core to itself. 0 when it cannot be read.
- */
-static uint64_t share_probe_milli(void)
+static void independent_adds(void)
+{
+    uint64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0, x4 = 0, x5 = 0, x6 = 0, x7 = 0, n = PROBE_ADDS / 8;
+
+    __asm__ volatile("1:\n\t"
+                     "add $1, %0\n\tadd $1, %1\n\tadd $1, %2\n\tadd $1, %3\n\t"
+                     "add $1, %4\n\tadd $1, %5\n\tadd $1, %6\n\tadd $1, %7\n\t"
+                     "dec %8\n\tjnz 1b"
+                     : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3), "+r"(x4), "+r"(x5), "+r"(x6),
+                       "+r"(x7), "+r"(n) : : "cc");
+}
+
+static uint64_t adds_per_us(void (*adds)(void))
 {
     uint64_t best = 0;
 
+    /* An interrupt inside a run only lowers its figure: the best of three. */
     for (int k = 0; k < 3; k++) {
         struct timespec a, b;
-        uint64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0, x4 = 0, x5 = 0, x6 = 0, x7 = 0, n = PROBE_ADDS / 8;
 
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-        __asm__ volatile("1:\n\t"
-                         "add $1, %0\n\tadd $1, %1\n\tadd $1, %2\n\tadd $1, %3\n\t"
-                         "add $1, %4\n\tadd $1, %5\n\tadd $1, %6\n\tadd $1, %7\n\t"
-                         "dec %8\n\tjnz 1b"
-                         : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3), "+r"(x4), "+r"(x5), "+r"(x6),
-                           "+r"(x7), "+r"(n) : : "cc");
+        adds();
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
         uint64_t ns = ns_between(&a, &b);
-        /* adds per ns, in thousandths */
         if (ns && (uint64_t)PROBE_ADDS * 1000 / ns > best)
             best = (uint64_t)PROBE_ADDS * 1000 / ns;
     }
@@ -128,8 +119,8 @@ void bench_window_open(const char *strategy, const char *phase, unsigned run, bo
     win.run = run;
     win.timed = timed;
     win.counting = timed && RUNNING_ON_VALGRIND;
-    win.mhz = timed && !RUNNING_ON_VALGRIND ? clock_probe_mhz() : 0;
-    win.share = win.mhz ? share_probe_milli() : 0;
+    win.mhz = timed && !RUNNING_ON_VALGRIND ? adds_per_us(dependent_adds) : 0;
+    win.share = win.mhz ? adds_per_us(independent_adds) : 0;
     if (win.counting)
         snprintf(win.label, sizeof(win.label), "bootheap %s %s %u", strategy, phase, run);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &win.cpu0);
@@ -164,12 +155,13 @@ void bench_window_close(void)
     record_u64(&r, "run", win.run);
     record_str(&r, "phase", win.phase);
     record_u64(&r, "ns", ns);
-    /* The clock before and after the window: the mean of the two. */
+    /* The clock and the issue before and after the window: the mean of each pair. */
     if (win.mhz) {
-        uint64_t after = clock_probe_mhz();
-        record_u64(&r, "mhz", after ? (win.mhz + after) / 2 : win.mhz);
+        uint64_t after = adds_per_us(dependent_adds), share = adds_per_us(independent_adds);
+        uint64_t mhz = after ? (win.mhz + after) / 2 : win.mhz;
+
+        record_u64(&r, "mhz", mhz);
         /* Independent adds a cycle, in hundredths: the core's issue the thread had. */
-        uint64_t share = share_probe_milli(), mhz = after ? (win.mhz + after) / 2 : win.mhz;
         if (win.share && share)
             record_u64(&r, "adds_per_cycle_x100", (win.share + share) / 2 * 100 / mhz);
     }
