@@ -229,8 +229,8 @@ def fetch(names=ALL, refresh=False, say=print, apt=None):
 
 def _fetch(names, refresh, say, apt):
     man = load_manifest() or {"peers": {}}
-    todo = [n for n in names if refresh or n not in man["peers"] or not _intact(man["peers"][n])]
-    if not todo:
+    to_fetch = [n for n in names if refresh or n not in man["peers"] or not _intact(man["peers"][n])]
+    if not to_fetch:
         say(f"peers: using {', '.join(names)} as fetched on {man['fetched']} (build/peers/bin; "
             "--refresh fetches again)")
         return man
@@ -240,7 +240,7 @@ def _fetch(names, refresh, say, apt):
         "into build/peers/apt")
     apt.update()
     debs, tmp = os.path.join(PEERS, "debs"), os.path.join(PEERS, "unpacked")
-    for name in todo:
+    for name in to_fetch:
         shutil.rmtree(tmp, ignore_errors=True)
         say(f"peers: fetching {name}" + (" (and its System.map from the -dbg package, 860 MB)"
                                          if name.startswith("linux") else ""))
