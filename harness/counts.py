@@ -4,9 +4,11 @@ with cache simulation and reports, per page handed over, the instructions,
 data reads and writes and simulated cache misses of each timed window.
 
 The runner zeroes callgrind's counters as a window opens and dumps them as it
-closes (hosted/platform/window.c), so each dump holds one window. The same
-binary and map give the same counts on every run, whatever else the machine
-is doing: the project's noise-free measure on shared machines."""
+closes (hosted/platform/window.c), so each dump holds one window, and
+settles both L1s to one state just before it opens, so that what ran between
+windows (records whose numbers vary in length) leaves no trace in them. The
+same binary and map give the same counts on every run, whatever else the
+machine is doing: the project's noise-free measure on shared machines."""
 import json
 import os
 import re
@@ -24,6 +26,7 @@ RUNNER = os.path.join(ROOT, "build", "bootheap-host")
 # project's machines' L1s (AMD Zen 5: 32 KiB 8-way I1, 48 KiB 12-way D1) and
 # one CCD's L3 as the last level (32 MiB, 16-way), 64-byte lines. Valgrind
 # reads these machines' own LL as 512 MiB, 2-way, which no CPU has.
+# Each L1 at most hosted/platform/window.c's SETTLE (64 KiB), which it settles.
 CACHE = ["--I1=32768,8,64", "--D1=49152,12,64", "--LL=33554432,16,64"]
 CACHE_TEXT = "I1 32 KiB 8-way, D1 48 KiB 12-way, LL 32 MiB 16-way, 64 B lines"
 

@@ -105,12 +105,47 @@ static struct series *find(const char *strategy, const char *phase, bool add)
 }
 
 /*
+ * The simulated L1s as a counted window opens. Left alone they would hold
+ * whatever ran since the last window, and that is not the same from run to
+ * run: the records printed there carry times whose digits vary, so the
+ * printing code takes other paths. Two runs of one binary on one map then
+ * executed the same instructions in a window and differed by two L1
+ * instruction misses. So the window opens on one fixed L1 state: the code
+ * sled below executed, then the data sled read, each a contiguous SETTLE
+ * bytes, which in an LRU cache of at most that size with 64-byte lines
+ * leaves every set holding the sled's lines and nothing else. The last level
+ * (harness/counts.py: 32 MiB) keeps what the reset left.
+ */
+#define SETTLE (64 * 1024)      /* at least each simulated L1: harness/counts.py CACHE */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+void settle_code(void);
+__asm__(".pushsection .text\n"
+        ".balign 64\n"
+        ".type settle_code, @function\n"
+        "settle_code:\n"
+        ".fill " STR(SETTLE) ", 1, 0x90\n"     /* one-byte nops */
+        "ret\n"
+        ".size settle_code, . - settle_code\n"
+        ".popsection\n");
+
+static volatile uint8_t settle_data[SETTLE] __attribute__((aligned(64)));
+
+static void settle_l1(void)
+{
+    settle_code();
+    for (unsigned i = 0; i < SETTLE; i += 64)
+        (void)settle_data[i];
+}
+
+/*
  * Under callgrind, zeroes the counters as the window opens and dumps them as
  * it closes, so a dump holds the window alone: the strategy's call, the two
- * TSC reads and this request, a constant few dozen instructions. The cache
- * simulation runs on between windows, so each window starts with the cache
- * the reset before it left. Outside valgrind the requests are a few no-op
- * instructions. Either way they lie outside the TSC reads.
+ * TSC reads and this request, a constant few dozen instructions. Each window
+ * starts on the L1s settled above and the last level the reset left. Outside
+ * valgrind the requests are a few no-op instructions. Either way they lie
+ * outside the TSC reads.
  */
 void bench_window_open(const char *strategy, const char *phase, unsigned run, bool timed)
 {
@@ -124,8 +159,10 @@ void bench_window_open(const char *strategy, const char *phase, unsigned run, bo
     if (win.counting)
         snprintf(win.label, sizeof(win.label), "bootheap %s %s %u", strategy, phase, run);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &win.cpu0);
-    if (win.counting)
+    if (win.counting) {
+        settle_l1();
         CALLGRIND_ZERO_STATS;
+    }
 }
 
 /*

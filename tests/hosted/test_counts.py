@@ -3,13 +3,14 @@
 on every run, and the instructions per page of init fall from the page-by-page
 strategy to the lazy one. Not a timing test: nothing here depends on speed."""
 import os
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from harness import counts
+from harness import ROOT, counts
 from harness.records import parse_serial
 
 pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None,
@@ -59,3 +60,14 @@ def test_bootscrub_off_writes_less(tmp_path):
     key = ("page", "init", 0)
     assert off[1][key]["Dw"] < idle[1][key]["Dw"]
     assert off[1][key]["Ir"] < idle[1][key]["Ir"]
+
+
+def test_settle_covers_the_l1s():
+    """The window's L1 settling leaves one state only in caches no larger
+    than its sleds: every simulated L1 must fit in SETTLE bytes."""
+    src = open(os.path.join(ROOT, "hosted", "platform", "window.c"), encoding="utf-8").read()
+    m = re.search(r"^#define SETTLE \((\d+) \* (\d+)\)", src, re.M)
+    assert m, "hosted/platform/window.c: no SETTLE"
+    settle = int(m.group(1)) * int(m.group(2))
+    l1 = [int(a.split("=")[1].split(",")[0]) for a in counts.CACHE if a.startswith(("--I1=", "--D1="))]
+    assert len(l1) == 2 and max(l1) <= settle, (l1, settle)
