@@ -289,24 +289,45 @@ HPET_FAULTS = [
 ]
 
 
-@pytest.mark.parametrize("fault,ok,says", HPET_FAULTS, ids=[f for f, _, _ in HPET_FAULTS])
-def test_a_clock_that_disagrees_fails_and_one_that_does_not_repeat_is_inconclusive(fault, ok, says):
+# Boots of one fault, each a fresh chance at clean samples, before the test
+# calls itself inconclusive: only a host busy through all of them leaves it
+# undecided (in one `make test` at a load of 1.4 to 2.8, one of the two fault
+# boots had no clean HPET interval).
+FAULT_BOOTS = 3
+
+
+def fault_boot(fault):
+    """One boot with the fault: (result, its tsc_hpet_interval (passed, why)),
+    or (None, why) when the host left nothing to decide with."""
     r = boot("pvh", "256M", f"selftest {fault}", timeout=90)
     assert "panic:" not in r.log and r.status in ("ok", "fail"), explain(r)
     plan, results = ktap(r.log)
     hpet = [(passed, why) for passed, _, name, why in results if name == "tsc_hpet_interval"]
     assert len(hpet) == 1, explain(r)
-    passed, why = hpet[0]
     c = record(r, "calibration")
     chk = {x["name"]: x for x in c["checks"]}
     # Two clocks against one decide which is off only while the PIT has a
     # figure; without it the HPET and the PM timer tie, and the rank picks.
     if chk["pit"]["status"] != "ok":
-        inconclusive(f"{fault}: the PIT had no figure ({c['reason']}), so nothing outvoted the HPET")
+        return None, f"the PIT had no figure ({c['reason']}), so nothing outvoted the HPET"
     assert chk["hpet"]["status"] == "bad" and not chk["hpet"]["disturbed"], chk["hpet"]
     assert "the hpet disagreed with the chosen rate: -196" in r.log, explain(r)
-    if "none of 12 hpet intervals was clean" in why:
-        inconclusive(f"{fault}: the host left no clean HPET interval to decide with")
+    if "none of 12 hpet intervals was clean" in hpet[0][1]:
+        return None, "the host left no clean HPET interval to decide with"
+    return r, hpet[0]
+
+
+@pytest.mark.parametrize("fault,ok,says", HPET_FAULTS, ids=[f for f, _, _ in HPET_FAULTS])
+def test_a_clock_that_disagrees_fails_and_one_that_does_not_repeat_is_inconclusive(fault, ok, says):
+    whys = []
+    for _ in range(FAULT_BOOTS):
+        r, got = fault_boot(fault)
+        if r:
+            break
+        whys.append(got)
+    else:
+        inconclusive(f"{fault}, {FAULT_BOOTS} boots: " + "; ".join(whys))
+    passed, why = got
     if ok:
         assert passed and why.startswith(INCONCLUSIVE + "the hpet disagreed") and says in why, explain(r)
         # Nothing else failed: the calibration's stray figure alone is not a failure.
