@@ -322,7 +322,7 @@ def fault_boot(fault):
     if chk["pit"]["status"] != "ok":
         return None, f"the PIT had no figure ({c['reason']}), so nothing outvoted the HPET"
     assert chk["hpet"]["status"] == "bad" and not chk["hpet"]["disturbed"], chk["hpet"]
-    assert near(re.search(r"the hpet disagreed with the chosen rate: ([+-]\d+) ppm from the pit's, "
+    assert near(re.search(r"the hpet disagreed with the chosen rate: ([+-]\d+) ppm from the \w+'s, "
                           r"beyond the bound of (\d+) ppm", r.log), SKEWED_PPM), explain(r)
     if "none of 12 hpet intervals was clean" in hpet[0][1]:
         return None, "the host left no clean HPET interval to decide with"
