@@ -4,6 +4,7 @@
 #include "kernel/console/printk.h"
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/selftest.h"
+#include "kernel/lib/sort.h"
 #include "kernel/time/calibrate.h"
 #include "kernel/time/hpet.h"
 #include "kernel/time/pit.h"
@@ -50,14 +51,9 @@ static int can_check(struct ktest *t, enum tsc_src s, char *recheck, size_t len)
     return check == TIME_CHECK_RUN ? 1 : check == TIME_CHECK_FAIL ? 2 : 0;
 }
 
-static void sort_intervals(struct interval *v, unsigned n)
+static bool interval_before(const void *a, const void *b)
 {
-    for (unsigned i = 1; i < n; i++)
-        for (unsigned j = i; j > 0 && v[j - 1].ppm > v[j].ppm; j--) {
-            struct interval x = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = x;
-        }
+    return ((const struct interval *)a)->ppm < ((const struct interval *)b)->ppm;
 }
 
 /*
@@ -85,7 +81,7 @@ static void judge(struct ktest *t, enum tsc_src s, struct interval *v, unsigned 
     }
     for (unsigned i = 0; i < n; i++)
         worst = MAX(worst, v[i].unc_ppm);
-    sort_intervals(v, n);
+    sort(v, n, sizeof(*v), interval_before);
     /* The median is one of the intervals: within its own uncertainty of the truth. */
     got = v[n / 2].ppm;
     bound = recheck ? (int64_t)(tsc_agree_ppm(r->clk[s].kind) + r->choice.unc_ppm + worst) + 1
