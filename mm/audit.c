@@ -140,18 +140,18 @@ static void check_block(struct heap_audit *a, const struct heap *h, unsigned nod
         audit_complain(a, "block 0x%llx order %u is not naturally aligned", (unsigned long long)mfn, order);
     if (pg->v.order != order)
         audit_complain(a, "block 0x%llx on the order-%u list says order %u",
-                 (unsigned long long)mfn, order, pg->v.order);
+                       (unsigned long long)mfn, order, pg->v.order);
     if (mfn_to_nid(mfn) != node || mfn_to_zone(mfn) != zone)
         audit_complain(a, "block 0x%llx on list node %u zone %u belongs to node %u zone %u",
-                 (unsigned long long)mfn, node, zone, mfn_to_nid(mfn), mfn_to_zone(mfn));
+                       (unsigned long long)mfn, node, zone, mfn_to_nid(mfn), mfn_to_zone(mfn));
     if (!heap_range_handed_over(mfn, order)) {
         audit_complain(a, "block 0x%llx order %u reaches outside the handed-over memory",
-                 (unsigned long long)mfn, order);
+                       (unsigned long long)mfn, order);
         return;     /* its pages may have no frame-table entries */
     }
     if (!page_state_is(pg, free))
         audit_complain(a, "head 0x%llx is not free (count_info 0x%llx)",
-                 (unsigned long long)mfn, (unsigned long long)pg->count_info);
+                       (unsigned long long)mfn, (unsigned long long)pg->count_info);
     for (uint64_t i = 0; i < n; i++) {
         if (test_and_set(heap_audit_bitmap, mfn + i)) {
             audit_complain(a, "page 0x%llx is in two free blocks", (unsigned long long)(mfn + i));
@@ -161,14 +161,14 @@ static void check_block(struct heap_audit *a, const struct heap *h, unsigned nod
         bool tail_ok = page_state_is(&pg[i], free) || (h->lazy_built && page_state_is(&pg[i], uninit));
         if (i && !tail_ok) {
             audit_complain(a, "page 0x%llx of free block 0x%llx is %s (count_info 0x%llx)",
-                     (unsigned long long)(mfn + i), (unsigned long long)mfn,
-                     h->lazy_built ? "neither free nor uninitialised" : "not free",
-                     (unsigned long long)pg[i].count_info);
+                           (unsigned long long)(mfn + i), (unsigned long long)mfn,
+                           h->lazy_built ? "neither free nor uninitialised" : "not free",
+                           (unsigned long long)pg[i].count_info);
             break;
         }
         if (i && page_state_is(&pg[i], uninit) && pg[i].count_info != 0) {
             audit_complain(a, "uninitialised page 0x%llx carries bits 0x%llx",
-                     (unsigned long long)(mfn + i), (unsigned long long)pg[i].count_info);
+                           (unsigned long long)(mfn + i), (unsigned long long)pg[i].count_info);
             break;
         }
     }
@@ -202,7 +202,7 @@ bool heap_audit(struct heap_audit *a)
                     uint64_t mfn = page_to_mfn(pg);
                     if (mfn >= max_pfn || !mfn_valid(mfn)) {
                         audit_complain(a, "list node %u zone %u order %u links to MFN 0x%llx, "
-                                 "outside the frame table", node, zone, order, (unsigned long long)mfn);
+                                       "outside the frame table", node, zone, order, (unsigned long long)mfn);
                         walked = false;
                         break;
                     }
@@ -228,15 +228,15 @@ bool heap_audit(struct heap_audit *a)
                 audit_complain(a, "node %u holds free pages but init_node_heap() never saw it", node);
             if (counted[node][zone] != hn->avail[zone])
                 audit_complain(a, "node %u zone %u counts %llu free pages, its lists hold %llu", node, zone,
-                         (unsigned long long)hn->avail[zone], (unsigned long long)counted[node][zone]);
+                               (unsigned long long)hn->avail[zone], (unsigned long long)counted[node][zone]);
         }
     }
     if (a->free_pages != h->total_avail_pages)
         audit_complain(a, "total_avail_pages is %llu, the lists hold %llu",
-                 (unsigned long long)h->total_avail_pages, (unsigned long long)a->free_pages);
+                       (unsigned long long)h->total_avail_pages, (unsigned long long)a->free_pages);
     if (a->free_pages != a->expected_pages)
         audit_complain(a, "the lists hold %llu pages, %llu were accounted to the heap and not allocated since",
-                 (unsigned long long)a->free_pages, (unsigned long long)a->expected_pages);
+                       (unsigned long long)a->free_pages, (unsigned long long)a->expected_pages);
     a->digest = heap_digest();
     /* The pages alone, from the bitmap the walk marked: what the peers' audits compare with. */
     a->page_digest = pageset_digest(heap_audit_bitmap, max_pfn);

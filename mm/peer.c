@@ -113,7 +113,7 @@ bool peer_audit_end(struct heap_audit *a)
 {
     if (a->free_pages != a->expected_pages)
         audit_complain(a, "the lists hold %llu pages, %llu were accounted to the heap",
-                      (unsigned long long)a->free_pages, (unsigned long long)a->expected_pages);
+                       (unsigned long long)a->free_pages, (unsigned long long)a->expected_pages);
     a->page_digest = pageset_digest(heap_audit_bitmap, max_pfn);
     a->ok = a->nerrors == 0;
     return a->ok;

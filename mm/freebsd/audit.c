@@ -37,15 +37,15 @@ static void check_chunk(struct heap_audit *a, unsigned d, unsigned f, unsigned p
     if (order >= FB_NFREEORDER || !IS_ALIGNED(pfn, n) || !seg || pfn + n > seg->end ||
         !heap_range_handed_over(pfn, order)) {
         audit_complain(a, "chunk 0x%llx order %u is not an aligned chunk of handed-over pages of "
-                      "one segment, of order 12 or less", (unsigned long long)pfn, order);
+                       "one segment, of order 12 or less", (unsigned long long)pfn, order);
         return;
     }
     if (seg->domain != d || seg->freelist != f || m->segind != seg - fb_segs)
         audit_complain(a, "chunk 0x%llx on domain %u list %u belongs to segment %d of domain %u "
-                      "list %u", (unsigned long long)pfn, d, f, m->segind, seg->domain, seg->freelist);
+                       "list %u", (unsigned long long)pfn, d, f, m->segind, seg->domain, seg->freelist);
     if (m->order != order || m->pool != pool)
         audit_complain(a, "chunk 0x%llx on the order-%u pool-%u queue says order %u pool %u",
-                      (unsigned long long)pfn, order, pool, m->order, m->pool);
+                       (unsigned long long)pfn, order, pool, m->order, m->pool);
     if (pool == FB_FREEPOOL_LAZYINIT)
         audit_complain(a, "chunk 0x%llx is still in the lazy init pool", (unsigned long long)pfn);
     for (uint64_t i = 0; i < n; i++) {
@@ -53,8 +53,8 @@ static void check_chunk(struct heap_audit *a, unsigned d, unsigned f, unsigned p
         if (t->phys_addr != (pfn + i) << PAGE_SHIFT || t->segind != m->segind ||
             t->busy_lock != FB_VPB_FREED || t->ref_count || (i && t->order != FB_NFREEORDER)) {
             audit_complain(a, "page 0x%llx of free chunk 0x%llx is not an initialised free page "
-                          "(phys_addr 0x%llx, order %u)", (unsigned long long)(pfn + i),
-                          (unsigned long long)pfn, (unsigned long long)t->phys_addr, t->order);
+                           "(phys_addr 0x%llx, order %u)", (unsigned long long)(pfn + i),
+                           (unsigned long long)pfn, (unsigned long long)t->phys_addr, t->order);
             break;
         }
     }
@@ -63,7 +63,7 @@ static void check_chunk(struct heap_audit *a, unsigned d, unsigned f, unsigned p
         uint64_t b = pfn ^ n;
         if (pfn < b && b >= seg->start && b + n <= seg->end && fb_pfn_to_page(b)->order == order)
             audit_complain(a, "buddies 0x%llx and 0x%llx of order %u are both free, unmerged",
-                          (unsigned long long)pfn, (unsigned long long)b, order);
+                           (unsigned long long)pfn, (unsigned long long)b, order);
     }
     a->free_pages += n;
     a->blocks[order]++;
@@ -86,7 +86,7 @@ bool fb_audit(struct heap_audit *a)
                         if (pfn >= max_pfn || !mfn_valid(pfn) || m->q.tqe_prev != prevnext ||
                             (uint64_t)count > a->expected_pages) {
                             audit_complain(a, "domain %u list %u pool %u order %u: the queue is broken "
-                                          "at 0x%llx", d, f, p, o, (unsigned long long)pfn);
+                                           "at 0x%llx", d, f, p, o, (unsigned long long)pfn);
                             break;
                         }
                         check_chunk(a, d, f, p, o, m);
@@ -95,13 +95,13 @@ bool fb_audit(struct heap_audit *a)
                     }
                     if (fl->pl.tqh_last != prevnext || count != fl->lcnt)
                         audit_complain(a, "domain %u list %u pool %u order %u: lcnt %d, tail %s, the "
-                                      "queue holds %d", d, f, p, o, fl->lcnt,
-                                      fl->pl.tqh_last == prevnext ? "right" : "stale", count);
+                                       "queue holds %d", d, f, p, o, fl->lcnt,
+                                       fl->pl.tqh_last == prevnext ? "right" : "stale", count);
                 }
         if ((uint64_t)fb_domains[d].free_count != a->free_pages - before)
             audit_complain(a, "domain %u counts %lld free pages, its queues hold %llu", d,
-                          (long long)fb_domains[d].free_count,
-                          (unsigned long long)(a->free_pages - before));
+                           (long long)fb_domains[d].free_count,
+                           (unsigned long long)(a->free_pages - before));
     }
     return peer_audit_end(a);
 }

@@ -22,31 +22,31 @@ static void check_block(struct heap_audit *a, const struct lx_zone *zone, unsign
 
     if (order >= LX_MAX_ORDER || !IS_ALIGNED(pfn, n) || !heap_range_handed_over(pfn, order)) {
         audit_complain(a, "block 0x%llx order %u is not an aligned block of handed-over pages of "
-                      "order 10 or less", (unsigned long long)pfn, order);
+                       "order 10 or less", (unsigned long long)pfn, order);
         return;
     }
     if (!lx_page_buddy(pg) || pg->private != order)
         audit_complain(a, "block 0x%llx on the order-%u list is not a buddy of that order "
-                      "(page_type 0x%x, private %llu)", (unsigned long long)pfn, order, pg->mapcount,
-                      (unsigned long long)pg->private);
+                       "(page_type 0x%x, private %llu)", (unsigned long long)pfn, order, pg->mapcount,
+                       (unsigned long long)pg->private);
     if (lx_page_to_nid(pg) != nid || lx_page_zonenum(pg) != zid || pfn < zone->zone_start_pfn ||
         pfn + n > zone->zone_end_pfn)
         audit_complain(a, "block 0x%llx on node %u zone %u's list belongs to node %u zone %u",
-                      (unsigned long long)pfn, nid, zid, lx_page_to_nid(pg), lx_page_zonenum(pg));
+                       (unsigned long long)pfn, nid, zid, lx_page_to_nid(pg), lx_page_zonenum(pg));
     bool type_ok = false;
     for (uint64_t p = pfn; p < pfn + n; p += LX_PAGEBLOCK_PAGES)
         type_ok |= lx_pageblock_migratetype(p) == mt;
     if (!type_ok)
         audit_complain(a, "block 0x%llx order %u is on the migrate type %u list, its pageblock is "
-                      "of type %u", (unsigned long long)pfn, order, mt, lx_pageblock_migratetype(pfn));
+                       "of type %u", (unsigned long long)pfn, order, mt, lx_pageblock_migratetype(pfn));
     for (uint64_t i = 0; i < n; i++) {
         const struct lx_page *t = pg + i;
         if (t->refcount || (t->flags & LX_FLAGS_CHECK_AT_FREE) || lx_page_zone_id(t) != lx_page_zone_id(pg) ||
             (i && t->mapcount != UINT32_MAX)) {
             audit_complain(a, "page 0x%llx of free block 0x%llx is not a free page (refcount %d, "
-                          "page_type 0x%x, flags 0x%llx)", (unsigned long long)(pfn + i),
-                          (unsigned long long)pfn, t->refcount, t->mapcount,
-                          (unsigned long long)t->flags);
+                           "page_type 0x%x, flags 0x%llx)", (unsigned long long)(pfn + i),
+                           (unsigned long long)pfn, t->refcount, t->mapcount,
+                           (unsigned long long)t->flags);
             break;
         }
     }
@@ -59,7 +59,7 @@ static void check_block(struct heap_audit *a, const struct lx_zone *zone, unsign
         if (pfn < (pfn ^ n) && lx_page_buddy(b) && b->private == order &&
             lx_page_zone_id(b) == lx_page_zone_id(pg) && mergeable)
             audit_complain(a, "buddies 0x%llx and 0x%llx of order %u are both free, unmerged",
-                          (unsigned long long)pfn, (unsigned long long)(pfn ^ n), order);
+                           (unsigned long long)pfn, (unsigned long long)(pfn ^ n), order);
     }
     a->free_pages += n;
     a->blocks[order]++;
@@ -78,7 +78,7 @@ static uint64_t walk(struct heap_audit *a, const struct lx_zone *zone, unsigned 
         uint64_t pfn = lx_page_to_pfn(pg);
         if (pfn >= max_pfn || !mfn_valid(pfn) || l->prev != prev || blocks > a->expected_pages) {
             audit_complain(a, "node %u zone %u order %u type %u: the list is broken at 0x%llx", nid,
-                          zid, order, mt, (unsigned long long)pfn);
+                           zid, order, mt, (unsigned long long)pfn);
             break;
         }
         check_block(a, zone, nid, zid, order, mt, pg);
@@ -101,16 +101,16 @@ bool lx_audit(struct heap_audit *a)
                     blocks += walk(a, zone, nid, zid, order, mt);
                 if (blocks != zone->free_area[order].nr_free)
                     audit_complain(a, "node %u zone %u order %u: nr_free is %llu, the lists hold %llu",
-                                  nid, zid, order, (unsigned long long)zone->free_area[order].nr_free,
-                                  (unsigned long long)blocks);
+                                   nid, zid, order, (unsigned long long)zone->free_area[order].nr_free,
+                                   (unsigned long long)blocks);
             }
             for (unsigned c = 0; c < HEAP_PAR_MAX_CPUS; c++)
                 pending += lx_percpu[c].stat_diff[nid][zid];
             uint64_t pages = a->free_pages - before;
             if ((uint64_t)(zone->vm_stat_free + pending) != pages || (uint64_t)zone->managed_pages != pages)
                 audit_complain(a, "node %u zone %u: NR_FREE_PAGES %lld, managed %lld, the lists hold %llu",
-                              nid, zid, (long long)(zone->vm_stat_free + pending),
-                              (long long)zone->managed_pages, (unsigned long long)pages);
+                               nid, zid, (long long)(zone->vm_stat_free + pending),
+                               (long long)zone->managed_pages, (unsigned long long)pages);
         }
     return peer_audit_end(a);
 }
