@@ -10,7 +10,7 @@ import os
 import time
 
 from harness import ROOT, counts, hosted
-from harness.common import BenchError, read_jsonl, gib_text, parse_sizes, say, size_label
+from harness.common import BenchError, gib_text, md_table, parse_sizes, read_jsonl, say, size_label
 from harness.records import parse_serial
 from harness.stats import median
 from harness.xen import xen_row
@@ -102,7 +102,7 @@ def size_table(rows, nbytes):
             cnt[(r["costs"], r["strategy"])] = r["per_page"]
     head = ["costs", "page ns/page", "chunk ns/page", "page/chunk", "page instr/page",
             "chunk instr/page", "instr page/chunk", "page LL misses/page", "chunk LL misses/page"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = []
     for s in SETS:
         rounds = [v for (c, _), v in sorted(times.items()) if c == s and set(STRATEGIES) <= set(v)]
         row = [f"`{s}`"]
@@ -118,8 +118,8 @@ def size_table(rows, nbytes):
                     f"{c['ll_misses']:.3f}"]
         else:
             row += [""] * 5
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines)
+        lines.append(row)
+    return md_table(head, lines)
 
 
 def section(rows):

@@ -79,6 +79,18 @@ def gib_text(nbytes):
     return f"{nbytes / GIB:g} GiB"
 
 
+def fmt_ms(ns):
+    """ns as ms to the microsecond, blank for None."""
+    return "" if ns is None else f"{ns / 1e6:.3f}"
+
+
+def md_table(headers, rows):
+    """A markdown table: a header line, the rule, and a line a row; None cells blank."""
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join("" if c is None else str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
 def read_jsonl(path):
     """The records of a JSON-lines file, or [] when there is no such file."""
     if not os.path.exists(path):

@@ -3,8 +3,8 @@
 a noise estimate from their spread."""
 import math
 
-from harness.common import TCG_LABEL, gib_text
-from harness.report import fmt, fmt_ms
+from harness.common import TCG_LABEL, fmt_ms, gib_text
+from harness.report import fmt
 from harness.stats import SizeStats, failures
 
 

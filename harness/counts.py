@@ -17,7 +17,7 @@ import subprocess
 import time
 
 from harness import ROOT
-from harness.common import BenchError, gib_text, parse_sizes, read_jsonl, say, size_label
+from harness.common import BenchError, gib_text, md_table, parse_sizes, read_jsonl, say, size_label
 from harness.records import parse_serial
 
 RUNNER = os.path.join(ROOT, "build", "bootheap-host")
@@ -128,7 +128,7 @@ def table(rows, phase="init"):
     """Markdown: one line per size and strategy (run 0), the floor last."""
     head = ["RAM", "strategy", "instr/page", "reads/page", "writes/page", "L1 misses/page",
             "LL misses/page", "instr x floor"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = []
     for nbytes in sorted({r["size_bytes"] for r in rows}):
         phases = phase if isinstance(phase, tuple) else (phase,)
         mine = [r for r in rows if r["size_bytes"] == nbytes and r["run"] == 0 and
@@ -140,10 +140,9 @@ def table(rows, phase="init"):
             xf = (f"{pp['instructions'] / floor['per_page']['instructions']:.2f}"
                   if floor and floor["per_page"]["instructions"] else "")
             name = r["strategy"] + (f" ({r['phase']})" if r["phase"] not in ("init", "first_touch") else "")
-            lines.append(f"| {gib_text(nbytes)} | {name} | {pp['instructions']:.3f} | "
-                         f"{pp['data_reads']:.3f} | {pp['data_writes']:.3f} | {pp['l1_misses']:.4f} | "
-                         f"{pp['ll_misses']:.4f} | {xf} |")
-    return "\n".join(lines)
+            lines.append([gib_text(nbytes), name, f"{pp['instructions']:.3f}", f"{pp['data_reads']:.3f}",
+                          f"{pp['data_writes']:.3f}", f"{pp['l1_misses']:.4f}", f"{pp['ll_misses']:.4f}", xf])
+    return md_table(head, lines)
 
 
 def section(rows):

@@ -2,17 +2,7 @@
 """The report's sections about CPUs and nodes (report.md): the scaling table
 from the `scaling` records, each parallel init's pages and times per node
 from the `par` records, and the CPUs' bring-up and TSC skew from `smp`."""
-from harness.common import gib_text
-
-
-def fmt_ms(ns):
-    return "" if ns is None else f"{ns / 1e6:.3f}"
-
-
-def md(headers, rows):
-    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
+from harness.common import fmt_ms, gib_text, md_table
 
 
 def scaling_rows(run):
@@ -64,23 +54,23 @@ def cpus_sections(sweep):
     scaling = [r for run in sweep.sizes for r in scaling_rows(run)]
     if scaling:
         L += ["## Scaling: each eager strategy at 1 to N CPUs", "",
-              md(["RAM", "strategy", "CPUs", "runs", "median ms", "speedup over 1 CPU", "floor",
+              md_table(["RAM", "strategy", "CPUs", "runs", "median ms", "speedup over 1 CPU", "floor",
                   "floor ms, as many CPUs", "x floor"], scaling), "",
               "Run with `scaling` on the command line. The floor beside each row ran on as many "
               "CPUs: where a strategy is at its floor, memory bandwidth, not the CPU count, bounds it.", ""]
     padata = [r for run in sweep.sizes for r in padata_rows(run)]
     if padata:
         L += ["## Deferred init per node, as Linux's padata series reported it", "",
-              md(["RAM", "strategy", "node", "node% (thr)", "speedup", "time_ms (stdev)"], padata), "",
+              md_table(["RAM", "strategy", "node", "node% (thr)", "speedup", "time_ms (stdev)"], padata), "",
               "Each node's part of `linux_deferred`'s deferred init on 1 to N of its CPUs (`scaling`): "
               "the share of the node's CPUs used and their number, the time saved against one thread, "
               "and the median with the runs' standard deviation.", ""]
     nodes = [r for run in sweep.sizes for r in node_rows(run)]
     if nodes:
         L += ["## Parallel init: pages and time per node (first run)", "",
-              md(["RAM", "strategy", "CPUs", "node", "pages", "CPUs on the node", "slowest CPU ms"], nodes), ""]
+              md_table(["RAM", "strategy", "CPUs", "node", "pages", "CPUs on the node", "slowest CPU ms"], nodes), ""]
     smp = [r for run in sweep.sizes for r in smp_rows(run)]
     if smp:
         L += ["## CPUs: bring-up and TSC skew", "",
-              md(["RAM", "CPUs up", "CPUs in the MADT", "bring-up ms", "TSC skew ns", "bound ns"], smp), ""]
+              md_table(["RAM", "CPUs up", "CPUs in the MADT", "bring-up ms", "TSC skew ns", "bound ns"], smp), ""]
     return L

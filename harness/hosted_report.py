@@ -3,7 +3,7 @@
 core's clock and issue beside it), the sweep's targets, Xen's published
 figures beside the hosted ones, and `beside`: a hosted run and a TCG run
 side by side."""
-from harness.common import GIB, TCG_LABEL, gib_text
+from harness.common import GIB, TCG_LABEL, gib_text, md_table
 from harness.hosted import LETTER, MEANS, SIZES_GIB, default_sizes
 from harness.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, cv_pct, median
 from harness.xen import xen_ns_per_page, xen_row
@@ -125,7 +125,7 @@ def cpu_section(sweep):
             + (f" ({best / 100:.2f} a cycle)" if best else "") + ": another thread had part of the core "
             "(an SMT sibling on the machine's host; docs/hosted-speeds.md). Sharing inside a window "
             "that the probes beside it miss does not show.", "",
-            _table(head, rows), ""]
+            md_table(head, rows), ""]
 
 
 # The hosted sweep's targets: `once` within this factor of its floor from
@@ -212,7 +212,7 @@ def xen_section(sweep):
             f"hosted {LETTER} ns/page", f"hosted {OLD}/{LETTER}", f"hosted {NEW} (4.17.0) ns/page",
             f"hosted {OLD}/{NEW}", "xen_costs"]
     return ["## Hosted beside Xen's published figures", "",
-            f"Hosted medians by {' and '.join(sorted(clocks))}.", "", _table(head, rows), "",
+            f"Hosted medians by {' and '.join(sorted(clocks))}.", "", md_table(head, rows), "",
             f"Which figure is which code: Xen's \"after\" figures were measured at commit 72b02bc, "
             f"whose node scan compared the range's first page every time, so that the compiler "
             f"could take it out of the loop; `{LETTER}` models that code. The released 4.17.0 "
@@ -253,11 +253,6 @@ def _phys_text(hosts):
             f"{max(h['phys_longest_run_bytes'] for h in known) >> 20} MiB)")
 
 
-def _table(head, rows):
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join(out + ["| " + " | ".join(str(c) for c in r) + " |" for r in rows])
-
-
 def _label(sweep):
     if sweep.emulated:
         return "TCG, EMULATED"
@@ -289,7 +284,7 @@ def beside_text(a, b):
                         f"{ss.x_floor(s):.2f}" if ss.x_floor(s) is not None else ""]
             rows.append(row)
     only = sorted(set(a_by) ^ set(b_by))
-    lines.append(_table(head, rows))
+    lines.append(md_table(head, rows))
     if only:
         lines += ["", "Sizes in one folder only: " + ", ".join(gib_text(n) for n in only)]
     return "\n".join(lines)

@@ -6,7 +6,8 @@ from harness/plot.py."""
 import csv
 import os
 
-from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, TCG_LABEL, BenchError, gib_text, say, warn
+from harness.common import (DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, TCG_LABEL, BenchError, fmt_ms, gib_text,
+                            md_table, say, warn)
 from harness.ablation import load as ablation_load, section as ablation_section
 from harness.counts import load as counts_load, section as counts_section
 from harness.plot import write_plot
@@ -20,17 +21,6 @@ from harness.xen import XEN_ARM, XEN_X86, xen_ns_per_page, xen_pages, xen_row
 
 def fmt(x, decimals):
     return "" if x is None else f"{x:.{decimals}f}"
-
-
-def fmt_ms(ns):
-    return "" if ns is None else f"{ns / 1e6:.3f}"
-
-
-def md_table(headers, rows):
-    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    for r in rows:
-        out.append("| " + " | ".join("" if c is None else str(c) for c in r) + " |")
-    return "\n".join(out)
 
 
 CSV_COLUMNS = ["size_gib", "mem_bytes", "pages", "accel", "emulated", "timings", "status",
