@@ -17,14 +17,20 @@ PAGE = 4096
 E820_RAM = 1
 
 
+def log_dir():
+    """build/test-logs, made if need be: each boot's serial log and the notes `make test` sums up."""
+    path = os.path.join(ROOT, "build", "test-logs")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
 def boot(mode="pvh", mem="512M", append="", accel=None, timeout=240, **kw):
     """Boots quietly and returns harness.qemu's Result; the serial log is
     kept under build/test-logs/ for a failing test to point at. The
     accelerator is BOOTHEAP_ACCEL's (`make test ACCEL=...`) unless a test
     names one; a guest silent for BOOTHEAP_STALL seconds ends as 'stalled'."""
     accel = accel or qemu.default_accel()
-    logdir = os.path.join(ROOT, "build", "test-logs")
-    os.makedirs(logdir, exist_ok=True)
+    logdir = log_dir()
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{mode}-{mem}-{append}")[:120]
     r = harness_boot.boot(mode=mode, mem=mem, append=append, accel=accel, timeout=timeout,
                           quiet=True, log_path=os.path.join(logdir, name + ".log"), **kw)
@@ -119,14 +125,17 @@ def skip_allowed(name, reason):
 def inconclusive(why):
     """Ends the running test as inconclusive: a visible skip that says so,
     and a line in build/test-logs/inconclusive.jsonl for `make test`'s summary."""
-    note_inconclusive(os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0], why)
+    note_inconclusive(current_test(), why)
     pytest.skip("inconclusive: " + why)
 
 
+def current_test():
+    """The running test's node id, as pytest sets it."""
+    return os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+
+
 def note_inconclusive(test, why):
-    logdir = os.path.join(ROOT, "build", "test-logs")
-    os.makedirs(logdir, exist_ok=True)
-    with open(os.path.join(logdir, "inconclusive.jsonl"), "a") as f:
+    with open(os.path.join(log_dir(), "inconclusive.jsonl"), "a") as f:
         f.write(json.dumps({"test": test, "why": why}) + "\n")
 
 
@@ -155,8 +164,7 @@ def assert_ktap_ok(r, min_tests=1):
         in r.log, f"the kernel's summary does not say {counts}\n" + explain(r)
     assert r.status == "ok", "self-tests passed but the run did not exit ok\n" + explain(r)
     for name, why in unsure:
-        test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
-        note_inconclusive(f"{test}: self-test {name}", why)
+        note_inconclusive(f"{current_test()}: self-test {name}", why)
         warnings.warn(Inconclusive(f"self-test {name} inconclusive: {why}"))
     return results
 
