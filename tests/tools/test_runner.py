@@ -92,10 +92,20 @@ class FakeReader:
         self.start, self.last = start, last
 
 
+@pytest.fixture
+def clock(monkeypatch):
+    """The fake clock, standing in for the runner's time.monotonic()."""
+    c = FakeClock()
+    monkeypatch.setattr(qemu.time, "monotonic", c.monotonic)
+    return c
+
+
+class Started(Exception):
+    """Raised by a stand-in for Popen: the boot got as far as starting QEMU."""
+
+
 @pytest.mark.parametrize("last_line_at", [0.0, 5.0, 40.0])
-def test_stall_limit_counts_from_the_last_line(monkeypatch, last_line_at):
-    clock = FakeClock()
-    monkeypatch.setattr(qemu.time, "monotonic", clock.monotonic)
+def test_stall_limit_counts_from_the_last_line(clock, last_line_at):
     start = clock.now
     proc = FakeQemu(clock)
     assert qemu._wait(proc, FakeReader(start, start + last_line_at), 600, 3) == "stalled"
@@ -104,17 +114,13 @@ def test_stall_limit_counts_from_the_last_line(monkeypatch, last_line_at):
     assert proc.killed_at is None
 
 
-def test_a_guest_deaf_to_sigterm_is_killed_after_the_grace(monkeypatch):
-    clock = FakeClock()
-    monkeypatch.setattr(qemu.time, "monotonic", clock.monotonic)
+def test_a_guest_deaf_to_sigterm_is_killed_after_the_grace(clock):
     proc = FakeQemu(clock, deaf=True)
     assert qemu._wait(proc, FakeReader(clock.now, clock.now), 600, 3) == "stalled"
     assert proc.killed_at == pytest.approx(proc.termed_at + qemu.TERM_GRACE)
 
 
-def test_a_guest_that_ends_or_runs_out_of_time(monkeypatch):
-    clock = FakeClock()
-    monkeypatch.setattr(qemu.time, "monotonic", clock.monotonic)
+def test_a_guest_that_ends_or_runs_out_of_time(clock):
     start = clock.now
     assert qemu._wait(FakeQemu(clock, exits_at=start + 2), FakeReader(start, start), 600, 3) == "exited"
     # No stall limit (0): only the timeout ends it.
@@ -165,9 +171,6 @@ def test_every_boot_starts_qemu_to_die_with_the_harness(monkeypatch, tmp_path):
     monkeypatch.setattr(qemu, "ELF", str(elf))
     seen = {}
 
-    class Started(Exception):
-        pass
-
     def popen(cmd, **kw):
         seen.update(kw)
         raise Started
@@ -205,9 +208,6 @@ def test_a_guest_smaller_than_the_kernel_image_is_refused(monkeypatch, tmp_path,
     elf = tmp_path / "bootheap.elf"
     fake_elf(elf, [(1, 0x200000, 0x1000), (1, 0x24d000, 0x2d3000)])
     monkeypatch.setattr(qemu, "ELF", str(elf))
-
-    class Started(Exception):
-        pass
 
     monkeypatch.setattr(qemu.subprocess, "Popen", lambda *a, **k: (_ for _ in ()).throw(Started()))
     if refused:
