@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The runner's fail-fast settings (harness/qemu.py): the stall limit and
+"""The runner's fail-fast settings (harness/qemu/runner.py): the stall limit and
 where it comes from, the longest silence of a boot, and a guest that never
 outlives the harness that started it."""
 import os
@@ -11,49 +11,51 @@ import time
 
 import pytest
 
-from harness import ROOT, boot, common, qemu
+from harness import ROOT, common
+from harness.qemu import boot
+from harness.qemu import command, runner
 
 GIB = 1 << 30
 
 
 def test_stall_limit_grows_with_the_guest(monkeypatch):
     monkeypatch.delenv("BOOTHEAP_STALL", raising=False)
-    small, big, huge = qemu.default_stall(GIB // 2), qemu.default_stall(90 * GIB), qemu.default_stall(1 << 40)
-    assert qemu.STALL_BASE <= small < big < huge == qemu.STALL_MAX
-    assert big == qemu.STALL_BASE + 90 * qemu.STALL_PER_GIB
+    small, big, huge = command.default_stall(GIB // 2), command.default_stall(90 * GIB), command.default_stall(1 << 40)
+    assert command.STALL_BASE <= small < big < huge == command.STALL_MAX
+    assert big == command.STALL_BASE + 90 * command.STALL_PER_GIB
 
 
 @pytest.mark.parametrize("text,value", [("7", 7.0), ("0", 0.0), (" 2.5 ", 2.5)])
 def test_stall_limit_from_the_environment(monkeypatch, text, value):
     monkeypatch.setenv("BOOTHEAP_STALL", text)
-    assert qemu.default_stall(90 * GIB) == value
+    assert command.default_stall(90 * GIB) == value
 
 
 @pytest.mark.parametrize("text", ["soon", "-1"])
 def test_bad_stall_limit_is_refused(monkeypatch, text):
     monkeypatch.setenv("BOOTHEAP_STALL", text)
     with pytest.raises(ValueError, match="BOOTHEAP_STALL"):
-        qemu.default_stall()
+        command.default_stall()
 
 
 def test_bad_accel_is_refused(monkeypatch):
     monkeypatch.setenv("BOOTHEAP_ACCEL", "fast")
     with pytest.raises(ValueError, match="use auto, kvm or tcg"):
-        qemu.default_accel()
+        command.default_accel()
     monkeypatch.delenv("BOOTHEAP_ACCEL")
-    assert qemu.default_accel() == "auto"
+    assert command.default_accel() == "auto"
 
 
 def test_longest_silence_counts_from_the_start_and_not_after_the_end():
     lines = [(1.5, "bootheap"), (2.0, "memory"), (9.0, "frame table"), (9.5, "done")]
-    r = qemu.Result("stalled", -9, "\n".join(t for _, t in lines), 60.0, "tcg", [], lines, 50)
+    r = runner.Result("stalled", -9, "\n".join(t for _, t in lines), 60.0, "tcg", [], lines, 50)
     assert r.max_gap() == (7.0, "frame table")
     assert r.tail(2) == "frame table\ndone"
-    assert qemu.Result("ok", 33, "", 0.1, "tcg", []).max_gap() == (0.0, None)
+    assert runner.Result("ok", 33, "", 0.1, "tcg", []).max_gap() == (0.0, None)
 
 
 class FakeClock:
-    """time.monotonic() for qemu._wait(): each wait for QEMU moves it on."""
+    """time.monotonic() for runner._wait(): each wait for QEMU moves it on."""
 
     def __init__(self):
         self.now = 100.0
@@ -78,7 +80,7 @@ class FakeQemu:
         self.clock.now += timeout
         if self.exits_at is not None and self.clock.now >= self.exits_at:
             return 33
-        raise qemu.subprocess.TimeoutExpired("qemu", timeout)
+        raise runner.subprocess.TimeoutExpired("qemu", timeout)
 
     def terminate(self):
         self.termed_at = self.clock.now
@@ -96,7 +98,7 @@ class FakeReader:
 def clock(monkeypatch):
     """The fake clock, standing in for the runner's time.monotonic()."""
     c = FakeClock()
-    monkeypatch.setattr(qemu.time, "monotonic", c.monotonic)
+    monkeypatch.setattr(runner.time, "monotonic", c.monotonic)
     return c
 
 
@@ -108,7 +110,7 @@ class Started(Exception):
 def test_stall_limit_counts_from_the_last_line(clock, last_line_at):
     start = clock.now
     proc = FakeQemu(clock)
-    assert qemu._wait(proc, FakeReader(start, start + last_line_at), 600, 3) == "stalled"
+    assert runner._wait(proc, FakeReader(start, start + last_line_at), 600, 3) == "stalled"
     # Ended within one poll (0.2 s) of 3 s after the last line, by SIGTERM.
     assert start + last_line_at + 3 < proc.termed_at <= start + last_line_at + 3.2 + 1e-9
     assert proc.killed_at is None
@@ -116,22 +118,23 @@ def test_stall_limit_counts_from_the_last_line(clock, last_line_at):
 
 def test_a_guest_deaf_to_sigterm_is_killed_after_the_grace(clock):
     proc = FakeQemu(clock, deaf=True)
-    assert qemu._wait(proc, FakeReader(clock.now, clock.now), 600, 3) == "stalled"
-    assert proc.killed_at == pytest.approx(proc.termed_at + qemu.TERM_GRACE)
+    assert runner._wait(proc, FakeReader(clock.now, clock.now), 600, 3) == "stalled"
+    assert proc.killed_at == pytest.approx(proc.termed_at + runner.TERM_GRACE)
 
 
 def test_a_guest_that_ends_or_runs_out_of_time(clock):
     start = clock.now
-    assert qemu._wait(FakeQemu(clock, exits_at=start + 2), FakeReader(start, start), 600, 3) == "exited"
+    assert runner._wait(FakeQemu(clock, exits_at=start + 2), FakeReader(start, start), 600, 3) == "exited"
     # No stall limit (0): only the timeout ends it.
     proc = FakeQemu(clock)
-    assert qemu._wait(proc, FakeReader(clock.now, clock.now), 10, 0) == "timeout"
+    assert runner._wait(proc, FakeReader(clock.now, clock.now), 10, 0) == "timeout"
     assert proc.termed_at is not None
 
 
+# Run from the top of the repository (cwd=ROOT), where `python3 -c` finds
+# the harness package as `python3 -m harness` does.
 CHILD = r"""
-import subprocess, sys, time
-sys.path.insert(0, sys.argv[1])
+import subprocess, time
 from harness.common import die_with_parent
 p = subprocess.Popen(["sleep", "300"], preexec_fn=die_with_parent)
 print(p.pid, flush=True)
@@ -151,7 +154,7 @@ def _alive(pid):
 def test_a_guest_dies_with_the_harness_that_started_it():
     """A harness killed with SIGKILL (a test runner's own timeout) takes its
     child with it: before, a QEMU it started ran on for hours."""
-    harness = subprocess.Popen([sys.executable, "-c", CHILD, ROOT], stdout=subprocess.PIPE, text=True)
+    harness = subprocess.Popen([sys.executable, "-c", CHILD], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     child = int(harness.stdout.readline())
     assert _alive(child)
     os.kill(harness.pid, signal.SIGKILL)
@@ -168,14 +171,14 @@ def test_a_guest_dies_with_the_harness_that_started_it():
 def test_every_boot_starts_qemu_to_die_with_the_harness(monkeypatch, tmp_path):
     elf = tmp_path / "bootheap.elf"
     fake_elf(elf, [(1, 0x200000, 0x1000)])
-    monkeypatch.setattr(qemu, "ELF", str(elf))
+    monkeypatch.setattr(command, "ELF", str(elf))
     seen = {}
 
     def popen(cmd, **kw):
         seen.update(kw)
         raise Started
 
-    monkeypatch.setattr(qemu.subprocess, "Popen", popen)
+    monkeypatch.setattr(runner.subprocess, "Popen", popen)
     with pytest.raises(Started):
         boot.boot("pvh", "256M", accel="tcg", quiet=True)
     assert seen.get("preexec_fn") is common.die_with_parent
@@ -195,10 +198,10 @@ def fake_elf(path, segments):
 def test_image_end_counts_bss_and_only_loaded_segments(tmp_path):
     elf = tmp_path / "k.elf"
     fake_elf(elf, [(1, 0x200000, 0x1000), (1, 0x24d000, 0x2d3000), (4, 0x9000000, 0x1000)])
-    assert qemu.image_end(str(elf)) == 0x520000
+    assert command.image_end(str(elf)) == 0x520000
     (tmp_path / "text").write_text("not an ELF")
     with pytest.raises(ValueError, match="not a 64-bit ELF"):
-        qemu.image_end(str(tmp_path / "text"))
+        command.image_end(str(tmp_path / "text"))
 
 
 @pytest.mark.parametrize("mem,refused", [("2M", True), ("5M", True), ("6M", False)])
@@ -207,9 +210,9 @@ def test_a_guest_smaller_than_the_kernel_image_is_refused(monkeypatch, tmp_path,
     silent until the stall limit: now refused, naming the size."""
     elf = tmp_path / "bootheap.elf"
     fake_elf(elf, [(1, 0x200000, 0x1000), (1, 0x24d000, 0x2d3000)])
-    monkeypatch.setattr(qemu, "ELF", str(elf))
+    monkeypatch.setattr(command, "ELF", str(elf))
 
-    monkeypatch.setattr(qemu.subprocess, "Popen", lambda *a, **k: (_ for _ in ()).throw(Started()))
+    monkeypatch.setattr(runner.subprocess, "Popen", lambda *a, **k: (_ for _ in ()).throw(Started()))
     if refused:
         with pytest.raises(ValueError, match=f"guest memory '{mem}': the kernel image itself reaches "
                                              r"5\.1 MiB; give at least 6 MiB"):
