@@ -385,7 +385,7 @@ check-fresh:
 # under 50 ms), from short boots on each screen path.
 bench-qr: setup
 	@$(MAKE) --no-print-directory iso
-	$(PYTHON) -m harness.qrtime --accel $(ACCEL) $(BENCH_ARGS)
+	$(PYTHON) -m harness.sweep.qrtime --accel $(ACCEL) $(BENCH_ARGS)
 
 # ---- tooling -----------------------------------------------------------------
 compile_commands.json:

@@ -4,12 +4,23 @@
 import argparse
 import sys
 
-from harness import (ablation, accel, boot, codegen, counts, hosted, hosted_report, maps, peer_icount, peers, qemu,
-                     qrpayload, sweep)
+from harness.counts import ablation
+from harness.qemu import accel
+from harness.qemu import boot
+from harness.counts import codegen
+from harness.counts import callgrind as counts
+from harness.hosted import runner as hosted
+from harness.report import hosted as hosted_report
+from harness.results import maps
+from harness.peers import icount as peer_icount
+from harness.peers import run as peers
+from harness.qemu import command
+from harness.results import qrpayload
+from harness.sweep import plan as sweep_plan, run as sweep
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_size, say, warn
-from harness.compare import compare_text
-from harness.records import load_folder
-from harness.report import finish
+from harness.report.compare import compare_text
+from harness.results.records import load_folder
+from harness.report.outputs import finish
 
 MAP_KINDS = ("a memory map: bootheap's serial log, records.jsonl or results folder; a Linux boot log "
              "(dmesg, journalctl -k); a Xen boot log; a /sys/firmware/memmap folder; or a map file")
@@ -71,7 +82,7 @@ def cmd_boot(args):
 
 def cmd_accel(args):
     """Which accelerator a boot of this size would get, and why."""
-    work = accel.Work.for_boot(qemu.guest_mem(args.mem), args.append)
+    work = accel.Work.for_boot(command.guest_mem(args.mem), args.append)
     acc = accel.choose(args.accel, args.mode, lambda m: say(m), work)
     say(acc)
     return 0
@@ -89,13 +100,13 @@ def seconds(text):
 
 
 def add_boot_options(p):
-    p.add_argument("--mode", choices=qemu.MODES, default="pvh", help="boot path")
-    p.add_argument("--accel", choices=qemu.ACCELS, default=qemu.default_accel(),
+    p.add_argument("--mode", choices=command.MODES, default="pvh", help="boot path")
+    p.add_argument("--accel", choices=command.ACCELS, default=command.default_accel(),
                    help="accelerator (default: BOOTHEAP_ACCEL, else auto: chosen by measurement)")
     p.add_argument("--stall", type=seconds, default=None,
                    help=f"seconds of serial silence that end a boot (default: BOOTHEAP_STALL, else "
-                        f"{qemu.STALL_BASE:g} plus {qemu.STALL_PER_GIB:g} per GiB of guest, at most "
-                        f"{qemu.STALL_MAX:g}; 0 never)")
+                        f"{command.STALL_BASE:g} plus {command.STALL_PER_GIB:g} per GiB of guest, at most "
+                        f"{command.STALL_MAX:g}; 0 never)")
 
 
 def parser():
@@ -124,7 +135,7 @@ def parser():
     r = sub.add_parser("run", help="boot a sweep of memory sizes and report it",
                        description=f"Sizes default to {','.join(map(str, DEFAULT_SIZES_GIB))} GiB with "
                        f"{DEFAULT_RUNS} runs under KVM, and to "
-                       f"{','.join(map(str, sweep.TCG_SIZES_GIB))} GiB with {sweep.TCG_RUNS} runs "
+                       f"{','.join(map(str, sweep_plan.TCG_SIZES_GIB))} GiB with {sweep_plan.TCG_RUNS} runs "
                        "under TCG; with --hosted to "
                        f"{','.join(map(str, hosted.SIZES_GIB))} GiB with {hosted.RUNS} runs; "
                        "--sizes and --runs always win.")
@@ -134,14 +145,14 @@ def parser():
     add_boot_options(r)
     r.add_argument("--out", help="results folder (default results/<date-time>)")
     r.add_argument("--quick", action="store_true",
-                   help=f"sizes {','.join(map(str, sweep.QUICK_SIZES_GIB))} GiB, {sweep.QUICK_RUNS} runs")
+                   help=f"sizes {','.join(map(str, sweep_plan.QUICK_SIZES_GIB))} GiB, {sweep_plan.QUICK_RUNS} runs")
     r.add_argument("--hosted", action="store_true",
                    help=f"run build/bootheap-host, the kernel's heap code in user space, instead of QEMU "
                         f"(sizes {','.join(map(str, hosted.SIZES_GIB))} GiB, {hosted.RUNS} runs)")
     r.add_argument("--full", action="store_true",
                    help="with --hosted: time the first touch in every run at every size (by default "
                         f"the first run only from {hosted.TOUCH_SAMPLED_FROM >> 30} GiB up)")
-    r.add_argument("--timeout", type=seconds, default=sweep.DEFAULT_TIMEOUT, help="seconds per boot")
+    r.add_argument("--timeout", type=seconds, default=sweep_plan.DEFAULT_TIMEOUT, help="seconds per boot")
     r.add_argument("--verbose", "-v", action="store_true", help="show the serial output and QEMU command")
     p = sub.add_parser("report", help="rewrite summary.csv, report.md and plot.png of a results folder")
     p.add_argument("folder")

@@ -79,6 +79,11 @@ def gib_text(nbytes):
     return f"{nbytes / GIB:g} GiB"
 
 
+def fmt(x, decimals):
+    """x with `decimals` places, or '' for None (a table's empty cell)."""
+    return "" if x is None else f"{x:.{decimals}f}"
+
+
 def fmt_ms(ns):
     """ns as ms to the microsecond, blank for None."""
     return "" if ns is None else f"{ns / 1e6:.3f}"

@@ -114,9 +114,9 @@ static struct series *find(const char *strategy, const char *phase, bool add)
  * sled below executed, then the data sled read, each a contiguous SETTLE
  * bytes, which in an LRU cache of at most that size with 64-byte lines
  * leaves every set holding the sled's lines and nothing else. The last level
- * (harness/counts.py: 32 MiB) keeps what the reset left.
+ * (harness/counts/callgrind.py: 32 MiB) keeps what the reset left.
  */
-#define SETTLE (64 * 1024)      /* at least each simulated L1: harness/counts.py CACHE */
+#define SETTLE (64 * 1024)      /* at least each simulated L1: harness/counts/callgrind.py CACHE */
 #define STR_(x) #x
 #define STR(x) STR_(x)
 

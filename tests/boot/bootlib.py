@@ -10,8 +10,11 @@ import warnings
 
 import pytest
 
-from harness import ROOT, accel, oracle, qemu
-from harness import boot as harness_boot
+from harness import ROOT
+from harness.qemu import accel
+from harness.results import oracle
+from harness.qemu import command
+from harness.qemu import boot as harness_boot
 
 PAGE = 4096
 E820_RAM = 1
@@ -29,7 +32,7 @@ def boot(mode="pvh", mem="512M", append="", accel=None, timeout=240, **kw):
     kept under build/test-logs/ for a failing test to point at. The
     accelerator is BOOTHEAP_ACCEL's (`make test ACCEL=...`) unless a test
     names one; a guest silent for BOOTHEAP_STALL seconds ends as 'stalled'."""
-    accel = accel or qemu.default_accel()
+    accel = accel or command.default_accel()
     logdir = log_dir()
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{mode}-{mem}-{append}")[:120]
     r = harness_boot.boot(mode=mode, mem=mem, append=append, accel=accel, timeout=timeout,
@@ -40,17 +43,17 @@ def boot(mode="pvh", mem="512M", append="", accel=None, timeout=240, **kw):
 
 def kvm_or_skip(mem, append="", mode="pvh"):
     """For a test's [kvm] variant: goes on only where the accelerator verdict
-    for this boot's work says KVM (harness/accel.py, with ACCEL as `make
+    for this boot's work says KVM (harness/qemu/accel.py, with ACCEL as `make
     test` was given it); anywhere else a skip that quotes the verdict."""
-    acc, why, _ = accel.verdict(qemu.default_accel(), mode,
-                                accel.Work.for_boot(qemu.parse_size(mem), append))
+    acc, why, _ = accel.verdict(command.default_accel(), mode,
+                                accel.Work.for_boot(command.parse_size(mem), append))
     if acc != "kvm":
         pytest.skip(f"the accelerator verdict for this boot is TCG: {why}")
 
 
 def note_silence(logdir, name, r):
     """Appends the boot's longest serial silence to build/test-logs/silences.jsonl:
-    the figures the default stall limit (harness/qemu.py) is chosen from."""
+    the figures the default stall limit (harness/qemu/runner.py) is chosen from."""
     gap, after = r.max_gap()
     with open(os.path.join(logdir, "silences.jsonl"), "a") as f:
         f.write(json.dumps({"log": name, "status": r.status, "accel": r.accel,

@@ -11,7 +11,7 @@ import tempfile
 import threading
 import time
 
-from bootlib import ROOT, harness_boot, qemu
+from bootlib import ROOT, harness_boot
 
 BUILD = os.path.join(ROOT, "build")
 LOGS = os.path.join(BUILD, "test-logs")

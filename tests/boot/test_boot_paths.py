@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from bootlib import AUDIT_BLOCKS, ROOT, assert_ktap_ok, boot, check_heap, explain, qemu, ram_pages_in, record
+from bootlib import AUDIT_BLOCKS, ROOT, assert_ktap_ok, boot, check_heap, explain, ram_pages_in, record
+from harness.qemu import command, runner
 from screenlib import boot_until_halted
 
 MIB = 1 << 20
@@ -74,10 +75,10 @@ def test_exit_codes_follow_the_kernel_header():
     def define(name):
         return int(re.search(rf"#define {name}\s+(\w+)", text).group(1), 0)
 
-    assert qemu.EXIT_OK == (define("DEBUG_EXIT_OK") << 1) | 1
-    assert qemu.EXIT_FAIL == (define("DEBUG_EXIT_FAIL") << 1) | 1
+    assert runner.EXIT_OK == (define("DEBUG_EXIT_OK") << 1) | 1
+    assert runner.EXIT_FAIL == (define("DEBUG_EXIT_FAIL") << 1) | 1
     port = define("DEBUG_EXIT_PORT")
-    cmd = qemu.qemu_command("pvh", "tcg", 256 << 20, say=lambda *a: None)
+    cmd = command.qemu_command("pvh", "tcg", 256 << 20, say=lambda *a: None)
     assert any(re.fullmatch(rf"isa-debug-exit,iobase={port:#x},iosize=0x0?4", arg) for arg in cmd), cmd
 
 

@@ -7,9 +7,11 @@ uses; a machine without the network and without an earlier fetch fails here
 with apt's reason."""
 import pytest
 
-from harness import peers_boot, peers_fetch, qemu
-from harness.brackets import Spec
-from harness.peers_logs import bootheap_counts
+from harness.peers import boot as peers_boot
+from harness.peers import fetch as peers_fetch
+from harness.qemu import command
+from harness.qemu.brackets import Spec
+from harness.peers.logs import bootheap_counts
 
 GIB = 1 << 30
 
@@ -66,9 +68,9 @@ def test_bootheap_tsc_window_is_its_instruction_count(tmp_path):
     """Under -icount the kernel's TSC window around end_boot_allocator() is the
     breakpoint bracket of the same call plus the two TSC reads."""
     specs = lambda syms: [Spec("run 0", "end_boot_allocator"), Spec("run 1", "end_boot_allocator")]
-    target = peers_boot.Target("bootheap", qemu.QBOOT, "runs=2 strategies=chunk icount", specs,
+    target = peers_boot.Target("bootheap", command.QBOOT, "runs=2 strategies=chunk icount", specs,
                                '"type":"done"')
-    files = {"kernel": qemu.ELF, "symbols": qemu.ELF.replace(".elf", ".sym")}
+    files = {"kernel": command.ELF, "symbols": command.ELF.replace(".elf", ".sym")}
     results, log = peers_boot.boot_peer(target, files, GIB, str(tmp_path / "bh.log"))
     counts, _, _ = bootheap_counts(log)
     ticks = counts["chunk"][0]

@@ -5,7 +5,7 @@ silent is killed at the stall limit instead of sitting out its timeout
 (tests/tools/test_runner.py checks that the limit counts from the last line)."""
 from bootlib import boot, explain, record, records
 
-from harness import accel
+from harness.qemu import accel
 
 MIB = 1 << 20
 PAGE = 4096

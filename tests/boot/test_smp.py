@@ -10,8 +10,8 @@ import re
 import pytest
 
 from bootlib import AUDIT_BLOCKS, assert_ktap_ok, boot, check_heap, explain, record, records
-from harness import cpus_report
-from harness.records import SizeRun, Sweep
+from harness.report import cpus as cpus_report
+from harness.results.records import SizeRun, Sweep
 
 MIB = 1 << 20
 

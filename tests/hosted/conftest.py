@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from harness import ROOT
-from harness.hosted import RUNNER
+from harness.hosted.runner import RUNNER
 
 
 class Run:

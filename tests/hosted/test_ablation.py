@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from harness import ROOT, ablation
+from harness import ROOT
+from harness.counts import ablation
 from harness.common import GIB, MIB, BenchError
 
 

@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from harness import codegen
-from harness.codegen import HOSTED, KERNEL
+from harness.counts import codegen
+from harness.counts.codegen import HOSTED, KERNEL
 
 # The free path's copy without pdx, which holds the merge loop.
 MERGE = ("heap_free_pages_none",)

@@ -10,8 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from harness import ROOT, counts
-from harness.records import parse_serial
+from harness import ROOT
+from harness.counts import callgrind as counts
+from harness.results.records import parse_serial
 
 pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None,
                                 reason="valgrind is not installed (Debian package valgrind)")

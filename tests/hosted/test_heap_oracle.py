@@ -4,7 +4,7 @@ audit_blocks=N: the whole list, a cut list that is a prefix of the heap,
 no list unless asked, and a bad N refused."""
 import pytest
 
-from harness import oracle
+from harness.results import oracle
 
 
 def test_every_heap_is_the_oracles_serial_and_parallel(runner):

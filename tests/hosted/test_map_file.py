@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from harness import maps
+from harness.results import maps
 
 OK, FAIL, USAGE = 0, 1, 2
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from harness import ROOT
-from harness.records import load_folder
+from harness.results.records import load_folder
 
 RECORDED_TCG = os.path.join(ROOT, "tests", "tools", "data", "recorded-tcg")
 
@@ -57,7 +57,7 @@ def test_hosted_sweep_reads_as_hosted(sweep):
 
 
 def test_the_sweep_shares_and_samples_the_first_touch():
-    from harness import hosted
+    from harness.hosted import runner as hosted
     assert hosted.size_append(32 << 30, "runs=3", False) == "runs=3 touch_shared"
     assert hosted.size_append(64 << 30, "runs=3", False) == "runs=3 touch_shared touch_runs=1"
     assert hosted.size_append(1 << 40, "runs=3", True) == "runs=3"

@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from harness import ROOT, oracle
+from harness import ROOT
+from harness.results import oracle
 
 TSAN_RUNNER = os.path.join(ROOT, "build", "bootheap-host-tsan")
 TSAN_OBJ = os.path.join(ROOT, "build", "hosted-tsan", "k", "mm", "heap_par.o")

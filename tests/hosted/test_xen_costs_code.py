@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from harness import codegen
-from harness.hosted import RUNNER
+from harness.counts import codegen
+from harness.hosted.runner import RUNNER
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,8 @@ import shutil
 
 import pytest
 
-from harness import ablation, counts as cg
+from harness.counts import ablation
+from harness.counts import callgrind as cg
 from harness.common import MIB
 
 pytestmark = pytest.mark.skipif(not shutil.which("valgrind"), reason="valgrind is not installed")

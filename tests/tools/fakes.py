@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Stand-ins for the harness's loaded runs and sweeps (harness/records.py),
+"""Stand-ins for the harness's loaded runs and sweeps (harness/results/records.py),
 holding given records, for the report tests."""
 
 

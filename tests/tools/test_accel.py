@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The accelerator chosen by measurement (harness/accel.py), with fake probe
+"""The accelerator chosen by measurement (harness/qemu/accel.py), with fake probe
 results: a fast KVM, a KVM 1000x slower on memory than TCG, a KVM that
 fails to start, no /dev/kvm, and a cache that has gone stale; and the boot
 tests' [kvm] variants, which run only where that verdict says KVM (a fake
@@ -10,7 +10,8 @@ import os
 import pytest
 
 import bootlib
-from harness import accel, qemu
+from harness.qemu import accel
+from harness.qemu import command, runner
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -181,7 +182,7 @@ def test_a_stale_cache_is_probed_again(tmp_path):
 def test_cache_key_follows_the_kernel(tmp_path, monkeypatch):
     elf = tmp_path / "bootheap.elf"
     elf.write_bytes(b"one kernel")
-    monkeypatch.setattr(qemu, "ELF", str(elf))
+    monkeypatch.setattr(command, "ELF", str(elf))
     a = accel.cache_key()
     elf.write_bytes(b"another kernel")
     b = accel.cache_key()
@@ -189,7 +190,7 @@ def test_cache_key_follows_the_kernel(tmp_path, monkeypatch):
 
 
 def probe_result(lines, status="ok", elapsed=0.5):
-    return qemu.Result(status, 33 if status == "ok" else 2, "\n".join(text for _, text in lines),
+    return runner.Result(status, 33 if status == "ok" else 2, "\n".join(text for _, text in lines),
                        elapsed, "tcg", [], lines)
 
 
@@ -241,17 +242,17 @@ def test_verdict_prints_nothing_and_is_what_choose_says(tmp_path, capsys):
 
 def test_kvm_usable_on_a_fake_dev_kvm(tmp_path):
     fake = tmp_path / "kvm"
-    assert qemu.kvm_usable(str(fake)) == (False, f"{fake} does not exist")
+    assert command.kvm_usable(str(fake)) == (False, f"{fake} does not exist")
     fake.write_bytes(b"")
-    assert qemu.kvm_usable(str(fake)) == (True, f"{fake} is usable")
+    assert command.kvm_usable(str(fake)) == (True, f"{fake} is usable")
     fake.unlink()
     fake.mkdir()
-    ok, why = qemu.kvm_usable(str(fake))
+    ok, why = command.kvm_usable(str(fake))
     assert not ok and why.startswith(f"{fake} cannot be opened")
 
 
 def test_cache_key_tells_one_dev_kvm_from_another(tmp_path, monkeypatch):
-    monkeypatch.setattr(qemu, "KVM_DEV", str(tmp_path / "kvm"))
+    monkeypatch.setattr(command, "KVM_DEV", str(tmp_path / "kvm"))
     assert accel.cache_key().endswith(f"no {tmp_path / 'kvm'}")
     (tmp_path / "kvm").write_bytes(b"")
     assert accel.cache_key().endswith(f"{tmp_path / 'kvm'} is not a device")
@@ -264,7 +265,7 @@ def fake_host(tmp_path, monkeypatch):
     Prober the test sets, and ACCEL unset: what bootlib.kvm_or_skip sees."""
     fake = tmp_path / "kvm"
     fake.write_bytes(b"")
-    monkeypatch.setattr(qemu, "KVM_DEV", str(fake))
+    monkeypatch.setattr(command, "KVM_DEV", str(fake))
     monkeypatch.setattr(accel, "CACHE", str(tmp_path / "accel-cache.json"))
     monkeypatch.setattr(accel, "cache_key", lambda: "key A")
     monkeypatch.delenv("BOOTHEAP_ACCEL", raising=False)
@@ -302,7 +303,7 @@ def test_kvm_variant_is_skipped_without_dev_kvm(fake_host, monkeypatch):
                             f"{fake_host['dev']} does not exist; timings are emulated")
     assert p.calls == []
     # The same where kvm_usable() itself says no.
-    monkeypatch.setattr(qemu, "kvm_usable", lambda: (False, "/dev/kvm does not exist"))
+    monkeypatch.setattr(command, "kvm_usable", lambda: (False, "/dev/kvm does not exist"))
     with pytest.raises(pytest.skip.Exception, match="because /dev/kvm does not exist"):
         bootlib.kvm_or_skip("256M")
 

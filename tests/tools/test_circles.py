@@ -16,10 +16,14 @@ What a circle is.
   not circles: they run through the services every layer calls, such as
   printk() and panic(), whose headers sit low while their code uses the
   layers above; `tools/circles.py --loops` lists them.
-- Python: the modules are harness/*.py, the package `python3 -m harness`
-  runs. A imports B when A says `import harness.B`, `from harness import B`
-  or `from harness.B import ...` anywhere in the file, inside a function
-  too. A circle is any loop of imports, however long.
+- Python: the modules are every .py file of the package `python3 -m
+  harness` runs, subpackages included (harness/qemu/runner.py is
+  `qemu.runner`). A imports B when A says `import harness.B`, `from
+  harness import B` or `from harness.B import ...`, B dotted or not,
+  anywhere in the file, inside a function too. A circle is any loop of
+  imports, however long. The rooms (subpackages, and the modules at the
+  top) must form a tree as well: no two rooms reach each other through any
+  of their modules.
 An include that names no file fails the check too, so that no edge of the
 graph goes missing unnoticed."""
 import importlib.util
@@ -60,6 +64,11 @@ def test_the_harness_imports_have_no_circle():
     assert not found, "\n".join(" -> ".join(loop) + ": " + "; ".join(why) for loop, why in found)
 
 
+def test_the_harness_rooms_have_no_circle():
+    found = circles.py_room_circles(ROOT)
+    assert not found, "\n".join(" -> ".join(loop) + ": " + "; ".join(why) for loop, why in found)
+
+
 def test_the_graph_sees_the_real_includes():
     """Not an empty graph passing by default: the checker reads the tree's
     include lines and resolves them, and the harness's imports."""
@@ -67,7 +76,10 @@ def test_the_graph_sees_the_real_includes():
     found, _ = circles.c_includes(ROOT, files)
     assert ("kernel/main.c", "mm/mm.h") in {(f, t) for f, _, t in found}
     assert len(found) > 500
-    assert "qemu" in circles.py_imports(ROOT)["boot"]
+    graph = circles.py_imports(ROOT)
+    assert "qemu.runner" in graph["qemu.boot"]
+    assert "qemu.accel" in graph["qemu.boot"]
+    assert "cli" in graph["__main__"]
 
 
 def test_two_modules_including_each_other_are_a_circle(tmp_path):
@@ -158,3 +170,41 @@ def test_a_longer_python_loop_is_a_circle_and_every_import_form_counts(tmp_path)
     found = circles.py_circles(root)
     assert [loop for loop, _ in found] == [["a", "b", "c", "a"]]
     assert circles.py_imports(root)["d"] == {"a": [1], "harness": [1]}
+
+
+def test_dotted_modules_and_their_packages_are_told_apart(tmp_path):
+    """A subpackage's modules are nodes of their own; an import of the
+    package alone reaches its __init__."""
+    root = tree(tmp_path, {
+        "harness/__init__.py": "",
+        "harness/qemu/__init__.py": "",
+        "harness/qemu/runner.py": "from harness.results import records\n",
+        "harness/results/__init__.py": "",
+        "harness/results/records.py": "import harness.qemu\n",
+        "harness/cli.py": "from harness.qemu.runner import run\nfrom harness import results\n",
+    })
+    graph = circles.py_imports(root)
+    assert graph["qemu.runner"] == {"results.records": [1]}
+    assert graph["results.records"] == {"qemu": [1]}
+    assert graph["cli"] == {"qemu.runner": [1], "results": [2]}
+    assert circles.py_circles(root) == []
+
+
+def test_rooms_that_reach_each_other_are_a_circle_though_their_modules_are_not(tmp_path):
+    """qemu.runner -> results.records and results.stats -> qemu.guest: no
+    module loop, but the rooms qemu and results each import the other."""
+    root = tree(tmp_path, {
+        "harness/__init__.py": "",
+        "harness/qemu/__init__.py": "",
+        "harness/qemu/runner.py": "from harness.results import records\n",
+        "harness/qemu/guest.py": "",
+        "harness/results/__init__.py": "",
+        "harness/results/records.py": "",
+        "harness/results/stats.py": "from harness.qemu.guest import args\n",
+    })
+    assert circles.py_circles(root) == []
+    found = circles.py_room_circles(root)
+    assert found == [(["qemu", "results", "qemu"],
+                      ["harness/qemu/runner.py:1 imports results.records",
+                       "harness/results/stats.py:1 imports qemu.guest"])]
+    assert circles.main([root]) == 1

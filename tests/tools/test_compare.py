@@ -2,7 +2,9 @@
 """`python3 -m harness compare A B`: per-strategy change with a noise estimate."""
 import shutil
 
-from harness import cli, common, compare, records
+from harness import cli, common
+from harness.report import compare
+from harness.results import records
 from conftest import SYNTHETIC, rewrite, to_kvm
 
 

@@ -2,7 +2,7 @@
 """The report's CPU sections: the scaling table, pages and times per node,
 bring-up and TSC skew, from the records a run wrote; nothing without them."""
 from fakes import Run, Sweep
-from harness.cpus_report import cpus_sections
+from harness.report.cpus import cpus_sections
 
 GIB = 1 << 30
 

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""`make run CPUS= NODES=`: the QEMU arguments harness/guest.py builds, and
+"""`make run CPUS= NODES=`: the QEMU arguments harness/qemu/guest.py builds, and
 the guests it refuses."""
 import pytest
 
-from harness import guest, qemu
+from harness.qemu import guest
+from harness.qemu import command
 
 GIB = 1 << 30
 
@@ -37,8 +38,8 @@ def test_bad_guests_are_refused(cpus, nodes, mem):
 
 
 def test_multi_threaded_tcg_with_more_than_one_cpu():
-    cmd = qemu.qemu_command("pvh", "tcg", 2 * GIB, cpus=2, nodes=2, say=lambda *a: None)
+    cmd = command.qemu_command("pvh", "tcg", 2 * GIB, cpus=2, nodes=2, say=lambda *a: None)
     assert cmd[cmd.index("-accel") + 1] == "tcg,thread=multi"
     assert "memory-backend=ram0" not in " ".join(cmd)
-    one = qemu.qemu_command("pvh", "tcg", 2 * GIB, say=lambda *a: None)
+    one = command.qemu_command("pvh", "tcg", 2 * GIB, say=lambda *a: None)
     assert one[one.index("-accel") + 1] == "tcg" and "-smp" not in one

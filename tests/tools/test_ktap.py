@@ -9,13 +9,13 @@ import os
 import pytest
 
 import bootlib
-from harness import qemu
+from harness.qemu import runner
 
 
 def result(lines, status="ok"):
     """A boot whose log holds these KTAP lines; the last one is the summary."""
     log = "\n".join(["bootheap: self-tests", "KTAP version 1", f"1..{len(lines) - 1}"] + lines)
-    return qemu.Result(status, 33 if status == "ok" else 35, log, 1.0, "tcg", [])
+    return runner.Result(status, 33 if status == "ok" else 35, log, 1.0, "tcg", [])
 
 
 def summary(passed, skipped, unsure, failed=0):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""harness/maps.py: every kind of memory map a user may have, each read to
+"""harness/results/maps.py: every kind of memory map a user may have, each read to
 the map it holds (written out here by hand from the logs in data/maps/),
 every refusal naming the file and line, and the map file it writes."""
 import json
@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from harness import maps
+from harness.results import maps
 from harness.common import GIB, MIB
 
 HERE = os.path.dirname(os.path.abspath(__file__))

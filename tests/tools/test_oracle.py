@@ -6,8 +6,8 @@ SplitMix64 values and one recorded kernel run, and wrong kernel answers
 caught with the first differing block named."""
 import pytest
 
-from harness import oracle
-from harness.oracle import Block
+from harness.results import oracle
+from harness.results.oracle import Block
 
 
 def memory(bootmem, nodes=((0, 1 << 32),), shift=63):

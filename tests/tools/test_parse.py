@@ -6,8 +6,10 @@ import os
 
 import pytest
 
-from harness import common, records, report
-from harness.records import parse_serial
+from harness import common
+from harness.results import records
+from harness.report import outputs as report
+from harness.results.records import parse_serial
 from conftest import GIB, SYNTHETIC, read_jsonl, rewrite
 
 BENCH = ('{"type":"bench","mem_bytes":1072693248,"pages":261888,"accel":"TCG","emulated":true,'

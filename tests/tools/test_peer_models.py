@@ -5,8 +5,8 @@ digests, and every kernel side by side at each size."""
 import json
 
 from fakes import Run
-from harness.report import kernels_section
-from harness.stats import SizeStats, cross_check, failures
+from harness.report.markdown import kernels_section
+from harness.results.stats import SizeStats, cross_check, failures
 
 GIB = 1 << 30
 PAGES = 1000
@@ -64,7 +64,7 @@ def test_every_kernel_side_by_side():
 
 
 def test_instructions_per_page_per_phase_against_the_real_linux():
-    from harness.peer_icount import compare, phases_per_page
+    from harness.peers.icount import compare, phases_per_page
     recs = [{"type": "bench", "pages": 1000},
             {"type": "peer", "strategy": "linux", "run": 0, "init_ns": 23000, "free_ns": 24000, "nodes": []},
             {"type": "peer", "strategy": "linux_deferred", "run": 0, "init_ns": 8000, "free_ns": 6000,
@@ -81,7 +81,7 @@ def test_instructions_per_page_per_phase_against_the_real_linux():
 
 
 def test_the_real_linux_figures_from_make_peers_records(tmp_path):
-    from harness.peer_icount import real_per_page
+    from harness.peers.icount import real_per_page
     recs = [{"type": "peer", "peer": "linux-6.1", "mem_bytes": m, "phase": ph, "instructions": i, "pages": p}
             for m, ph, i, p in ((1 << 30, "memmap", 6461000, 100000), (1 << 30, "memblock_free_all", 2620000, 100000),
                                 (1 << 30, "deferred", 7430000, 100000), (4 << 30, "memmap", 5764000, 100000))]

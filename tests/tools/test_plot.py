@@ -7,7 +7,10 @@ import re
 
 import pytest
 
-from harness import common, plot, records, report
+from harness import common
+from harness.report import plot
+from harness.results import records
+from harness.report import outputs as report
 import plotlib
 from conftest import rewrite
 

@@ -6,7 +6,9 @@ import json
 import os
 import shutil
 
-from harness import cli, qrpayload, records
+from harness import cli
+from harness.results import qrpayload
+from harness.results import records
 from conftest import HERE, SYNTHETIC, read_jsonl
 
 QR_TCG = os.path.join(HERE, "data", "qr-tcg")

@@ -5,7 +5,7 @@ import subprocess
 import sys
 import time
 
-from harness import qemu
+from harness.qemu import runner
 
 TEXT = "QR \u2588\u2580\u2584 blocks\n\u2584\u2588 done\n"
 
@@ -17,7 +17,7 @@ DRIP = ("import sys, time\n"
 
 def test_split_characters_echo_and_log_whole(capsys, tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", DRIP], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    reader = qemu._Reader(proc, time.monotonic(), quiet=False, log_path=str(tmp_path / "serial.log"))
+    reader = runner._Reader(proc, time.monotonic(), quiet=False, log_path=str(tmp_path / "serial.log"))
     proc.wait(timeout=30)
     log = reader.finish()
     echoed = capsys.readouterr().out

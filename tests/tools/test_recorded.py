@@ -9,7 +9,10 @@ import shutil
 import pytest
 
 import plotlib
-from harness import common, records, report, stats
+from harness import common
+from harness.results import records
+from harness.report import outputs as report
+from harness.results import stats
 from conftest import HERE
 
 RECORDED = os.path.join(HERE, "data", "recorded-tcg")

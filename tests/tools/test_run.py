@@ -6,7 +6,9 @@ import os
 
 import pytest
 
-from harness import accel as accel_mod, boot, cli, common, qemu
+from harness import cli, common
+from harness.qemu import accel as accel_mod
+from harness.qemu import command, runner
 from conftest import GIB, SYNTHETIC
 
 MIB = 1 << 20
@@ -19,17 +21,19 @@ def synthetic_log(nbytes):
 
 
 class FakeQemu:
-    """Stands in for boot.boot and accel.choose; remembers each boot."""
+    """Stands in for accel.choose and runner.run; remembers each choice and
+    each boot."""
 
     def __init__(self, accel, fail_at=()):
-        self.accel, self.fail_at, self.boots = accel, fail_at, []
+        self.accel, self.fail_at, self.boots, self.choices = accel, fail_at, [], 0
 
     def choose_accel(self, requested, mode, say=print, work=None):
+        self.choices += 1
         say(f"harness: accelerator {self.accel.upper()} (fake)")
         return self.accel
 
-    def boot(self, mode, mem, append, accel, timeout, quiet, log_path, say, stall=None):
-        nbytes = qemu.parse_size(mem)
+    def boot(self, mode, mem, append, acc, timeout, quiet, log_path, say, stall=None):
+        nbytes, accel = command.parse_size(mem), acc
         self.boots.append({"mode": mode, "bytes": nbytes, "append": append, "accel": accel})
         log, status, rc = synthetic_log(nbytes), "ok", 33
         if accel == "kvm":
@@ -43,14 +47,14 @@ class FakeQemu:
             status, rc = "fail", 35
         with open(log_path, "w") as f:
             f.write(log)
-        return qemu.Result(status, rc, log, 1.5, accel, ["qemu-system-x86_64"])
+        return runner.Result(status, rc, log, 1.5, accel, ["qemu-system-x86_64"])
 
 
 @pytest.fixture
 def fake(monkeypatch):
     def make(accel, fail_at=()):
         q = FakeQemu(accel, fail_at)
-        monkeypatch.setattr(boot, "boot", q.boot)
+        monkeypatch.setattr(runner, "run", q.boot)
         monkeypatch.setattr(accel_mod, "choose", q.choose_accel)
         return q
     return make
@@ -63,6 +67,7 @@ def test_tcg_default_is_the_reduced_sweep(fake, tmp_path, capsys):
     assert [b["bytes"] for b in q.boots] == [g * GIB for g in (1, 2, 4, 8, 16, 32, 64, 90)]
     assert {b["append"] for b in q.boots} == {"runs=3"}
     assert {b["accel"] for b in q.boots} == {"tcg"}
+    assert q.choices == 1                         # decided once, in the plan, for all eight boots
     text = capsys.readouterr()
     assert "reduced default sweep" in text.out
     assert common.TCG_LABEL in text.err
@@ -84,6 +89,7 @@ def test_kvm_default_is_the_full_sweep(fake, tmp_path):
     assert cli.main(["--out", str(tmp_path / "r"), "--mode", "pvh"]) == 0
     assert [b["bytes"] // GIB for b in q.boots] == [1, 2, 4, 8, 16, 32, 64, 90]
     assert {b["append"] for b in q.boots} == {"runs=5"}
+    assert {b["accel"] for b in q.boots} == {"kvm"} and q.choices == 1
 
 
 def test_kvm_report_shows_reserve_off_and_the_speed_targets(fake, tmp_path, capsys):

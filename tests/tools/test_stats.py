@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from harness import records, stats
+from harness.results import records
+from harness.results import stats
 from conftest import ROOT, SYNTHETIC, edit_records
 
 

@@ -4,7 +4,9 @@ beside Xen's figures; KVM results are, without the label."""
 import csv
 import os
 
-from harness import common, records, report
+from harness import common
+from harness.results import records
+from harness.report import outputs as report
 from conftest import to_kvm
 
 LABEL = common.TCG_LABEL

@@ -4,7 +4,9 @@ failures that must show."""
 import csv
 import os
 
-from harness import records, report, stats
+from harness.results import records
+from harness.report import markdown, outputs as report
+from harness.results import stats
 from conftest import SYNTHETIC, edit_records, rewrite
 
 
@@ -64,7 +66,7 @@ def test_csv_marks_disagreement_and_failure(synth):
 
 
 def md_of(folder):
-    return report.render_markdown(records.load_folder(folder))
+    return markdown.render_markdown(records.load_folder(folder))
 
 
 def test_markdown_tables(synth):

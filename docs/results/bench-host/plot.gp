@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Written by harness/plot.py; rerun with: gnuplot plot.gp
+# Written by harness/report/plot.py; rerun with: gnuplot plot.gp
 set encoding utf8
 set terminal pngcairo size 1100,700 font "Sans,10"
 set output "plot.png"

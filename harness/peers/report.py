@@ -11,8 +11,8 @@ import io
 import os
 
 from harness.common import GIB, BenchError, read_jsonl
-from harness.peers_profile import per_page
-from harness.plot import gnuplot_terminal, gp_str, render
+from harness.peers.profile import per_page
+from harness.report.plot import gnuplot_terminal, gp_str, render
 
 RECORDS = "peers.jsonl"
 LABEL = ("EXACT GUEST INSTRUCTION COUNTS (QEMU TCG, -icount shift=0): neither TCG time "
@@ -233,7 +233,7 @@ def report_text(p):
       "the call, which also initialises the reserved ranges' struct pages "
       "(`reserve_bootmem_region()`, which grows with the memory map it reserves); deferred: `deferred_init_memmap()`, less "
       "interrupts, the scheduler and printing. Records: `linux_phases()` in "
-      "harness/peers_report.py reads them back from peers.jsonl.\n\n")
+      "harness/peers/report.py reads them back from peers.jsonl.\n\n")
     w("## The brackets, what they hold, and the kernels' own lines\n\n")
     _brackets(p, w)
     w("\nA subtracted call is measured from its entry to its return (an interrupt: to the "

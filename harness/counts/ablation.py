@@ -9,11 +9,13 @@ import json
 import os
 import time
 
-from harness import ROOT, counts, hosted
+from harness import ROOT
+from harness.counts import callgrind as counts
+from harness.hosted import runner as hosted
 from harness.common import BenchError, gib_text, md_table, parse_sizes, read_jsonl, say, size_label
-from harness.records import parse_serial
-from harness.stats import median
-from harness.xen import xen_row
+from harness.results.records import parse_serial
+from harness.results.stats import median
+from harness.results.xen import xen_row
 
 # mm/xen_costs.c's names, in its order (tests/tools check the two agree).
 COSTS = ("lfence", "mfn_valid", "lock", "m2p", "node_heap", "heap_ptrs", "pdx", "memnode", "zone",

@@ -18,7 +18,7 @@ import time
 
 from harness import ROOT
 from harness.common import BenchError, gib_text, md_table, parse_sizes, read_jsonl, say, size_label
-from harness.records import parse_serial
+from harness.results.records import parse_serial
 
 RUNNER = os.path.join(ROOT, "build", "bootheap-host")
 

@@ -15,8 +15,8 @@ import struct
 import subprocess
 
 from harness import ROOT
-from harness.brackets import BracketError, load_symbols
-from harness.peers_apt import FetchError, PrivateApt
+from harness.qemu.brackets import BracketError, load_symbols
+from harness.peers.apt import FetchError, PrivateApt
 
 PEERS = os.path.join(ROOT, "build", "peers")
 BIN = os.path.join(PEERS, "bin")

@@ -4,7 +4,7 @@ around their heap hand-over, and bootheap's records under -icount. Every
 parser names what is missing rather than returning a partial answer."""
 import re
 
-from harness.records import parse_serial
+from harness.results.records import parse_serial
 
 
 class LogError(Exception):

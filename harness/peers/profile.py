@@ -2,7 +2,7 @@
 """Where the instructions go, function by function: real Xen's heap
 hand-over beside bootheap's model of it, both under -icount and counted the
 same way (breakpoints at every entry and return of the functions named,
-harness/gdbstub.py), so that a difference between model and real binary
+harness/qemu/gdbstub.py), so that a difference between model and real binary
 can be named.
 
 A profile opens at the first entry of the init function (Xen's
@@ -15,9 +15,9 @@ handed over that holds twice as many pages."""
 import os
 import tempfile
 
-from harness import qemu
-from harness.brackets import ARG_REGS, BracketError
-from harness.gdbstub import RSP, StubError
+from harness.qemu import command
+from harness.qemu.brackets import ARG_REGS, BracketError
+from harness.qemu.gdbstub import RSP, StubError
 
 # role: (Xen's function, bootheap's function); None where the function is inline.
 ROLES = (("init", "init_heap_pages", None),          # bootheap's is per strategy, below
@@ -149,16 +149,17 @@ def per_page(side):
 
 def run_pair(real, strategy, man, mem, out, window=WINDOW):
     """Profiles real Xen `real` and bootheap's `strategy` at `mem` -> (real, model)."""
-    from harness import peers_boot, peers_fetch
+    from harness.peers import boot as peers_boot
+    from harness.peers import fetch as peers_fetch
     results = []
     for side in ("xen", "model"):
         if side == "xen":
             target, files = peers_boot.TARGETS[real], peers_fetch.files_of(man, real)
         else:
-            target = peers_boot.Target("bootheap", qemu.QBOOT,
+            target = peers_boot.Target("bootheap", command.QBOOT,
                                        f"runs=1 strategies={strategy} icount", lambda s: [],
                                        '"type":"done"')
-            files = {"kernel": qemu.ELF, "symbols": os.path.join(os.path.dirname(qemu.ELF),
+            files = {"kernel": command.ELF, "symbols": os.path.join(os.path.dirname(command.ELF),
                                                                   "bootheap.sym")}
         names = functions(side, strategy)
         log = os.path.join(out or tempfile.gettempdir(), f"profile-{target.name}-{strategy}.log")

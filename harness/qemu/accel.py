@@ -17,7 +17,8 @@ import os
 import stat
 import subprocess
 
-from harness import ROOT, qemu
+from harness import ROOT
+from harness.qemu import command, runner
 
 CACHE = os.path.join(ROOT, "build", "accel-cache.json")
 CACHE_VERSION = 1
@@ -121,7 +122,7 @@ def run_probe(accel, timeout=PROBE_TIMEOUT):
     """Boots the probe once under `accel` -> (figures or None, why or None).
     A KVM that cannot be opened falls back to TCG, as in any boot."""
     acc, _, _ = verdict(accel, "pvh")
-    r = qemu.run(mode="pvh", mem=PROBE_MEM, append="probe", acc=acc, timeout=timeout,
+    r = runner.run(mode="pvh", mem=PROBE_MEM, append="probe", acc=acc, timeout=timeout,
                  quiet=True, stall=min(timeout, 20.0))
     if r.accel != accel:
         return None, f"QEMU would not run {accel.upper()}"
@@ -130,7 +131,7 @@ def run_probe(accel, timeout=PROBE_TIMEOUT):
 
 def cache_key():
     """Kernel, QEMU version, CPU and /dev/kvm: a verdict holds while all four do."""
-    with open(qemu.ELF, "rb") as f:
+    with open(command.ELF, "rb") as f:
         kernel = hashlib.sha256(f.read()).hexdigest()[:16]
     try:
         out = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True, text=True).stdout
@@ -149,7 +150,7 @@ def cache_key():
 def kvm_identity(path=None):
     """Which /dev/kvm this is: another one (a device node in place of a
     plain file, another device number) may run at another speed."""
-    path = path or qemu.KVM_DEV
+    path = path or command.KVM_DEV
     try:
         st = os.stat(path)
     except OSError:
@@ -211,15 +212,15 @@ def verdict(requested, mode, work=None, cache_path=None, probe=None, kvm_check=N
     when no probe was needed). It probes when KVM is offered and the cache
     has no verdict for this kernel, QEMU and CPU. The arguments after work
     are for tests: the cache file, the prober, the /dev/kvm check and the
-    cache key (defaults: CACHE, run_probe, qemu.kvm_usable, cache_key())."""
-    if requested not in qemu.ACCELS:
+    cache key (defaults: CACHE, run_probe, command.kvm_usable, cache_key())."""
+    if requested not in command.ACCELS:
         raise ValueError(f"accelerator {requested!r}: use auto, kvm or tcg")
     if mode == "iso-uefi":
         return "tcg", ("OVMF does not run under KVM on these machines; using TCG" if requested == "kvm"
                        else "iso-uefi runs under TCG (OVMF stops under KVM here)"), None
     if requested == "tcg":
         return "tcg", "accelerator TCG (requested); timings are emulated", None
-    ok, why = (kvm_check or qemu.kvm_usable)()
+    ok, why = (kvm_check or command.kvm_usable)()
     if requested == "kvm":
         if ok:
             return "kvm", f"accelerator KVM (requested; {why})", None

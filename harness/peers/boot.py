@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Boots the real binaries and bootheap under QEMU's deterministic TCG
 (-icount shift=0,sleep=off: one guest instruction is one virtual ns), on
-the QEMU command line bootheap's own runs use (harness/qemu.py), and takes
-the exact instruction brackets of their heap hand-over (harness/brackets.py).
+the QEMU command line bootheap's own runs use (harness/qemu/runner.py), and takes
+the exact instruction brackets of their heap hand-over (harness/qemu/brackets.py).
 
 Firmware: bootheap and Linux boot by -kernel under qboot, as `make run`
 does; Xen's Debian build has only a multiboot entry, which qboot cannot
@@ -13,11 +13,11 @@ import subprocess
 import tempfile
 import time
 
-from harness import boot, qemu
-from harness.brackets import BracketError, Spec, load_symbols, take
+from harness.qemu import command, runner
+from harness.qemu.brackets import BracketError, Spec, load_symbols, take
 from harness.common import GIB, die_with_parent
-from harness.gdbstub import GdbStub, StubError
-from harness.peers_logs import LogError, bootheap_counts, linux_facts, xen_facts
+from harness.qemu.gdbstub import GdbStub, StubError
+from harness.peers.logs import LogError, bootheap_counts, linux_facts, xen_facts
 
 ICOUNT = "shift=0,sleep=off"
 XEN_STRATEGIES = "page,chunk,once,lazy"
@@ -73,7 +73,7 @@ TARGETS = {
                        "Domain heap initialised", dom0=True),
     "xen-4.17": Target("xen-4.17", None, XEN_APPEND, lambda syms: xen_specs(),
                        "Domain heap initialised", dom0=True),
-    "linux-6.1": Target("linux-6.1", qemu.QBOOT, LINUX_APPEND, linux_specs,
+    "linux-6.1": Target("linux-6.1", command.QBOOT, LINUX_APPEND, linux_specs,
                         "deferred pages initialised"),
 }
 
@@ -82,7 +82,7 @@ def _command(target, files, mem_bytes, workdir, icount=ICOUNT, extra=()):
     extra = ["-icount", icount] + list(extra)
     if target.dom0:
         extra += ["-initrd", files["dom0"]]
-    return qemu.qemu_command("pvh", "tcg", mem_bytes, target.append, workdir=workdir, extra=extra,
+    return command.qemu_command("pvh", "tcg", mem_bytes, target.append, workdir=workdir, extra=extra,
                              say=lambda *a: None, kernel=files["kernel"], bios=target.bios)
 
 
@@ -234,11 +234,11 @@ def boot_bootheap(mem_bytes, xen_costs, log_path, timeout=None):
     runs at one tick per guest instruction there (the kernel's `icount`
     option checks the rate and labels the figures)."""
     # Xen's strategies only: the Linux and FreeBSD models have their own
-    # comparison (`peers-icount`, harness/peer_icount.py).
-    r = boot.boot("pvh", mem_bytes, f"runs=1 xen_costs={xen_costs} strategies={XEN_STRATEGIES} icount",
-                  accel="tcg",
-                  timeout=timeout or timeout_for(mem_bytes), quiet=True, log_path=log_path,
-                  extra=["-icount", ICOUNT])
+    # comparison (`peers-icount`, harness/peers/icount.py).
+    # -icount is TCG's: no accelerator to choose.
+    r = runner.run("pvh", mem_bytes, f"runs=1 xen_costs={xen_costs} strategies={XEN_STRATEGIES} icount",
+                   acc="tcg", timeout=timeout or timeout_for(mem_bytes), quiet=True, log_path=log_path,
+                   extra=["-icount", ICOUNT])
     if r.status != "ok":
         raise PeerError(f"bootheap at {mem_bytes // (1 << 20)} MiB, xen_costs={xen_costs}: "
                         f"the boot ended {r.status}:\n{r.tail(15)}")

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Exact instruction brackets around a function of a running guest, by
-breakpoints at its entry and its return (harness/gdbstub.py).
+breakpoints at its entry and its return (harness/qemu/gdbstub.py).
 
 A bracket opens at the entry of `open_at` (once `close_at` has been entered,
 when the two differ) and closes when `close_at` returns. Calls made inside it
@@ -11,7 +11,7 @@ bracket and are counted apart as well, with the arguments they were called
 with. Everything else that runs between open and close is in the bracket."""
 import subprocess
 
-from harness.gdbstub import RIP, RSP, StubError
+from harness.qemu.gdbstub import RIP, RSP, StubError
 
 ARG_REGS = (5, 4, 3, 2, 8, 9)      # rdi, rsi, rdx, rcx, r8, r9 (System V)
 

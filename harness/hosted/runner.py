@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: MIT
 """The hosted runner from the host side: one run of build/bootheap-host per
 size for the sweep (`run --hosted`, `make bench-host`), and `hosted`: one
-run on a memory map of any kind (harness/maps.py). What the report says of
-hosted runs is in harness/hosted_report.py."""
+run on a memory map of any kind (harness/results/maps.py). What the report says of
+hosted runs is in harness/report/hosted.py."""
 import os
 import subprocess
 import sys
 import tempfile
 import time
 
-from harness import ROOT, maps
+from harness import ROOT
+from harness.results import maps
 from harness.common import GIB, gib_text, parse_size, size_label, warn
 
 RUNNER = os.path.join(ROOT, "build", "bootheap-host")

@@ -4,8 +4,8 @@ a noise estimate from their spread."""
 import math
 
 from harness.common import TCG_LABEL, fmt_ms, gib_text
-from harness.report import fmt
-from harness.stats import SizeStats, failures
+from harness.common import fmt
+from harness.results.stats import SizeStats, failures
 
 
 def compare_rows(a, b):

@@ -13,7 +13,7 @@ import os
 import re
 
 from harness.common import BenchError, size_label
-from harness.records import load_jsonl, load_logs
+from harness.results.records import load_jsonl, load_logs
 
 FORMAT = "qr1"
 FLOOR = "floor"

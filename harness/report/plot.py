@@ -8,9 +8,9 @@ import shutil
 import subprocess
 
 from harness.common import GIB, TCG_LABEL, BenchError
-from harness.xen import XEN_ARM, XEN_X86, xen_ns_per_page
-from harness.hosted_report import cpu_medians
-from harness.stats import FLOOR, FLOORS, INIT, SizeStats
+from harness.results.xen import XEN_ARM, XEN_X86, xen_ns_per_page
+from harness.report.hosted import cpu_medians
+from harness.results.stats import FLOOR, FLOORS, INIT, SizeStats
 
 
 def gnuplot_terminal():
@@ -70,7 +70,7 @@ def plot_script(sweep, terminal="pngcairo", output="plot.png"):
         title += "\n" + TCG_LABEL + "\n(Xen's points: real hardware under KVM, for reference only)"
     out = io.StringIO()
     w = out.write
-    w("# SPDX-License-Identifier: MIT\n# Written by harness/plot.py; rerun with: gnuplot plot.gp\n")
+    w("# SPDX-License-Identifier: MIT\n# Written by harness/report/plot.py; rerun with: gnuplot plot.gp\n")
     font = ' font "Sans,10"' if terminal == "pngcairo" else ""
     w("set encoding utf8\n")
     w(f"set terminal {terminal} size 1100,700{font}\n")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""`make bench-qr` (`python3 -m harness.qrtime`): how long the kernel takes to encode the results as a QR
+"""`make bench-qr` (`python3 -m harness.sweep.qrtime`): how long the kernel takes to encode the results as a QR
 code and to draw it, from the `qr` records of a few short benchmark boots on
 each screen path. The target is under 50 ms for both together (under TCG
 these are emulated times, and a loaded host inflates them)."""
@@ -9,7 +9,7 @@ import os
 import statistics
 import sys
 
-from harness import boot, qemu
+from harness.qemu import accel, command, runner
 
 TARGET_MS = 50
 # (label, mode, gfxmode): the ISO paths with a screen, PVH with none.
@@ -21,17 +21,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boots", type=int, default=5, help="boots per path")
     ap.add_argument("--mem", default="256M")
-    ap.add_argument("--accel", choices=qemu.ACCELS, default=qemu.default_accel())
+    ap.add_argument("--accel", choices=command.ACCELS, default=command.default_accel())
     a = ap.parse_args()
     worst = 0
     print(f"{'path':16} {'boots':>5} {'version':>7} {'px':>3} {'encode ms (median, min-max)':>28} "
           f"{'draw ms (median, min-max)':>26}")
     for label, mode, gfx in PATHS:
         qrs = []
+        # One accelerator a path, decided before its first boot.
+        acc = accel.choose(a.accel, mode, lambda m: print(m, file=sys.stderr),
+                           accel.Work.for_boot(command.guest_mem(a.mem), "runs=1"))
         for _ in range(a.boots):
-            r = boot.boot(mode=mode, mem=a.mem, append="runs=1", accel=a.accel, quiet=True, timeout=300,
-                          gfxmode=gfx,
-                          extra=["-vga", "std"] if gfx else ())
+            r = runner.run(mode=mode, mem=a.mem, append="runs=1", acc=acc, quiet=True, timeout=300,
+                           gfxmode=gfx, extra=["-vga", "std"] if gfx else ())
             q = [x for x in r.records() if x["type"] == "qr"]
             if r.status != "ok" or not q or q[0]["encode_us"] is None:
                 print(f"{label}: boot ended {r.status} without a timed qr record", file=sys.stderr)

@@ -1,69 +1,20 @@
 # SPDX-License-Identifier: MIT
-"""The outputs of a results folder: summary.csv, report.md (with Xen's
-published figures beside KVM and hosted results only, and the exact counts
-when the folder has them) and the findings on the terminal; the plot comes
-from harness/plot.py."""
-import csv
+"""report.md of a results folder, section by section: the old against the
+new, every kernel side by side, every strategy, end to end, the plot, the
+sections on CPUs and nodes, hosted runs, exact counts and the ablation,
+Xen's published figures (beside KVM and hosted results only), the checks
+and the boots."""
 import os
 
-from harness.common import (DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, TCG_LABEL, BenchError, fmt_ms, gib_text,
-                            md_table, say, warn)
-from harness.ablation import load as ablation_load, section as ablation_section
-from harness.counts import load as counts_load, section as counts_section
-from harness.plot import write_plot
-from harness.stats import (FIRST_TOUCH, FLOOR, FLOORS, INIT, NEW, OLD, SizeStats, check_text, cross_check,
-                           disagreements, failures, request_mismatch)
-from harness.hosted_report import cpu_medians
-from harness.cpus_report import cpus_sections
-from harness.hosted_report import cpu_section as hosted_cpu_section, report_sections as hosted_sections
-from harness.xen import XEN_ARM, XEN_X86, xen_ns_per_page, xen_pages, xen_row
-
-
-def fmt(x, decimals):
-    return "" if x is None else f"{x:.{decimals}f}"
-
-
-CSV_COLUMNS = ["size_gib", "mem_bytes", "pages", "accel", "emulated", "timings", "status",
-               "strategy", "phase", "runs", "median_ns", "min_ns", "max_ns", "cv_pct",
-               "ns_per_page", "speedup_vs_page", "x_floor", "init_plus_first_touch_ns",
-               "init_plus_first_touch_ns_per_page", "first_alloc_median_ns", "kernel_check"]
-
-
-def csv_rows(sweep):
-    rows = []
-    for run in sweep.sizes:
-        ss = SizeStats(run)
-        checks = cross_check(ss)
-        timings = TCG_LABEL if run.emulated else {"kvm": "KVM", "host": "hosted (user space, real CPU)"}.get(
-            run.accel, "unknown accelerator")
-        base = {"size_gib": f"{run.nbytes / GIB:g}", "mem_bytes": run.nbytes, "pages": ss.pages,
-                "accel": run.accel, "emulated": str(run.emulated).lower(), "timings": timings,
-                "status": "ok" if not failures(run) else "FAILED"}
-        if not ss.stats:
-            rows.append(dict(base))
-            continue
-        for s in ss.strategies:
-            for phase in ss.phases(s):
-                st = ss.get(s, phase)
-                row = dict(base, strategy=s, phase=phase, runs=st.runs, median_ns=st.median,
-                           min_ns=st.min, max_ns=st.max, cv_pct=fmt(st.cv, 2),
-                           ns_per_page=fmt(st.per_page(), 3), kernel_check=check_text(checks[(s, phase)]))
-                if phase == INIT and s != FLOOR:
-                    e2e = ss.end_to_end(s)
-                    row.update(speedup_vs_page=fmt(ss.speedup(s), 2), x_floor=fmt(ss.x_floor(s), 2),
-                               init_plus_first_touch_ns=e2e if e2e is not None else "",
-                               init_plus_first_touch_ns_per_page=fmt(st.per_page(e2e) if e2e is not None else None, 3),
-                               first_alloc_median_ns=ss.first_alloc(s) if ss.first_alloc(s) is not None else "")
-                rows.append(row)
-    return rows
-
-
-def write_csv(sweep, path):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=CSV_COLUMNS, restval="")
-        w.writeheader()
-        for row in csv_rows(sweep):
-            w.writerow(row)
+from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, TCG_LABEL, fmt, fmt_ms, gib_text, md_table
+from harness.counts.ablation import load as ablation_load, section as ablation_section
+from harness.counts.callgrind import load as counts_load, section as counts_section
+from harness.report.cpus import cpus_sections
+from harness.report.hosted import cpu_medians
+from harness.report.hosted import cpu_section as hosted_cpu_section, report_sections as hosted_sections
+from harness.results.stats import (FIRST_TOUCH, FLOOR, FLOORS, INIT, NEW, OLD, SizeStats, disagreements,
+                                   failures, request_mismatch)
+from harness.results.xen import XEN_ARM, XEN_X86, xen_ns_per_page, xen_pages, xen_row
 
 
 def cost_models_text(sweep):
@@ -183,13 +134,11 @@ def kernels_section(sweep, stats):
     return L
 
 
-def render_markdown(sweep, plot_note=None):
-    """report.md for a loaded Sweep."""
-    emulated = sweep.emulated
+def head_section(sweep, stats):
+    """The title, the TCG warning, and what ran: path, accelerator, runs, sizes, strategies."""
     info = sweep.info
-    stats = [SizeStats(run) for run in sweep.sizes]
     L = [f"# bootheap benchmark: {os.path.basename(sweep.folder.rstrip('/'))}", ""]
-    if emulated:
+    if sweep.emulated:
         L += [f"> **{TCG_LABEL}.**", "> These numbers come from QEMU's TCG emulator: they show "
               "relative behaviour at best, and are not set beside Xen's figures.", ""]
     accels = ", ".join(a.upper() for a in sweep.accels) or "unknown"
@@ -205,12 +154,12 @@ def render_markdown(sweep, plot_note=None):
     for note in info.get("notes", []):
         L += ["", f"Note: {note}"]
     L.append("")
-    # Hosted sizes lead with the thread's CPU time, steadier than the TSC on a shared machine.
-    L += hosted_cpu_section(sweep)
+    return L
 
-    # Old versus new, one row per size.
-    side_by_side = not emulated
-    L += ["## Old (page by page) versus new (aligned chunks), init phase", ""]
+
+def old_new_section(stats, side_by_side):
+    """Old against new, one row a size, with Xen's published figures beside them unless emulated."""
+    L = ["## Old (page by page) versus new (aligned chunks), init phase", ""]
     headers = ["RAM", "pages", f"{OLD} (old) ms", f"{NEW} (new) ms", "speedup",
                f"{OLD} ns/page", f"{NEW} ns/page", f"{FLOOR} ns/page", f"{NEW} x floor"]
     if side_by_side:
@@ -234,11 +183,12 @@ def render_markdown(sweep, plot_note=None):
               "the same nominal size; see the derivation of their ns/page below. Its \"after\" times "
               "are of commit 72b02bc (`chunk_72b02bc` here, where present), not of the released 4.17.0 "
               f"that `{NEW}` models (docs/fidelity.md).", ""]
+    return L
 
-    L += kernels_section(sweep, stats)
 
-    # Every strategy.
-    L += ["## Every strategy, init phase", ""]
+def strategies_section(stats):
+    """Every strategy's init phase at every size."""
+    L = ["## Every strategy, init phase", ""]
     rows = []
     for ss in stats:
         for s in ss.strategies:
@@ -255,9 +205,12 @@ def render_markdown(sweep, plot_note=None):
           "for the pages handed over: their page_info (32 bytes a page), and their M2P entries (8 more) "
           "when the run's cost model stores them (xen_costs=-m2p): the least an eager init must write. speedup is the median over runs of page[i] / strategy[i], paired by "
           "run index; x floor is the strategy's median over the floor's.", ""]
+    return L
 
-    # End to end.
-    L += ["## End to end: init + first touch, and time to first allocation", ""]
+
+def end_to_end_section(sweep, stats):
+    """Init and first touch, and the time to the first allocation, of Xen's heap's strategies."""
+    L = ["## End to end: init + first touch, and time to first allocation", ""]
     rows = []
     for ss in stats:
         for s in ss.heap_strategies:
@@ -275,25 +228,22 @@ def render_markdown(sweep, plot_note=None):
         L += ["Where the eager strategies shared their first touch (`touch_shared`: their heaps are "
               "the same, so it was timed after one of them a run, in turn), their first-touch "
               "column is that one figure.", ""]
+    return L
 
-    # Plot.
-    L += ["## ns per page against memory size", ""]
+
+def plot_section(emulated, plot_note):
+    L = ["## ns per page against memory size", ""]
     if plot_note:
-        L += [plot_note, ""]
-    else:
-        L += ["![ns per page against memory size](plot.png)", "",
-              "Log-log axes; one line per strategy (init phase) and the floor; Xen's published "
-              "points are marked" + (" for reference only (KVM, not comparable)" if emulated else "")
-              + ". Points at zero cannot sit on a log axis and are left out.", ""]
+        return L + [plot_note, ""]
+    return L + ["![ns per page against memory size](plot.png)", "",
+                "Log-log axes; one line per strategy (init phase) and the floor; Xen's published "
+                "points are marked" + (" for reference only (KVM, not comparable)" if emulated else "")
+                + ". Points at zero cannot sit on a log axis and are left out.", ""]
 
-    L += cpus_sections(sweep)
-    L += hosted_sections(sweep) + counts_section(counts_load(sweep.folder))
-    L += ablation_section(ablation_load(sweep.folder))
-    L += xen_section(emulated)
-    L += [WHY_DIFFERENT.format(models=cost_models_text(sweep))]
 
-    # Checks.
-    L += ["## Checks", ""]
+def checks_section(sweep, stats):
+    """Failures, disagreements between the kernel's statistics and the host's, notes, unread lines."""
+    L = ["## Checks", ""]
     any_fail = False
     for ss in stats:
         f = failures(ss.run)
@@ -322,9 +272,13 @@ def render_markdown(sweep, plot_note=None):
         L.append(f"- the kernel's {n_checked} summary/comparison records agree with the host's "
                  "statistics within rounding")
     L.append("")
+    return L
 
-    # Boots.
-    L += ["## Boots", ""]
+
+def boots_section(sweep):
+    """One row a boot, the sweep's wall time, and the speed targets of PVH under KVM."""
+    info = sweep.info
+    L = ["## Boots", ""]
     rows = []
     for run in sweep.sizes:
         h = run.harness or {}
@@ -342,7 +296,7 @@ def render_markdown(sweep, plot_note=None):
     if "elapsed_s" in info:
         L += [f"Sweep wall time: {info['elapsed_s']:.1f} s.", ""]
     # The issue's speed targets hold for PVH under KVM only.
-    if not emulated and info.get("mode") == "pvh":
+    if not sweep.emulated and info.get("mode") == "pvh":
         for run in sweep.sizes:
             h = run.harness or {}
             if run.nbytes == 8 * GIB and info.get("runs") == DEFAULT_RUNS and "elapsed_s" in h:
@@ -352,74 +306,25 @@ def render_markdown(sweep, plot_note=None):
             L.append(f"- target: the default sweep under 3 minutes: {info['elapsed_s']:.1f} s, "
                      f"{'met' if info['elapsed_s'] < 180 else 'MISSED'}")
         L.append("")
+    return L
+
+
+def render_markdown(sweep, plot_note=None):
+    """report.md for a loaded Sweep, its sections in order. Hosted sizes lead
+    with the thread's CPU time, steadier than the TSC on a shared machine."""
+    emulated = sweep.emulated
+    stats = [SizeStats(run) for run in sweep.sizes]
+    L = head_section(sweep, stats) + hosted_cpu_section(sweep)
+    L += old_new_section(stats, side_by_side=not emulated)
+    L += kernels_section(sweep, stats)
+    L += strategies_section(stats)
+    L += end_to_end_section(sweep, stats)
+    L += plot_section(emulated, plot_note)
+    L += cpus_sections(sweep)
+    L += hosted_sections(sweep) + counts_section(counts_load(sweep.folder))
+    L += ablation_section(ablation_load(sweep.folder))
+    L += xen_section(emulated)
+    L += [WHY_DIFFERENT.format(models=cost_models_text(sweep))]
+    L += checks_section(sweep, stats)
+    L += boots_section(sweep)
     return "\n".join(L)
-
-
-def write_outputs(sweep):
-    """summary.csv, plot.png and report.md in the sweep's folder -> (report
-    path, plot error or None)."""
-    folder = sweep.folder
-    write_csv(sweep, os.path.join(folder, "summary.csv"))
-    plot_error = None
-    try:
-        write_plot(sweep, folder)
-    except BenchError as e:
-        plot_error = str(e)
-    note = f"No plot: {plot_error}" if plot_error else None
-    report = os.path.join(folder, "report.md")
-    with open(report, "w", encoding="utf-8") as f:
-        f.write(render_markdown(sweep, note))
-    return report, plot_error
-
-
-def print_findings(sweep):
-    """Failures and disagreements on the terminal -> number of failed boots."""
-    failed = 0
-    for run in sweep.sizes:
-        f = failures(run)
-        failed += bool(f)
-        for msg in f:
-            warn(f"bench: FAILED {gib_text(run.nbytes)}: {msg}")
-        for msg in request_mismatch(run):
-            warn(f"bench: note {gib_text(run.nbytes)}: {msg}")
-        for (s, phase), probs in disagreements(SizeStats(run)).items():
-            warn(f"bench: kernel and host statistics DISAGREE at {gib_text(run.nbytes)} {s}/{phase}: "
-                 + "; ".join(p for p in probs if p != "absent"))
-    return failed
-
-
-def banner():
-    warn("bench: " + "!" * 72)
-    warn(f"bench: !! {TCG_LABEL}")
-    warn("bench: " + "!" * 72)
-
-
-def problems(sweep):
-    """What could not be read: the folder's lines, and each boot's log."""
-    return sweep.problems + [f"log {run.label}: {p}" for run in sweep.sizes for p in run.problems]
-
-
-def finish(sweep, interrupted=False):
-    """Writes the outputs and says what they found -> 0, 1 when a boot
-    failed, gnuplot failed or a record could not be read, 130 when the
-    sweep was interrupted."""
-    report, plot_error = write_outputs(sweep)
-    failed = print_findings(sweep)
-    unread = problems(sweep)
-    for p in unread:
-        warn(f"bench: UNREADABLE {p}")
-    if sweep.emulated:
-        banner()
-    say(f"bench: report: {report}")
-    if plot_error:
-        warn(f"bench: {plot_error}")
-    if failed:
-        warn(f"bench: {failed} of {len(sweep.sizes)} boot(s) FAILED; what was collected is in {sweep.folder}")
-    if unread:
-        warn(f"bench: {len(unread)} record line(s) of {sweep.folder} could not be read: the report "
-             "leaves them out")
-    if interrupted:
-        return 130
-    return 1 if failed or plot_error or unread else 0
-
-

@@ -4,17 +4,22 @@ real binaries. Debian's Xen 4.14 (page by page), Xen 4.17 (chunked) and
 Linux 6.1 boot under QEMU's deterministic TCG beside bootheap's strategies,
 at each size; every figure is an exact count of guest instructions. The
 records go to peers.jsonl in a results folder, with the serial logs, a
-report.md and a plot (harness/peers_report.py)."""
+report.md and a plot (harness/peers/report.py)."""
 import datetime
 import json
 import os
 import subprocess
 import time
 
-from harness import ROOT, peers_boot, peers_fetch, peers_profile, peers_report, qemu
+from harness import ROOT
+from harness.peers import boot as peers_boot
+from harness.peers import fetch as peers_fetch
+from harness.peers import profile as peers_profile
+from harness.peers import report as peers_report
+from harness.qemu import command
 from harness.common import BenchError, parse_sizes, say, size_label, warn
-from harness.brackets import BracketError
-from harness.peers_apt import FetchError
+from harness.qemu.brackets import BracketError
+from harness.peers.apt import FetchError
 
 DEFAULT_SIZES = "1,2,4,8,16"
 COSTS = ("all", "none")
@@ -115,8 +120,8 @@ def cmd_peers(args):
         return peers_report.write(args.report)
     out = args.out or os.path.join(ROOT, "results",
                                    "peers-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
-    if not os.path.exists(qemu.ELF) and not args.no_model:
-        raise BenchError(f"{qemu.ELF} is missing: run `make`")
+    if not os.path.exists(command.ELF) and not args.no_model:
+        raise BenchError(f"{command.ELF} is missing: run `make`")
     try:
         breakdown = parse_sizes(args.breakdown)[0] if args.breakdown else None
         failures = run(sizes, names, out, args.refresh, not args.no_model, breakdown)

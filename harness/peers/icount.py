@@ -5,13 +5,13 @@ one guest instruction), as instructions per page for each phase Linux has:
 memmap init, memblock_free_all() and the deferred init; and, given the real
 Debian 6.1 kernel's figures for the same phases, each phase held to within
 10 % of them (docs/fidelity.md, "The check against the real Linux"). The real
-figures come from `make peers` (harness/peers.py), which boots Debian's
+figures come from `make peers` (harness/peers/run.py), which boots Debian's
 Linux 6.1 under the same emulator and writes them to peers.jsonl."""
 import json
 import os
 import sys
 
-from harness import boot
+from harness.qemu import runner
 from harness.common import parse_size, say
 
 ICOUNT = ("-icount", "shift=0,sleep=off")
@@ -82,8 +82,8 @@ def cmd_peers_icount(args):
     """Boots the Linux peers under icount; prints instructions per page per
     phase, and with --real the comparison -> 0 within 10 % (or nothing to
     compare), 1 a phase outside it, 2 the boot failed."""
-    r = boot.boot("pvh", args.mem, "runs=1 cpus=1 strategies=linux,linux_deferred icount", "tcg",
-                  args.timeout, True, args.log, extra=ICOUNT, cpus=1)
+    r = runner.run("pvh", args.mem, "runs=1 cpus=1 strategies=linux,linux_deferred icount", "tcg",
+                   args.timeout, True, args.log, extra=ICOUNT, cpus=1)
     if r.status != "ok":
         print(f"harness: the icount boot ended {r.status}\n{r.tail()}", file=sys.stderr)
         return 2

@@ -103,7 +103,7 @@ def debian_mirror(entries):
 
 def sources_text(archive, security, keyring, suites):
     """The private sources.list: each suite and its security suite, main only."""
-    lines = ["# Written by harness/peers_apt.py from this machine's apt configuration."]
+    lines = ["# Written by harness/peers/apt.py from this machine's apt configuration."]
     for suite in suites:
         lines.append(f"deb [signed-by={keyring}] {archive} {suite} main")
         if security:

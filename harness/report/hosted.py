@@ -4,9 +4,9 @@ core's clock and issue beside it), the sweep's targets, Xen's published
 figures beside the hosted ones, and `beside`: a hosted run and a TCG run
 side by side."""
 from harness.common import GIB, TCG_LABEL, gib_text, md_table
-from harness.hosted import LETTER, MEANS, SIZES_GIB, default_sizes
-from harness.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, cv_pct, median
-from harness.xen import xen_ns_per_page, xen_row
+from harness.hosted.runner import LETTER, MEANS, SIZES_GIB, default_sizes
+from harness.results.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, cv_pct, median
+from harness.results.xen import xen_ns_per_page, xen_row
 
 # Wall time (the TSC window) beyond CPU time by more than this share of the
 # CPU time means the thread was descheduled for part of the window; the

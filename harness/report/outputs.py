@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: MIT
+"""The outputs of a results folder: summary.csv, report.md (written by
+harness/report/markdown.py), plot.png (harness/report/plot.py), and the
+findings on the terminal."""
+import csv
+import os
+
+from harness.common import GIB, TCG_LABEL, BenchError, fmt, gib_text, say, warn
+from harness.report.markdown import render_markdown
+from harness.report.plot import write_plot
+from harness.results.stats import (FLOOR, INIT, SizeStats, check_text, cross_check, disagreements, failures,
+                                   request_mismatch)
+
+
+CSV_COLUMNS = ["size_gib", "mem_bytes", "pages", "accel", "emulated", "timings", "status",
+               "strategy", "phase", "runs", "median_ns", "min_ns", "max_ns", "cv_pct",
+               "ns_per_page", "speedup_vs_page", "x_floor", "init_plus_first_touch_ns",
+               "init_plus_first_touch_ns_per_page", "first_alloc_median_ns", "kernel_check"]
+
+
+def csv_rows(sweep):
+    rows = []
+    for run in sweep.sizes:
+        ss = SizeStats(run)
+        checks = cross_check(ss)
+        timings = TCG_LABEL if run.emulated else {"kvm": "KVM", "host": "hosted (user space, real CPU)"}.get(
+            run.accel, "unknown accelerator")
+        base = {"size_gib": f"{run.nbytes / GIB:g}", "mem_bytes": run.nbytes, "pages": ss.pages,
+                "accel": run.accel, "emulated": str(run.emulated).lower(), "timings": timings,
+                "status": "ok" if not failures(run) else "FAILED"}
+        if not ss.stats:
+            rows.append(dict(base))
+            continue
+        for s in ss.strategies:
+            for phase in ss.phases(s):
+                st = ss.get(s, phase)
+                row = dict(base, strategy=s, phase=phase, runs=st.runs, median_ns=st.median,
+                           min_ns=st.min, max_ns=st.max, cv_pct=fmt(st.cv, 2),
+                           ns_per_page=fmt(st.per_page(), 3), kernel_check=check_text(checks[(s, phase)]))
+                if phase == INIT and s != FLOOR:
+                    e2e = ss.end_to_end(s)
+                    row.update(speedup_vs_page=fmt(ss.speedup(s), 2), x_floor=fmt(ss.x_floor(s), 2),
+                               init_plus_first_touch_ns=e2e if e2e is not None else "",
+                               init_plus_first_touch_ns_per_page=fmt(st.per_page(e2e) if e2e is not None else None, 3),
+                               first_alloc_median_ns=ss.first_alloc(s) if ss.first_alloc(s) is not None else "")
+                rows.append(row)
+    return rows
+
+
+def write_csv(sweep, path):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=CSV_COLUMNS, restval="")
+        w.writeheader()
+        for row in csv_rows(sweep):
+            w.writerow(row)
+
+
+def write_outputs(sweep):
+    """summary.csv, plot.png and report.md in the sweep's folder -> (report
+    path, plot error or None)."""
+    folder = sweep.folder
+    write_csv(sweep, os.path.join(folder, "summary.csv"))
+    plot_error = None
+    try:
+        write_plot(sweep, folder)
+    except BenchError as e:
+        plot_error = str(e)
+    note = f"No plot: {plot_error}" if plot_error else None
+    report = os.path.join(folder, "report.md")
+    with open(report, "w", encoding="utf-8") as f:
+        f.write(render_markdown(sweep, note))
+    return report, plot_error
+
+
+def print_findings(sweep):
+    """Failures and disagreements on the terminal -> number of failed boots."""
+    failed = 0
+    for run in sweep.sizes:
+        f = failures(run)
+        failed += bool(f)
+        for msg in f:
+            warn(f"bench: FAILED {gib_text(run.nbytes)}: {msg}")
+        for msg in request_mismatch(run):
+            warn(f"bench: note {gib_text(run.nbytes)}: {msg}")
+        for (s, phase), probs in disagreements(SizeStats(run)).items():
+            warn(f"bench: kernel and host statistics DISAGREE at {gib_text(run.nbytes)} {s}/{phase}: "
+                 + "; ".join(p for p in probs if p != "absent"))
+    return failed
+
+
+def banner():
+    warn("bench: " + "!" * 72)
+    warn(f"bench: !! {TCG_LABEL}")
+    warn("bench: " + "!" * 72)
+
+
+def problems(sweep):
+    """What could not be read: the folder's lines, and each boot's log."""
+    return sweep.problems + [f"log {run.label}: {p}" for run in sweep.sizes for p in run.problems]
+
+
+def finish(sweep, interrupted=False):
+    """Writes the outputs and says what they found -> 0, 1 when a boot
+    failed, gnuplot failed or a record could not be read, 130 when the
+    sweep was interrupted."""
+    report, plot_error = write_outputs(sweep)
+    failed = print_findings(sweep)
+    unread = problems(sweep)
+    for p in unread:
+        warn(f"bench: UNREADABLE {p}")
+    if sweep.emulated:
+        banner()
+    say(f"bench: report: {report}")
+    if plot_error:
+        warn(f"bench: {plot_error}")
+    if failed:
+        warn(f"bench: {failed} of {len(sweep.sizes)} boot(s) FAILED; what was collected is in {sweep.folder}")
+    if unread:
+        warn(f"bench: {len(unread)} record line(s) of {sweep.folder} could not be read: the report "
+             "leaves them out")
+    if interrupted:
+        return 130
+    return 1 if failed or plot_error or unread else 0
+
+

@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: MIT
+"""A sweep's plan: the accelerator, decided once for the whole sweep, then
+the sizes, runs and kernel arguments that follow from it. Everything the
+sweep boots runs under the plan's accelerator; nothing below re-decides it."""
+import re
+
+from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, BenchError, parse_sizes, say
+from harness.hosted import runner as hosted
+from harness.qemu import accel as accel_mod
+
+# Under TCG the whole default sweep takes about 4 minutes with 3 runs
+# (measured here), so an emulated sweep keeps the sizes and does fewer runs.
+TCG_SIZES_GIB = DEFAULT_SIZES_GIB
+TCG_RUNS = 3
+QUICK_SIZES_GIB = (1, 4)
+QUICK_RUNS = 3
+DEFAULT_TIMEOUT = 600
+
+
+class Plan:
+    """What a sweep will do: mode ('pvh', 'iso-bios', 'iso-uefi' or
+    'hosted'), accel ('kvm', 'tcg' or 'host'), sizes in bytes, runs a
+    strategy, the kernel arguments, the notes a reader of its report needs,
+    and whether every first touch is timed (hosted --full)."""
+
+    def __init__(self, mode, accel, sizes, runs, append, notes, full=False):
+        self.mode, self.accel, self.sizes, self.runs = mode, accel, sizes, runs
+        self.append, self.notes, self.full = append, notes, full
+
+    @property
+    def hosted(self):
+        return self.accel == "host"
+
+
+def sizes_and_runs(args, accel):
+    """(sizes in bytes, runs, notes) for a sweep under `accel`."""
+    notes = []
+    if args.quick:
+        sizes, runs = [s * GIB for s in QUICK_SIZES_GIB], QUICK_RUNS
+    elif accel == "host":
+        sizes, runs = hosted.default_sizes(), hosted.RUNS
+    elif accel == "tcg":
+        sizes, runs = [s * GIB for s in TCG_SIZES_GIB], TCG_RUNS
+        if args.sizes is None:
+            notes.append(f"TCG: reduced default sweep ({TCG_RUNS} runs per strategy instead of "
+                         f"{DEFAULT_RUNS}) because every boot is emulated; "
+                         "pass --sizes (and --runs) for another sweep.")
+    else:
+        sizes, runs = [s * GIB for s in DEFAULT_SIZES_GIB], DEFAULT_RUNS
+    if args.sizes is not None:
+        sizes = parse_sizes(args.sizes)
+    if args.runs is not None:
+        if args.runs < 1:
+            raise BenchError("--runs must be at least 1")
+        runs = args.runs
+    return sizes, runs, notes
+
+
+def kernel_args(runs, strategies):
+    append = f"runs={runs}"
+    if strategies:
+        names = [s.strip() for s in strategies.split(",") if s.strip()]
+        for s in names:
+            if not re.fullmatch(r"[a-z0-9_]+", s):
+                raise BenchError(f"bad strategy name {s!r} in --strategies")
+        append += " strategies=" + ",".join(names)
+    return append
+
+
+def choose_accel(args):
+    """The sweep's accelerator, for the work of the whole default sweep
+    (its sizes and runs as under KVM, the larger of the two)."""
+    sizes, runs, _ = sizes_and_runs(args, "kvm")
+    work = accel_mod.Work.for_boot(sum(sizes), kernel_args(runs, args.strategies))
+    return accel_mod.choose(args.accel, args.mode, lambda m: say("bench: " + m.replace("harness: ", "")),
+                            work)
+
+
+def make(args):
+    """The plan of `run` from its arguments: the accelerator first (the
+    hosted runner needs none), the rest under it. Raises BenchError for a
+    bad size, run count or strategy name."""
+    full = bool(getattr(args, "full", False))
+    if args.hosted:
+        mode, accel = "hosted", "host"
+    else:
+        kernel_args(1, args.strategies)         # a bad name fails before any probe
+        sizes_and_runs(args, "kvm")
+        mode, accel = args.mode, choose_accel(args)
+    sizes, runs, notes = sizes_and_runs(args, accel)
+    if args.hosted and not full and any(n >= hosted.TOUCH_SAMPLED_FROM for n in sizes):
+        notes.append(hosted.sampling_note())
+    return Plan(mode, accel, sizes, runs, kernel_args(runs, args.strategies), notes, full)

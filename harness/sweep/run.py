@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: MIT
+"""`run`: a sweep's plan (harness/sweep/plan.py) carried out: one boot per
+size under the plan's accelerator (or one run of the hosted runner), every
+record kept with the size it came from in records.jsonl, then the report
+(harness/report/)."""
+import datetime
+import json
+import os
+import time
+
+from harness import ROOT
+from harness.common import GIB, MIB, TCG_LABEL, BenchError, gib_text, say, size_label, warn
+from harness.hosted import runner as hosted
+from harness.qemu import command, runner
+from harness.report.outputs import banner, finish
+from harness.results.records import SizeRun, load_folder, parse_serial
+from harness.results.stats import failures
+from harness.sweep import plan as plan_mod
+
+
+def make_out_dir(out):
+    if out is None:
+        stamp = datetime.datetime.now().strftime("%Y-%m-%d_%H%M%S")
+        out = os.path.join(ROOT, "results", stamp)
+        n = 1
+        while os.path.exists(out):
+            n += 1
+            out = os.path.join(ROOT, "results", f"{stamp}-{n}")
+    if os.path.isdir(out) and os.listdir(out):
+        raise BenchError(f"{out} is not empty: choose another --out")
+    os.makedirs(out, exist_ok=True)
+    return out
+
+
+def run_size(plan, nbytes, log_path, args, collect):
+    """One size of the plan: a boot under the plan's accelerator, or a run
+    of the hosted runner -> a runner's Result."""
+    if plan.hosted:
+        r = hosted.run(nbytes, hosted.size_append(nbytes, plan.append, plan.full), log_path, args.timeout)
+        for m in r.stderr.splitlines():
+            if m.strip():
+                collect(m)
+        return r
+    return runner.run(mode=plan.mode, mem=f"{nbytes // MIB}M", append=plan.append, acc=plan.accel,
+                      timeout=args.timeout, quiet=not args.verbose, log_path=log_path, say=collect,
+                      stall=args.stall)
+
+
+def cmd_run(args):
+    """`run`: the plan, the sweep, then its outputs -> exit status."""
+    plan = plan_mod.make(args)
+    mode, accel, sizes, append = plan.mode, plan.accel, plan.sizes, plan.append
+    out = make_out_dir(args.out)
+    if accel == "tcg":
+        banner()
+    for n in plan.notes:
+        say(f"bench: {n}")
+    say(f"bench: {mode} under {accel.upper()}, sizes {', '.join(gib_text(s) for s in sizes)}, "
+        f"kernel args '{append}', results in {out}")
+    info = {"type": "sweep", "mode": mode, "accel_requested": args.accel, "accel": accel,
+            "sizes_bytes": sizes, "runs": plan.runs, "strategies": args.strategies or "",
+            "append": append, "notes": plan.notes, "quick": bool(args.quick),
+            "started": datetime.datetime.now().isoformat(timespec="seconds"),
+            "host_mem_available": command.mem_available()}
+    jsonl_path = os.path.join(out, "records.jsonl")
+    start = time.monotonic()
+    interrupted = False
+    with open(jsonl_path, "w", encoding="utf-8") as jf:
+        def put(nbytes, source, rec):
+            jf.write(json.dumps({"size_bytes": nbytes, "size": size_label(nbytes) if nbytes else None,
+                                 "size_gib": nbytes / GIB if nbytes else None,
+                                 "source": source, "record": rec}) + "\n")
+            jf.flush()
+        put(None, "harness", info)
+        for k, nbytes in enumerate(sizes, 1):
+            log_name = f"serial-{size_label(nbytes)}.log"
+            said = []
+
+            def collect(*a):
+                said.append(" ".join(str(x) for x in a))
+            say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: {'running' if plan.hosted else 'booting'} ...")
+            try:
+                r = run_size(plan, nbytes, os.path.join(out, log_name), args, collect)
+            except KeyboardInterrupt:
+                interrupted = True
+                warn("bench: interrupted; writing what was collected")
+                break
+            except (RuntimeError, ValueError) as e:
+                raise BenchError(str(e))
+            # Keep what the runner said that matters for reading the numbers
+            # (reserve=off, QEMU errors); the full command goes to records.jsonl.
+            notes = [m.replace("harness: ", "") for m in said if not m.startswith("harness: qemu-system")]
+            for m in said if args.verbose else notes:
+                say("bench:   " + m.replace("harness: ", ""))
+            records, problems = parse_serial(r.log)
+            for rec in records:
+                put(nbytes, "kernel", rec)
+            rc = {"runner_rc": r.runner_rc} if plan.hosted else {}
+            put(nbytes, "harness", {"type": "boot_result", "status": r.status, "qemu_rc": r.qemu_rc, **rc,
+                                    "accel": r.accel, "mode": mode, "append": append,
+                                    "elapsed_s": round(r.elapsed, 3), "log": log_name,
+                                    "parse_problems": problems, "notes": notes, "cmd": r.cmd})
+            run = SizeRun(nbytes)
+            run.records, run.harness = records, {"status": r.status, "qemu_rc": r.qemu_rc, "accel": r.accel, **rc}
+            f = failures(run)
+            tag = f" [{TCG_LABEL}]" if r.accel == "tcg" else ""
+            say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: {'ok' if not f else 'FAILED'} "
+                f"in {r.elapsed:.1f} s{tag}")
+            for msg in f:
+                warn(f"bench:   {msg} (serial log: {os.path.join(out, log_name)})")
+        info["elapsed_s"] = round(time.monotonic() - start, 3)
+    # The sweep record goes first in the file; rewrite it with the wall time.
+    with open(jsonl_path, encoding="utf-8") as f:
+        lines = f.readlines()
+    lines[0] = json.dumps({"size_bytes": None, "size": None, "size_gib": None,
+                           "source": "harness", "record": info}) + "\n"
+    with open(jsonl_path, "w", encoding="utf-8") as f:
+        f.writelines(lines)
+    return finish(load_folder(out), interrupted)
