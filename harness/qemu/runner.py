@@ -131,8 +131,17 @@ def end(proc):
         proc.wait()
 
 
-def _wait(proc, reader, timeout, stall):
-    """Waits for QEMU -> 'exited', 'timeout' or 'stalled' (QEMU ended)."""
+def launch(cmd, quiet=True, log_path=None):
+    """Starts QEMU on cmd, to die with this process, and its serial reader -> (proc, reader)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=die_with_parent)
+    return proc, _Reader(proc, start, quiet, log_path)
+
+
+def wait(proc, reader, timeout, stall, done=None):
+    """Waits for QEMU -> 'exited', 'timeout', 'stalled' or, where done(reader,
+    now) says the guest has said its last word, 'done' (QEMU ended)."""
     deadline = reader.start + timeout if timeout else None
     while True:
         try:
@@ -146,6 +155,8 @@ def _wait(proc, reader, timeout, stall):
             why = "timeout"
         elif stall and now - reader.last > stall:
             why = "stalled"
+        elif done and done(reader, now):
+            why = "done"
         if why:
             end(proc)
             return why
@@ -170,15 +181,12 @@ def run(mode="pvh", mem="1G", append="", acc="tcg", timeout=300, quiet=False,
             if not os.path.exists(iso):
                 raise RuntimeError(f"{iso} is missing: run `make iso`")
         cmd = command.qemu_command(mode, acc, mem_bytes, append, iso, work, machine_opts, serial,
-                           gdb, extra, cpu, say, cpus, nodes)
+                                   gdb, extra, cpu, say, cpus, nodes)
         say("harness: " + " ".join(cmd))
-        start = time.monotonic()
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, preexec_fn=die_with_parent)
-        reader = _Reader(proc, start, quiet, log_path)
-        how = _wait(proc, reader, timeout, stall)
+        proc, reader = launch(cmd, quiet, log_path)
+        how = wait(proc, reader, timeout, stall)
         log = reader.finish()
-        elapsed = time.monotonic() - start
+        elapsed = time.monotonic() - reader.start
     rc = proc.returncode
     if how != "exited":
         status = how

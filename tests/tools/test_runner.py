@@ -55,7 +55,7 @@ def test_longest_silence_counts_from_the_start_and_not_after_the_end():
 
 
 class FakeClock:
-    """time.monotonic() for runner._wait(): each wait for QEMU moves it on."""
+    """time.monotonic() for runner.wait(): each wait for QEMU moves it on."""
 
     def __init__(self):
         self.now = 100.0
@@ -110,7 +110,7 @@ class Started(Exception):
 def test_stall_limit_counts_from_the_last_line(clock, last_line_at):
     start = clock.now
     proc = FakeQemu(clock)
-    assert runner._wait(proc, FakeReader(start, start + last_line_at), 600, 3) == "stalled"
+    assert runner.wait(proc, FakeReader(start, start + last_line_at), 600, 3) == "stalled"
     # Ended within one poll (0.2 s) of 3 s after the last line, by SIGTERM.
     assert start + last_line_at + 3 < proc.termed_at <= start + last_line_at + 3.2 + 1e-9
     assert proc.killed_at is None
@@ -118,16 +118,16 @@ def test_stall_limit_counts_from_the_last_line(clock, last_line_at):
 
 def test_a_guest_deaf_to_sigterm_is_killed_after_the_grace(clock):
     proc = FakeQemu(clock, deaf=True)
-    assert runner._wait(proc, FakeReader(clock.now, clock.now), 600, 3) == "stalled"
+    assert runner.wait(proc, FakeReader(clock.now, clock.now), 600, 3) == "stalled"
     assert proc.killed_at == pytest.approx(proc.termed_at + runner.TERM_GRACE)
 
 
 def test_a_guest_that_ends_or_runs_out_of_time(clock):
     start = clock.now
-    assert runner._wait(FakeQemu(clock, exits_at=start + 2), FakeReader(start, start), 600, 3) == "exited"
+    assert runner.wait(FakeQemu(clock, exits_at=start + 2), FakeReader(start, start), 600, 3) == "exited"
     # No stall limit (0): only the timeout ends it.
     proc = FakeQemu(clock)
-    assert runner._wait(proc, FakeReader(clock.now, clock.now), 10, 0) == "timeout"
+    assert runner.wait(proc, FakeReader(clock.now, clock.now), 10, 0) == "timeout"
     assert proc.termed_at is not None
 
 
