@@ -50,8 +50,12 @@ export BOOTHEAP_STALL := $(STALL)
 endif
 
 # Everything in kernel/, mm/ and bench/ runs in the kernel; host C programs
-# live in hosted/ and the host Python in harness/.
-KSRC_C   := $(wildcard kernel/*.c kernel/*/*.c mm/*.c mm/linux/*.c mm/freebsd/*.c bench/*.c)
+# live in hosted/ and the host Python in harness/. mm/ holds bootheap's
+# machine, with the Xen heap's strategies in mm/strategies/ and the peers'
+# models in mm/linux/ and mm/freebsd/.
+MM_SRC   := $(wildcard mm/*.c mm/strategies/*.c mm/linux/*.c mm/freebsd/*.c)
+MM_HDRS  := $(wildcard mm/*.h mm/linux/*.h mm/freebsd/*.h)
+KSRC_C   := $(wildcard kernel/*.c kernel/*/*.c) $(MM_SRC) $(wildcard bench/*.c)
 KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
             $(B)/gen/font.o
@@ -165,16 +169,16 @@ HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel
             kernel/bootinfo/pvh.c kernel/cmdline.c kernel/acpi/acpi.c kernel/console/qr.c \
             kernel/console/qr_words.c kernel/acpi/acpi_find.c kernel/acpi/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
-HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/strategies.c mm/heap_par.c \
+HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/heap_par.c \
             mm/pageset.c mm/peer.c $(wildcard mm/linux/*.c mm/freebsd/*.c) \
-            $(wildcard mm/init_*.c) tests/unit/host_support.c
+            $(wildcard mm/strategies/*.c) $(wildcard mm/init_*.c) tests/unit/host_support.c
 # The clock drivers and the calibration run reach hardware through
 # kernel/time/clkio.h; their tests link a simulated machine in its place.
 CLOCK_SIM_SRC := kernel/time/pit.c kernel/time/hpet.c kernel/time/pmtimer.c kernel/time/leaves.c \
                  kernel/time/refclock.c kernel/time/calibrate.c kernel/time/measure.c \
                  tests/unit/sim_clock.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(wildcard tests/unit/test_*.c))
-UNIT_HDRS := $(wildcard kernel/*.h kernel/*/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h tests/unit/*.h)
+UNIT_HDRS := $(wildcard kernel/*.h kernel/*/*.h bench/*.h tests/unit/*.h) $(MM_HDRS)
 # Each source is compiled once for every test that links it (a test binary
 # used to compile all of them again: some 20 times the work). The cost
 # model's tests count each modelled cost where it is paid, so they link
@@ -289,7 +293,7 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 # compiled with the kernel's code-generation flags less -mcmodel=kernel (a
 # user program lives in the low 2 GiB), linked with the user-space platform
 # layer in hosted/platform/.
-HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peer_selftest.c,$(wildcard mm/*.c mm/linux/*.c mm/freebsd/*.c)) \
+HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peer_selftest.c,$(MM_SRC)) \
                bench/bench.c bench/peer_run.c bench/pick.c bench/report.c bench/par_report.c bench/scaling.c \
                bench/stats.c kernel/console/printk.c kernel/console/record.c kernel/lib/string.c \
                kernel/cmdline.c kernel/lib/err.c kernel/lib/sort.c kernel/cpu.c kernel/time/tsc_math.c \
@@ -298,7 +302,7 @@ HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))
 HOSTED_KFLAGS := $(filter-out -mcmodel=kernel,$(KFLAGS)) -DBOOTHEAP_HOSTED
 HOSTED_EXTRA_bootheap-host := $(wildcard hosted/platform/*.c) $(HOSTED_KOBJ) $(B)/hosted/kimage.ld
 HOSTED_FLAGS_bootheap-host := -DBOOTHEAP_HOSTED -I. -fno-pie -no-pie -pthread -Wl,-T,hosted/platform/hosted.ld
-$(B)/bootheap-host: hosted/platform/hosted.ld $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h)
+$(B)/bootheap-host: hosted/platform/hosted.ld $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h bench/*.h) $(MM_HDRS)
 
 $(B)/hosted/k/%.o: %.c Makefile
 	@mkdir -p $(@D)
@@ -328,7 +332,7 @@ $(B)/hosted-tsan/k/%.o: %.c Makefile
 	$(KCC) $(CFLAGS) $(HOSTED_KFLAGS) $(TSAN_FLAGS) -c $< -o $@
 
 $(B)/bootheap-host-tsan: $(HOSTED_PLATFORM) $(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld hosted/platform/hosted.ld \
-                         $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h) Makefile
+                         $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h bench/*.h) $(MM_HDRS) Makefile
 	$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_bootheap-host) $(TSAN_FLAGS) -o $@ $(HOSTED_PLATFORM) \
 		$(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld
 

@@ -3,7 +3,7 @@
  * The buddy heap, modelled on Xen's domain heap (xen/common/page_alloc.c):
  * free lists per (node, zone, order), zone = bit width of the MFN, blocks of
  * up to 2^MAX_ORDER pages, one heap lock. This is the contract; the
- * strategies and the audit share mm/heap_priv.h.
+ * strategies (mm/strategies/) and the audit share mm/heap_priv.h.
  */
 #ifndef MM_HEAP_H
 #define MM_HEAP_H
@@ -36,13 +36,13 @@ struct heap_strategy {
     bool eager;
 };
 
-/* The registry: every strategy, in report order, NULL-terminated. */
+/* The registry: every strategy, in report order, NULL-terminated (mm/strategies/registry.c). */
 extern const struct heap_strategy *const heap_strategies[];
 
 /* The strategy called name (len bytes), or NULL. */
 const struct heap_strategy *heap_strategy_find(const char *name, size_t len);
 
-/* strategies= as given on the command line: "" for all (mm/strategies.c). */
+/* strategies= as given on the command line: "" for all (mm/strategies/registry.c). */
 const char *heap_strategies_option(void);
 
 /*

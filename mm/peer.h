@@ -4,7 +4,7 @@
  * own page allocators, each on a page array of its own layout, handed the
  * very pages Xen's heap gets (mm/heap.h). This is the contract the
  * benchmark uses; the models live in mm/linux/ and mm/freebsd/, one file
- * per strategy in mm/init_*.c, registered in mm/strategies.c.
+ * per strategy in mm/init_*.c, registered in mm/strategies/registry.c.
  */
 #ifndef MM_PEER_H
 #define MM_PEER_H
@@ -82,7 +82,7 @@ struct peer_strategy {
     bool (*audit)(struct heap_audit *a);
 };
 
-/* The registry: every peer, in report order, NULL-terminated (mm/strategies.c). */
+/* The registry: every peer, in report order, NULL-terminated (mm/strategies/registry.c). */
 extern const struct peer_strategy *const peer_strategies[];
 
 /* The peer called name (len bytes), or NULL. */
