@@ -51,10 +51,10 @@ endif
 
 # Everything in kernel/, mm/ and bench/ runs in the kernel; host C programs
 # live in hosted/ and the host Python in harness/. mm/ holds bootheap's
-# machine, with the Xen heap's strategies in mm/strategies/ and the peers'
-# models in mm/linux/ and mm/freebsd/.
-MM_SRC   := $(wildcard mm/*.c mm/strategies/*.c mm/linux/*.c mm/freebsd/*.c)
-MM_HDRS  := $(wildcard mm/*.h mm/linux/*.h mm/freebsd/*.h)
+# machine, with the Xen heap's strategies in mm/strategies/ and the peers
+# (their contract, then one folder a model) in mm/peers/.
+MM_SRC   := $(wildcard mm/*.c mm/strategies/*.c mm/peers/*.c mm/peers/*/*.c)
+MM_HDRS  := $(wildcard mm/*.h mm/peers/*.h mm/peers/*/*.h)
 KSRC_C   := $(wildcard kernel/*.c kernel/*/*.c) $(MM_SRC) $(wildcard bench/*.c)
 KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
@@ -169,9 +169,9 @@ HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel
             kernel/bootinfo/pvh.c kernel/cmdline.c kernel/acpi/acpi.c kernel/console/qr.c \
             kernel/console/qr_words.c kernel/acpi/acpi_find.c kernel/acpi/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
-HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/heap_par.c \
-            mm/pageset.c mm/peer.c $(wildcard mm/linux/*.c mm/freebsd/*.c) \
-            $(wildcard mm/strategies/*.c) $(wildcard mm/init_*.c) tests/unit/host_support.c
+HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c \
+            mm/xen_costs.c mm/audit.c mm/heap_par.c mm/pageset.c $(wildcard mm/strategies/*.c) \
+            mm/peers/peer.c mm/peers/registry.c $(wildcard mm/peers/*/*.c) tests/unit/host_support.c
 # The clock drivers and the calibration run reach hardware through
 # kernel/time/clkio.h; their tests link a simulated machine in its place.
 CLOCK_SIM_SRC := kernel/time/pit.c kernel/time/hpet.c kernel/time/pmtimer.c kernel/time/leaves.c \
@@ -293,7 +293,7 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 # compiled with the kernel's code-generation flags less -mcmodel=kernel (a
 # user program lives in the low 2 GiB), linked with the user-space platform
 # layer in hosted/platform/.
-HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peer_selftest.c,$(MM_SRC)) \
+HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peers/peer_selftest.c,$(MM_SRC)) \
                bench/bench.c bench/peer_run.c bench/pick.c bench/report.c bench/par_report.c bench/scaling.c \
                bench/stats.c kernel/console/printk.c kernel/console/record.c kernel/lib/string.c \
                kernel/cmdline.c kernel/lib/err.c kernel/lib/sort.c kernel/cpu.c kernel/time/tsc_math.c \

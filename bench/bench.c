@@ -22,7 +22,7 @@
 #include "mm/heap_par.h"
 #include "mm/mm.h"
 #include "mm/numa.h"
-#include "mm/peer.h"
+#include "mm/peers/peer.h"
 #include "mm/xen_costs.h"
 
 static unsigned opt_runs = 5;

@@ -12,7 +12,7 @@
 
 #include "kernel/lib/errno.h"
 #include "mm/heap.h"
-#include "mm/peer.h"
+#include "mm/peers/peer.h"
 
 #define BENCH_MAX_RUNS 100
 #define BENCH_MAX_STRATEGIES 10
