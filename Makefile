@@ -289,14 +289,15 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 	@mkdir -p $(@D)
 	$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_$*) -o $@ $< $(HOSTED_EXTRA_$*)
 
-# The hosted runner, build/bootheap-host (docs/usage.md, "The hosted runner"): mm/ and bench/,
-# with the kernel's printk, records, options, strings and CPU identity,
-# compiled with the kernel's code-generation flags less -mcmodel=kernel (a
-# user program lives in the low 2 GiB), linked with the user-space platform
-# layer in hosted/platform/.
+# The hosted runner, build/bootheap-host (docs/usage.md, "The hosted runner"): mm/ and bench/
+# (less paging, the kernel's self-tests and the accelerator probe, which only
+# a guest has), with the kernel's printk, records, options, strings and CPU
+# identity, compiled with the kernel's code-generation flags less
+# -mcmodel=kernel (a user program lives in the low 2 GiB), linked with the
+# user-space platform layer in hosted/platform/.
 HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peers/peer_selftest.c,$(MM_SRC)) \
-               bench/bench.c bench/peer_run.c bench/pick.c bench/report.c bench/par_report.c bench/scaling.c \
-               bench/stats.c kernel/console/printk.c kernel/console/record.c kernel/lib/string.c \
+               $(filter-out bench/probe.c,$(wildcard bench/*.c)) \
+               kernel/console/printk.c kernel/console/record.c kernel/lib/string.c \
                kernel/cmdline.c kernel/lib/err.c kernel/lib/sort.c kernel/cpu.c kernel/time/tsc_math.c \
                kernel/time/leaves.c kernel/time/choose.c kernel/bootinfo/bootrec.c
 HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))

@@ -2,8 +2,10 @@
 // One run of a peer (mm/peers/peer.h) in the benchmark: its boot part, its
 // first allocation and its later part, each in a timed window; its audit;
 // and the records that say what each part and each node took.
-#include "bench/bench.h"
-#include "bench/series.h"
+#include "bench/peer_run.h"
+
+#include "bench/result.h"
+#include "bench/window.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
 #include "kernel/lib/string.h"
