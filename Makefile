@@ -27,8 +27,29 @@ ACCEL    ?= auto
 # empty keeps the harness's default.
 STALL    ?=
 FONT     ?= /usr/share/consolefonts/Lat15-VGA16.psf.gz
+# V=1 prints every command in full; by default each step prints one line.
+V        ?= 0
 
 B := build
+
+# ---- what the build prints -------------------------------------------------
+# One short line a step, as Linux's Kbuild and Xen print them: the kind of
+# step, then what it makes, a file under build/ named without the build/
+# ("  CC      mm/heap.o"). Each command that make would echo is a pair of
+# recipe lines: $(call say,KIND,what), then the command behind $(Q). V=1
+# empties both, so make echoes every command exactly as it runs; `make -s`
+# prints neither. What a command prints itself, its warnings and errors
+# among it, shows in full either way.
+ifeq ($(V),1)
+Q :=
+say :=
+else ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+Q := @
+say :=
+else
+Q := @
+say = @printf '  %-7s %s\n' '$(1)' '$(patsubst $(B)/%,%,$(2))'
+endif
 
 # ---- forced kernel flags ---------------------------------------------------
 # `override`: a KFLAGS=... on the make command line cannot drop them.
@@ -50,8 +71,12 @@ export BOOTHEAP_STALL := $(STALL)
 endif
 
 # Everything in kernel/, mm/ and bench/ runs in the kernel; host C programs
-# live in hosted/ and the host Python in harness/.
-KSRC_C   := $(wildcard kernel/*.c kernel/*/*.c mm/*.c mm/linux/*.c mm/freebsd/*.c bench/*.c)
+# live in hosted/ and the host Python in harness/. mm/ holds bootheap's
+# machine, with the Xen heap's strategies in mm/strategies/ and the peers
+# (their contract, then one folder a model) in mm/peers/.
+MM_SRC   := $(wildcard mm/*.c mm/strategies/*.c mm/peers/*.c mm/peers/*/*.c)
+MM_HDRS  := $(wildcard mm/*.h mm/peers/*.h mm/peers/*/*.h)
+KSRC_C   := $(wildcard kernel/*.c kernel/*/*.c) $(MM_SRC) $(wildcard bench/*.c)
 KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
             $(B)/gen/font.o
@@ -67,54 +92,67 @@ all: $(B)/bootheap.elf
 # Objects depend on the Makefile, so a flag change rebuilds everything.
 $(B)/%.o: %.c Makefile
 	@mkdir -p $(@D)
-	$(KCC) $(CFLAGS) $(KFLAGS) -c $< -o $@
+	$(call say,CC,$@)
+	$(Q)$(KCC) $(CFLAGS) $(KFLAGS) -c $< -o $@
 
 $(B)/%.o: %.asm Makefile
 	@mkdir -p $(@D)
-	$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
+	$(call say,AS,$@)
+	$(Q)$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
 
 # The numbers boot/*.asm and linker.ld share with C, from the C headers: one
 # source each. boot/consts.c is compiled to assembly only (never linked).
 $(B)/gen/consts.s: boot/consts.c Makefile
 	@mkdir -p $(@D)
-	$(KCC) $(CFLAGS) $(KFLAGS) -S $< -o $@
+	$(call say,CC,$@)
+	$(Q)$(KCC) $(CFLAGS) $(KFLAGS) -S $< -o $@
 
 $(B)/gen/consts.inc: $(B)/gen/consts.s
-	sed -n 's/.*"@@asm \([A-Z0-9_]*\) \$$\(-\{0,1\}[0-9]*\)@@".*/\1 equ \2/p' $< > $@
+	$(call say,GEN,$@)
+	$(Q)sed -n 's/.*"@@asm \([A-Z0-9_]*\) \$$\(-\{0,1\}[0-9]*\)@@".*/\1 equ \2/p' $< > $@
 
 $(B)/gen/consts.ld: $(B)/gen/consts.s
-	sed -n 's/.*"@@ld \([A-Z0-9_]*\) \$$\(-\{0,1\}[0-9]*\)@@".*/\1 = \2;/p' $< > $@
+	$(call say,GEN,$@)
+	$(Q)sed -n 's/.*"@@ld \([A-Z0-9_]*\) \$$\(-\{0,1\}[0-9]*\)@@".*/\1 = \2;/p' $< > $@
 
 $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)): $(B)/gen/consts.inc
 
 $(B)/gen/font.c: tools/psf2c.py
 	@mkdir -p $(@D)
 	@test -r $(FONT) || { echo "missing console font $(FONT): run 'make setup' (Debian package $$(awk '$$1 == "$(FONT)" { print $$2 }' tools/host-files.txt))"; exit 1; }
-	$(PYTHON) tools/psf2c.py $(FONT) > $@
+	$(call say,GEN,$@)
+	$(Q)$(PYTHON) tools/psf2c.py $(FONT) > $@
 
 $(B)/gen/%.o: $(B)/gen/%.c Makefile
-	$(KCC) $(CFLAGS) $(KFLAGS) -c $< -o $@
+	$(call say,CC,$@)
+	$(Q)$(KCC) $(CFLAGS) $(KFLAGS) -c $< -o $@
 
 # Two links: the first has an empty symbol table, the second adds the table
 # made from the first. The table sits after all code, so code addresses are
 # the same in both, which the cmp below checks.
 $(B)/gen/ksyms0.c: tools/ksyms.sh
 	@mkdir -p $(@D)
-	printf '#include "kernel/ksyms.h"\nconst struct ksym ksyms[] __attribute__((section(".ksyms"))) = { { 0, 0 } };\nconst unsigned ksyms_count = 0;\n' > $@
+	$(call say,GEN,$@)
+	$(Q)printf '#include "kernel/ksyms.h"\nconst struct ksym ksyms[] __attribute__((section(".ksyms"))) = { { 0, 0 } };\nconst unsigned ksyms_count = 0;\n' > $@
 
 $(B)/stage1.elf: $(KOBJ) $(B)/gen/ksyms0.o linker.ld $(B)/gen/consts.ld
-	$(LD) $(KLDFLAGS) -o $@ $(KOBJ) $(B)/gen/ksyms0.o $(LIBGCC)
+	$(call say,LD,$@)
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KOBJ) $(B)/gen/ksyms0.o $(LIBGCC)
 
 $(B)/gen/ksyms.c: $(B)/stage1.elf tools/ksyms.sh
-	sh tools/ksyms.sh $< > $@
+	$(call say,GEN,$@)
+	$(Q)sh tools/ksyms.sh $< > $@
 
 $(B)/bootheap.elf: $(KOBJ) $(B)/gen/ksyms.o linker.ld $(B)/gen/consts.ld
-	$(LD) $(KLDFLAGS) -Map=$(B)/bootheap.map -o $@ $(KOBJ) $(B)/gen/ksyms.o $(LIBGCC)
+	$(call say,LD,$@)
+	$(Q)$(LD) $(KLDFLAGS) -Map=$(B)/bootheap.map -o $@ $(KOBJ) $(B)/gen/ksyms.o $(LIBGCC)
 	@nm -n $(B)/stage1.elf | awk '$$2 ~ /^[tT]$$/' > $(B)/stage1.syms
 	@nm -n $@ | awk '$$2 ~ /^[tT]$$/' > $(B)/bootheap.syms
 	@cmp -s $(B)/stage1.syms $(B)/bootheap.syms || { echo "symbol table moved code: stage links differ"; exit 1; }
-	objdump -d -M intel --no-show-raw-insn $@ > $(B)/bootheap.dis
-	nm -n $@ > $(B)/bootheap.sym
+	$(call say,OBJDUMP,$(B)/bootheap.dis)
+	$(Q)objdump -d -M intel --no-show-raw-insn $@ > $(B)/bootheap.dis
+	$(call say,NM,$(B)/bootheap.sym)
+	$(Q)nm -n $@ > $(B)/bootheap.sym
 
 # ---- ISO ---------------------------------------------------------------------
 iso: $(B)/bootheap.iso
@@ -122,9 +160,10 @@ iso: $(B)/bootheap.iso
 $(B)/bootheap.iso: $(B)/bootheap.elf iso/grub.cfg
 	@rm -rf $(B)/isodir
 	@mkdir -p $(B)/isodir/boot/grub
-	cp $(B)/bootheap.elf $(B)/isodir/boot/bootheap.elf
-	cp iso/grub.cfg $(B)/isodir/boot/grub/grub.cfg
-	grub-mkrescue -o $@ $(B)/isodir 2> $(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
+	$(Q)cp $(B)/bootheap.elf $(B)/isodir/boot/bootheap.elf
+	$(Q)cp iso/grub.cfg $(B)/isodir/boot/grub/grub.cfg
+	$(call say,ISO,$@)
+	$(Q)grub-mkrescue -o $@ $(B)/isodir 2> $(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
 
 # ---- running -----------------------------------------------------------------
 setup:
@@ -132,30 +171,36 @@ setup:
 
 run: setup
 	@$(MAKE) --no-print-directory all
-	$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
+	$(call say,BOOT,pvh mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
+	$(Q)$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
 		--cpus $(CPUS) --nodes $(NODES)
 
 run-iso: setup
 	@$(MAKE) --no-print-directory iso
-	$(PYTHON) -m harness boot --mode iso-bios --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES)
+	$(call say,BOOT,iso-bios mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
+	$(Q)$(PYTHON) -m harness boot --mode iso-bios --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES)
 
 run-uefi: setup
 	@$(MAKE) --no-print-directory iso
-	$(PYTHON) -m harness boot --mode iso-uefi --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES)
+	$(call say,BOOT,iso-uefi mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
+	$(Q)$(PYTHON) -m harness boot --mode iso-uefi --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES)
 
 # The sweep boots the ELF directly (pvh) or builds its own ISO per boot with
 # the benchmark's kernel arguments, so `all` is the only build it needs.
 bench: setup
 	@$(MAKE) --no-print-directory all
-	$(PYTHON) -m harness run --accel $(ACCEL) $(BENCH_ARGS)
+	$(call say,BENCH,sweep accel=$(ACCEL))
+	$(Q)$(PYTHON) -m harness run --accel $(ACCEL) $(BENCH_ARGS)
 
 bench-quick: setup
 	@$(MAKE) --no-print-directory all
-	$(PYTHON) -m harness run --quick --accel $(ACCEL) $(BENCH_ARGS)
+	$(call say,BENCH,quick sweep accel=$(ACCEL))
+	$(Q)$(PYTHON) -m harness run --quick --accel $(ACCEL) $(BENCH_ARGS)
 
 debug: all
 	@echo "QEMU waits for gdb on :1234; in another terminal: gdb -x tools/gdbinit"
-	$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
+	$(call say,BOOT,pvh for gdb mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
+	$(Q)$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
 		--cpus $(CPUS) --nodes $(NODES) --gdb --timeout 0
 
 # ---- tests -------------------------------------------------------------------
@@ -165,16 +210,17 @@ HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel
             kernel/bootinfo/pvh.c kernel/cmdline.c kernel/acpi/acpi.c kernel/console/qr.c \
             kernel/console/qr_words.c kernel/acpi/acpi_find.c kernel/acpi/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
-HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/strategies.c mm/heap_par.c \
-            mm/pageset.c mm/peer.c $(wildcard mm/linux/*.c mm/freebsd/*.c) \
-            $(wildcard mm/init_*.c) tests/unit/host_support.c
+HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c \
+            mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/heap_par.c mm/pageset.c \
+            $(wildcard mm/strategies/*.c) mm/peers/peer.c mm/peers/registry.c $(wildcard mm/peers/*/*.c) \
+            tests/unit/host_support.c
 # The clock drivers and the calibration run reach hardware through
 # kernel/time/clkio.h; their tests link a simulated machine in its place.
 CLOCK_SIM_SRC := kernel/time/pit.c kernel/time/hpet.c kernel/time/pmtimer.c kernel/time/leaves.c \
                  kernel/time/refclock.c kernel/time/calibrate.c kernel/time/measure.c \
                  tests/unit/sim_clock.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(wildcard tests/unit/test_*.c))
-UNIT_HDRS := $(wildcard kernel/*.h kernel/*/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h tests/unit/*.h)
+UNIT_HDRS := $(wildcard kernel/*.h kernel/*/*.h bench/*.h tests/unit/*.h) $(MM_HDRS)
 # Each source is compiled once for every test that links it (a test binary
 # used to compile all of them again: some 20 times the work). The cost
 # model's tests count each modelled cost where it is paid, so they link
@@ -185,28 +231,34 @@ CLOCK_SIM_OBJ := $(patsubst %.c,$(B)/unit/obj/%.o,$(CLOCK_SIM_SRC))
 
 $(B)/unit/obj/%.o: %.c $(UNIT_HDRS) Makefile
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -c -o $@ $<
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -c -o $@ $<
 
 $(B)/unit/obj-count/%.o: %.c $(UNIT_HDRS) Makefile
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -DXEN_COSTS_COUNT -c -o $@ $<
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -DXEN_COSTS_COUNT -c -o $@ $<
 
 $(B)/unit/%: tests/unit/%.c $(HOST_OBJ) $(UNIT_HDRS) Makefile
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_OBJ) -lcmocka
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_OBJ) -lcmocka
 
 $(B)/unit/test_xen_costs: tests/unit/test_xen_costs.c $(HOST_OBJ_COUNT) $(UNIT_HDRS) Makefile
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -DXEN_COSTS_COUNT -o $@ $< $(HOST_OBJ_COUNT) -lcmocka
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -DXEN_COSTS_COUNT -o $@ $< $(HOST_OBJ_COUNT) -lcmocka
 
 $(B)/unit/test_clocks: tests/unit/test_clocks.c $(HOST_OBJ) $(CLOCK_SIM_OBJ) $(UNIT_HDRS) Makefile
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_OBJ) $(CLOCK_SIM_OBJ) -lcmocka
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_OBJ) $(CLOCK_SIM_OBJ) -lcmocka
 
 # The screen console on a text screen in memory: no font, no COM1.
 $(B)/unit/test_console: tests/unit/test_console.c kernel/console/console.c $(UNIT_HDRS) Makefile
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< kernel/console/console.c -lcmocka
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $< kernel/console/console.c -lcmocka
 
 test-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
@@ -224,7 +276,8 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsan
                -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SRC_bootinfo := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c \
                      kernel/bootinfo/mb2.c kernel/bootinfo/pvh.c kernel/acpi/acpi.c mm/e820.c \
-                     mm/usable.c mm/bootmem.c kernel/acpi/acpi_find.c kernel/acpi/topo.c mm/numa.c
+                     mm/usable.c mm/bootmem.c kernel/acpi/acpi_find.c kernel/acpi/topo.c mm/numa.c \
+                     tests/fuzz/topo.c
 FUZZ_CORPUS_bootinfo := tests/fuzz/corpus
 FUZZ_MAXLEN_bootinfo := 16384
 # The kernel's vsnprintf formats the parser's messages in the kernel, so it
@@ -245,32 +298,38 @@ fuzz_args = -max_len=$(FUZZ_MAXLEN_$(1)) -timeout=10 -print_final_stats=1 \
 $(foreach t,$(FUZZ_TARGETS),$(eval $(B)/fuzz/fuzz_$(t): $(FUZZ_SRC_$(t))))
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h mm/*.h tests/fuzz/*.h) Makefile
 	@mkdir -p $(@D)
-	$(FUZZCC) $(FUZZ_CFLAGS) $(FUZZ_FLAGS_$*) -o $@ $< $(FUZZ_SRC_$*)
+	$(call say,FUZZCC,$@)
+	$(Q)$(FUZZCC) $(FUZZ_CFLAGS) $(FUZZ_FLAGS_$*) -o $@ $< $(FUZZ_SRC_$*)
 
 # A fresh copy of the seeds each time, so `make test` is repeatable.
 test-fuzz: $(patsubst %,test-fuzz-%,$(FUZZ_TARGETS))
 test-fuzz-%: $(B)/fuzz/fuzz_%
 	@rm -rf $(B)/fuzz/test-corpus-$* && mkdir -p $(B)/fuzz/test-corpus-$*
 	@cp $(FUZZ_CORPUS_$*)/* $(B)/fuzz/test-corpus-$*/
-	$< $(call fuzz_args,$*,$(FUZZ_TEST_SECONDS)) $(B)/fuzz/test-corpus-$*
+	$(call say,FUZZ,$* for $(FUZZ_TEST_SECONDS) s)
+	$(Q)$< $(call fuzz_args,$*,$(FUZZ_TEST_SECONDS)) $(B)/fuzz/test-corpus-$*
 
 # The long run keeps its corpora between runs, seeded from the repository's.
 fuzz: $(patsubst %,fuzz-%,$(FUZZ_TARGETS))
 fuzz-%: $(B)/fuzz/fuzz_%
 	@mkdir -p $(B)/fuzz/corpus-$*
 	@cp -n $(FUZZ_CORPUS_$*)/* $(B)/fuzz/corpus-$*/
-	$< $(call fuzz_args,$*,$(FUZZ_SECONDS)) $(B)/fuzz/corpus-$*
+	$(call say,FUZZ,$* for $(FUZZ_SECONDS) s)
+	$(Q)$< $(call fuzz_args,$*,$(FUZZ_SECONDS)) $(B)/fuzz/corpus-$*
 
 test-boot: all iso
-	$(PYTHON) -m pytest -q -n 2 tests/boot
+	$(call say,TEST,tests/boot)
+	$(Q)$(PYTHON) -m pytest -q -n 2 tests/boot
 
 # Guests of 90 GiB and 1 TiB (reserve=off): slow under TCG, so not in `make test`.
 test-big: all
-	$(PYTHON) -m pytest -q tests/big
+	$(call say,TEST,tests/big)
+	$(Q)$(PYTHON) -m pytest -q tests/big
 
 test: setup
 	@$(MAKE) --no-print-directory all iso hosted hosted-tsan
-	$(PYTHON) tests/run_all.py
+	$(call say,TEST,tests/run_all.py)
+	$(Q)$(PYTHON) tests/run_all.py
 
 # ---- host C programs ------------------------------------------------------------
 # Each hosted/NAME.c is one program, $(B)/NAME. One that also needs other
@@ -282,36 +341,41 @@ HOSTED_PROGS  := $(patsubst hosted/%.c,$(B)/%,$(wildcard hosted/*.c))
 .SECONDEXPANSION:
 $(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_$*) -o $@ $< $(HOSTED_EXTRA_$*)
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_$*) -o $@ $< $(HOSTED_EXTRA_$*)
 
-# The hosted runner, build/bootheap-host (docs/usage.md, "The hosted runner"): mm/ and bench/,
-# with the kernel's printk, records, options, strings and CPU identity,
-# compiled with the kernel's code-generation flags less -mcmodel=kernel (a
-# user program lives in the low 2 GiB), linked with the user-space platform
-# layer in hosted/platform/.
-HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peer_selftest.c,$(wildcard mm/*.c mm/linux/*.c mm/freebsd/*.c)) \
-               bench/bench.c bench/peer_run.c bench/pick.c bench/report.c bench/par_report.c bench/scaling.c \
-               bench/stats.c kernel/console/printk.c kernel/console/record.c kernel/lib/string.c \
+# The hosted runner, build/bootheap-host (docs/usage.md, "The hosted runner"): mm/ and bench/
+# (less paging, the kernel's self-tests and the accelerator probe, which only
+# a guest has), with the kernel's printk, records, options, strings and CPU
+# identity, compiled with the kernel's code-generation flags less
+# -mcmodel=kernel (a user program lives in the low 2 GiB), linked with the
+# user-space platform layer in hosted/platform/.
+HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peers/peer_selftest.c,$(MM_SRC)) \
+               $(filter-out bench/probe.c,$(wildcard bench/*.c)) \
+               kernel/console/printk.c kernel/console/record.c kernel/lib/string.c \
                kernel/cmdline.c kernel/lib/err.c kernel/lib/sort.c kernel/cpu.c kernel/time/tsc_math.c \
                kernel/time/leaves.c kernel/time/choose.c kernel/bootinfo/bootrec.c
 HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))
 HOSTED_KFLAGS := $(filter-out -mcmodel=kernel,$(KFLAGS)) -DBOOTHEAP_HOSTED
 HOSTED_EXTRA_bootheap-host := $(wildcard hosted/platform/*.c) $(HOSTED_KOBJ) $(B)/hosted/kimage.ld
 HOSTED_FLAGS_bootheap-host := -DBOOTHEAP_HOSTED -I. -fno-pie -no-pie -pthread -Wl,-T,hosted/platform/hosted.ld
-$(B)/bootheap-host: hosted/platform/hosted.ld $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h)
+$(B)/bootheap-host: hosted/platform/hosted.ld $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h bench/*.h) $(MM_HDRS)
 
 $(B)/hosted/k/%.o: %.c Makefile
 	@mkdir -p $(@D)
-	$(KCC) $(CFLAGS) $(HOSTED_KFLAGS) -c $< -o $@
+	$(call say,CC,$@)
+	$(Q)$(KCC) $(CFLAGS) $(HOSTED_KFLAGS) -c $< -o $@
 
 # The kernel image's physical range, read from the kernel: the runner keeps
 # it out of the boot allocator as the kernel does.
 $(B)/hosted/kimage.ld: $(B)/bootheap.elf
 	@mkdir -p $(@D)
-	nm $< | awk '$$3 ~ /^__kernel_phys_(start|end)$$/ { print $$3 " = 0x" $$1 ";" }' > $@
+	$(call say,GEN,$@)
+	$(Q)nm $< | awk '$$3 ~ /^__kernel_phys_(start|end)$$/ { print $$3 " = 0x" $$1 ";" }' > $@
 
 $(B)/bootheap-host.dis: $(B)/bootheap-host
-	objdump -d -M intel --no-show-raw-insn $< > $@
+	$(call say,OBJDUMP,$@)
+	$(Q)objdump -d -M intel --no-show-raw-insn $< > $@
 
 hosted: $(B)/bootheap-host $(B)/bootheap-host.dis
 
@@ -325,11 +389,13 @@ HOSTED_PLATFORM := hosted/bootheap-host.c $(wildcard hosted/platform/*.c)
 
 $(B)/hosted-tsan/k/%.o: %.c Makefile
 	@mkdir -p $(@D)
-	$(KCC) $(CFLAGS) $(HOSTED_KFLAGS) $(TSAN_FLAGS) -c $< -o $@
+	$(call say,CC,$@)
+	$(Q)$(KCC) $(CFLAGS) $(HOSTED_KFLAGS) $(TSAN_FLAGS) -c $< -o $@
 
 $(B)/bootheap-host-tsan: $(HOSTED_PLATFORM) $(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld hosted/platform/hosted.ld \
-                         $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h mm/*.h mm/linux/*.h mm/freebsd/*.h bench/*.h) Makefile
-	$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_bootheap-host) $(TSAN_FLAGS) -o $@ $(HOSTED_PLATFORM) \
+                         $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h bench/*.h) $(MM_HDRS) Makefile
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_bootheap-host) $(TSAN_FLAGS) -o $@ $(HOSTED_PLATFORM) \
 		$(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld
 
 hosted-tsan: $(B)/bootheap-host-tsan
@@ -340,27 +406,31 @@ COUNTS_SIZES ?= 256M,8G
 COUNTS_ARGS ?=
 bench-counts: setup
 	@$(MAKE) --no-print-directory all hosted
-	$(PYTHON) -m harness counts --sizes $(COUNTS_SIZES) $(COUNTS_ARGS)
+	$(call say,BENCH,counts sizes=$(COUNTS_SIZES))
+	$(Q)$(PYTHON) -m harness counts --sizes $(COUNTS_SIZES) $(COUNTS_ARGS)
 
 # The page/chunk ratio under each model of Xen's per-call costs (docs/fidelity.md),
 # timed and counted on the hosted runner, e.g. ABLATION_ARGS="--sizes 8G --runs 9".
 ABLATION_ARGS ?=
 bench-ablation: setup
 	@$(MAKE) --no-print-directory all hosted
-	$(PYTHON) -m harness ablation $(ABLATION_ARGS)
+	$(call say,BENCH,ablation)
+	$(Q)$(PYTHON) -m harness ablation $(ABLATION_ARGS)
 
 # The hosted runner over 1 GiB to 1 TiB, 3 runs, into a results folder as
 # `make bench` writes one (docs/usage.md, "The hosted runner"); BENCH_ARGS as for bench.
 bench-host: setup
 	@$(MAKE) --no-print-directory all hosted
-	$(PYTHON) -m harness run --hosted $(BENCH_ARGS)
+	$(call say,BENCH,hosted sweep)
+	$(Q)$(PYTHON) -m harness run --hosted $(BENCH_ARGS)
 
 # The same, with every strategy's first touch timed in every run at every
 # size: the end-to-end figures in full (bench-host shares it among the eager
 # strategies and samples it from 64 GiB up).
 bench-host-full: setup
 	@$(MAKE) --no-print-directory all hosted
-	$(PYTHON) -m harness run --hosted --full $(BENCH_ARGS)
+	$(call say,BENCH,hosted sweep in full)
+	$(Q)$(PYTHON) -m harness run --hosted --full $(BENCH_ARGS)
 
 # The real Xen 4.14, Xen 4.17 and Linux 6.1 (Debian's packages, fetched into
 # build/peers) beside bootheap, in exact instruction counts under -icount
@@ -368,32 +438,38 @@ bench-host-full: setup
 PEERS_ARGS ?=
 peers: setup
 	@$(MAKE) --no-print-directory all
-	$(PYTHON) -m harness peers $(PEERS_ARGS)
+	$(call say,BENCH,peers)
+	$(Q)$(PYTHON) -m harness peers $(PEERS_ARGS)
 
 # Which stores write page_info fastest on this CPU: the once strategy's
 # marking loop, measured in user space (the kernel only runs under TCG here).
 STORES_GIB ?= 16
 bench-stores: $(B)/stores
-	$(B)/stores $(STORES_GIB) 9
+	$(call say,BENCH,stores over $(STORES_GIB) GiB)
+	$(Q)$(B)/stores $(STORES_GIB) 9
 
 # A minimal Debian 12 under build/fresh/, a clean clone of this commit, and
 # the README's set-up, build and one TCG boot inside it (root; minutes).
 check-fresh:
-	sh tools/check-fresh.sh
+	$(call say,CHECK,fresh Debian 12)
+	$(Q)sh tools/check-fresh.sh
 
 # How long the QR code at the end of a run takes to encode and draw (target
 # under 50 ms), from short boots on each screen path.
 bench-qr: setup
 	@$(MAKE) --no-print-directory iso
-	$(PYTHON) -m harness.sweep.qrtime --accel $(ACCEL) $(BENCH_ARGS)
+	$(call say,BENCH,qr accel=$(ACCEL))
+	$(Q)$(PYTHON) -m harness.sweep.qrtime --accel $(ACCEL) $(BENCH_ARGS)
 
 # ---- tooling -----------------------------------------------------------------
 compile_commands.json:
-	$(MAKE) clean
-	bear -- $(MAKE) all $(UNIT_TESTS)
+	$(call say,GEN,$@)
+	$(Q)$(MAKE) clean
+	$(Q)bear -- $(MAKE) all $(UNIT_TESTS)
 
 clean:
-	rm -rf --one-file-system $(B)
+	$(call say,CLEAN,$(B))
+	$(Q)rm -rf --one-file-system $(B)
 
 # Dependency files of the build, not of check-fresh's scratch Debian (its etc/ has rc2.d folders).
 -include $(shell find $(B) -path $(B)/fresh -prune -o -type f -name '*.d' -print 2>/dev/null)

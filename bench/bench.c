@@ -7,22 +7,24 @@
 #include "bench/bench.h"
 
 #include "bench/par_report.h"
+#include "bench/peer_run.h"
+#include "bench/pick.h"
 #include "bench/report.h"
+#include "bench/result.h"
 #include "bench/scaling.h"
 #include "bench/series.h"
-#include "bench/stats.h"
+#include "bench/window.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/exit.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
-#include "kernel/lib/string.h"
 #include "kernel/time/tsc.h"
 #include "mm/heap.h"
 #include "mm/heap_par.h"
 #include "mm/mm.h"
 #include "mm/numa.h"
-#include "mm/peer.h"
+#include "mm/peers/peer.h"
 #include "mm/xen_costs.h"
 
 static unsigned opt_runs = 5;
@@ -64,58 +66,6 @@ static bool calibrated;
 static unsigned par_cpus;           /* CPUs the eager strategies and the floor run on */
 static char cost_model[96];         /* xen_costs= as it ran, e.g. "all" */
 static unsigned touch_runs;         /* the first touch is timed in runs [0, touch_runs) */
-
-uint64_t bench_units(uint64_t ticks)
-{
-    return calibrated ? tsc_to_ns(ticks) : ticks;
-}
-
-static uint64_t to_units(uint64_t ticks)
-{
-    return bench_units(ticks);
-}
-
-static void record_ns(struct record *r, const char *key, uint64_t v)
-{
-    if (calibrated)
-        record_u64(r, key, v);
-    else
-        record_null(r, key);
-}
-
-void bench_record_result(const struct series *x, unsigned run, const char *phase, uint64_t ticks,
-                         uint64_t first_alloc, unsigned cpus)
-{
-    bench_record_shared(x, run, phase, ticks, first_alloc, cpus, NULL);
-}
-
-void bench_record_shared(const struct series *x, unsigned run, const char *phase, uint64_t ticks,
-                         uint64_t first_alloc, unsigned cpus, const struct series *from)
-{
-    struct record r;
-    uint64_t v = to_units(ticks);
-
-    record_begin(&r, "result");
-    record_str(&r, "strategy", x->name);
-    record_u64(&r, "run", run);
-    record_str(&r, "phase", phase);
-    record_u64(&r, "pages", pages);
-    record_str(&r, "xen_costs", cost_model);
-    record_u64(&r, "cpus", cpus);
-    record_u64(&r, "ticks", ticks);
-    record_ns(&r, "ns", v);
-    if (calibrated)
-        record_fixed(&r, "ns_per_page", (int64_t)stat_per_page_milli(v, pages), 3);
-    else
-        record_null(&r, "ns_per_page");
-    if (!x->s && !x->p)
-        record_u64(&r, "bytes", x->layout == FLOOR_XEN ? heap_floor_bytes() : peer_floor_bytes(x->layout));
-    if ((x->s || x->p) && !strcmp(phase, "init") && (x->p || run < touch_runs))
-        record_ns(&r, "first_alloc_ns", first_alloc);
-    if (from && from != x)
-        record_str(&r, "shared_from", from->name);
-    record_end(&r);
-}
 
 /*
  * First touch: heap_alloc_pages(0, any node) until the heap is empty,
@@ -161,16 +111,6 @@ static int first_touch(const struct series *x, unsigned run, uint64_t *first_tic
         return err_set(e, -EINVAL, "%s run %u: the heap after first touch differs from the heap "
                        "after init", x->name, run);
     return 0;
-}
-
-int bench_check_pages(const struct series *x, unsigned run, const struct heap_audit *a, uint64_t ref,
-                      struct err *e)
-{
-    if (!ref || a->page_digest == ref)
-        return 0;
-    return err_set(e, -EINVAL, "%s run %u: its free pages (digest 0x%016llx) differ from the first "
-                   "strategy's (0x%016llx)", x->name, run, (unsigned long long)a->page_digest,
-                   (unsigned long long)ref);
 }
 
 /* The digests every heap must have: Xen's heaps the block digest of the first, all the page digest. */
@@ -247,11 +187,11 @@ static const struct series *touch_owner(unsigned run)
 /* Xen strategy x's figures and records for run, once every strategy of the run has run. */
 static void finish_strategy(struct series *x, unsigned run)
 {
-    x->init[run] = to_units(x->init_ticks);
+    x->init[run] = bench_units(x->init_ticks);
     if (run < touch_runs) {
         const struct series *from = x->touch_from ? x->touch_from : touch_owner(run);
-        x->touch[run] = to_units(from->touch_ticks);
-        x->first_alloc[run] = to_units(x->init_ticks + from->first_ticks);
+        x->touch[run] = bench_units(from->touch_ticks);
+        x->first_alloc[run] = bench_units(x->init_ticks + from->first_ticks);
         bench_record_result(x, run, "init", x->init_ticks, x->first_alloc[run], x->cpus);
         bench_record_shared(x, run, "first_touch", from->touch_ticks, 0, 1, from);
     } else {
@@ -281,7 +221,7 @@ static int run_floor(struct series *f, unsigned run, struct err *e)
     if (rc)
         return rc;
     f->init_ticks = w[1] - w[0];
-    f->init[run] = to_units(w[1] - w[0]);
+    f->init[run] = bench_units(w[1] - w[0]);
     return 0;
 }
 
@@ -366,6 +306,7 @@ int bench_main(struct err *e)
                        "-icount shift=0 (is QEMU run with it?)",
                        (unsigned long long)tsc_khz(), ICOUNT_KHZ);
     touch_runs = opt_touch_runs && opt_touch_runs < opt_runs ? opt_touch_runs : opt_runs;
+    bench_result_setup(pages, calibrated, cost_model, touch_runs);
     record_begin(&r, "bench");
     /* What was tested: RAM above MAX_PHYS_ADDR never reaches the heap. */
     record_u64(&r, "mem_bytes", mm.ram_bytes - mm.ignored_bytes);
@@ -392,7 +333,7 @@ int bench_main(struct err *e)
     record_u64(&r, "bytes", frametable.bytes + frametable.m2p_bytes);
     record_u64(&r, "entries", max_pfn);
     record_u64(&r, "ticks", frametable.setup_ticks);
-    record_ns(&r, "ns", to_units(frametable.setup_ticks));
+    bench_record_ns(&r, "ns", bench_units(frametable.setup_ticks));
     record_end(&r);
 
     /*

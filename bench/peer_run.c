@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// One run of a peer (mm/peer.h) in the benchmark: its boot part, its first
-// allocation and its later part, each in a timed window; its audit; and the
-// records that say what each part and each node took.
-#include "bench/bench.h"
-#include "bench/series.h"
+// One run of a peer (mm/peers/peer.h) in the benchmark: its boot part, its
+// first allocation and its later part, each in a timed window; its audit;
+// and the records that say what each part and each node took.
+#include "bench/peer_run.h"
+
+#include "bench/result.h"
+#include "bench/window.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"
 #include "kernel/lib/string.h"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Which strategies a benchmark runs (strategies=, from Xen's heap's and the
 // peers' registries) and which floors they need.
-#include "bench/series.h"
+#include "bench/pick.h"
+
 #include "kernel/cmdline.h"
 #include "kernel/console/printk.h"
 #include "kernel/lib/string.h"

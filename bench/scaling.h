@@ -11,7 +11,7 @@
 
 #include "kernel/lib/errno.h"
 #include "mm/heap.h"
-#include "mm/peer.h"
+#include "mm/peers/peer.h"
 
 /* Whether the scaling option asks for the table. */
 bool scaling_wanted(void);

@@ -20,7 +20,7 @@
 #include "kernel/version.h"
 #include "mm/heap_par.h"
 #include "mm/mm.h"
-#include "mm/peer.h"
+#include "mm/peers/peer.h"
 
 struct bootinfo bootinfo;
 

@@ -18,7 +18,7 @@
 #include "mm/layout.h"
 #include "mm/mm.h"
 #include "mm/paging.h"
-#include "mm/peer.h"
+#include "mm/peers/peer.h"
 #include "bench/bench.h"
 #include "bench/probe.h"
 #include "bench/report.h"

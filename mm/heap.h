@@ -3,7 +3,7 @@
  * The buddy heap, modelled on Xen's domain heap (xen/common/page_alloc.c):
  * free lists per (node, zone, order), zone = bit width of the MFN, blocks of
  * up to 2^MAX_ORDER pages, one heap lock. This is the contract; the
- * strategies and the audit share mm/heap_priv.h.
+ * strategies (mm/strategies/) and the audit share mm/heap_priv.h.
  */
 #ifndef MM_HEAP_H
 #define MM_HEAP_H
@@ -36,13 +36,13 @@ struct heap_strategy {
     bool eager;
 };
 
-/* The registry: every strategy, in report order, NULL-terminated. */
+/* The registry: every strategy, in report order, NULL-terminated (mm/strategies/registry.c). */
 extern const struct heap_strategy *const heap_strategies[];
 
 /* The strategy called name (len bytes), or NULL. */
 const struct heap_strategy *heap_strategy_find(const char *name, size_t len);
 
-/* strategies= as given on the command line: "" for all (mm/strategies.c). */
+/* strategies= as given on the command line: "" for all (mm/strategies/registry.c). */
 const char *heap_strategies_option(void);
 
 /*
@@ -131,7 +131,7 @@ __printf(2, 3) void audit_complain(struct heap_audit *a, const char *fmt, ...);
 /*
  * The digest of a set of pages given as a bitmap of nbits bits, one per
  * PFN: the same for the same pages whatever blocks hold them, so that every
- * strategy's free set, Xen's and the peers' (mm/peer.h), compares.
+ * strategy's free set, Xen's and the peers' (mm/peers/peer.h), compares.
  */
 uint64_t pageset_digest(const uint64_t *bitmap, uint64_t nbits);
 
@@ -165,9 +165,10 @@ uint64_t heap_list_blocks(struct heap_block *out, unsigned max);
 void heap_audit_record(const char *strategy, unsigned run, unsigned cpus, const struct heap_audit *a);
 
 /*
- * The `audit` record of a peer (mm/peer.h), on its own structures: the same
- * fields, its blocks and block digest its kernel's own, and `kernel` naming
- * that kernel ("linux", "freebsd"); never a block list of Xen's heap.
+ * The `audit` record of a peer (mm/peers/peer.h), on its own structures:
+ * the same fields, its blocks and block digest its kernel's own, and
+ * `kernel` naming that kernel ("linux", "freebsd"); never a block list of
+ * Xen's heap.
  */
 void peer_audit_record(const char *strategy, const char *kernel, unsigned run, unsigned cpus,
                        const struct heap_audit *a);

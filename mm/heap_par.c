@@ -185,7 +185,7 @@ struct job {
     struct heap *h;
     const struct heap_strategy *s;      /* NULL: the floor */
     bool with_m2p;
-    uint8_t *array;                     /* a peer's floor: its page array (mm/peer.h), else NULL */
+    uint8_t *array;                     /* a peer's floor: its page array (mm/peers/peer.h), else NULL */
     unsigned entry_bytes;
     struct heap_par_stats *st;
 };

@@ -93,8 +93,8 @@ int heap_par_build(struct heap *h, const struct heap_strategy *s, unsigned n, ui
 int heap_par_floor(unsigned n, uint64_t window[2], struct heap_par_stats *st, struct err *e);
 
 /*
- * The same for another page array (a peer's, mm/peer.h): array + PFN *
- * entry_bytes holds each page's entry.
+ * The same for another page array (a peer's, mm/peers/peer.h): array +
+ * PFN * entry_bytes holds each page's entry.
  */
 int heap_par_floor_array(unsigned n, void *array, unsigned entry_bytes, uint64_t window[2],
                          struct heap_par_stats *st, struct err *e);

@@ -59,7 +59,7 @@
 #define DIRECTMAP_BASE  0x100000000000ull   /* 16 TiB */
 #define FRAMETABLE_BASE 0x200000000000ull   /* 32 TiB */
 #define M2P_BASE        0x280000000000ull   /* 40 TiB */
-#define LINUX_MEMMAP_BASE   0x300000000000ull   /* 48 TiB: the peers' arrays (mm/peer.h) */
+#define LINUX_MEMMAP_BASE   0x300000000000ull   /* 48 TiB: the peers' arrays (mm/peers/peer.h) */
 #define FREEBSD_PAGES_BASE  0x380000000000ull   /* 56 TiB */
 #define KERNEL_VMA      0ull                /* no kernel image is mapped: kimage_pa() is unused */
 #endif

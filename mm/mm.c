@@ -17,7 +17,7 @@
 #include "mm/numa.h"
 #include "mm/numa_boot.h"
 #include "mm/paging.h"
-#include "mm/peer.h"
+#include "mm/peers/peer.h"
 #include "mm/reserve.h"
 #include "mm/usable.h"
 

@@ -30,10 +30,10 @@ void mm_init(const struct bootinfo *bi);
 
 /*
  * Ends boot allocation: takes the audit's scratch bitmap and the page
- * arrays of peer_layouts (a bit per enum peer_layout, mm/peer.h), sets up
- * the node map, gives what the boot allocator still holds to the heap as the
- * memory every end_boot_allocator() run hands over, and prints the memory
- * summary. Call once, after every boot-time allocation (page tables included).
+ * arrays of peer_layouts (a bit per enum peer_layout, mm/peers/peer.h),
+ * sets up the node map, gives what the boot allocator still holds to the
+ * heap as the memory every end_boot_allocator() run hands over, and prints
+ * the memory summary. Call once, after every boot-time allocation (page tables included).
  */
 void mm_heap_takeover(unsigned peer_layouts);
 

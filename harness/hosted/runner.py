@@ -14,7 +14,7 @@ from harness.results import maps
 from harness.common import GIB, gib_text, parse_size, size_label, warn
 
 RUNNER = os.path.join(ROOT, "build", "bootheap-host")
-# Xen 4.17's chunked init as its cover letter timed it (mm/init_chunk_72b02bc.c).
+# Xen 4.17's chunked init as its cover letter timed it (mm/strategies/init_chunk_72b02bc.c).
 LETTER = "chunk_72b02bc"
 SIZES_GIB = (1, 2, 4, 8, 16, 32, 64, 90, 256, 1024)
 RUNS = 3

@@ -6,7 +6,7 @@ import statistics
 
 OLD, NEW, FLOOR = "page", "chunk", "floor"   # Xen before 4.17, Xen 4.17, memset of the eager metadata
 INIT, FIRST_TOUCH = "init", "first_touch"
-# The peers (mm/peer.h): each one's floor, the memset of its own page array, and the floors in report order.
+# The peers (mm/peers/peer.h): each one's floor, the memset of its own page array, and the floors in report order.
 PEER_FLOOR = {"linux": "floor_linux", "linux_deferred": "floor_linux",
               "freebsd": "floor_freebsd", "freebsd_lazy": "floor_freebsd"}
 FLOORS = (FLOOR, "floor_linux", "floor_freebsd")

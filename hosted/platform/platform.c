@@ -21,7 +21,7 @@
 #include "mm/frametable.h"
 #include "mm/paging.h"
 #include "mm/heap.h"
-#include "mm/peer.h"
+#include "mm/peers/peer.h"
 
 struct paging_info paging;
 /* The kernel image's displacement from its link address: none, as under PVH. */
@@ -120,7 +120,7 @@ static uint64_t mem_available(void)
  * allocator's regions: every 1 GiB section that holds one of their pages
  * costs at most 8 MiB of page_info and 2 MiB of M2P (frametable_init()),
  * and 16 and 22 MiB more for the Linux and FreeBSD peers' arrays when they
- * run, with Linux's pageblock bits (mm/peer.h).
+ * run, with Linux's pageblock bits (mm/peers/peer.h).
  */
 static uint64_t tables_need(void)
 {

@@ -78,7 +78,7 @@ struct host_mem {
 
 extern struct host_mem host_mem;
 
-/* The peers' page arrays (mm/peer.h) the run will back: a bit per layout. Set before mm_init(). */
+/* The peers' page arrays (mm/peers/peer.h) the run will back: a bit per layout. Set before mm_init(). */
 extern unsigned host_peer_layouts;
 
 /*

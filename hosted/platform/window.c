@@ -6,8 +6,8 @@
 #include <time.h>
 #include <valgrind/callgrind.h>
 
-#include "bench/bench.h"
 #include "bench/stats.h"
+#include "bench/window.h"
 #include "hosted/platform/runner.h"
 #include "kernel/console/printk.h"
 #include "kernel/console/record.h"

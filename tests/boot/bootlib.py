@@ -230,7 +230,7 @@ FRAMETABLE_BASE = 0xffffc00000000000
 M2P_BASE = 0xffffc80000000000
 IOMAP_BASE = 0xffffd00000000000
 PAGE_INFO_BYTES, M2P_ENTRY_BYTES = 32, 8
-# The peers' page arrays (mm/peer.h): base, entry bytes, the memory summary's name, their strategies.
+# The peers' page arrays (mm/peers/peer.h): base, entry bytes, the memory summary's name, their strategies.
 PEER_LAYOUTS = {
     "linux": (0xffffd80000000000, 64, "Linux struct page array", ("linux", "linux_deferred")),
     "freebsd": (0xffffe00000000000, 88, "FreeBSD vm_page array", ("freebsd", "freebsd_lazy")),

@@ -8,7 +8,7 @@ import pytest
 from bootlib import AUDIT_BLOCKS, boot, check_heap, expected_memory, explain, hpet_mapped, record, records
 
 PHASES = ("init", "first_touch")
-# The peers (mm/peer.h): their part after boot, and the floor of their layout with its bytes a page.
+# The peers (mm/peers/peer.h): their part after boot, and the floor of their layout with its bytes a page.
 PEERS = {"linux": (None, "floor_linux"), "linux_deferred": ("deferred", "floor_linux"),
          "freebsd": (None, "floor_freebsd"), "freebsd_lazy": ("drain", "floor_freebsd")}
 FLOOR_BYTES = {"floor_linux": 64, "floor_freebsd": 88}

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Reports a broken invariant as a crash, so libFuzzer keeps the input. */
 #define CHECK(cond) do {                                                    \
@@ -14,5 +15,11 @@
             abort();                                                        \
         }                                                                   \
     } while (0)
+
+/* A string a parser wrote into a buffer of size bytes ends inside it. */
+static inline void check_string(const char *s, size_t size)
+{
+    CHECK(memchr(s, '\0', size) != NULL);
+}
 
 #endif

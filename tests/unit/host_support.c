@@ -15,7 +15,7 @@
 #include "mm/heap_par.h"
 #include "mm/heap_priv.h"
 #include "mm/numa.h"
-#include "mm/peer_priv.h"
+#include "mm/peers/peer_priv.h"
 #include "tests/unit/host_support.h"
 
 struct page_info *frame_table;

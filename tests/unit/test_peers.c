@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host tests of the peers (mm/peer.h): Linux 6.1 and FreeBSD main on
+// Host tests of the peers (mm/peers/peer.h): Linux 6.1 and FreeBSD main on
 // synthetic maps with holes, nodes and odd alignments, on one to three
 // simulated CPUs. Each builds, audits green and holds exactly the pages
 // Xen's heap holds; the block sets are the ones each kernel's rules give;
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mm/freebsd/freebsd.h"
-#include "mm/linux/linux.h"
+#include "mm/peers/freebsd/freebsd.h"
+#include "mm/peers/linux/linux.h"
 #include "tests/unit/host_support.h"
 
 static const char *const peers[] = { "linux", "linux_deferred", "freebsd", "freebsd_lazy" };

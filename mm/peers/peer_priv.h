@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the peer models (mm/linux/, mm/freebsd/) share: the handed-over
- * pages as a peer kernel's own map would give them (runs), and the audit's
- * bookkeeping. Nothing outside mm/ includes this.
+ * What the peer models (mm/peers/linux/, mm/peers/freebsd/) share: the
+ * handed-over pages as a peer kernel's own map would give them (runs), and
+ * the audit's bookkeeping. Only mm/peers/ (and the host tests) include
+ * this.
  */
-#ifndef MM_PEER_PRIV_H
-#define MM_PEER_PRIV_H
+#ifndef MM_PEERS_PEER_PRIV_H
+#define MM_PEERS_PEER_PRIV_H
 
 #include "mm/heap_priv.h"
-#include "mm/peer.h"
+#include "mm/peers/peer.h"
 
 /*
  * A run: handed-over pages [s, e) on one node. Regions that touch are

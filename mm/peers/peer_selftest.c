@@ -4,7 +4,7 @@
 // its own structures, and holds exactly the pages Xen's heap holds.
 #include "kernel/lib/selftest.h"
 #include "mm/heap_par.h"
-#include "mm/peer.h"
+#include "mm/peers/peer.h"
 
 SELFTEST(peers_hand_over_the_same_pages)
 {

@@ -3,14 +3,14 @@
  * The Linux 6.1 x86-64 model (Debian's config: SPARSEMEM_VMEMMAP, NUMA,
  * MEMCG, DEFERRED_STRUCT_PAGE_INIT when asked): struct page, zones and
  * their free areas, the pageblock migratetype bits, and the steps of its
- * boot hand-over. Shared by the files of mm/linux/ and the two strategies only.
- * Field and function names follow Linux's, so that a reader can hold the
- * two side by side; the code is bootheap's.
+ * boot hand-over. Shared by the files of this folder only: the model and its
+ * two strategies (init_*.c). Field and function names follow Linux's, so
+ * that a reader can hold the two side by side; the code is bootheap's.
  */
-#ifndef MM_LINUX_LINUX_H
-#define MM_LINUX_LINUX_H
+#ifndef MM_PEERS_LINUX_LINUX_H
+#define MM_PEERS_LINUX_LINUX_H
 
-#include "mm/peer_priv.h"
+#include "mm/peers/peer_priv.h"
 
 #define LX_MAX_ORDER        11          /* orders 0 .. 10: 4 MiB blocks (6.1's MAX_ORDER) */
 #define LX_PAGEBLOCK_ORDER  9           /* HUGETLB_PAGE_ORDER on x86-64 */
@@ -168,7 +168,7 @@ static inline bool lx_migratetype_mergeable(unsigned mt)
     return mt < LX_MIGRATE_PCPTYPES;
 }
 
-/* ---- mm/linux/memmap.c: the boot part ---- */
+/* ---- mm/peers/linux/memmap.c: the boot part ---- */
 
 /* Sets the zones' spans from the runs, empties every free area. Untimed; returns 0. */
 int lx_reset(struct err *e);
@@ -185,7 +185,7 @@ void lx_boot(bool deferred, struct peer_boot_stats *st);
 /* set_pageblock_migratetype(): the type bits of pfn's pageblock. */
 void lx_set_pageblock_migratetype(uint64_t pfn, unsigned mt);
 
-/* ---- mm/linux/buddy.c: the free path and one allocation ---- */
+/* ---- mm/peers/linux/buddy.c: the free path and one allocation ---- */
 
 /* memblock_free_all(): every run handed to the buddy allocator, deferred pages skipped. */
 void lx_memblock_free_all(bool deferred);
@@ -199,11 +199,11 @@ uint64_t lx_alloc_page(void);
 /* The page back through __free_pages_ok(). */
 void lx_free_page(uint64_t pfn);
 
-/* ---- mm/linux/deferred.c ---- */
+/* ---- mm/peers/linux/deferred.c ---- */
 
 int lx_deferred_init(unsigned cpus, uint64_t window[2], struct peer_later_stats *st, struct err *e);
 
-/* ---- mm/linux/audit.c ---- */
+/* ---- mm/peers/linux/audit.c ---- */
 
 bool lx_audit(struct heap_audit *a);
 

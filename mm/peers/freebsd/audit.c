@@ -12,7 +12,7 @@
 //    (vm_phys_enqueue_contig() at boot promises none of that);
 //  - each domain's free count matches, and the queues hold every
 //    handed-over page.
-#include "mm/freebsd/freebsd.h"
+#include "mm/peers/freebsd/freebsd.h"
 
 static const struct fb_seg *seg_of(uint64_t pfn)
 {

@@ -3,9 +3,9 @@
 // (Debian's config). At boot, every zone below a node's highest and the
 // first section of the highest are initialised and freed; the rest of each
 // node is initialised later by padata jobs on that node's CPUs, window by
-// window, freed pageblock by pageblock (mm/linux/deferred.c). Linux 6.5 and
-// later free a whole MAX_ORDER window as one block; this is 6.1.
-#include "mm/linux/linux.h"
+// window, freed pageblock by pageblock (deferred.c beside this file). Linux
+// 6.5 and later free a whole MAX_ORDER window as one block; this is 6.1.
+#include "mm/peers/linux/linux.h"
 
 static void deferred_boot(struct peer_boot_stats *st)
 {

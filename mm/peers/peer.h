@@ -3,11 +3,12 @@
  * The peers: how Linux 6.1 and FreeBSD main hand their boot memory to their
  * own page allocators, each on a page array of its own layout, handed the
  * very pages Xen's heap gets (mm/heap.h). This is the contract the
- * benchmark uses; the models live in mm/linux/ and mm/freebsd/, one file
- * per strategy in mm/init_*.c, registered in mm/strategies.c.
+ * benchmark uses; each model lives in a folder of its own, mm/peers/linux/
+ * and mm/peers/freebsd/, with one file per strategy beside it (init_*.c),
+ * and every strategy is a row in mm/peers/registry.c.
  */
-#ifndef MM_PEER_H
-#define MM_PEER_H
+#ifndef MM_PEERS_PEER_H
+#define MM_PEERS_PEER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,14 +76,14 @@ struct peer_strategy {
     int (*run_later)(unsigned cpus, uint64_t window[2], struct peer_later_stats *st, struct err *e);
     /*
      * Checks the allocator on its own structures once the later part is
-     * done (mm/linux/audit.c, mm/freebsd/audit.c): fills a as heap_audit()
-     * does, with its own block digest and the page digest every strategy
-     * shares. Returns true when sound.
+     * done (mm/peers/linux/audit.c, mm/peers/freebsd/audit.c): fills a as
+     * heap_audit() does, with its own block digest and the page digest
+     * every strategy shares. Returns true when sound.
      */
     bool (*audit)(struct heap_audit *a);
 };
 
-/* The registry: every peer, in report order, NULL-terminated (mm/strategies.c). */
+/* The registry: every peer, in report order, NULL-terminated (mm/peers/registry.c). */
 extern const struct peer_strategy *const peer_strategies[];
 
 /* The peer called name (len bytes), or NULL. */

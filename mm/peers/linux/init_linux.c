@@ -4,8 +4,8 @@
 // marks each pageblock movable; memblock_free_all() then frees each range in
 // the largest naturally aligned blocks up to order 10, each block through
 // __free_pages_core() and __free_one_page() under the zone lock (the model:
-// mm/linux/).
-#include "mm/linux/linux.h"
+// memmap.c and buddy.c beside this file).
+#include "mm/peers/linux/linux.h"
 
 static void linux_boot(struct peer_boot_stats *st)
 {

@@ -4,7 +4,7 @@
 // deferred_init_maxorder(), deferred_init_pages(), deferred_free_pages(),
 // deferred_free_range(); kernel/padata.c: padata_do_multithreaded(),
 // padata_mt_helper()), each node's part on that node's CPUs.
-#include "mm/linux/linux.h"
+#include "mm/peers/linux/linux.h"
 
 #include "kernel/lib/libc.h"
 

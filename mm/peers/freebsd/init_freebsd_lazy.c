@@ -4,7 +4,7 @@
 // every chunk goes to the lazy init pool; an allocation that takes a lazy
 // chunk initialises its other pages first; an idle-priority thread then
 // drains the pool, freeing every chunk with merging (vm_phys_lazy_init()).
-#include "mm/freebsd/freebsd.h"
+#include "mm/peers/freebsd/freebsd.h"
 
 static int lazy_reset(struct err *e)
 {

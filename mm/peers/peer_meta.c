@@ -3,7 +3,7 @@
 // holds usable RAM, in 2 MiB pages, as the frame table is backed
 // (mm/frametable_setup.c), and Linux's pageblock bits beside them. The
 // kernel and the hosted runner; the host tests bring their own storage.
-#include "mm/linux/linux.h"
+#include "mm/peers/linux/linux.h"
 
 #include "kernel/console/printk.h"
 #include "kernel/lib/libc.h"

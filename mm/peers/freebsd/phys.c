@@ -6,7 +6,7 @@
 // vm_phys_free_pages(), vm_phys_alloc_freelist_pages(),
 // vm_phys_split_pages(), vm_phys_finish_init(), vm_phys_lazy_init_domain();
 // amd64's pmap_page_init()).
-#include "mm/freebsd/freebsd.h"
+#include "mm/peers/freebsd/freebsd.h"
 
 #include "kernel/lib/libc.h"
 

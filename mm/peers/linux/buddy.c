@@ -5,7 +5,7 @@
 // memblock_free_pages(), __free_pages_core(), __free_pages_ok(),
 // free_pages_prepare(), __free_one_page()), and one allocation
 // (__rmqueue_smallest(), expand()).
-#include "mm/linux/linux.h"
+#include "mm/peers/linux/linux.h"
 
 #include "kernel/panic.h"
 

@@ -13,7 +13,7 @@
 //    __free_one_page() guarantees: same zone and node, mergeable types);
 //  - nr_free, NR_FREE_PAGES (with the CPUs' pending deltas) and the managed
 //    pages match the lists, and the lists hold every handed-over page.
-#include "mm/linux/linux.h"
+#include "mm/peers/linux/linux.h"
 
 static void check_block(struct heap_audit *a, const struct lx_zone *zone, unsigned nid, unsigned zid,
                         unsigned order, unsigned mt, struct lx_page *pg)

@@ -1,25 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The strategy registries: a new strategy is one file and one row here,
-// Xen's heap's in heap_strategies, the peers' (mm/peer.h) in peer_strategies.
-// strategies= chooses among both.
+// The registry of the peers (mm/peers/peer.h): a new peer strategy is one
+// file in its model's folder and one row in peer_strategies. strategies=
+// (mm/strategies/registry.c) names them beside Xen's heap's.
 #include "kernel/cmdline.h"
 #include "kernel/lib/libc.h"
-#include "mm/heap.h"
-#include "mm/peer.h"
+#include "mm/peers/peer.h"
 
-extern const struct heap_strategy strategy_page, strategy_chunk, strategy_chunk_72b02bc, strategy_once,
-    strategy_lazy;
 extern const struct peer_strategy strategy_linux, strategy_linux_deferred, strategy_freebsd,
     strategy_freebsd_lazy;
-
-const struct heap_strategy *const heap_strategies[] = {
-    &strategy_page,
-    &strategy_chunk,
-    &strategy_chunk_72b02bc,
-    &strategy_once,
-    &strategy_lazy,
-    NULL,
-};
 
 const struct peer_strategy *const peer_strategies[] = {
     &strategy_linux,
@@ -28,16 +16,6 @@ const struct peer_strategy *const peer_strategies[] = {
     &strategy_freebsd_lazy,
     NULL,
 };
-
-static char opt_strategies[128];
-CMDLINE_OPT(strategies, .key = "strategies", .type = OPT_STR, .dst = opt_strategies,
-            .size = sizeof(opt_strategies),
-            .help = "comma-separated strategies to run, in this order (default: all)");
-
-const char *heap_strategies_option(void)
-{
-    return opt_strategies;
-}
 
 const struct peer_strategy *peer_strategy_find(const char *name, size_t len)
 {
@@ -49,7 +27,7 @@ const struct peer_strategy *peer_strategy_find(const char *name, size_t len)
 
 unsigned peer_layouts_wanted(void)
 {
-    const char *p = opt_strategies;
+    const char *p = heap_strategies_option();
     unsigned want = 0;
 
     if (!*p) {

@@ -3,7 +3,7 @@
 // memmap_init_zone_range(), memmap_init_range(), __init_single_page(),
 // defer_init(), set_pageblock_migratetype()), on the handed-over pages, and
 // the state every run starts from.
-#include "mm/linux/linux.h"
+#include "mm/peers/linux/linux.h"
 
 #include "kernel/lib/libc.h"
 

@@ -2,13 +2,14 @@
 /*
  * The FreeBSD main (amd64) model: struct vm_page, the physical segments and
  * the buddy free queues of sys/vm/vm_phys.c, and the steps of
- * vm_page_startup(). Shared by the files of mm/freebsd/ and the two strategies only.
- * Names follow FreeBSD's; the code is bootheap's.
+ * vm_page_startup(). Shared by the files of this folder only: the model and
+ * its two strategies (init_*.c). Names follow FreeBSD's; the code is
+ * bootheap's.
  */
-#ifndef MM_FREEBSD_FREEBSD_H
-#define MM_FREEBSD_FREEBSD_H
+#ifndef MM_PEERS_FREEBSD_FREEBSD_H
+#define MM_PEERS_FREEBSD_FREEBSD_H
 
-#include "mm/peer_priv.h"
+#include "mm/peers/peer_priv.h"
 
 #define FB_NFREEORDER       13          /* VM_NFREEORDER on amd64: orders 0 .. 12, 16 MiB chunks */
 /* amd64's free pools; LAZYINIT first, so that allocations fall back to it first. */
@@ -104,7 +105,7 @@ static inline uint64_t fb_page_to_pfn(const struct fb_page *m)
     return (uint64_t)(m - fb_page_array);
 }
 
-/* ---- mm/freebsd/phys.c ---- */
+/* ---- mm/peers/freebsd/phys.c ---- */
 
 /*
  * Segments from the runs, every queue empty, the handed-over entries
@@ -128,7 +129,7 @@ void fb_free_page(uint64_t pfn);
 /* vm_phys_lazy_init(): the lazy init pool drained, on one thread, worker cpus - 1. */
 int fb_lazy_drain(unsigned cpus, uint64_t window[2], struct peer_later_stats *st, struct err *e);
 
-/* ---- mm/freebsd/audit.c ---- */
+/* ---- mm/peers/freebsd/audit.c ---- */
 
 bool fb_audit(struct heap_audit *a);
 

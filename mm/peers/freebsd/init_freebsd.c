@@ -3,8 +3,8 @@
 // vm_page_startup() initialises every page's 88-byte vm_page, then hands
 // each run to vm_phys_enqueue_contig(), which lists chunks of rising orders
 // up to alignment, 16 MiB chunks, then falling orders, with no buddy look-up
-// and no merging (the model: mm/freebsd/).
-#include "mm/freebsd/freebsd.h"
+// and no merging (the model: phys.c beside this file).
+#include "mm/peers/freebsd/freebsd.h"
 
 static int freebsd_reset(struct err *e)
 {

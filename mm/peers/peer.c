@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What every peer shares: its layout, the runs it is handed, its floor, and
 // the bookkeeping of its audit.
-#include "mm/peer_priv.h"
+#include "mm/peers/peer_priv.h"
 
 #include "kernel/lib/libc.h"
 #include "kernel/panic.h"
