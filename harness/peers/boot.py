@@ -78,19 +78,19 @@ TARGETS = {
 }
 
 
-def _command(target, files, mem_bytes, workdir, icount=ICOUNT, extra=()):
+def _command(target, files, mem_bytes, workdir, icount=ICOUNT, extra=(), nodes=1):
     extra = ["-icount", icount] + list(extra)
     if target.dom0:
         extra += ["-initrd", files["dom0"]]
     return command.qemu_command("pvh", "tcg", mem_bytes, target.append, workdir=workdir, extra=extra,
-                             say=lambda *a: None, kernel=files["kernel"], bios=target.bios)
+                                say=lambda *a: None, kernel=files["kernel"], bios=target.bios, nodes=nodes)
 
 
-def _record(target, files, mem_bytes, work, log_path, deadline):
+def _record(target, files, mem_bytes, work, log_path, deadline, nodes=1):
     """Boot one: QEMU records every nondeterministic event of the boot
     (-icount rr=record) up to a line after the marker, then is told to quit."""
     rr = os.path.join(work, "replay.bin")
-    cmd = _command(target, files, mem_bytes, work, f"{ICOUNT},rr=record,rrfile={rr}")
+    cmd = _command(target, files, mem_bytes, work, f"{ICOUNT},rr=record,rrfile={rr}", nodes=nodes)
     errs = os.path.join(work, "qemu.stderr")
     with open(log_path, "wb") as log, open(errs, "wb") as err:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=err,
@@ -124,14 +124,15 @@ def _record(target, files, mem_bytes, work, log_path, deadline):
     return rr, why
 
 
-def boot_peer(target, files, mem_bytes, log_path, drive=None):
+def boot_peer(target, files, mem_bytes, log_path, drive=None, nodes=1):
     """A real binary's brackets -> (results, serial log). Boot one records
     the boot under -icount; boot two replays it with the gdbstub attached and
     takes the brackets. A stop at a breakpoint moves QEMU's virtual clock to
     its next timer (icount's sleep=off), so brackets taken in a live boot
     would shift the guest's timers and interrupts; a replay runs exactly as
     the recording did, stops or not, and prints the same log. `drive`
-    (stub, symbols, deadline) -> results replaces the target's brackets."""
+    (stub, symbols, deadline) -> results replaces the target's brackets.
+    nodes: the guest's NUMA nodes, a count or their MiB (harness/qemu/guest.py)."""
     try:
         syms = load_symbols(files["symbols"])
     except BracketError as e:
@@ -142,12 +143,12 @@ def boot_peer(target, files, mem_bytes, log_path, drive=None):
     results = []
     # In /tmp whatever TMPDIR says: a Unix socket's path holds 108 bytes at most.
     with tempfile.TemporaryDirectory(prefix="peers-", dir="/tmp") as work:
-        rr, why = _record(target, files, mem_bytes, work, log_path, deadline)
+        rr, why = _record(target, files, mem_bytes, work, log_path, deadline, nodes)
         if not why:
             sock = os.path.join(work, "gdb.sock")
             cmd = _command(target, files, mem_bytes, work, f"{ICOUNT},rr=replay,rrfile={rr}",
                            ["-chardev", f"socket,path={sock},server=on,wait=off,id=gdb0",
-                            "-gdb", "chardev:gdb0", "-S"])
+                            "-gdb", "chardev:gdb0", "-S"], nodes)
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
             try:
@@ -229,16 +230,16 @@ def linux_result(results, log):
             "log": facts}
 
 
-def boot_bootheap(mem_bytes, xen_costs, log_path, timeout=None):
+def boot_bootheap(mem_bytes, xen_costs, log_path, timeout=None, strategies=XEN_STRATEGIES, nodes=1):
     """bootheap's benchmark under -icount -> (counts, bench record). Its TSC
     runs at one tick per guest instruction there (the kernel's `icount`
-    option checks the rate and labels the figures)."""
+    option checks the rate and labels the figures). nodes: as boot_peer's."""
     # Xen's strategies only: the Linux and FreeBSD models have their own
     # comparison (`peers-icount`, harness/peers/icount.py).
     # -icount is TCG's: no accelerator to choose.
-    r = runner.run("pvh", mem_bytes, f"runs=1 xen_costs={xen_costs} strategies={XEN_STRATEGIES} icount",
+    r = runner.run("pvh", mem_bytes, f"runs=1 xen_costs={xen_costs} strategies={strategies} icount",
                    acc="tcg", timeout=timeout or timeout_for(mem_bytes), quiet=True, log_path=log_path,
-                   extra=["-icount", ICOUNT])
+                   extra=["-icount", ICOUNT], nodes=nodes)
     if r.status != "ok":
         raise PeerError(f"bootheap at {mem_bytes // (1 << 20)} MiB, xen_costs={xen_costs}: "
                         f"the boot ended {r.status}:\n{r.tail(15)}")

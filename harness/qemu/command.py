@@ -179,7 +179,7 @@ def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
     large = mem_bytes > mem_available() * 0.9
     if large:
         say(f"harness: {mem_mib} MiB guest is larger than free host RAM: reserve=off")
-    if large and nodes == 1:
+    if large and len(guest.node_mib(nodes, mem_bytes)) == 1:
         cmd += ["-object", f"memory-backend-ram,id=ram0,size={mem_mib}M,reserve=off"]
         machine += ",memory-backend=ram0"
     cmd += ["-machine", machine]

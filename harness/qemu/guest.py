@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """`guest`: the CPUs and NUMA nodes of a QEMU guest (`make run CPUS= NODES=`):
 -smp, and for more than one node one memory-backend-ram and one -numa node
-each, memory and CPUs split as evenly as they go."""
+each, memory and CPUs split as evenly as they go, or memory in the sizes a
+caller names (unequal nodes: the source-built Xen's runs)."""
 import os
 
 MIB = 1 << 20
@@ -21,14 +22,25 @@ def split(total, parts):
     return [base + (i < extra) for i in range(parts)]
 
 
+def node_mib(nodes, mem_bytes):
+    """Each node's MiB: `nodes` is a count (memory split evenly) or the
+    sizes themselves, [MiB, ...]."""
+    if isinstance(nodes, int):
+        return split(mem_bytes // MIB, nodes) if nodes > 0 else []
+    return [int(n) for n in nodes]
+
+
 def check(cpus, nodes, mem_bytes):
     """None, or why this guest cannot be built."""
+    sizes = node_mib(nodes, mem_bytes)
     if cpus < 1 or cpus > 64:
         return f"CPUS={cpus}: the kernel takes 1 to 64 CPUs"
-    if nodes < 1 or nodes > 8:
+    if len(sizes) < 1 or len(sizes) > 8:
         return f"NODES={nodes}: the kernel takes 1 to 8 nodes"
-    if nodes > 1 and (mem_bytes // MIB) < nodes:
+    if len(sizes) > 1 and min(sizes) < 1:
         return f"NODES={nodes}: {mem_bytes // MIB} MiB cannot give every node a MiB"
+    if not isinstance(nodes, int) and sum(sizes) != mem_bytes // MIB:
+        return f"nodes of {'+'.join(map(str, sizes))} MiB: not the guest's {mem_bytes // MIB} MiB"
     return None
 
 
@@ -40,12 +52,12 @@ def args(cpus, nodes, mem_bytes, large):
     if why:
         raise ValueError(why)
     out = ["-smp", str(cpus)] if cpus > 1 else []
-    if nodes == 1:
+    mems = node_mib(nodes, mem_bytes)
+    if len(mems) == 1:
         return out
-    mems = split(mem_bytes // MIB, nodes)
-    per = split(cpus, nodes)
+    per = split(cpus, len(mems))
     first = 0
-    for i in range(nodes):
+    for i in range(len(mems)):
         backend = f"memory-backend-ram,id=node{i},size={mems[i]}M" + (",reserve=off" if large else "")
         opt = f"node,nodeid={i},memdev=node{i}"
         if per[i]:

@@ -43,3 +43,13 @@ def test_multi_threaded_tcg_with_more_than_one_cpu():
     assert "memory-backend=ram0" not in " ".join(cmd)
     one = command.qemu_command("pvh", "tcg", 2 * GIB, say=lambda *a: None)
     assert one[one.index("-accel") + 1] == "tcg" and "-smp" not in one
+
+
+def test_unequal_nodes_take_the_sizes_named():
+    """The source-built Xen's two-node guests: a third and two thirds."""
+    a = guest.args(1, (341, 683), 1024 << 20, False)
+    assert a == ["-object", "memory-backend-ram,id=node0,size=341M", "-numa", "node,nodeid=0,memdev=node0,cpus=0-0",
+                 "-object", "memory-backend-ram,id=node1,size=683M", "-numa", "node,nodeid=1,memdev=node1"]
+    assert guest.check(1, (341, 600), 1024 << 20) == "nodes of 341+600 MiB: not the guest's 1024 MiB"
+    assert guest.check(1, (1024, 0), 1024 << 20) is not None
+    assert guest.node_mib(3, 1024 << 20) == [342, 341, 341]
