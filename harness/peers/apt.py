@@ -101,22 +101,25 @@ def debian_mirror(entries):
     return archive[0]["uri"], (sec[0]["uri"] if sec else None), keyring
 
 
-def sources_text(archive, security, keyring, suites):
-    """The private sources.list: each suite and its security suite, main only."""
+def sources_text(archive, security, keyring, suites, kinds=("deb",)):
+    """The private sources.list: each suite and its security suite, main
+    only, for each kind of line ('deb' binaries, 'deb-src' sources)."""
     lines = ["# Written by harness/peers/apt.py from this machine's apt configuration."]
-    for suite in suites:
-        lines.append(f"deb [signed-by={keyring}] {archive} {suite} main")
-        if security:
-            lines.append(f"deb [signed-by={keyring}] {security} {suite}-security main")
+    for kind in kinds:
+        for suite in suites:
+            lines.append(f"{kind} [signed-by={keyring}] {archive} {suite} main")
+            if security:
+                lines.append(f"{kind} [signed-by={keyring}] {security} {suite}-security main")
     return "\n".join(lines) + "\n"
 
 
 class PrivateApt:
     """apt-get and apt-cache confined to `folder`: sources.list, lists/ and
-    cache/ live there; `run` is subprocess.run or a stand-in for tests."""
+    cache/ live there; `run` is subprocess.run or a stand-in for tests.
+    kinds: ('deb',) for binary packages, ('deb-src',) for source packages."""
 
-    def __init__(self, folder, suites, etc="/etc/apt", run=subprocess.run):
-        self.folder, self.suites, self.run = folder, tuple(suites), run
+    def __init__(self, folder, suites, etc="/etc/apt", run=subprocess.run, kinds=("deb",)):
+        self.folder, self.suites, self.run, self.kinds = folder, tuple(suites), run, tuple(kinds)
         self.sources = os.path.join(folder, "sources.list")
         self.lists = os.path.join(folder, "lists")
         self.cache = os.path.join(folder, "cache")
@@ -135,7 +138,7 @@ class PrivateApt:
         for d in (os.path.join(self.lists, "partial"), os.path.join(self.cache, "archives", "partial")):
             os.makedirs(d, exist_ok=True)
         with open(self.sources, "w") as f:
-            f.write(sources_text(self.archive, self.security, self.keyring, self.suites))
+            f.write(sources_text(self.archive, self.security, self.keyring, self.suites, self.kinds))
         r = self.run(["apt-get", "-q", "update"] + self.options(), capture_output=True, text=True)
         said = (r.stdout + r.stderr).strip()
         self.update_said = "\n".join(l for l in said.splitlines() if l.startswith(("W:", "E:", "Err")))
@@ -169,3 +172,34 @@ class PrivateApt:
                     (version in name or quoted in name):
                 return os.path.join(into, name)
         raise FetchError(f"apt-get download {package}={version} left no .deb in {into}")
+
+    def source_candidate(self, package):
+        """The newest version of source package `package` in the private
+        suites, or FetchError naming it."""
+        r = self.run(["apt-cache", "showsrc", "--only-source", package] + self.options(),
+                     capture_output=True, text=True)
+        versions = re.findall(r"^Version:\s*(\S+)", r.stdout, re.M)
+        if r.returncode != 0 or not versions:
+            more = f"\napt-get update said:\n{self.update_said}" if self.update_said else ""
+            raise FetchError(f"source package {package} is not on {self.archive} in "
+                             f"{' or '.join(self.suites)}{more}")
+        newest = versions[0]
+        for v in versions[1:]:
+            if self.run(["dpkg", "--compare-versions", v, "gt", newest]).returncode == 0:
+                newest = v
+        return newest
+
+    def source(self, package, version, into):
+        """The source package package=version downloaded into `into` (its
+        .dsc, orig tarball and Debian tarball, checked against the signed
+        Release file by apt) -> the .dsc's path."""
+        os.makedirs(into, exist_ok=True)
+        r = self.run(["apt-get", "-q", "source", "--download-only", f"{package}={version}"] + self.options(),
+                     capture_output=True, text=True, cwd=into)
+        if r.returncode != 0:
+            raise FetchError(f"apt-get source {package}={version} failed:\n{(r.stdout + r.stderr).strip()}")
+        bare = version.split(":", 1)[-1]
+        dsc = os.path.join(into, f"{package}_{bare}.dsc")
+        if not os.path.isfile(dsc):
+            raise FetchError(f"apt-get source {package}={version} left no {os.path.basename(dsc)} in {into}")
+        return dsc

@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: MIT
+"""The source builds' patch handling (harness/peers/source.py): the series
+read in order without its cover letter, a patch that does not apply named
+with its file and hunk and the tree left as it was, the build key that
+decides when a build is reused, and the private apt's deb-src lines."""
+import os
+import subprocess
+
+import pytest
+
+from harness.peers import source
+from harness.peers.apt import sources_text
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def make_patch(tmp_path, name, before, after, rel="xen/common/page_alloc.c"):
+    """A unified diff of one file from `before` to `after` with a/ and b/
+    prefixes (-p1), as git format-patch writes it."""
+    work = tmp_path / ("diff-" + name)
+    write(str(work / "a" / rel), before)
+    write(str(work / "b" / rel), after)
+    diff = subprocess.run(["diff", "-u", f"a/{rel}", f"b/{rel}"], capture_output=True, text=True,
+                          cwd=str(work)).stdout
+    assert diff.startswith("--- a/")
+    path = tmp_path / "patches" / name
+    write(str(path), "From: bootheap\nSubject: [PATCH] test\n\n---\n" + diff)
+    return str(path)
+
+
+TEXT = "".join(f"line {i}\n" for i in range(1, 40))
+
+
+def tree(tmp_path, text=TEXT):
+    t = tmp_path / "xen-src"
+    write(str(t / "xen" / "common" / "page_alloc.c"), text)
+    return str(t)
+
+
+def test_a_series_applies_in_order(tmp_path):
+    first = make_patch(tmp_path, "0001-a.patch", TEXT, TEXT.replace("line 5\n", "line five\n"))
+    second = make_patch(tmp_path, "0002-b.patch", TEXT.replace("line 5\n", "line five\n"),
+                        TEXT.replace("line 5\n", "line five\n").replace("line 30\n", "line thirty\n"))
+    t = tree(tmp_path)
+    source.apply_series(t, [first, second])
+    with open(os.path.join(t, "xen", "common", "page_alloc.c")) as f:
+        text = f.read()
+    assert "line five\n" in text and "line thirty\n" in text and "line 5\n" not in text
+
+
+def test_a_patch_that_does_not_apply_is_named_with_its_file_and_hunk(tmp_path):
+    good = make_patch(tmp_path, "0001-good.patch", TEXT, TEXT.replace("line 3\n", "line three\n"))
+    bad = make_patch(tmp_path, "0002-bad.patch", TEXT, TEXT.replace("line 30\n", "line thirty\n"))
+    # The tree has moved on where the second patch's hunk lands.
+    moved = TEXT.replace("line 29\n", "line 29 moved\n").replace("line 30\n", "line 30 moved\n") \
+        .replace("line 31\n", "line 31 moved\n")
+    t = tree(tmp_path, moved)
+    with pytest.raises(source.SourceError) as e:
+        source.apply_series(t, [good, bad])
+    msg = str(e.value)
+    assert "0002-bad.patch does not apply" in msg
+    assert "xen/common/page_alloc.c, hunk #1 at line 27" in msg
+    # The good patch went in; the bad one left its file as it was (dry run first).
+    with open(os.path.join(t, "xen", "common", "page_alloc.c")) as f:
+        text = f.read()
+    assert "line three\n" in text and "line 30 moved\n" in text and "thirty" not in text
+
+
+def test_a_patch_for_a_file_the_tree_lacks_is_named(tmp_path):
+    p = make_patch(tmp_path, "0001-elsewhere.patch", TEXT, TEXT + "more\n", rel="xen/common/gone.c")
+    with pytest.raises(source.SourceError, match=r"0001-elsewhere.patch does not apply.*not in the tree"):
+        source.apply_series(tree(tmp_path), [p])
+
+
+def test_patch_failures_reads_what_patch_prints():
+    said = ("checking file xen/common/page_alloc.c\nHunk #2 FAILED at 1777.\nHunk #4 FAILED at 1901.\n"
+            "2 out of 4 hunks FAILED\nchecking file xen/arch/x86/setup.c\n")
+    assert source.patch_failures(said) == [("xen/common/page_alloc.c", 2, 1777),
+                                           ("xen/common/page_alloc.c", 4, 1901)]
+
+
+def test_the_series_leaves_out_its_cover_letter_and_keeps_the_order(tmp_path):
+    folder = tmp_path / "4.17"
+    for name in ("0002-b.patch", "0000-cover-letter.patch", "0001-a.patch", "notes.txt"):
+        write(str(folder / name), "x")
+    assert [os.path.basename(p) for p in source.series("4.17", str(folder))] == ["0001-a.patch", "0002-b.patch"]
+    with pytest.raises(source.SourceError, match="no patches for Xen 4.20"):
+        source.series("4.20", str(tmp_path / "empty"))
+
+
+def test_the_build_key_changes_with_a_patch_the_config_or_the_compiler(tmp_path):
+    p = tmp_path / "0001-a.patch"
+    p.write_text("one")
+    tools = {"gcc": "gcc (Debian 12.2.0-14) 12.2.0"}
+    key = source.build_key("4.17.5", [str(p)], "release", tools)
+    assert key == source.build_key("4.17.5", [str(p)], "release", dict(tools))
+    assert key != source.build_key("4.17.5", [str(p)], "debug", tools)
+    assert key != source.build_key("4.17.7", [str(p)], "release", tools)
+    assert key != source.build_key("4.17.5", [str(p)], "release", {"gcc": "gcc 13"})
+    p.write_text("two")
+    assert key != source.build_key("4.17.5", [str(p)], "release", tools)
+
+
+def test_unknown_releases_and_configs_are_refused():
+    with pytest.raises(source.SourceError, match="no Xen release 4.99"):
+        source.build("4.99")
+    with pytest.raises(source.SourceError, match="no build config fast"):
+        source.build("4.17", "fast")
+
+
+def test_the_private_sources_list_has_deb_src_lines_for_the_source_builds():
+    text = sources_text("http://m/debian", "http://m/debian-security", "/k.gpg", ["trixie"], ("deb-src",))
+    lines = [x for x in text.splitlines() if not x.startswith("#")]
+    assert lines == ["deb-src [signed-by=/k.gpg] http://m/debian trixie main",
+                     "deb-src [signed-by=/k.gpg] http://m/debian-security trixie-security main"]
+
+
+class FakeApt:
+    """Stands in for PrivateApt: a suite whose xen source is `version`, or none."""
+
+    def __init__(self, version=None):
+        self.version = version
+
+    def update(self):
+        pass
+
+    def source_candidate(self, package):
+        from harness.peers.apt import FetchError
+        if not self.version:
+            raise FetchError(f"source package {package} is not on http://m/debian in trixie")
+        return self.version
+
+    def source(self, package, version, into):
+        raise AssertionError("no download expected")
+
+
+def test_a_source_package_apt_cannot_get_is_named():
+    with pytest.raises(source.SourceError, match="the source of Xen 4.20: source package xen is not on"):
+        source.fetch("4.20", FakeApt(None), say=lambda *a: None)
+
+
+def test_a_suite_whose_xen_is_another_release_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(source, "SRC", str(tmp_path))
+    os.makedirs(tmp_path / "dl")
+    (tmp_path / "dl" / "xen_4.19.1-1.dsc").write_text("")
+    with pytest.raises(source.SourceError, match="trixie's xen source package is 4.19.1-1, not Xen 4.20"):
+        source.fetch("4.20", FakeApt("4.19.1-1"), say=lambda *a: None)
