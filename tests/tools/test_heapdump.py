@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: MIT
+"""The source-built Xen's heap dump (harness/peers/heapdump.py), on serial
+logs recorded from Xen 4.17 built here with the series: the parse, the
+block digest worked out again, the checks of a dump against itself, one
+variant against another (the first differing block named), and the blocks
+against the canonical decomposition of the boot allocator's regions.
+
+data/xen-src/: 1 GiB guests, one node (Xen fakes it) and two unequal SRAT
+nodes, heap-init=chunk and sweep; and the 72b02bc code as committed, which
+hands a range that crosses nodes over whole, on two nodes: a heap that is
+not canonical, which the oracle must catch."""
+import os
+
+import pytest
+
+from conftest import HERE
+from harness.peers import heapdump
+
+DATA = os.path.join(HERE, "data", "xen-src")
+
+
+def log(name):
+    with open(os.path.join(DATA, name), encoding="utf-8") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("name", ["xen-4.17-chunk-1G.log", "xen-4.17-sweep-1G.log",
+                                  "xen-4.17-chunk-1G-2nodes.log", "xen-4.17-sweep-1G-2nodes.log"])
+def test_a_recorded_dump_holds_together_and_is_the_canonical_heap(name):
+    text = log(name)
+    d = heapdump.parse(text)
+    assert d.regions and d.blocks and d.total > 200_000
+    assert heapdump.check(d) == []
+    assert heapdump.against_oracle(d, heapdump.nodes_of(text)) == []
+
+
+def test_the_parse_reads_every_kind_of_line():
+    d = heapdump.parse(log("xen-4.17-chunk-1G.log"))
+    assert d.regions[0] == (0x100, 0x200)
+    assert len(d.blocks) == d.nblocks == 33
+    assert d.blocks[0] == (0, 9, 8, 0x100, 8, 0)          # node, zone, order, mfn, PFN_ORDER, first_dirty
+    assert d.avail[(0, 18)] == 127251 and sum(d.avail.values()) == d.total == d.listed == 258067
+    assert d.need_scrub == {0: 258067} and d.notfree == 0
+    assert d.digest() == ("638d2982a88f673a", "3c64ee4439a0a7b7")
+
+
+def test_chunk_and_sweep_build_one_heap_on_one_node_and_on_two():
+    for suffix in ("1G.log", "1G-2nodes.log"):
+        dumps = {v: heapdump.parse(log(f"xen-4.17-{v}-{suffix}")) for v in ("chunk", "sweep")}
+        assert heapdump.compare(dumps) == []
+        assert dumps["chunk"].block_set() == dumps["sweep"].block_set()
+
+
+def test_a_block_line_lost_fails_the_digest():
+    text = log("xen-4.17-sweep-1G.log")
+    lines = text.splitlines(True)
+    at = next(i for i, x in enumerate(lines) if "heapdump: block" in x)
+    d = heapdump.parse("".join(lines[:at] + lines[at + 1:]))
+    problems = heapdump.check(d)
+    assert any("block digest of the 32 block lines" in p for p in problems)
+    assert any("32 block lines" in p and "Xen counted 33 blocks" in p for p in problems)
+
+
+def test_a_dump_cut_short_or_missing_is_named():
+    text = log("xen-4.17-chunk-1G.log")
+    with pytest.raises(heapdump.DumpError, match="cut short: .* no total line"):
+        heapdump.parse(text[:text.index("heapdump: avail")])
+    with pytest.raises(heapdump.DumpError, match="no heap dump"):
+        heapdump.parse(text.replace("heapdump:", "heap dump:"))
+    with pytest.raises(heapdump.DumpError, match="no known kind"):
+        heapdump.parse(text.replace("heapdump: avail 0 9 256", "heapdump: avial 0 9 256"))
+
+
+def test_a_variant_with_another_heap_is_named_with_the_first_differing_block():
+    good = heapdump.parse(log("xen-4.17-chunk-1G-2nodes.log"))
+    bad = heapdump.parse(log("xen-4.17-72b02bc-as-committed-1G-2nodes.log"))
+    problems = heapdump.compare({"chunk": good, "chunk-72b02bc": bad})
+    assert len(problems) == 1
+    assert problems[0].startswith("chunk-72b02bc built another heap than chunk: digests ")
+    assert "first difference: node 0 zone 17 order 14 at mfn 0x10000" in problems[0]
+
+
+def test_the_72b02bc_code_as_committed_is_not_the_canonical_heap_across_nodes():
+    """It hands a range that crosses a node boundary over whole: blocks
+    span the two nodes, as the commit after it (bd0bb8a0) fixed."""
+    text = log("xen-4.17-72b02bc-as-committed-1G-2nodes.log")
+    d = heapdump.parse(text)
+    assert heapdump.check(d) == []                  # a consistent heap, only not the right one
+    problems = heapdump.against_oracle(d, heapdump.nodes_of(text))
+    assert len(problems) == 1 and "not the canonical decomposition" in problems[0]
+    assert "Xen has node 0 order 16 at 0x10000" in problems[0]
+
+
+def test_a_count_info_difference_alone_shows_as_another_heap():
+    a = heapdump.parse(log("xen-4.17-chunk-1G.log"))
+    b = heapdump.parse(log("xen-4.17-chunk-1G.log"))
+    b.digest_pages ^= 1
+    problems = heapdump.compare({"chunk": a, "sweep": b})
+    assert len(problems) == 1 and "the same blocks; the pages' count_info or the counters differ" in problems[0]
+
+
+def test_node_lines_read_from_srat_or_the_faked_node():
+    assert heapdump.nodes_of(log("xen-4.17-chunk-1G.log")) == [(0, 0x3ffe0, 0)]
+    assert heapdump.nodes_of(log("xen-4.17-chunk-1G-2nodes.log")) == \
+        [(0, 0xa0, 0), (0x100, 0x15400, 0), (0x15400, 0x40000, 1)]
+    with pytest.raises(heapdump.DumpError, match="names no NUMA node"):
+        heapdump.nodes_of("(XEN) nothing here\n")
+
+
+def test_init_node_heaps_pages_are_the_only_ones_allowed_missing():
+    """A node other than 0 keeps its heap metadata in its first range's first
+    or last pages: those may be missing from the heap; any other gap fails."""
+    nodes = [(0, 0x400, 0), (0x400, 0x800, 1)]
+    d = heapdump.Dump()
+    d.regions = [(0x100, 0x800)]
+
+    def blocks_of(regions):
+        return [(n, z, o, m, o, 0) for n, z, o, m in heapdump.expected_blocks(regions, nodes)]
+
+    d.blocks = blocks_of([(0x100, 0x400), (0x402, 0x800)])   # node 1's first two pages carved
+    assert heapdump.against_oracle(d, nodes) == []
+    d.blocks = blocks_of([(0x100, 0x3fe), (0x400, 0x800)])   # node 0's are static: none carved
+    assert "not the canonical decomposition" in heapdump.against_oracle(d, nodes)[0]
+    d.blocks = blocks_of([(0x100, 0x400), (0x400, 0x600), (0x610, 0x800)])   # a hole mid-range
+    assert heapdump.against_oracle(d, nodes)
+
+
+def test_mix_is_splitmix64s_finaliser():
+    """Known values of the finaliser (its constants), so the digest is the patch's."""
+    assert heapdump.mix(0) == 0
+    assert heapdump.mix(1) == 0x5692161d100b05e5
