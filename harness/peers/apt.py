@@ -3,6 +3,7 @@
 binaries come from (bookworm and bullseye) on the Debian mirror this
 machine's apt already uses, read from its configuration at run time. The
 machine's own apt configuration, lists and caches are never written."""
+import functools
 import os
 import re
 import subprocess
@@ -113,6 +114,13 @@ def sources_text(archive, security, keyring, suites, kinds=("deb",)):
     return "\n".join(lines) + "\n"
 
 
+def compare_versions(a, b, run=subprocess.run):
+    """dpkg's order of two Debian versions: -1, 0 or 1."""
+    if a == b:
+        return 0
+    return 1 if run(["dpkg", "--compare-versions", a, "gt", b]).returncode == 0 else -1
+
+
 class PrivateApt:
     """apt-get and apt-cache confined to `folder`: sources.list, lists/ and
     cache/ live there; `run` is subprocess.run or a stand-in for tests.
@@ -173,21 +181,18 @@ class PrivateApt:
                 return os.path.join(into, name)
         raise FetchError(f"apt-get download {package}={version} left no .deb in {into}")
 
-    def source_candidate(self, package):
-        """The newest version of source package `package` in the private
-        suites, or FetchError naming it."""
+    def source_versions(self, package):
+        """Every version of source package `package` in the private suites,
+        newest first, or FetchError naming it."""
         r = self.run(["apt-cache", "showsrc", "--only-source", package] + self.options(),
                      capture_output=True, text=True)
-        versions = re.findall(r"^Version:\s*(\S+)", r.stdout, re.M)
+        versions = sorted(set(re.findall(r"^Version:\s*(\S+)", r.stdout, re.M)),
+                          key=functools.cmp_to_key(compare_versions), reverse=True)
         if r.returncode != 0 or not versions:
             more = f"\napt-get update said:\n{self.update_said}" if self.update_said else ""
             raise FetchError(f"source package {package} is not on {self.archive} in "
                              f"{' or '.join(self.suites)}{more}")
-        newest = versions[0]
-        for v in versions[1:]:
-            if self.run(["dpkg", "--compare-versions", v, "gt", newest]).returncode == 0:
-                newest = v
-        return newest
+        return versions
 
     def source(self, package, version, into):
         """The source package package=version downloaded into `into` (its

@@ -15,6 +15,7 @@ Each failure is a SourceError that names its cause: a source package apt
 cannot get, a patch that does not apply (the patch, the file and the hunk),
 a build that fails (the build log's tail)."""
 import fcntl
+import functools
 import glob
 import hashlib
 import json
@@ -25,7 +26,7 @@ import subprocess
 import time
 
 from harness import ROOT
-from harness.peers.apt import FetchError, PrivateApt
+from harness.peers.apt import FetchError, PrivateApt, compare_versions
 
 SRC = os.path.join(ROOT, "build", "xen-src")
 PATCHES = os.path.join(ROOT, "patches", "xen")
@@ -173,25 +174,43 @@ def source_apt(release):
     return PrivateApt(os.path.join(SRC, "apt", RELEASES[release]), [RELEASES[release]], kinds=("deb-src",))
 
 
-def fetch(release, apt=None, say=print):
-    """The newest xen source package of the release's suite -> (version,
-    .dsc path), downloaded into build/xen-src/dl/ unless already there."""
+def downloaded(release):
+    """[(version, .dsc)] of the release already in build/xen-src/dl/, newest first."""
+    out = []
+    for dsc in glob.glob(os.path.join(SRC, "dl", f"xen_{release}.*.dsc")):
+        out.append((os.path.basename(dsc)[len("xen_"):-len(".dsc")], dsc))
+    return sorted(out, key=functools.cmp_to_key(lambda x, y: compare_versions(x[0], y[0])), reverse=True)
+
+
+def fetch(release, apt=None, say=print, refresh=False):
+    """A xen source package of the release's suite -> (version, .dsc path):
+    the newest already downloaded into build/xen-src/dl/ (no network), or
+    else the newest the mirror serves, trying older versions of the suite
+    (its security and point-release updates) when a newer one's files will
+    not download. SourceError names every version tried and why."""
+    have = [] if refresh else downloaded(release)
+    if have:
+        return have[0]
     apt = apt or source_apt(release)
+    tried = []
     try:
         apt.update()
-        version = apt.source_candidate("xen")
-        dsc = os.path.join(SRC, "dl", f"xen_{version.split(':', 1)[-1]}.dsc")
-        if not os.path.isfile(dsc):
-            say(f"xen-src: fetching xen {version} ({RELEASES[release]}) from the Debian mirror")
-            dsc = apt.source("xen", version, os.path.join(SRC, "dl"))
+        versions = [v for v in apt.source_versions("xen") if v.startswith(release + ".")]
     except FetchError as e:
         raise SourceError(f"the source of Xen {release}: {e}")
-    if not version.startswith(release + "."):
-        raise SourceError(f"{RELEASES[release]}'s xen source package is {version}, not Xen {release}")
-    return version, dsc
+    if not versions:
+        raise SourceError(f"{RELEASES[release]}'s xen source packages hold no Xen {release}")
+    for version in versions:
+        try:
+            say(f"xen-src: fetching xen {version} ({RELEASES[release]}) from the Debian mirror")
+            return version, apt.source("xen", version, os.path.join(SRC, "dl"))
+        except FetchError as e:
+            tried.append(f"{version}: {str(e).splitlines()[-1] if str(e).strip() else e}")
+    raise SourceError(f"apt cannot get the source of Xen {release} from {apt.archive} "
+                      f"({RELEASES[release]}): every version failed to download:\n  " + "\n  ".join(tried))
 
 
-def build(release, config="release", patches=None, say=print, apt=None, jobs=None):
+def build(release, config="release", patches=None, say=print, apt=None, jobs=None, refresh=False):
     """Xen `release` built in `config` with `patches` (default: the
     release's series) -> Build, reused while its key holds. One process
     builds at a time; another waits and reuses its result."""
@@ -203,7 +222,7 @@ def build(release, config="release", patches=None, say=print, apt=None, jobs=Non
     os.makedirs(SRC, exist_ok=True)
     with open(os.path.join(SRC, ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        version, dsc = fetch(release, apt, say)
+        version, dsc = fetch(release, apt, say, refresh)
         tools = toolchain()
         key = build_key(version, patches, config, tools)
         folder = os.path.join(SRC, f"{release}-{config}-{key}")
@@ -219,6 +238,8 @@ def _build(release, config, version, dsc, patches, tools, key, folder, say, jobs
     r = subprocess.run(["dpkg-source", "--no-check", "-x", dsc, tree], capture_output=True, text=True)
     if r.returncode != 0:
         raise SourceError(f"dpkg-source cannot unpack {dsc}:\n{(r.stdout + r.stderr).strip()}")
+    for copy in glob.glob(os.path.join(folder, "*.orig.tar.*")):
+        os.remove(copy)                     # dpkg-source's copy beside the tree: dl/ has it
     apply_series(tree, patches)
     say(f"xen-src: building Xen {version} ({config}) with {len(patches)} patches into "
         f"{os.path.relpath(folder, ROOT)}")

@@ -120,32 +120,85 @@ def test_the_private_sources_list_has_deb_src_lines_for_the_source_builds():
 
 
 class FakeApt:
-    """Stands in for PrivateApt: a suite whose xen source is `version`, or none."""
+    """Stands in for PrivateApt: a suite's xen source versions (newest first),
+    those of them whose files download, and the calls made."""
 
-    def __init__(self, version=None):
-        self.version = version
+    archive = "http://m/debian"
+
+    def __init__(self, versions=(), serves=(), into=None):
+        self.versions, self.serves, self.into, self.calls = list(versions), set(serves), into, []
 
     def update(self):
-        pass
+        self.calls.append("update")
 
-    def source_candidate(self, package):
+    def source_versions(self, package):
         from harness.peers.apt import FetchError
-        if not self.version:
-            raise FetchError(f"source package {package} is not on http://m/debian in trixie")
-        return self.version
+        if not self.versions:
+            raise FetchError(f"source package {package} is not on {self.archive} in trixie")
+        return self.versions
 
     def source(self, package, version, into):
-        raise AssertionError("no download expected")
+        from harness.peers.apt import FetchError
+        self.calls.append(version)
+        if version not in self.serves:
+            raise FetchError(f"apt-get source {package}={version} failed:\nE: Failed to fetch "
+                             f"{self.archive}/pool/main/x/xen/xen_{version}.dsc  404  Not Found")
+        os.makedirs(into, exist_ok=True)
+        path = os.path.join(into, f"xen_{version}.dsc")
+        open(path, "w").close()
+        return path
 
 
-def test_a_source_package_apt_cannot_get_is_named():
-    with pytest.raises(source.SourceError, match="the source of Xen 4.20: source package xen is not on"):
-        source.fetch("4.20", FakeApt(None), say=lambda *a: None)
-
-
-def test_a_suite_whose_xen_is_another_release_is_refused(tmp_path, monkeypatch):
+@pytest.fixture
+def src(tmp_path, monkeypatch):
     monkeypatch.setattr(source, "SRC", str(tmp_path))
-    os.makedirs(tmp_path / "dl")
-    (tmp_path / "dl" / "xen_4.19.1-1.dsc").write_text("")
-    with pytest.raises(source.SourceError, match="trixie's xen source package is 4.19.1-1, not Xen 4.20"):
-        source.fetch("4.20", FakeApt("4.19.1-1"), say=lambda *a: None)
+    return tmp_path
+
+
+def quiet(*a):
+    pass
+
+
+def test_a_source_package_apt_cannot_get_is_named(src):
+    with pytest.raises(source.SourceError, match="the source of Xen 4.20: source package xen is not on"):
+        source.fetch("4.20", FakeApt(), say=quiet)
+
+
+def test_a_newer_version_the_mirror_will_not_serve_falls_back_to_an_older_one(src):
+    apt = FakeApt(["4.17.7+13-0+deb12u1", "4.17.5+72-1"], serves={"4.17.5+72-1"})
+    version, dsc = source.fetch("4.17", apt, say=quiet)
+    assert version == "4.17.5+72-1" and dsc.endswith("xen_4.17.5+72-1.dsc")
+    assert apt.calls == ["update", "4.17.7+13-0+deb12u1", "4.17.5+72-1"]
+
+
+def test_when_no_version_downloads_each_is_named_with_apts_reason(src):
+    apt = FakeApt(["4.20.4+63-0+deb13u1", "4.20.4+39-1"])
+    with pytest.raises(source.SourceError) as e:
+        source.fetch("4.20", apt, say=quiet)
+    msg = str(e.value)
+    assert msg.startswith("apt cannot get the source of Xen 4.20 from http://m/debian (trixie)")
+    assert "4.20.4+63-0+deb13u1: E: Failed to fetch" in msg and "4.20.4+39-1: E: Failed" in msg
+    assert "404  Not Found" in msg
+
+
+def test_a_source_already_downloaded_is_used_without_the_network(src):
+    os.makedirs(src / "dl")
+    for v in ("4.17.5+72-1", "4.17.7+13-0+deb12u1"):
+        (src / "dl" / f"xen_{v}.dsc").write_text("")
+    apt = FakeApt()
+    assert source.fetch("4.17", apt, say=quiet)[0] == "4.17.7+13-0+deb12u1"
+    assert apt.calls == []
+    with pytest.raises(source.SourceError):                 # refresh asks the mirror again
+        source.fetch("4.17", apt, say=quiet, refresh=True)
+
+
+def test_a_suite_whose_xen_is_another_release_is_refused(src):
+    with pytest.raises(source.SourceError, match="trixie's xen source packages hold no Xen 4.20"):
+        source.fetch("4.20", FakeApt(["4.19.1-1"], serves={"4.19.1-1"}), say=quiet)
+
+
+def test_debian_versions_sort_as_dpkg_sorts_them():
+    from harness.peers.apt import compare_versions
+    assert compare_versions("4.17.7+13-0+deb12u1", "4.17.5+72-1") == 1
+    assert compare_versions("1.0~rc1-1", "1.0-1") == -1
+    assert compare_versions("1:0.9-1", "2.0-1") == 1
