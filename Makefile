@@ -82,7 +82,7 @@ KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_
             $(B)/gen/font.o
 
 .PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz \
-        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-host-full bench-ablation test-big peers \
+        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-host-full bench-ablation test-big peers xen-src \
         debug clean setup \
         check-fresh compile_commands.json
 .DEFAULT_GOAL := all
@@ -440,6 +440,17 @@ peers: setup
 	@$(MAKE) --no-print-directory all
 	$(call say,BENCH,peers)
 	$(Q)$(PYTHON) -m harness peers $(PEERS_ARGS)
+
+# Xen 4.17 and 4.20 built from Debian's source packages with patches/xen/
+# (into build/xen-src, rebuilt only when a patch changes), every variant of
+# init_heap_pages() under -icount at 1 to 64 GiB on one node and on two, one
+# heap proven, bootheap's models beside them, dom0 to its init on the debug
+# builds (docs/usage.md, "Xen from source"), e.g. XEN_SRC_ARGS="--sizes 1,4 --nodes 1".
+XEN_SRC_ARGS ?=
+xen-src: setup
+	@$(MAKE) --no-print-directory all
+	$(call say,BENCH,xen-src)
+	$(Q)$(PYTHON) -m harness xen-src $(XEN_SRC_ARGS)
 
 # Which stores write page_info fastest on this CPU: the once strategy's
 # marking loop, measured in user space (the kernel only runs under TCG here).

@@ -4,28 +4,25 @@
 import argparse
 import sys
 
-from harness.counts import ablation
-from harness.qemu import accel
-from harness.qemu import boot
-from harness.counts import codegen
+from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_size, say, warn
+from harness.counts import ablation, codegen
 from harness.counts import callgrind as counts
 from harness.hosted import runner as hosted
-from harness.report import hosted as hosted_report
-from harness.results import maps
 from harness.peers import icount as peer_icount
 from harness.peers import run as peers
-from harness.qemu import command
-from harness.results import qrpayload
-from harness.sweep import plan as sweep_plan, run as sweep
-from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_size, say, warn
+from harness.peers import xen_src
+from harness.qemu import accel, boot, command
+from harness.report import hosted as hosted_report
 from harness.report.compare import compare_text
-from harness.results.records import load_folder
 from harness.report.outputs import finish
+from harness.results import maps, qrpayload
+from harness.results.records import load_folder
+from harness.sweep import plan as sweep_plan, run as sweep
 
 MAP_KINDS = ("a memory map: bootheap's serial log, records.jsonl or results folder; a Linux boot log "
              "(dmesg, journalctl -k); a Xen boot log; a /sys/firmware/memmap folder; or a map file")
 COMMANDS = ("run", "report", "add", "compare", "beside", "boot", "accel", "counts", "codegen", "ablation",
-            "hosted", "map", "peers", "peers-icount")
+            "hosted", "map", "peers", "peers-icount", "xen-src")
 
 
 def cmd_report(args):
@@ -229,6 +226,7 @@ def parser():
     b.add_argument("--gdb", action="store_true", help="wait for gdb on :1234")
     b.add_argument("--quiet", action="store_true")
     peers.add_parser(sub)
+    xen_src.add_parser(sub)
     a = sub.add_parser("accel", help="the accelerator a boot would get, and why (probes when KVM is offered)")
     add_boot_options(a)
     a.add_argument("--mem", default="8G", help="guest memory of the boot in question")
@@ -254,7 +252,8 @@ def main(argv=None):
     run = {"run": sweep.cmd_run, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
            "beside": cmd_beside, "boot": cmd_boot, "accel": cmd_accel, "counts": counts.cmd_counts,
            "codegen": codegen.cmd_codegen, "ablation": ablation.cmd_ablation, "hosted": hosted.cmd_hosted,
-           "map": cmd_map, "peers": peers.cmd_peers, "peers-icount": peer_icount.cmd_peers_icount}[args.cmd]
+           "map": cmd_map, "peers": peers.cmd_peers, "peers-icount": peer_icount.cmd_peers_icount,
+           "xen-src": xen_src.cmd_xen_src}[args.cmd]
     try:
         return run(args)
     except BenchError as e:

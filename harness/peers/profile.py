@@ -27,7 +27,7 @@ ROLES = (("init", "init_heap_pages", None),          # bootheap's is per strateg
          ("spin_unlock", "_spin_unlock", "xc_spin_unlock_call"),
          ("set_gpfn_from_mfn", "set_gpfn_from_mfn", "xc_set_gpfn_from_mfn_call"),
          ("page_list_add_scrub", "page_list_add_scrub", None))
-MODEL_INIT = {"page": "page_init_all", "chunk": "chunk_init_all"}
+MODEL_INIT = {"page": "page_init_all", "chunk": "chunk_init_all", "chunk_72b02bc": "chunk_72b02bc_init_all"}
 # The nr-pages argument of the init function and the order argument of the
 # free, as System V argument numbers: init_heap_pages(pg, nr) and
 # free_heap_pages(pg, order, ...) in Xen; page_init_all(h, mfn, nr) and
@@ -147,14 +147,16 @@ def per_page(side):
     return out
 
 
-def run_pair(real, strategy, man, mem, out, window=WINDOW):
-    """Profiles real Xen `real` and bootheap's `strategy` at `mem` -> (real, model)."""
+def run_pair(real, strategy, man, mem, out, window=WINDOW, xen=None):
+    """Profiles real Xen `real` and bootheap's `strategy` at `mem` -> (real,
+    model). xen: (Target, files) of another Xen than the package `real`
+    names, such as a source build booted with a heap-init= variant."""
     from harness.peers import boot as peers_boot
     from harness.peers import fetch as peers_fetch
     results = []
     for side in ("xen", "model"):
         if side == "xen":
-            target, files = peers_boot.TARGETS[real], peers_fetch.files_of(man, real)
+            target, files = xen or (peers_boot.TARGETS[real], peers_fetch.files_of(man, real))
         else:
             target = peers_boot.Target("bootheap", command.QBOOT,
                                        f"runs=1 strategies={strategy} icount", lambda s: [],

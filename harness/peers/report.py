@@ -150,7 +150,7 @@ def _brackets(p, w):
         w(f"| {peer} {phase} | {mem / GIB:g} GiB | {r['instructions']:,} | {sub} | {log} | {diff} |\n")
 
 
-def _profile_table(prof, w):
+def profile_table(prof, w):
     x, m = per_page(prof["xen"]), per_page(prof["model"])
     xf, mf = prof["xen"]["functions"], prof["model"]["functions"]
     w(f"**Xen {prof['real'].split('-')[1]} beside `{prof['strategy']}`** "
@@ -223,7 +223,7 @@ def report_text(p):
           "counted by breakpoints at every entry and return of the functions named, in a "
           "window of the first region large enough; an inline function's are its caller's.\n\n")
         for prof in p.profiles:
-            _profile_table(prof, w)
+            profile_table(prof, w)
     w("## bootheap's strategies, instructions a page\n\n")
     _model_table(p, w)
     w("\n## Linux 6.1: its three phases\n\n")

@@ -140,6 +140,17 @@ class GdbStub:
             raise StubError(f"cannot read {size} bytes at {addr:#x}: {r}")
         return le_hex(r)
 
+    def read_bytes(self, addr, size, chunk=512):
+        """size bytes of guest memory from addr, read chunk bytes a packet."""
+        out = b""
+        while len(out) < size:
+            n = min(chunk, size - len(out))
+            r = self.request(f"m{addr + len(out):x},{n:x}")
+            if r.startswith("E") or len(r) != 2 * n:
+                raise StubError(f"cannot read {n} bytes at {addr + len(out):#x}: {r}")
+            out += bytes.fromhex(r)
+        return out
+
     def set_break(self, addr):
         if addr not in self.breaks:
             if self.request(f"Z0,{addr:x},1") != "OK":

@@ -1,0 +1,256 @@
+# SPDX-License-Identifier: MIT
+"""The report of `python3 -m harness xen-src` (harness/peers/variants.py):
+report.md and plot.png of a results folder, from its variants.jsonl alone.
+
+Every figure is an exact count of guest instructions under -icount (one
+instruction a virtual ns): neither time on real hardware nor TCG time."""
+import io
+import os
+
+from harness.common import GIB, BenchError, md_table, read_jsonl
+from harness.peers.report import profile_table
+from harness.report.plot import gnuplot_terminal, gp_str, render
+
+RECORDS = "variants.jsonl"
+LABEL = ("EXACT GUEST INSTRUCTION COUNTS (QEMU TCG, -icount shift=0): neither time on real hardware "
+         "nor TCG time")
+# The variants of init_heap_pages() the series adds (`heap-init=`), in the
+# order of the story, and bootheap's model of each (mm/strategies/).
+VARIANTS = ("page", "chunk-72b02bc", "chunk", "sweep")
+MODELS = {"page": "page", "chunk-72b02bc": "chunk_72b02bc", "chunk": "chunk", "sweep": "once"}
+# Where a model's count is held to its variant's (the issue's target).
+TOLERANCE = 0.05
+SWEEP_TARGET = 10.0             # instructions a page, from 4 GiB up
+RUN_TARGET_S = 15 * 60
+
+
+class Variants:
+    """A folder's records, indexed: per_page(release, variant, mem, nodes)
+    and model(strategy, mem, nodes) are instructions a page or None."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        path = os.path.join(folder, RECORDS)
+        if not os.path.isfile(path):
+            raise BenchError(f"{folder} has no {RECORDS}: not a results folder of `xen-src`")
+        self.recs = read_jsonl(path)
+        self.head = next((r for r in self.recs if r["type"] == "xen-src"), {})
+        self.of = {}
+        for r in self.recs:
+            self.of.setdefault(r["type"], []).append(r)
+        self.sizes = sorted({r["mem_bytes"] for r in self.get("variant") + self.get("model")})
+        self.releases = sorted({r["release"] for r in self.get("variant")})
+        self.topologies = sorted({len(r["nodes"]) for r in self.get("variant")})
+
+    def get(self, kind):
+        return self.of.get(kind, [])
+
+    def per_page(self, release, variant, mem, nodes):
+        for r in self.get("variant"):
+            if (r["release"], r["variant"], r["mem_bytes"], len(r["nodes"])) == (release, variant, mem, nodes):
+                return r["instructions"] / r["pages"]
+        return None
+
+    def model(self, strategy, mem, nodes):
+        for r in self.get("model"):
+            if (r["strategy"], r["mem_bytes"], len(r["nodes"])) == (strategy, mem, nodes) and r["pages"]:
+                return r["instructions"] / r["pages"]
+        return None
+
+
+def _f(x, digits=2):
+    return "" if x is None else f"{x:.{digits}f}"
+
+
+def _ratio(a, b):
+    return f"{a / b:.2f}x" if a and b else ""
+
+
+def _where(mem, nodes):
+    return f"{mem / GIB:g} GiB" + ("" if nodes == 1 else f", {nodes} nodes")
+
+
+def variants_table(v, release, nodes):
+    rows = []
+    for mem in v.sizes:
+        x = {name: v.per_page(release, name, mem, nodes) for name in VARIANTS}
+        if not any(x.values()):
+            continue
+        rows.append([f"{mem / GIB:g} GiB"] + [_f(x[n]) for n in VARIANTS] +
+                    [_ratio(x["page"], x["chunk"]), _ratio(x["page"], x["chunk-72b02bc"]),
+                     _ratio(x["chunk"], x["sweep"])])
+    return md_table(["RAM"] + list(VARIANTS) + ["page/chunk", "page/chunk-72b02bc", "chunk/sweep"], rows)
+
+
+def models_table(v, release, nodes):
+    rows = []
+    for mem in v.sizes:
+        for name in VARIANTS:
+            real, model = v.per_page(release, name, mem, nodes), v.model(MODELS[name], mem, nodes)
+            if real is None or model is None:
+                continue
+            rows.append([f"{mem / GIB:g} GiB", name, MODELS[name], _f(real), _f(model),
+                         f"{(model - real) / real * 100:+.1f} %"])
+    return md_table(["RAM", "Xen variant", "bootheap model", "Xen", "model", "model against Xen"], rows)
+
+
+def digests_table(v):
+    rows = []
+    for r in v.get("digests"):
+        oracle = [x for x in v.get("variant") if (x["release"], x["mem_bytes"], x["nodes"]) ==
+                  (r["release"], r["mem_bytes"], r["nodes"])]
+        rows.append([r["release"], _where(r["mem_bytes"], len(r["nodes"])), ", ".join(r["variants"]),
+                     "equal" if not r["problems"] else "**DIFFER**",
+                     "canonical" if all(not x["problems"] for x in oracle) else "**NOT CANONICAL**",
+                     "/".join(r["digest"] or ["", ""])])
+    return md_table(["Xen", "guest", "variants", "digests", "against the oracle", "block / page digest"], rows)
+
+
+def dom0_table(v):
+    rows = [[r["release"], r["config"], r["variant"], f"{r['mem_bytes'] / GIB:g} GiB", r["status"],
+             _f(r["wall_s"], 1), r.get("dom0_memtotal_kib") or ""] for r in v.get("dom0")]
+    return md_table(["Xen", "build", "heap-init", "guest", "status", "wall s (TCG)", "dom0 MemTotal KiB"], rows)
+
+
+def builds_table(v):
+    rows = []
+    for b in v.get("build"):
+        rows.append([b["release"], b["source_version"], b["config"], str(len(b["patches"])),
+                     b["toolchain"].get("gcc", "?"), _f(b["build_s"], 0), str(len(b["warnings"]))])
+    return md_table(["Xen", "Debian source", "config", "patches", "compiler", "build s", "warnings"], rows)
+
+
+def targets(v):
+    """[(target, met?, the deciding figure)]."""
+    out = []
+    sweeps = [(v.per_page(rel, "sweep", m, n), rel, m, n) for rel in v.releases for m in v.sizes
+              for n in v.topologies if m >= 4 * GIB]
+    sweeps = [s for s in sweeps if s[0] is not None]
+    if sweeps:
+        worst = max(sweeps)
+        out.append((f"sweep at most {SWEEP_TARGET:g} instructions a page from 4 GiB up", worst[0] <= SWEEP_TARGET,
+                    f"at most {worst[0]:.2f} (Xen {worst[1]}, {_where(worst[2], worst[3])})"))
+    gaps = []
+    for rel in ("4.17",) if "4.17" in v.releases else v.releases[:1]:
+        for m in v.sizes:
+            for n in v.topologies:
+                for name in VARIANTS:
+                    real, model = v.per_page(rel, name, m, n), v.model(MODELS[name], m, n)
+                    if real and model:
+                        gaps.append((abs(model - real) / real, name, m, n))
+    if gaps:
+        worst = max(gaps)
+        out.append((f"each model within {TOLERANCE * 100:g} % of its variant", worst[0] <= TOLERANCE,
+                    f"worst {worst[0] * 100:.1f} % ({worst[1]}, {_where(worst[2], worst[3])}); docs/fidelity.md "
+                    "names the differences function by function"))
+    differ = [r for r in v.get("digests") if r["problems"]] + [r for r in v.get("variant") if r["problems"]]
+    out.append(("every variant's digest equal and canonical at every size and topology", not differ,
+                f"{len(v.get('digests'))} size-topologies, {len(differ)} with a problem"))
+    if v.get("dom0"):
+        bad = [r for r in v.get("dom0") if r["status"] != "init"]
+        out.append(("every dom0 boot reaches init", not bad, f"{len(v.get('dom0')) - len(bad)} of "
+                    f"{len(v.get('dom0'))}"))
+    end = next((r for r in v.recs if r["type"] == "end"), None)
+    if end:
+        out.append(("the whole run under 15 minutes (builds cached)", end["wall_s"] <= RUN_TARGET_S,
+                    f"{end['wall_s']:.0f} s"))
+    return out
+
+
+def report_text(v):
+    out = io.StringIO()
+    w = out.write
+    h = v.head
+    w(f"# Xen's heap hand-over, variant by variant, on one tree\n\n> **{LABEL}.**\n\n")
+    w(f"Run {h.get('date', '?')}: QEMU {h.get('icount', '')} on bootheap's q35 machine, one vCPU, "
+      f"guests of {', '.join(f'{m / GIB:g}' for m in v.sizes)} GiB, on one node and on two unequal "
+      "ones (a third and the rest); each variant boots its own guest with `heap-init=` on the command "
+      "line. The bracket is `end_boot_allocator()` from entry to return, less its printk, the same as "
+      "`make peers` takes of Debian's binaries; instructions a page divide it by `total_avail_pages` "
+      "read at its return.\n\n")
+    w("## The builds\n\n" + builds_table(v) + "\n\nXen builds with `-Werror`: a warning fails the build, "
+      "and the warnings column counts what the compiler printed.\n\n")
+    for rel in v.releases:
+        for n in v.topologies:
+            w(f"## Xen {rel}, {'one node' if n == 1 else f'{n} unequal nodes'}: instructions a page\n\n")
+            w(variants_table(v, rel, n) + "\n\n")
+    w("`page` is 4.16's loop, a page at a time; `chunk-72b02bc` the code the cover letter timed "
+      "(72b02bc), one node lookup a range; `chunk` the release as Debian ships it; `sweep` one pass "
+      "writing each page_info once, then the chunks.\n\n")
+    for rel in v.releases:
+        for n in v.topologies:
+            if v.get("model"):
+                w(f"## bootheap's models beside Xen {rel} ({'one node' if n == 1 else f'{n} nodes'})\n\n")
+                w(models_table(v, rel, n) + "\n\n")
+    if v.get("profile"):
+        w("## Function by function\n\n")
+        for prof in v.get("profile"):
+            w(f"`heap-init={prof['variant']}`, the source build: ")
+            profile_table(prof, w)
+        w("Exclusive counts, by breakpoints at every entry and return of the functions named, from "
+          "the first free of the first region large enough, over the window of pages freed "
+          "(harness/peers/profile.py). `sweep` frees no page on its way: its marking loop is read "
+          "from the disassembly (docs/fidelity.md).\n\n")
+    w("## One heap\n\n" + digests_table(v) + "\n\nEach variant's heap dump, printed after "
+      "`end_boot_allocator()` returns (outside the bracket): every free block with its node, zone, "
+      "order and `first_dirty`, every free page's `count_info`, `avail[]`, `total_avail_pages` and the "
+      "per-node scrub counts; the canonical heap is harness/results/oracle.py's decomposition of the "
+      "boot allocator's regions at the call's entry.\n\n")
+    if v.get("dom0"):
+        w("## Past the heap: dom0 to its init\n\n" + dom0_table(v) + "\n\nDebian's Linux 6.1 as dom0 "
+          "with a busybox initramfs, under TCG (not -icount), Xen's debug build: init prints a line "
+          "and checks 16 MiB written to tmpfs, then powers off.\n\n")
+    w("## Targets\n\n")
+    for what, ok, figure in targets(v):
+        w(f"- {what}: {'met' if ok else 'MISSED'} ({figure})\n")
+    errors = v.get("error")
+    if errors:
+        w("\n## Failures\n\n")
+        for e in errors:
+            w(f"- {e['what']} at {_where(e['mem_bytes'], len(e['nodes']))}: {e['message'].splitlines()[0]}\n")
+    w("\n![instructions a page](plot.png)\n")
+    return out.getvalue()
+
+
+STYLES = {"page": "#c00000", "chunk-72b02bc": "#e08000", "chunk": "#0050c0", "sweep": "#008000"}
+
+
+def plot_script(v, terminal):
+    out = io.StringIO()
+    w = out.write
+    font = ' font "Sans,10"' if terminal == "pngcairo" else ""
+    w(f"set encoding utf8\nset terminal {terminal} size 1100,700{font}\nset output \"plot.png\"\n")
+    w(f"set title {gp_str('end_boot_allocator(), Xen built from source, one node' + chr(10) + LABEL)} noenhanced\n")
+    w('set xlabel "guest memory (GiB, log scale)"\nset ylabel "instructions a page (log scale)"\n')
+    w("set logscale x 2\nset logscale y 10\nset grid\nset key below maxcols 4 noenhanced\n")
+    gibs = [m / GIB for m in v.sizes]
+    if not gibs:
+        raise BenchError(f"{v.folder}: nothing to plot")
+    w(f"set xrange [{min(gibs) / 1.4:g}:{max(gibs) * 1.4:g}]\n")
+    series = []
+    for rel, pt, dash in (("4.17", 7, 1), ("4.20", 5, 4)):
+        for name in VARIANTS:
+            series.append((f"Xen {rel} {name}", lambda m, rel=rel, name=name: v.per_page(rel, name, m, 1),
+                           f"pt {pt} lw 2 dt {dash} lc rgb '{STYLES[name]}'"))
+    for name in VARIANTS:
+        series.append((f"bootheap {MODELS[name]}", lambda m, name=name: v.model(MODELS[name], m, 1),
+                       f"pt 1 dt 3 lc rgb '{STYLES[name]}'"))
+    plots = []
+    for i, (title, f, style) in enumerate(series):
+        pts = [(m / GIB, f(m)) for m in v.sizes if f(m)]
+        if pts:
+            w(f"$d{i} << EOD\n" + "".join(f"{x:g} {y:.6g}\n" for x, y in pts) + "EOD\n")
+            plots.append(f"$d{i} using 1:2 with linespoints {style} title {gp_str(title)}")
+    if not plots:
+        raise BenchError(f"{v.folder}: nothing to plot")
+    w("plot " + ", \\\n     ".join(plots) + "\n")
+    return out.getvalue()
+
+
+def write(folder):
+    """Rewrites report.md and plot.png of a xen-src results folder -> 0."""
+    v = Variants(folder)
+    with open(os.path.join(folder, "report.md"), "w", encoding="utf-8") as f:
+        f.write(report_text(v))
+    render(plot_script(v, gnuplot_terminal()), folder)
+    return 0

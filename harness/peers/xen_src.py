@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: MIT
+"""`python3 -m harness xen-src` (`make xen-src`): the source builds
+(harness/peers/source.py), the measured boots, the heap proven one and the
+profiles (harness/peers/variants.py), dom0 to its init
+(harness/peers/dom0.py), then report.md and plot.png
+(harness/peers/variants_report.py)."""
+import datetime
+import os
+import re
+import time
+
+from harness import ROOT
+from harness.common import BenchError, parse_sizes, say, warn
+from harness.peers import fetch, source, variants, variants_report
+from harness.peers.apt import FetchError, PrivateApt
+from harness.peers.variants import RELEASES, TOPOLOGIES
+from harness.peers.variants_report import VARIANTS
+from harness.qemu import command
+
+DEFAULT_SIZES = "1,4,16,64"
+
+
+def run_all(args, out, say, kernel=None):
+    """Builds, measures and boots dom0 as the arguments say -> records."""
+    t0 = time.monotonic()
+    releases = args.releases
+    builds = [source.build(rel, "release", say=say) for rel in releases]
+    records = [variants.header(builds, args.sizes, args.topologies, args.variants, args.jobs)]
+    records += [dict(b.info, type="build") for b in builds]
+    records += variants.measure(builds, args.sizes, args.topologies, args.variants, out, say, args.jobs,
+                       not args.no_model)
+    if args.profile and not args.no_model:
+        for b in builds:
+            records += variants.profile_records(b, args.profile, out, say)
+    if kernel:
+        debug = [source.build(rel, "debug", say=say) for rel in releases]
+        records += [dict(b.info, type="build") for b in debug]
+        records += variants.functional(debug, args.variants, args.dom0_mem, out, kernel, say)
+    records.append({"type": "end", "wall_s": round(time.monotonic() - t0, 1)})
+    variants.write_records(out, records)
+    return records
+
+
+
+def dom0_kernel(say):
+    """Debian's Linux 6.1 for dom0 (a PV dom0 kernel): the one `make peers`
+    fetched, else the bookworm image package alone (no -dbg), in
+    build/xen-src/dom0/ -> the path of its vmlinuz."""
+    man = fetch.load_manifest()
+    if man and "linux-6.1" in man["peers"] and fetch._intact(man["peers"]["linux-6.1"]):
+        return man["peers"]["linux-6.1"]["files"]["kernel"]
+    folder = os.path.join(source.SRC, "dom0")
+    found = sorted(n for n in os.listdir(folder) if n.startswith("vmlinuz-")) if os.path.isdir(folder) else []
+    if found:
+        return os.path.join(folder, found[-1])
+    apt = PrivateApt(os.path.join(source.SRC, "apt", "bookworm-bin"), ["bookworm"])
+    say("xen-src: fetching Debian's Linux 6.1 image for dom0")
+    apt.update()
+    version, depends = apt.candidate("linux-image-amd64")
+    m = re.search(r"(linux-image-(6\.1\.0-\d+-amd64))\b", depends)
+    if not m:
+        raise FetchError(f"linux-image-amd64 {version} depends on {depends!r}, not a 6.1 image")
+    deb = apt.download(m.group(1), apt.candidate(m.group(1))[0], folder)
+    fetch.extract(deb, [f"./boot/vmlinuz-{m.group(2)}"], folder)
+    os.replace(os.path.join(folder, "boot", f"vmlinuz-{m.group(2)}"), os.path.join(folder, f"vmlinuz-{m.group(2)}"))
+    os.remove(deb)
+    return os.path.join(folder, f"vmlinuz-{m.group(2)}")
+
+
+def parse_list(text, allowed, what):
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [x for x in items if x not in allowed]
+    if bad or not items:
+        raise BenchError(f"{what} {', '.join(bad) or repr(text)}: choose from {', '.join(allowed)}")
+    return items
+
+
+def cmd_xen_src(args):
+    """`xen-src`: build, measure, prove the heap the same, boot dom0, report -> exit status."""
+    if args.report:
+        return variants_report.write(args.report)
+    args.releases = parse_list(args.releases, RELEASES, "no Xen release")
+    # Names Xen does not know go through: its own warning, read from the log, names them.
+    args.variants = [x.strip() for x in args.variants.split(",") if x.strip()]
+    if not args.variants or any(not re.fullmatch(r"[a-z0-9_-]+", x) for x in args.variants):
+        raise BenchError(f"--variants {args.variants!r}: a comma list of heap-init= names")
+    args.topologies = [TOPOLOGIES[int(n) - 1] for n in parse_list(args.nodes, ("1", "2"), "no node count")]
+    args.sizes = parse_sizes(args.sizes)
+    args.dom0_mem = command.guest_mem(args.dom0_mem)
+    args.profile = command.guest_mem(args.profile) if args.profile else None
+    out = args.out or os.path.join(ROOT, "results", "xen-src-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    if not args.no_model and not os.path.exists(command.ELF):
+        raise BenchError(f"{command.ELF} is missing: run `make`")
+    os.makedirs(out, exist_ok=True)
+    try:
+        if args.build_only:
+            for rel in args.releases:
+                for config in source.CONFIGS:
+                    b = source.build(rel, config, say=say)
+                    say(f"xen-src: Xen {rel} ({config}): {b.folder}")
+            return 0
+        kernel = None if args.no_dom0 else dom0_kernel(say)
+        records = run_all(args, out, say, kernel)
+    except (source.SourceError, FetchError) as e:
+        warn(f"xen-src: {e}")
+        return 2
+    variants_report.write(out)
+    say(f"xen-src: {out}/report.md")
+    return 1 if variants.failed(records) else 0
+
+
+def add_parser(sub):
+    p = sub.add_parser("xen-src", help="Xen 4.17 and 4.20 built from Debian's source with the patch "
+                       "series: every init_heap_pages() variant under -icount, one heap, dom0 to init",
+                       description="Builds Xen from Debian's source packages with patches/xen/ "
+                       "(build/xen-src, cached), boots each heap-init= variant under TCG with -icount "
+                       "shift=0 at each size on one node and on two unequal nodes with the exact "
+                       "bracket of end_boot_allocator(), proves every variant built the same heap, "
+                       "boots bootheap's models beside them, and each variant of the debug build "
+                       "with a real dom0 to its init; writes variants.jsonl, the serial logs, "
+                       "report.md and plot.png into a results folder.")
+    p.add_argument("--releases", default=",".join(RELEASES), help=f"default {','.join(RELEASES)}")
+    p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"GiB list (default {DEFAULT_SIZES})")
+    p.add_argument("--nodes", default="1,2", help="1, 2 or both (default 1,2: one node, two unequal)")
+    p.add_argument("--variants", default=",".join(VARIANTS), help=f"default {','.join(VARIANTS)}")
+    p.add_argument("--jobs", type=int, default=2, help="boots at a time (default 2)")
+    p.add_argument("--no-model", action="store_true", help="boot no bootheap models")
+    p.add_argument("--no-dom0", action="store_true", help="boot no dom0")
+    p.add_argument("--dom0-mem", default="1G", help="the dom0 boots' guest (default 1G)")
+    p.add_argument("--profile", default="1G", metavar="SIZE",
+                   help="profile each variant beside its model function by function at this size "
+                        "(default 1G; '' skips it)")
+    p.add_argument("--build-only", action="store_true", help="only build (release and debug)")
+    p.add_argument("--out", help="results folder (default results/xen-src-<date-time>)")
+    p.add_argument("--report", metavar="FOLDER", help="only rewrite FOLDER's report.md and plot.png")
+    return p
