@@ -6,12 +6,13 @@
 #include "kernel/lib/libc.h"
 #include "mm/peers/peer.h"
 
-extern const struct peer_strategy strategy_linux, strategy_linux_deferred, strategy_freebsd,
-    strategy_freebsd_lazy;
+extern const struct peer_strategy strategy_linux, strategy_linux_deferred, strategy_linux612_deferred,
+    strategy_freebsd, strategy_freebsd_lazy;
 
 const struct peer_strategy *const peer_strategies[] = {
     &strategy_linux,
     &strategy_linux_deferred,
+    &strategy_linux612_deferred,
     &strategy_freebsd,
     &strategy_freebsd_lazy,
     NULL,

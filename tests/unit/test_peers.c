@@ -18,7 +18,8 @@
 #include "mm/peers/linux/linux.h"
 #include "tests/unit/host_support.h"
 
-static const char *const peers[] = { "linux", "linux_deferred", "freebsd", "freebsd_lazy" };
+static const char *const peers[] = { "linux", "linux_deferred", "linux612_deferred", "freebsd", "freebsd_lazy" };
+#define NPEERS (sizeof(peers) / sizeof(peers[0]))
 
 static const struct peer_strategy *peer(const char *name)
 {
@@ -87,7 +88,7 @@ static void all_hold_xens_pages(void)
 {
     uint64_t want = xen_pages();
 
-    for (unsigned i = 0; i < 4; i++) {
+    for (unsigned i = 0; i < NPEERS; i++) {
         struct heap_audit a = build(peers[i]);
         if (a.page_digest != want)
             fail_msg("%s holds other pages than Xen's heap", peers[i]);
@@ -350,7 +351,7 @@ static void test_every_audit_sees_a_missing_page(void **state)
     (void)state;
     const struct bootmem_region r[] = { { 0x400, 0x1000 } };
     world(r, 1, 0x2000, NULL, 0, 1, NULL);
-    for (unsigned i = 0; i < 4; i++) {
+    for (unsigned i = 0; i < NPEERS; i++) {
         build(peers[i]);
         /* As if a page had gone from the accounting's count without the lists knowing. */
         heap_expected_pages++;
