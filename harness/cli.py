@@ -183,14 +183,14 @@ def parser():
                         f"(default '{ablation.DEFAULT_COUNTS}'; '' counts nothing)")
     x.add_argument("--out", help="results folder, new or existing (default results/ablation-<date-time>)")
     x.add_argument("--timeout", type=seconds, default=600, help="seconds per hosted run")
-    pi = sub.add_parser("peers-icount", help="the Linux peers' instructions per page per phase under "
-                        "-icount, against the real Linux's when given")
-    pi.add_argument("--mem", default="1G")
+    pi = sub.add_parser("peers-icount", help="the Linux models' instructions per page per phase under "
+                        "-icount, against the real Linux 6.1 and 6.12 when given")
+    pi.add_argument("--mem", default="1G", help="a size or a comma list of them (1G,2G,...)")
     pi.add_argument("--timeout", type=seconds, default=900)
     pi.add_argument("--log", default=None)
     pi.add_argument("--real", default=None, help="the real Linux's figures: `make peers`' results "
                     "folder or peers.jsonl, "
-                    'or JSON {"memmap_init": N, "memblock_free_all": N, "deferred_init": N} a page')
+                    'or JSON {"memmap": N, "memblock_free_all": N, "deferred": N} a page')
     g = sub.add_parser("codegen", help="the hosted runner's hot functions against the kernel's machine code")
     g.add_argument("kernel", nargs="?", default=codegen.KERNEL)
     g.add_argument("hosted", nargs="?", default=codegen.HOSTED)
