@@ -7,14 +7,14 @@
 #include "mm/peers/peer.h"
 
 extern const struct peer_strategy strategy_linux, strategy_linux_deferred, strategy_linux612_deferred,
-    strategy_freebsd, strategy_freebsd_lazy;
+    strategy_freebsd_lazy, strategy_freebsd_lazy0;
 
 const struct peer_strategy *const peer_strategies[] = {
     &strategy_linux,
     &strategy_linux_deferred,
     &strategy_linux612_deferred,
-    &strategy_freebsd,
     &strategy_freebsd_lazy,
+    &strategy_freebsd_lazy0,
     NULL,
 };
 
