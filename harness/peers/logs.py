@@ -119,11 +119,11 @@ def linux_facts(log, need_deferred=True):
     if "memory_us" not in f or "auto_init_us" not in f:
         raise LogError("Linux never printed 'mem auto-init' and 'Memory:' or 'SLUB:' around "
                        "memblock_free_all():\n" + _tail(log))
-    if "free_kib" not in f:
-        raise LogError("Linux never printed its 'Memory:' line:\n" + _tail(log))
     if need_deferred and not f["deferred_ms"]:
         raise LogError("Linux never printed 'deferred pages initialised': its deferred init "
                        "did not finish:\n" + _tail(log))
+    if "free_kib" not in f:
+        raise LogError("Linux never printed its 'Memory:' line:\n" + _tail(log))
     f["memblock_log_us"] = f["memory_us"] - f["auto_init_us"]
     return f
 

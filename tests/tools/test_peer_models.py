@@ -70,27 +70,42 @@ def test_instructions_per_page_per_phase_against_the_real_linux():
             {"type": "peer", "strategy": "linux_deferred", "run": 0, "init_ns": 8000, "free_ns": 6000,
              "nodes": [{"node": 0, "pages": 800, "threads": 1, "ns": 60000}]},
             {"type": "result", "strategy": "linux_deferred", "run": 0, "phase": "deferred", "ns": 64000},
-            {"type": "peer", "strategy": "freebsd", "run": 0, "init_ns": 1, "free_ns": 0, "nodes": []}]
+            {"type": "peer", "strategy": "freebsd_lazy0", "run": 0, "init_ns": 1, "free_ns": 0, "nodes": []}]
     ours = phases_per_page(recs)
-    assert ours == {"linux": {"memmap_init": 23.0, "memblock_free_all": 24.0},
-                    "linux_deferred": {"memmap_init": 40.0, "memblock_free_all": 30.0, "deferred_init": 80.0}}
-    rows = compare(ours, {"memmap_init": 22.0, "memblock_free_all": 30.0, "deferred_init": 70.0})
-    assert ("linux", "memmap_init", 23.0, 22.0, True) in rows            # +4.5 %
-    assert ("linux", "memblock_free_all", 24.0, 30.0, False) in rows     # -20 %
-    assert ("linux_deferred", "deferred_init", 80.0, 70.0, False) in rows
+    assert ours == {"linux": {"memmap": 23.0, "memblock_free_all": 24.0},
+                    "linux_deferred": {"memmap": 40.0, "memblock_free_all": 30.0, "deferred": 80.0}}
+    real = {("linux-6.1", 1 << 30): {"memmap": 42.0, "memblock_free_all": 30.0, "deferred": 70.0}}
+    rows = compare(ours, real, 1 << 30)
+    # Each model against its own kernel; linux (no deferred init) against none.
+    assert ("linux_deferred", "linux-6.1", "memmap", 40.0, 42.0, True) in rows          # -4.8 %
+    assert ("linux_deferred", "linux-6.1", "memblock_free_all", 30.0, 30.0, True) in rows
+    assert ("linux_deferred", "linux-6.1", "deferred", 80.0, 70.0, False) in rows       # +14 %
+    assert not [r for r in rows if r[0] == "linux"]
+    # Like with like: figures of another size are not used.
+    assert compare(ours, real, 2 << 30) == []
 
 
 def test_the_real_linux_figures_from_make_peers_records(tmp_path):
-    from harness.peers.icount import real_per_page
-    recs = [{"type": "peer", "peer": "linux-6.1", "mem_bytes": m, "phase": ph, "instructions": i, "pages": p}
-            for m, ph, i, p in ((1 << 30, "memmap", 6461000, 100000), (1 << 30, "memblock_free_all", 2620000, 100000),
-                                (1 << 30, "deferred", 7430000, 100000), (4 << 30, "memmap", 5764000, 100000))]
+    from harness.peers.icount import real_phases
+
+    def bracket(part=0):
+        return {"parts": {"reserve_bootmem_region": {"calls": 3, "instructions": part}} if part else {}}
+    recs = [{"type": "peer", "peer": peer, "mem_bytes": m, "phase": ph, "instructions": i, "pages": p,
+             "bracket": bracket(r)}
+            for peer, m, ph, i, p, r in (
+                ("linux-6.1", 1 << 30, "memmap", 6461000, 100000, 0),
+                ("linux-6.1", 1 << 30, "memblock_free_all", 4620000, 100000, 2000000),
+                ("linux-6.1", 1 << 30, "deferred", 7430000, 100000, 0),
+                ("linux-6.12", 1 << 30, "memmap", 4753000, 100000, 0),
+                ("linux-6.1", 4 << 30, "memmap", 5764000, 100000, 0))]
     recs.append({"type": "peer", "peer": "xen-4.17", "mem_bytes": 1 << 30, "phase": "end_boot_allocator",
                  "instructions": 1, "pages": 1})
     recs.append({"type": "model", "strategy": "page", "mem_bytes": 1 << 30, "instructions": 1, "pages": 1})
     (tmp_path / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    real = real_per_page(str(tmp_path), 1 << 30)
-    assert real == {"memmap_init": 64.61, "memblock_free_all": 26.2, "deferred_init": 74.3}
-    assert real_per_page(str(tmp_path), 4 << 30) == {"memmap_init": 57.64}
-    (tmp_path / "real.json").write_text('{"memmap_init": 60.0}')
-    assert real_per_page(str(tmp_path / "real.json")) == {"memmap_init": 60.0}
+    real = real_phases(str(tmp_path))
+    # memblock_free_all() less its reserved-page init, the report's rule.
+    assert real[("linux-6.1", 1 << 30)] == {"memmap": 64.61, "memblock_free_all": 26.2, "deferred": 74.3}
+    assert real[("linux-6.12", 1 << 30)] == {"memmap": 47.53}
+    assert real[("linux-6.1", 4 << 30)] == {"memmap": 57.64}
+    (tmp_path / "real.json").write_text('{"memmap": 60.0}')
+    assert real_phases(str(tmp_path / "real.json")) == {(None, None): {"memmap": 60.0}}

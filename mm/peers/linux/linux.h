@@ -253,9 +253,18 @@ void lx_boot(enum lx_version v, bool deferred, struct peer_boot_stats *st);
 void lx_set_pageblock_migratetype(uint64_t pfn, unsigned mt);
 
 /*
+ * Each 128 MiB section's mem_section flags (include/linux/mmzone.h):
+ * lx_reset() gives every section that holds handed-over pages a memory
+ * map made at boot.
+ */
+#define LX_SECTION_HAS_MEM_MAP  0x2
+#define LX_SECTION_IS_EARLY     0x8
+#define LX_NR_MEM_SECTIONS      (MAX_PFN_LIMIT / LX_SECTION_PAGES)
+extern uint8_t lx_section_flags[LX_NR_MEM_SECTIONS];
+
+/*
  * pfn_valid() of SPARSEMEM (include/linux/mmzone.h), which Debian's builds
- * keep out of line: the section of pfn has a memory map. lx_reset() marks
- * the sections that hold handed-over pages. 1 or 0.
+ * keep out of line: pfn's section has a memory map. 1 or 0.
  */
 int lx_pfn_valid(uint64_t pfn);
 

@@ -36,12 +36,9 @@ static volatile bool resched_wanted;
  * (a root is a page of 32-byte mem_sections in Linux), a root pointer NULL
  * where no section has memory. Each section here is its map's flags only.
  */
-#define SECTION_HAS_MEM_MAP 0x2
-#define SECTION_IS_EARLY    0x8
 #define SECTIONS_PER_ROOT   128
-#define NR_MEM_SECTIONS     (MAX_PFN_LIMIT / LX_SECTION_PAGES)
-static uint8_t section_flags[NR_MEM_SECTIONS];
-static uint8_t *mem_section[NR_MEM_SECTIONS / SECTIONS_PER_ROOT];
+uint8_t lx_section_flags[LX_NR_MEM_SECTIONS];
+static uint8_t *mem_section[LX_NR_MEM_SECTIONS / SECTIONS_PER_ROOT];
 /* preempt_count, raised and lowered around the section look-up (rcu_read_lock_sched()). */
 static volatile unsigned preempt_count;
 
@@ -56,12 +53,12 @@ static void list_init(struct lx_list *l)
 static void sections_reset(void)
 {
     memset(mem_section, 0, sizeof(mem_section));
-    memset(section_flags, 0, sizeof(section_flags));
+    memset(lx_section_flags, 0, sizeof(lx_section_flags));
     for (unsigned i = 0; i < peer_nruns; i++)
         for (uint64_t nr = peer_runs[i].s / LX_SECTION_PAGES; nr <= (peer_runs[i].e - 1) / LX_SECTION_PAGES;
              nr++) {
-            section_flags[nr] = SECTION_HAS_MEM_MAP | SECTION_IS_EARLY;
-            mem_section[nr / SECTIONS_PER_ROOT] = &section_flags[nr / SECTIONS_PER_ROOT * SECTIONS_PER_ROOT];
+            lx_section_flags[nr] = LX_SECTION_HAS_MEM_MAP | LX_SECTION_IS_EARLY;
+            mem_section[nr / SECTIONS_PER_ROOT] = &lx_section_flags[nr / SECTIONS_PER_ROOT * SECTIONS_PER_ROOT];
         }
 }
 
@@ -152,14 +149,14 @@ __attribute__((noipa)) int lx_pfn_valid(uint64_t pfn)
 
     if (((pfn << PAGE_SHIFT) >> PAGE_SHIFT) != pfn)          /* PHYS_PFN(PFN_PHYS(pfn)) */
         return 0;
-    if (nr >= NR_MEM_SECTIONS)
+    if (nr >= LX_NR_MEM_SECTIONS)
         return 0;
     root = mem_section[nr / SECTIONS_PER_ROOT];             /* __nr_to_section() */
     if (!root)
         return 0;
     preempt_count++;
-    ret = (root[nr % SECTIONS_PER_ROOT] & SECTION_HAS_MEM_MAP) &&    /* valid_section() */
-          (root[nr % SECTIONS_PER_ROOT] & SECTION_IS_EARLY);         /* early_section() */
+    ret = (root[nr % SECTIONS_PER_ROOT] & LX_SECTION_HAS_MEM_MAP) &&    /* valid_section() */
+          (root[nr % SECTIONS_PER_ROOT] & LX_SECTION_IS_EARLY);         /* early_section() */
     preempt_count--;
     return ret;
 }
