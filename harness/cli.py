@@ -188,6 +188,9 @@ def parser():
     pi.add_argument("--mem", default="1G", help="a size or a comma list of them (1G,2G,...)")
     pi.add_argument("--timeout", type=seconds, default=900)
     pi.add_argument("--log", default=None)
+    pi.add_argument("--profile", metavar="VERSION:PHASE", help="instead, the real Linux VERSION (6.1, 6.12) "
+                    "and its model function by function in PHASE (memmap, memblock_free_all, deferred) at "
+                    "the first --mem size, by breakpoints; --real gives the real phase's pages")
     pi.add_argument("--real", default=None, help="the real Linux's figures: `make peers`' results "
                     "folder or peers.jsonl, "
                     'or JSON {"memmap": N, "memblock_free_all": N, "deferred": N} a page')

@@ -108,10 +108,44 @@ def model_records(mem, out):
             for s, phases in ours.items()]
 
 
+def real_pages(path, peer, mem, phase):
+    """The pages of a real Linux phase in `make peers`' records, or None."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "peers.jsonl")
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line) if line.strip() else {}
+            if r.get("type") == "peer" and (r.get("peer"), r.get("mem_bytes"), r.get("phase")) == (peer, mem, phase):
+                return r["pages"]
+    return None
+
+
+def cmd_profile(args):
+    """--profile VERSION:PHASE: both sides function by function -> 0, or 2."""
+    from harness.peers import linux_profile
+    version, _, phase = args.profile.partition(":")
+    if version not in ("6.1", "6.12") or phase not in linux_profile.PHASES:
+        print(f"harness: --profile takes 6.1 or 6.12, a colon and one of {', '.join(linux_profile.PHASES)}",
+              file=sys.stderr)
+        return 2
+    mem = parse_size(args.mem.split(",")[0])
+    real, model = linux_profile.run(version, phase, mem, None, say)
+    pages = real_pages(args.real, f"linux-{version}", mem, phase) if args.real else None
+    for side, prof, n in (("real", real, pages), ("model", model, model.get("pages"))):
+        say(f"{side} Linux {version}, {phase}, {mem // GIB} GiB: {prof['total']:,} instructions"
+            + (f" over {n:,} pages = {prof['total'] / n:.2f} a page" if n else ""))
+        for name, count in sorted(prof["exclusive"].items(), key=lambda kv: -kv[1]):
+            per = f"{count / n:8.3f} a page" if n else ""
+            say(f"  {name:40} {prof['calls'].get(name, 0):9,} calls {count:14,} {per}")
+    return 0
+
+
 def cmd_peers_icount(args):
     """Boots the Linux models under icount at each size; prints instructions
     a page per phase, and with --real the comparison -> 0 within 10 % (or
     nothing to compare), 1 a phase outside it, 2 a boot failed."""
+    if getattr(args, "profile", None):
+        return cmd_profile(args)
     real = real_phases(args.real) if args.real else {}
     bad = 0
     for size in args.mem.split(","):

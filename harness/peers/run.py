@@ -78,7 +78,7 @@ def run(sizes, names, out, refresh=False, models=True, breakdown=None):
         f.write(json.dumps(header) + "\n")
         for mem in sizes:
             jobs = [(n, lambda n=n: _peer_records(n, man, mem, out)) for n in names]
-            if models:
+            if models and any(n.startswith("xen") for n in names):
                 jobs += [(f"bootheap xen_costs={c}", lambda c=c: _model_records(mem, c, out))
                          for c in COSTS]
             if models and any(n.startswith("linux") for n in names):

@@ -151,7 +151,7 @@ static void memmap_chunk(uint64_t start, uint64_t end, void *arg, unsigned cpu)
     }
 }
 
-static void worker(unsigned cpu, void *arg)
+static void deferred_worker(unsigned cpu, void *arg)
 {
     uint64_t t0 = heap_par_platform_now();
 
@@ -239,7 +239,7 @@ int lx_deferred_init(enum lx_version v, unsigned cpus, uint64_t window[2], struc
                        heap_par_platform_cpus());
     version = v;
     plan(cpus);
-    heap_par_platform_run(cpus, worker, NULL, window);
+    heap_par_platform_run(cpus, deferred_worker, NULL, window);
     /*
      * The part's time is from the first worker's start to the last one's
      * end: a boot CPU that another process held past the start barrier would

@@ -201,6 +201,19 @@ static inline bool lx_migratetype_mergeable(unsigned mt)
  */
 #define LX_RETHUNK __attribute__((function_return("thunk-extern")))
 
+/*
+ * A static key that is on: Linux compiles static_branch_unlikely() to a
+ * no-op at its site and, once static_branch_enable() has run, patches it
+ * into a jump to the branch: one instruction each time the site runs.
+ */
+static inline __attribute__((always_inline)) bool lx_static_key_on(void)
+{
+    __asm__ goto("jmp %l[on]" :::: on);
+    return false;
+on:
+    return true;
+}
+
 /* ---- mm/peers/linux/memmap.c: the boot part ---- */
 
 /* Sets the zones' spans from the runs, empties every free area. Untimed; returns 0. */
