@@ -191,6 +191,9 @@ def parser():
     pi.add_argument("--profile", metavar="VERSION:PHASE", help="instead, the real Linux VERSION (6.1, 6.12) "
                     "and its model function by function in PHASE (memmap, memblock_free_all, deferred) at "
                     "the first --mem size, by breakpoints; --real gives the real phase's pages")
+    pi.add_argument("--record", metavar="FOLDER", help="also put the models' figures into FOLDER's "
+                    "peers.jsonl (a `make peers` folder), in place of any for the same sizes, and rewrite "
+                    "its report")
     pi.add_argument("--real", default=None, help="the real Linux's figures: `make peers`' results "
                     "folder or peers.jsonl, "
                     'or JSON {"memmap": N, "memblock_free_all": N, "deferred": N} a page')

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Linux's buddy free path as memblock_free_all() drives it, 6.1's and
-// 6.12's where they differ (mm/memblock.c: memblock_free_all(),
-// free_low_memory_core_early(), __free_memory_core(), __free_pages_memory();
-// mm/page_alloc.c: memblock_free_pages() (6.12: mm/mm_init.c),
-// __free_pages_core(), __free_pages_ok(), free_pages_prepare(),
-// free_one_page(), split_large_buddy() (6.12), __free_one_page()), and one
-// allocation (__rmqueue_smallest(), expand()).
+// Linux's buddy free path, 6.1's and 6.12's where they differ
+// (mm/page_alloc.c: __free_pages_core(), __free_pages_ok(),
+// free_pages_prepare(), free_one_page(), split_large_buddy() (6.12),
+// __free_one_page()), and one allocation (__rmqueue_smallest(), expand()).
+// memblock.c beside this file drives it at boot.
 #include "mm/peers/linux/linux.h"
 
 #include "kernel/panic.h"
@@ -278,65 +276,6 @@ static __attribute__((noipa)) void free_pages_core_612(struct lx_page *pg, unsig
 void lx_free_pages_core(enum lx_version v, struct lx_page *pg, unsigned order, unsigned cpu)
 {
     (v == LX_V6_1 ? free_pages_core_61 : free_pages_core_612)(pg, order, cpu);
-}
-
-/* early_pfn_to_nid(): under its lock, the last range's node or a look-up. */
-static unsigned early_pfn_to_nid(uint64_t pfn)
-{
-    static peer_lock_t early_pfn_lock;
-    static uint64_t last_start, last_end;
-    static unsigned last_nid;
-    unsigned nid;
-
-    peer_lock(&early_pfn_lock);
-    if (last_start <= pfn && pfn < last_end) {
-        nid = last_nid;
-    } else {
-        struct node_range r;
-        numa_ranges(pfn, pfn + 1, &r, 1);
-        nid = last_nid = r.node;
-        last_start = pfn;
-        last_end = pfn + 1;
-        /* memblock_search_pfn_nid() gives the whole region: the run holding pfn. */
-        for (unsigned i = 0; i < peer_nruns; i++)
-            if (peer_runs[i].s <= pfn && pfn < peer_runs[i].e) {
-                last_start = peer_runs[i].s;
-                last_end = peer_runs[i].e;
-            }
-    }
-    peer_unlock(&early_pfn_lock);
-    return nid;
-}
-
-/* memblock_free_pages(): deferred pages wait for their node's thread (early_page_uninitialised()). */
-static void memblock_free_pages(enum lx_version v, struct lx_page *pg, uint64_t pfn, unsigned order,
-                                bool deferred)
-{
-    if (deferred) {
-        unsigned nid = early_pfn_to_nid(pfn);
-        if (pfn >= lx_node_data[nid]->first_deferred_pfn)
-            return;
-    }
-    lx_free_pages_core(v, pg, order, 0);
-}
-
-/* __free_pages_memory(): the largest naturally aligned blocks, at most order 10 in both kernels. */
-static void free_pages_memory(enum lx_version v, uint64_t start, uint64_t end, bool deferred)
-{
-    while (start < end) {
-        unsigned order = MIN((unsigned)LX_MAX_ORDER - 1, ffs64(start) - 1);
-        while (start + (1ul << order) > end)
-            order--;
-        memblock_free_pages(v, lx_pfn_to_page(start), start, order, deferred);
-        start += 1ul << order;
-    }
-}
-
-void lx_memblock_free_all(enum lx_version v, bool deferred)
-{
-    /* free_low_memory_core_early(): every free range, in address order. */
-    for (unsigned i = 0; i < peer_nruns; i++)
-        free_pages_memory(v, peer_runs[i].s, peer_runs[i].e, deferred);
 }
 
 uint64_t lx_alloc_page(void)

@@ -143,6 +143,8 @@ struct lx_pgdat {
 extern struct lx_pgdat lx_nodes[MAX_NUMNODES];
 /* node_data[] (arch/x86/mm/numa.c): NODE_DATA(nid) is a load through it. */
 extern struct lx_pgdat *lx_node_data[MAX_NUMNODES];
+/* node_states[N_ONLINE]: node_online() tests a bit of it. */
+extern uint64_t lx_node_online[(MAX_NUMNODES + 63) / 64];
 extern int64_t lx_vm_zone_stat_free;         /* vm_zone_stat[NR_FREE_PAGES] */
 extern struct lx_percpu lx_percpu[HEAP_PAR_MAX_CPUS];
 /* The pageblock bits, 4 per pageblock of every PFN (Linux keeps them per section). */

@@ -10,6 +10,7 @@
 
 struct lx_pgdat lx_nodes[MAX_NUMNODES];
 struct lx_pgdat *lx_node_data[MAX_NUMNODES];
+uint64_t lx_node_online[(MAX_NUMNODES + 63) / 64];
 struct lx_page *lx_vmemmap_base;
 int64_t lx_vm_zone_stat_free;
 struct lx_percpu lx_percpu[HEAP_PAR_MAX_CPUS];
@@ -79,8 +80,10 @@ int lx_reset(struct err *e)
         lx_nodes[n].first_deferred_pfn = UINT64_MAX;
         lx_node_data[n] = &lx_nodes[n];
     }
+    memset(lx_node_online, 0, sizeof(lx_node_online));
     for (unsigned i = 0; i < peer_nruns; i++) {
         struct lx_pgdat *pgdat = &lx_nodes[peer_runs[i].node];
+        lx_node_online[peer_runs[i].node / 64] |= 1ull << (peer_runs[i].node % 64);
         pgdat->node_start_pfn = MIN(pgdat->node_start_pfn, peer_runs[i].s);
         pgdat->node_end_pfn = MAX(pgdat->node_end_pfn, peer_runs[i].e);
     }
