@@ -227,27 +227,8 @@ def _differences(p):
     return out
 
 
-def report_text(p):
-    h = p.header
-    out = io.StringIO()
-    w = out.write
-    w("# bootheap beside the real binaries\n\n")
-    w(f"**{LABEL}.** One is counted for each guest instruction QEMU executes, each pass of a "
-      "rep-prefixed string instruction counting as one.\n\n")
-    w(f"QEMU: {h['qemu']}, machine {h['machine']}, {h['cpus']} vCPU, `-icount {h['icount']}`; "
-      f"run {h['date']}, host load average {h['load_start']:.1f} at the start")
-    if p.end:
-        w(f" and {p.end['load_end']:.1f} at the end, {p.end['wall_s']:.0f} s in all")
-    w(" (wall times do not enter any figure).\n\n")
-    for name, pk in h["packages"].items():
-        w(f"- {name}: Debian's `{pk['package']}` {pk['version']}\n")
-    w("- bootheap: this tree's build/bootheap.elf, `runs=1 icount`, xen_costs=all and none\n\n")
-    w("Xen boots by `-kernel` under SeaBIOS (its Debian build has only a multiboot entry), Linux "
-      "and bootheap by their PVH notes under qboot, with the same memory. The real binaries' "
-      "brackets are taken by gdbstub breakpoints at their functions' entries and returns, in a "
-      "replay of a recorded boot (`rr=record`, then `rr=replay`), so no stop moves the guest's "
-      "clock; bootheap's are its own TSC windows, which under `-icount` count instructions "
-      "(a breakpoint bracket of the same call gives 11 fewer: the two TSC reads).\n\n")
+def _xen_sections(p, w):
+    """Xen beside page and chunk, and the breakdown."""
     w("## Instructions a page handed over: Xen beside page and chunk\n\n")
     _xen_table(p, w)
     w("\nXen: `end_boot_allocator()`, entry to return, less its `printk()` calls; pages are Xen's "
@@ -262,8 +243,39 @@ def report_text(p):
           "window of the first region large enough; an inline function's are its caller's.\n\n")
         for prof in p.profiles:
             _profile_table(prof, w)
-    w("## bootheap's strategies, instructions a page\n\n")
-    _model_table(p, w)
+    if p.model:
+        w("## bootheap's strategies, instructions a page\n\n")
+        _model_table(p, w)
+
+
+def report_text(p):
+    h = p.header
+    out = io.StringIO()
+    w = out.write
+    w("# bootheap beside the real binaries\n\n")
+    w(f"**{LABEL}.** One is counted for each guest instruction QEMU executes, each pass of a "
+      "rep-prefixed string instruction counting as one.\n\n")
+    w(f"QEMU: {h['qemu']}, machine {h['machine']}, {h['cpus']} vCPU, `-icount {h['icount']}`; "
+      f"run {h['date']}, host load average {h['load_start']:.1f} at the start")
+    if p.end:
+        w(f" and {p.end['load_end']:.1f} at the end, {p.end['wall_s']:.0f} s in all")
+    w(" (wall times do not enter any figure).\n\n")
+    for name, pk in h["packages"].items():
+        w(f"- {name}: Debian's `{pk['package']}` {pk['version']}\n")
+    xen = any(k[0].startswith("xen") for k in p.peer) or bool(p.model)
+    if xen:
+        w("- bootheap: this tree's build/bootheap.elf, `runs=1 icount`, xen_costs=all and none\n")
+    if p.linux_models:
+        w("- bootheap's Linux models: this tree's build/bootheap.elf, `runs=1 cpus=1 icount`\n")
+    w("\n")
+    w("Xen boots by `-kernel` under SeaBIOS (its Debian build has only a multiboot entry), Linux "
+      "and bootheap by their PVH notes under qboot, with the same memory. The real binaries' "
+      "brackets are taken by gdbstub breakpoints at their functions' entries and returns, in a "
+      "replay of a recorded boot (`rr=record`, then `rr=replay`), so no stop moves the guest's "
+      "clock; bootheap's are its own TSC windows, which under `-icount` count instructions "
+      "(a breakpoint bracket of the same call gives 11 fewer: the two TSC reads).\n\n")
+    if xen:
+        _xen_sections(p, w)
     for peer in LINUX_PEERS:
         if any(k[0] == peer for k in p.peer):
             w(f"\n## Linux {peer.split('-')[1]}: its three phases\n\n")
@@ -289,9 +301,10 @@ def report_text(p):
       "brackets are the kernels' own time stamps, which under `-icount` count instructions "
       "too: Xen's raw TSC stamps from its NUMA line to 'Domain heap initialised' hold also the "
       "end of `numa_initmem_init()` and the printing of both lines. Linux prints microseconds "
-      "and, for its deferred init, whole jiffies (4 ms); its 'mem auto-init' to 'Memory:' holds "
-      "all of `mem_init()`, which above 4 GiB also sets up the swiotlb bounce buffer "
-      "(`pci_iommu_alloc()`), not part of the hand-over.\n")
+      "and, for its deferred init, whole jiffies (4 ms); its 'mem auto-init' to the next line "
+      "after `mem_init()` ('Memory:' in 6.1, 'SLUB:' in 6.12, which prints 'Memory:' after its "
+      "deferred init) holds all of `mem_init()`, which above 4 GiB also sets up the swiotlb "
+      "bounce buffer (`pci_iommu_alloc()`), not part of the hand-over.\n")
     if p.errors:
         w("\n## Boots that failed\n\n")
         for e in p.errors:
