@@ -5,7 +5,7 @@ instruction), as instructions a page for each phase Linux has: memmap init,
 memblock_free_all() and the deferred init; and, given the real Debian
 kernels' figures from `make peers` (harness/peers/run.py, peers.jsonl),
 each model held to within 10 % of its kernel at every size asked:
-`linux_deferred` to Linux 6.1, `linux612_deferred` to Linux 6.12
+`linux_deferred` to Linux 6.1, `linux612` to Linux 6.12
 (docs/fidelity.md, "The check against the real Linux"). `linux` (6.1
 without deferred init) is printed for what defer_init() costs, and held to
 nothing.
@@ -24,7 +24,7 @@ from harness.peers.report import REAL_OF_MODEL, linux_per_page
 
 ICOUNT = ("-icount", "shift=0,sleep=off")
 PHASES = ("memmap", "memblock_free_all", "deferred")
-STRATEGIES = ("linux", "linux_deferred", "linux612_deferred")
+STRATEGIES = ("linux", "linux_deferred", "linux612")
 TOLERANCE = 0.10
 
 

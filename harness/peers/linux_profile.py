@@ -128,7 +128,7 @@ def run(version, phase, mem, out_dir, say=print):
     from harness.qemu import command
 
     opens, real_names, model_names = PHASES[phase]
-    strategy = {"6.1": "linux_deferred", "6.12": "linux612_deferred"}[version]
+    strategy = {"6.1": "linux_deferred", "6.12": "linux612"}[version]
     man = peers_fetch.fetch([f"linux-{version}"], say=say)
     out = []
     for side in ("real", "model"):

@@ -23,7 +23,7 @@ LINUX_PHASES = ("memmap", "memblock_free_all", "deferred")
 LINUX_PEERS = ("linux-6.1", "linux-6.12")
 # The model each real binary is set beside.
 PAIRS = (("xen-4.14", "page"), ("xen-4.17", "chunk"))
-REAL_OF_MODEL = {"linux_deferred": "linux-6.1", "linux612_deferred": "linux-6.12"}
+REAL_OF_MODEL = {"linux_deferred": "linux-6.1", "linux612": "linux-6.12"}
 TOLERANCE = 0.05
 LINUX_TOLERANCE = 0.10
 
@@ -290,7 +290,7 @@ def report_text(p):
         w("## The Linux models beside the real kernels\n\n")
         w("Instructions a page, each phase by one rule: memmap and the deferred init over their own "
           "pages, `memblock_free_all()` less its reserved-page init (`reserve_bootmem_region()`). "
-          "The models: bootheap's `linux_deferred` (6.1) and `linux612_deferred` (6.12), `runs=1 "
+          "The models: bootheap's `linux_deferred` (6.1) and `linux612` (6.12), `runs=1 "
           "cpus=1 icount`, over the pages of their own phases (`peers-icount`).\n\n")
         _linux_models_table(p, w)
         w("\n")

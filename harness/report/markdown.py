@@ -27,8 +27,8 @@ def cost_models_text(sweep):
 
 # The peers by name, today's and those of runs kept from before the renames
 # ("freebsd" is today's freebsd_lazy0), and those with a later part.
-PEER_NAMES = ("linux", "linux_deferred", "linux612_deferred", "freebsd", "freebsd_lazy", "freebsd_lazy0")
-PEERS_WITH_LATER = ("linux_deferred", "linux612_deferred", "freebsd_lazy")
+PEER_NAMES = ("linux", "linux_deferred", "linux612", "freebsd", "freebsd_lazy", "freebsd_lazy0")
+PEERS_WITH_LATER = ("linux_deferred", "linux612", "freebsd_lazy")
 WHY_DIFFERENT = """\
 Why bootheap's absolute numbers differ from Xen's:
 

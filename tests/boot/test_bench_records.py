@@ -10,10 +10,10 @@ from bootlib import AUDIT_BLOCKS, boot, check_heap, expected_memory, explain, hp
 PHASES = ("init", "first_touch")
 # The peers (mm/peers/peer.h): their part after boot, and the floor of their layout with its bytes a page.
 PEERS = {"linux": (None, "floor_linux"), "linux_deferred": ("deferred", "floor_linux"),
-         "linux612_deferred": ("deferred", "floor_linux"), "freebsd_lazy": ("drain", "floor_freebsd"),
+         "linux612": ("deferred", "floor_linux"), "freebsd_lazy": ("drain", "floor_freebsd"),
          "freebsd_lazy0": (None, "floor_freebsd")}
 FLOOR_BYTES = {"floor_linux": 64, "floor_freebsd": 88}
-ALL = ["page", "chunk", "chunk_72b02bc", "once", "lazy", "linux", "linux_deferred", "linux612_deferred",
+ALL = ["page", "chunk", "chunk_72b02bc", "once", "lazy", "linux", "linux_deferred", "linux612",
        "freebsd_lazy", "freebsd_lazy0"]
 
 
@@ -196,7 +196,7 @@ def test_sixteen_gib_page_then_chunk_same_heap():
 
 @pytest.mark.parametrize("args,message", [
     ("strategies=page,bogus", "strategies=page,bogus: unknown strategy 'bogus' (known: page chunk chunk_72b02bc once lazy "
-                              "linux linux_deferred linux612_deferred freebsd_lazy freebsd_lazy0)"),
+                              "linux linux_deferred linux612 freebsd_lazy freebsd_lazy0)"),
     ("strategies=linux,linux", "strategies=linux,linux: 'linux' is listed twice"),
     ("strategies=page,page", "strategies=page,page: 'page' is listed twice"),
     ("runs=0", "bad command line: runs=0: expected a whole number from 1 to 100"),

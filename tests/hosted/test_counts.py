@@ -33,7 +33,7 @@ def test_counts_are_exact_and_ordered(tmp_path):
         a, b = pool.map(lambda d: count(str(tmp_path / d), "runs=1"), ["a", "b"])
     pages, first = a
     assert first, "no window was counted"
-    peers = {"linux": (), "linux_deferred": ("deferred",), "linux612_deferred": ("deferred",),
+    peers = {"linux": (), "linux_deferred": ("deferred",), "linux612": ("deferred",),
              "freebsd_lazy": ("drain",), "freebsd_lazy0": ()}
     assert set(first) == {(s, ph, 0) for s in ("page", "chunk", "chunk_72b02bc", "once", "lazy")
                           for ph in ("init", "first_touch")} | \

@@ -18,7 +18,7 @@
 #include "mm/peers/linux/linux.h"
 #include "tests/unit/host_support.h"
 
-static const char *const peers[] = { "linux", "linux_deferred", "linux612_deferred", "freebsd_lazy", "freebsd_lazy0" };
+static const char *const peers[] = { "linux", "linux_deferred", "linux612", "freebsd_lazy", "freebsd_lazy0" };
 #define NPEERS (sizeof(peers) / sizeof(peers[0]))
 
 static const struct peer_strategy *peer(const char *name)

@@ -150,10 +150,10 @@ static void test_61_checks_pfn_valid_at_every_pageblock(void **state)
     assert_int_equal(first, 0x8000 + SEC);          /* the first section counted from 0x100, rounded */
     /* A section in the deferred range loses its memory map, as a hole would. */
     uint64_t sec = 0x40000;
-    assert_true(lx_pfn_valid(sec + 0x200));
+    assert_true(lx_pfn_valid(sec + 0x200, 0));
     lx_section_flags[sec / SEC] = 0;
-    assert_false(lx_pfn_valid(sec + 0x200));
-    assert_false(lx_pfn_valid(sec + 0x201));          /* pfn_valid() itself asks the section */
+    assert_false(lx_pfn_valid(sec + 0x200, 0));
+    assert_false(lx_pfn_valid(sec + 0x201, 0));         /* pfn_valid() itself asks the section */
     later(p);
     /*
      * deferred_pfn_valid() asks at each pageblock's head only: every head of
@@ -175,7 +175,7 @@ static void test_612_frees_whole_windows_without_pfn_valid(void **state)
 {
     (void)state;
     deferred_world();
-    const struct peer_strategy *p = boot("linux612_deferred");
+    const struct peer_strategy *p = boot("linux612");
     uint64_t sec = 0x40000;
     lx_section_flags[sec / SEC] = 0;
     later(p);

@@ -64,9 +64,9 @@ static __attribute__((noipa)) void free_range(uint64_t pfn, uint64_t nr, unsigne
  * only. A pageblock head that fails is skipped alone: the PFNs after it are
  * not aligned, so they pass.
  */
-static inline bool pfn_ok(uint64_t pfn)
+static inline bool pfn_ok(uint64_t pfn, unsigned cpu)
 {
-    return !IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES) || lx_pfn_valid(pfn);
+    return !IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES) || lx_pfn_valid(pfn, cpu);
 }
 
 /* deferred_free_pages() (6.1): pageblock by pageblock, cut where a pageblock head is not valid. */
@@ -75,7 +75,7 @@ static void free_pages(uint64_t pfn, uint64_t end, unsigned cpu)
     uint64_t nr_free = 0;
 
     for (; pfn < end; pfn++) {
-        if (!pfn_ok(pfn)) {
+        if (!pfn_ok(pfn, cpu)) {
             free_range(pfn - nr_free, nr_free, cpu);
             nr_free = 0;
         } else if (IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES)) {
@@ -92,7 +92,7 @@ static void free_pages(uint64_t pfn, uint64_t end, unsigned cpu)
  * deferred_init_pages(). 6.1 checks each pageblock's head and looks its
  * struct page up again there; 6.12 trusts the free range and walks it.
  */
-static uint64_t init_pages(unsigned zid, unsigned nid, uint64_t pfn, uint64_t end)
+static uint64_t init_pages(unsigned zid, unsigned nid, uint64_t pfn, uint64_t end, unsigned cpu)
 {
     struct lx_page *pg = NULL;
     uint64_t n = 0;
@@ -103,7 +103,7 @@ static uint64_t init_pages(unsigned zid, unsigned nid, uint64_t pfn, uint64_t en
         return n;
     }
     for (; pfn < end; pfn++) {
-        if (!pfn_ok(pfn)) {
+        if (!pfn_ok(pfn, cpu)) {
             pg = NULL;
             continue;
         } else if (!pg || IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES)) {
@@ -135,7 +135,7 @@ static void memmap_chunk(uint64_t start, uint64_t end, void *arg, unsigned cpu)
         uint64_t mo = ALIGN_UP(spfn + 1, LX_MAX_ORDER_PAGES);
         unsigned j = i;
         for (uint64_t s = spfn; j < dn->nranges && s < mo; s = ++j < dn->nranges ? dn->ranges[j].s : mo)
-            ws[cpu].pages += init_pages(dn->zid, nid, s, MIN(dn->ranges[j].e, mo));
+            ws[cpu].pages += init_pages(dn->zid, nid, s, MIN(dn->ranges[j].e, mo), cpu);
         j = i;
         for (uint64_t s = spfn; j < dn->nranges && s < mo; s = ++j < dn->nranges ? dn->ranges[j].s : mo) {
             if (version == LX_V6_1)

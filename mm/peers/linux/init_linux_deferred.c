@@ -4,7 +4,7 @@
 // first section of the highest are initialised and freed; the rest of each
 // node is initialised later by padata jobs on that node's CPUs, window by
 // window, freed pageblock by pageblock (deferred.c beside this file). Linux
-// 6.5 and later free a whole MAX_ORDER window as one block: linux612_deferred.
+// 6.5 and later free a whole MAX_ORDER window as one block: linux612.
 #include "mm/peers/linux/linux.h"
 
 static void deferred_boot(struct peer_boot_stats *st)

@@ -130,6 +130,7 @@ struct lx_zone {
 struct lx_percpu {
     int8_t stat_diff[MAX_NUMNODES][LX_NR_ZONES];    /* per_cpu_zonestats.vm_stat_diff */
     uint64_t pgfree;                                /* vm_event_states.event[PGFREE] */
+    unsigned preempt_count;                         /* pcpu_hot.preempt_count */
 } __attribute__((aligned(64)));
 
 struct lx_pgdat {
@@ -279,9 +280,11 @@ extern uint8_t lx_section_flags[LX_NR_MEM_SECTIONS];
 
 /*
  * pfn_valid() of SPARSEMEM (include/linux/mmzone.h), which Debian's builds
- * keep out of line: pfn's section has a memory map. 1 or 0.
+ * keep out of line: pfn's section has a memory map. 1 or 0. cpu: the
+ * worker's index, whose preempt count it raises and lowers (Linux's is
+ * per CPU, through %gs).
  */
-int lx_pfn_valid(uint64_t pfn);
+int lx_pfn_valid(uint64_t pfn, unsigned cpu);
 
 /* cond_resched(): a static call under PREEMPT_DYNAMIC; nothing asks for a reschedule at boot. */
 void lx_cond_resched(void);

@@ -40,8 +40,6 @@ static volatile bool resched_wanted;
 #define SECTIONS_PER_ROOT   128
 uint8_t lx_section_flags[LX_NR_MEM_SECTIONS];
 static uint8_t *mem_section[LX_NR_MEM_SECTIONS / SECTIONS_PER_ROOT];
-/* preempt_count, raised and lowered around the section look-up (rcu_read_lock_sched()). */
-static volatile unsigned preempt_count;
 
 static const uint64_t zone_limit[LX_NR_ZONES] = { LX_DMA_END_PFN, LX_DMA32_END_PFN, UINT64_MAX };
 
@@ -144,7 +142,7 @@ __asm__(".pushsection .text\n"
         ".size __x86_return_thunk, . - __x86_return_thunk\n"
         ".popsection");
 
-__attribute__((noipa)) int lx_pfn_valid(uint64_t pfn)
+__attribute__((noipa)) int lx_pfn_valid(uint64_t pfn, unsigned cpu)
 {
     uint64_t nr = pfn / LX_SECTION_PAGES;
     const uint8_t *root;
@@ -157,10 +155,11 @@ __attribute__((noipa)) int lx_pfn_valid(uint64_t pfn)
     root = mem_section[nr / SECTIONS_PER_ROOT];             /* __nr_to_section() */
     if (!root)
         return 0;
-    preempt_count++;
+    /* rcu_read_lock_sched(): the preempt count raised around the look-up. */
+    ((volatile struct lx_percpu *)&lx_percpu[cpu])->preempt_count++;
     ret = (root[nr % SECTIONS_PER_ROOT] & LX_SECTION_HAS_MEM_MAP) &&    /* valid_section() */
           (root[nr % SECTIONS_PER_ROOT] & LX_SECTION_IS_EARLY);         /* early_section() */
-    preempt_count--;
+    ((volatile struct lx_percpu *)&lx_percpu[cpu])->preempt_count--;
     return ret;
 }
 

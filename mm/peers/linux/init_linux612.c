@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Strategy "linux612_deferred": Linux 6.12 as Debian 13 ships it, with
+// Strategy "linux612": Linux 6.12 as Debian 13 ships it, with
 // CONFIG_DEFERRED_STRUCT_PAGE_INIT. Where its hand-over differs from 6.1's
 // (memmap.c, buddy.c, deferred.c beside this file): memmap init in
 // mm/mm_init.c with the struct page init inline (__meminit is empty with
@@ -20,8 +20,8 @@ static int later612(unsigned cpus, uint64_t window[2], struct peer_later_stats *
     return lx_deferred_init(LX_V6_12, cpus, window, st, e);
 }
 
-const struct peer_strategy strategy_linux612_deferred = {
-    .name = "linux612_deferred",
+const struct peer_strategy strategy_linux612 = {
+    .name = "linux612",
     .what = "Linux 6.12, deferred init: a section per node at boot, whole windows on the node's CPUs",
     .layout = PEER_LINUX,
     .later = "deferred",
