@@ -180,14 +180,20 @@ def parser():
                         f"(default '{ablation.DEFAULT_COUNTS}'; '' counts nothing)")
     x.add_argument("--out", help="results folder, new or existing (default results/ablation-<date-time>)")
     x.add_argument("--timeout", type=seconds, default=600, help="seconds per hosted run")
-    pi = sub.add_parser("peers-icount", help="the Linux peers' instructions per page per phase under "
-                        "-icount, against the real Linux's when given")
-    pi.add_argument("--mem", default="1G")
+    pi = sub.add_parser("peers-icount", help="the Linux models' instructions per page per phase under "
+                        "-icount, against the real Linux 6.1 and 6.12 when given")
+    pi.add_argument("--mem", default="1G", help="a size or a comma list of them (1G,2G,...)")
     pi.add_argument("--timeout", type=seconds, default=900)
     pi.add_argument("--log", default=None)
+    pi.add_argument("--profile", metavar="VERSION:PHASE", help="instead, the real Linux VERSION (6.1, 6.12) "
+                    "and its model function by function in PHASE (memmap, memblock_free_all, deferred) at "
+                    "the first --mem size, by breakpoints; --real gives the real phase's pages")
+    pi.add_argument("--record", metavar="FOLDER", help="also put the models' figures into FOLDER's "
+                    "peers.jsonl (a `make peers` folder), in place of any for the same sizes, and rewrite "
+                    "its report")
     pi.add_argument("--real", default=None, help="the real Linux's figures: `make peers`' results "
                     "folder or peers.jsonl, "
-                    'or JSON {"memmap_init": N, "memblock_free_all": N, "deferred_init": N} a page')
+                    'or JSON {"memmap": N, "memblock_free_all": N, "deferred": N} a page')
     g = sub.add_parser("codegen", help="the hosted runner's hot functions against the kernel's machine code")
     g.add_argument("kernel", nargs="?", default=codegen.KERNEL)
     g.add_argument("hosted", nargs="?", default=codegen.HOSTED)

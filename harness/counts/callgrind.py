@@ -32,8 +32,8 @@ CACHE_TEXT = "I1 32 KiB 8-way, D1 48 KiB 12-way, LL 32 MiB 16-way, 64 B lines"
 
 EVENTS = ["Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw"]
 LABEL = re.compile(r"^desc: Trigger: Client Request: bootheap (\S+) (\S+) (\d+)$")
-ORDER = ["page", "chunk", "once", "lazy", "linux", "linux_deferred", "freebsd", "freebsd_lazy", "floor",
-         "floor_linux", "floor_freebsd"]
+ORDER = ["page", "chunk", "once", "lazy", "linux", "linux_deferred", "linux612", "freebsd", "freebsd_lazy",
+         "freebsd_lazy0", "floor", "floor_linux", "floor_freebsd"]
 COUNTS_FILE = "counts.jsonl"
 
 

@@ -24,8 +24,8 @@ XEN_STRATEGIES = "page,chunk,once,lazy"
 XEN_APPEND = "console=com1 com1=115200,8n1 console_timestamps=boot loglvl=all"
 LINUX_APPEND = "console=ttyS0 printk.time=1 panic=-1 nokaslr"
 
-# Linux 6.1, x86-64: a memory section is 2^27 bytes, 32768 pages; the memmap
-# init defers the rest of a node's last zone past its first section.
+# Linux 6.1 and 6.12, x86-64: a memory section is 2^27 bytes, 32768 pages;
+# the memmap init defers the rest of a node's last zone past its first section.
 PAGES_PER_SECTION = 32768
 
 
@@ -45,12 +45,20 @@ def xen_specs():
                  reads=("total_avail_pages",))]
 
 
+def defer_statics(syms):
+    """defer_init()'s two statics, nr_initialised and prev_end_pfn, by the
+    names GCC gave them in this build (nr_initialised.4 in 6.1,
+    nr_initialised.3 in 6.12)."""
+    return tuple(next(n for n in sorted(syms) if n.startswith(base))
+                 for base in ("nr_initialised.", "prev_end_pfn."))
+
+
 def linux_specs(syms):
     irqs = sorted(n for n in syms if n.startswith("asm_sysvec_")) + \
         ["asm_common_interrupt", "asm_spurious_interrupt"]
     return [
         Spec("memmap", "memmap_init_range", "free_area_init", exclude=("_printk",),
-             parts=("memmap_init_range",), part_reads=("nr_initialised.4", "prev_end_pfn.5")),
+             parts=("memmap_init_range",), part_reads=defer_statics(syms)),
         Spec("memblock_free_all", "memblock_free_all", exclude=("_printk",),
              parts=("reserve_bootmem_region",), reads=("_totalram_pages", "vm_zone_stat")),
         Spec("deferred", "deferred_init_memmap", exclude=("_printk", "__schedule"),
@@ -75,6 +83,8 @@ TARGETS = {
                        "Domain heap initialised", dom0=True),
     "linux-6.1": Target("linux-6.1", command.QBOOT, LINUX_APPEND, linux_specs,
                         "deferred pages initialised"),
+    "linux-6.12": Target("linux-6.12", command.QBOOT, LINUX_APPEND, linux_specs,
+                         "deferred pages initialised"),
 }
 
 
@@ -184,14 +194,16 @@ def xen_result(results, log):
 
 def memmap_pages(part_calls):
     """Struct pages memmap_init_range() initialised, call by call: all of a
-    range but in the node's last zone, where Linux 6.1's defer_init() counts
-    pages (nr_initialised) and stops after the first section at a section
-    boundary (that page is counted, not initialised)."""
+    range but in the node's last zone, where defer_init() counts pages
+    (nr_initialised) and stops after the first section at a section
+    boundary (that page is counted, not initialised). 6.1 and 6.12 count
+    alike there; 6.12 leaves the counters alone in the lower zones."""
     last_end = max(args[4] for _, args, _, _ in part_calls)
     total, prev_n, prev_end = 0, 0, None
     for _, args, after, _ in part_calls:
         size, start, zone_end = args[0], args[3], args[4]
-        n, end = after["nr_initialised.4"], after["prev_end_pfn.5"]
+        nr_name, end_name = sorted(after)           # nr_initialised.N, prev_end_pfn.M
+        n, end = after[nr_name], after[end_name]
         before = prev_n if prev_end == zone_end else 0
         seen = n - before if end == zone_end else 0
         if zone_end != last_end:
@@ -216,10 +228,13 @@ def linux_result(results, log):
         raise PeerError(str(e))
     total = memblock.reads["_totalram_pages"]
     early = memblock.reads["vm_zone_stat"]          # NR_FREE_PAGES, the first counter
-    # mem_init() allocates a few page-table pages between the two.
-    if not 0 <= early * 4 - facts["free_kib"] < 4096:
-        raise PeerError(f"Linux's free pages after memblock_free_all() ({early}) disagree with its "
-                        f"'Memory: {facts['free_kib']}K' line")
+    # 6.1 prints 'Memory:' after mem_init(), which allocates a few page-table
+    # pages after the free; 6.12 prints it after the deferred init, when the
+    # boot has allocated more (slabs, per-CPU areas: some MiB).
+    ref, slack = (total, 16384) if facts.get("memory_after_deferred") else (early, 4096)
+    if not 0 <= ref * 4 - facts["free_kib"] < slack:
+        raise PeerError(f"Linux's free pages ({ref}) disagree with its 'Memory: {facts['free_kib']}K' "
+                        "line")
     pages = {"memmap": memmap_pages(memmap.part_calls) + facts["unavailable_pages"],
              "memblock_free_all": early, "deferred": total - early}
     phases = {}

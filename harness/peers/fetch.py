@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""`make peers`, step one: Debian's Xen 4.14, Xen 4.17 and Linux 6.1 and
-their symbols, fetched with apt-get download into build/peers/, checked and
-unpacked into build/peers/bin/. A manifest records what was fetched; while
-it and its files are intact, later runs use them without the network."""
+"""`make peers`, step one: Debian's Xen 4.14, Xen 4.17, Linux 6.1 (Debian
+12) and Linux 6.12 (Debian 13) and their symbols, fetched with apt-get
+download into build/peers/, checked and unpacked into build/peers/bin/. A
+manifest records what was fetched; while it and its files are intact, later
+runs use them without the network."""
 import fcntl
 import gzip
 import hashlib
@@ -22,10 +23,17 @@ PEERS = os.path.join(ROOT, "build", "peers")
 BIN = os.path.join(PEERS, "bin")
 MANIFEST = os.path.join(BIN, "manifest.json")
 SUITES = ("bookworm", "bullseye")
+# Each Linux: the suite whose linux-image-amd64 names it, and the release its
+# image package carries (linux-image-RELEASE). Debian 13 lives in a private
+# apt folder of its own, so that bookworm's linux-image-amd64 stays 6.1's.
+LINUX = {"6.1": ("bookworm", r"6\.1\.0-\d+-amd64", "6.1.0-N-amd64"),
+         "6.12": ("trixie", r"6\.12\.\d+\+deb13-amd64", "6.12.N+deb13-amd64")}
 XEN_SYMBOLS = ("end_boot_allocator", "init_heap_pages", "free_heap_pages", "printk",
                "total_avail_pages")
 LINUX_SYMBOLS = ("free_area_init", "memmap_init_range", "memblock_free_all", "deferred_init_memmap",
-                 "_printk", "__schedule", "_totalram_pages", "vm_zone_stat", "nr_initialised.4")
+                 "_printk", "__schedule", "_totalram_pages", "vm_zone_stat", "reserve_bootmem_region")
+# defer_init()'s statics, named by GCC with a number that changes between builds.
+LINUX_STATICS = ("nr_initialised.", "prev_end_pfn.")
 LINUX_CONFIG = ("CONFIG_DEFERRED_STRUCT_PAGE_INIT", "CONFIG_NUMA", "CONFIG_SPARSEMEM_VMEMMAP")
 DOM0_BYTES = 2 << 20            # Xen wants a dom0 module; it is built after the heap
 
@@ -91,14 +99,16 @@ def linux_check(vmlinuz, sysmap, config, release):
     except BracketError as e:
         raise FetchError(f"{sysmap}: {e} (Debian's image package ships only a placeholder; "
                          "the real map comes from the -dbg package)")
-    missing = [s for s in LINUX_SYMBOLS if s not in syms]
+    missing = [s for s in LINUX_SYMBOLS if s not in syms] + \
+        [s + "N" for s in LINUX_STATICS if not any(n.startswith(s) for n in syms)]
     if missing:
         raise FetchError(f"{sysmap} lacks {', '.join(missing)}")
     with open(config) as f:
         text = f.read()
     off_opts = [c for c in LINUX_CONFIG if not re.search(rf"^{c}=y$", text, re.M)]
     if off_opts:
-        raise FetchError(f"{config}: {', '.join(off_opts)} not set; the Linux phases need them")
+        raise FetchError(f"{config}: {', '.join(off_opts)} not set; the Linux phases need them "
+                         "(the deferred init is the phase the models hold the real kernel to)")
     return banner
 
 
@@ -122,19 +132,46 @@ def pvh_entry(elf_bytes):
     return None
 
 
+def bzimage_payload(data):
+    """The compressed kernel of a bzImage: payload_offset and payload_length
+    of its setup header (boot protocol 2.08), from the protected-mode part."""
+    setup_sects = data[0x1F1] or 4
+    offset, length = struct.unpack_from("<II", data, 0x248)
+    start = (setup_sects + 1) * 512 + offset
+    return data[start:start + length]
+
+
+def unpack_payload(bzimage, payload):
+    """The kernel ELF of a payload: XZ (Debian 12's CONFIG_KERNEL_XZ) or
+    Zstandard (Debian 13's CONFIG_KERNEL_ZSTD, by the zstd program; the
+    build appends the unpacked size, 4 bytes, after the frame)."""
+    if payload[:6] == b"\xfd7zXZ\x00":
+        try:
+            return lzma.LZMADecompressor().decompress(payload)
+        except lzma.LZMAError as e:
+            raise FetchError(f"{bzimage}: its XZ payload does not unpack: {e}")
+    if payload[:4] == b"\x28\xb5\x2f\xfd":
+        try:
+            r = subprocess.run(["zstd", "-dc"], input=payload[:-4], capture_output=True)
+        except FileNotFoundError:
+            raise FetchError(f"{bzimage}: its payload is Zstandard and the zstd program is missing "
+                             "(`make setup` installs it)")
+        if r.returncode != 0:
+            raise FetchError(f"{bzimage}: its Zstandard payload does not unpack: "
+                             f"{r.stderr.decode(errors='replace').strip()}")
+        return r.stdout
+    raise FetchError(f"{bzimage}: its payload is neither XZ nor Zstandard (starts {payload[:6].hex()})")
+
+
 def vmlinux_from_bzimage(bzimage, out):
-    """Unpacks the kernel ELF inside a bzImage (XZ, as Debian builds it), so
-    that QEMU boots it by its PVH note under qboot, as bootheap boots, and
-    skips the decompressor (seconds under TCG)."""
+    """Unpacks the kernel ELF inside a bzImage, so that QEMU boots it by its
+    PVH note under qboot, as bootheap boots, and skips the decompressor
+    (seconds under TCG)."""
     with open(bzimage, "rb") as f:
         data = f.read()
-    at = data.find(b"\xfd7zXZ\x00")
-    if at < 0:
-        raise FetchError(f"{bzimage}: no XZ payload (Debian builds its kernels with CONFIG_KERNEL_XZ)")
-    try:
-        elf = lzma.LZMADecompressor().decompress(data[at:])
-    except lzma.LZMAError as e:
-        raise FetchError(f"{bzimage}: its XZ payload does not unpack: {e}")
+    if data[0x202:0x206] != b"HdrS":
+        raise FetchError(f"{bzimage} is not a bzImage")
+    elf = unpack_payload(bzimage, bzimage_payload(data))
     if pvh_entry(elf) is None:
         raise FetchError(f"{bzimage}: the kernel inside has no PVH entry note (CONFIG_PVH)")
     with open(out, "wb") as f:
@@ -168,21 +205,23 @@ def _fetch_xen(apt, debs, tmp, ver):
     return {"package": pkg, "version": version, "files": {"kernel": elf, "symbols": syms_out}}
 
 
-def _fetch_linux(apt, debs, tmp):
+def _fetch_linux(apt, debs, tmp, ver):
+    suite, release_re, shape = LINUX[ver]
     version, depends = apt.candidate("linux-image-amd64")
-    m = re.search(r"(linux-image-(6\.1\.0-\d+-amd64))\b", depends)
+    m = re.search(rf"(linux-image-({release_re}))(?=[\s,(]|$)", depends)
     if not m:
-        raise FetchError(f"linux-image-amd64 {version} depends on {depends!r}, not a 6.1 image")
+        raise FetchError(f"linux-image-amd64 {version} in {suite} depends on {depends!r}, not a "
+                         f"Linux {ver} image (linux-image-{shape})")
     pkg, release = m.group(1), m.group(2)
     img_version, _ = apt.candidate(pkg)
     deb = apt.download(pkg, img_version, debs)
     extract(deb, [f"./boot/vmlinuz-{release}", f"./boot/config-{release}"], tmp)
     dbg = apt.download(pkg + "-dbg", img_version, debs)
     extract(dbg, [f"./usr/lib/debug/boot/System.map-{release}"], tmp, first_only=True)
-    os.remove(dbg)          # 860 MB for one map: the manifest keeps its name and version
+    os.remove(dbg)          # 0.9 to 1 GB for one map: the manifest keeps its name and version
     vmlinuz = os.path.join(tmp, "boot", f"vmlinuz-{release}")
-    out = {"kernel": os.path.join(BIN, "vmlinux-6.1"), "symbols": os.path.join(BIN, "System.map-6.1"),
-           "config": os.path.join(BIN, "config-6.1")}
+    out = {"kernel": os.path.join(BIN, f"vmlinux-{ver}"), "symbols": os.path.join(BIN, f"System.map-{ver}"),
+           "config": os.path.join(BIN, f"config-{ver}")}
     for src, dst in ((f"usr/lib/debug/boot/System.map-{release}", out["symbols"]),
                      (f"boot/config-{release}", out["config"])):
         if not os.path.isfile(os.path.join(tmp, src)):
@@ -194,7 +233,7 @@ def _fetch_linux(apt, debs, tmp):
             "files": out}
 
 
-ALL = ("xen-4.14", "xen-4.17", "linux-6.1")
+ALL = ("xen-4.14", "xen-4.17", "linux-6.1", "linux-6.12")
 
 
 def _intact(peer):
@@ -214,7 +253,8 @@ def load_manifest():
 
 
 def fetch(names=ALL, refresh=False, say=print, apt=None):
-    """Makes build/peers/bin/ hold the named peers -> the manifest. Peers
+    """Makes build/peers/bin/ hold the named peers -> the manifest. `apt`
+    (suites -> a PrivateApt) stands in for apt in tests. Peers
     fetched before and intact are used as they are unless refresh is set;
     the others are fetched, which needs the network. One process fetches at
     a time (tests run in parallel); the others wait and use its result."""
@@ -227,6 +267,12 @@ def fetch(names=ALL, refresh=False, say=print, apt=None):
         return _fetch(names, refresh, say, apt)
 
 
+def _suites(name):
+    """The suites a peer comes from: Debian 13 apart (see LINUX)."""
+    ver = name.split("-")[1]
+    return (LINUX[ver][0],) if name.startswith("linux") and LINUX[ver][0] not in SUITES else SUITES
+
+
 def _fetch(names, refresh, say, apt):
     man = load_manifest() or {"peers": {}}
     to_fetch = [n for n in names if refresh or n not in man["peers"] or not _intact(man["peers"][n])]
@@ -235,17 +281,25 @@ def _fetch(names, refresh, say, apt):
             "--refresh fetches again)")
         return man
     os.makedirs(BIN, exist_ok=True)
-    apt = apt or PrivateApt(os.path.join(PEERS, "apt"), SUITES)
-    say(f"peers: apt-get update of {', '.join(SUITES)} from the machine's Debian mirror "
-        "into build/peers/apt")
-    apt.update()
+    apts = {}
+
+    def apt_for(suites):
+        if suites not in apts:
+            folder = "apt" if suites == SUITES else "apt-" + "-".join(suites)
+            apts[suites] = apt(suites) if apt else PrivateApt(os.path.join(PEERS, folder), suites)
+            say(f"peers: apt-get update of {', '.join(suites)} from the machine's Debian mirror "
+                f"into build/peers/{folder}")
+            apts[suites].update()
+        return apts[suites]
+
     debs, tmp = os.path.join(PEERS, "debs"), os.path.join(PEERS, "unpacked")
     for name in to_fetch:
         shutil.rmtree(tmp, ignore_errors=True)
-        say(f"peers: fetching {name}" + (" (and its System.map from the -dbg package, 860 MB)"
+        say(f"peers: fetching {name}" + (" (and its System.map from the -dbg package, 0.9 to 1 GB)"
                                          if name.startswith("linux") else ""))
-        peer = _fetch_linux(apt, debs, tmp) if name.startswith("linux") else \
-            _fetch_xen(apt, debs, tmp, name.split("-")[1])
+        source = apt_for(_suites(name))
+        peer = _fetch_linux(source, debs, tmp, name.split("-")[1]) if name.startswith("linux") else \
+            _fetch_xen(source, debs, tmp, name.split("-")[1])
         peer["sha256"] = {path: sha256(path) for path in peer["files"].values()}
         man["peers"][name] = peer
         say(f"peers: {name}: {peer['package']} {peer['version']}")

@@ -84,9 +84,10 @@ def linux_lines(log):
 def linux_facts(log, need_deferred=True):
     """Linux's own lines around its three phases: the holes its memmap
     init fills ('pages in unavailable ranges'), memblock_free_all() between
-    'mem auto-init' and 'Memory:' (free and present KiB), and 'node N
-    deferred pages initialised in M ms'. Raises LogError naming what is
-    missing."""
+    'mem auto-init' and the next line after mem_init() ('Memory:' in 6.1,
+    'SLUB:' in 6.12), 'Memory:' (free and present KiB; in 6.12 after the
+    deferred init, memory_after_deferred), and 'node N deferred pages
+    initialised in M ms'. Raises LogError naming what is missing."""
     lines = linux_lines(log)
     if not lines:
         raise LogError("no time-stamped Linux line: was Linux booted with printk.time=1?\n"
@@ -103,18 +104,26 @@ def linux_facts(log, need_deferred=True):
             f["auto_init_us"] = us
         m = re.match(r"Memory: (\d+)K/(\d+)K available", text)
         if m:
-            f["memory_us"], f["free_kib"], f["present_kib"] = us, int(m.group(1)), int(m.group(2))
+            f["free_kib"], f["present_kib"] = int(m.group(1)), int(m.group(2))
+            f["memory_after_deferred"] = bool(f["deferred_ms"])
+        # The first line after mem_init(): 6.1 prints 'Memory:' there; 6.12
+        # prints it after the deferred init, and kmem_cache_init()'s 'SLUB:'
+        # is the first line after mem_init().
+        if "auto_init_us" in f and "memory_us" not in f and text.startswith(("Memory:", "SLUB:")):
+            f["memory_us"] = us
         m = re.match(r"node (\d+) deferred pages initialised in (\d+)ms", text)
         if m:
             f["deferred_ms"][int(m.group(1))] = int(m.group(2))
     if "release" not in f:
         raise LogError("Linux never printed its version line:\n" + _tail(log))
-    if "free_kib" not in f or "auto_init_us" not in f:
-        raise LogError("Linux never printed 'mem auto-init' and 'Memory:' around "
+    if "memory_us" not in f or "auto_init_us" not in f:
+        raise LogError("Linux never printed 'mem auto-init' and 'Memory:' or 'SLUB:' around "
                        "memblock_free_all():\n" + _tail(log))
     if need_deferred and not f["deferred_ms"]:
         raise LogError("Linux never printed 'deferred pages initialised': its deferred init "
                        "did not finish:\n" + _tail(log))
+    if "free_kib" not in f:
+        raise LogError("Linux never printed its 'Memory:' line:\n" + _tail(log))
     f["memblock_log_us"] = f["memory_us"] - f["auto_init_us"]
     return f
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """`python3 -m harness peers` (`make peers`): the seed's experiment on the
-real binaries. Debian's Xen 4.14 (page by page), Xen 4.17 (chunked) and
-Linux 6.1 boot under QEMU's deterministic TCG beside bootheap's strategies,
-at each size; every figure is an exact count of guest instructions. The
+real binaries. Debian's Xen 4.14 (page by page), Xen 4.17 (chunked), Linux
+6.1 and Linux 6.12 boot under QEMU's deterministic TCG beside bootheap's
+strategies and Linux models, at each size; every figure is an exact count
+of guest instructions. The
 records go to peers.jsonl in a results folder, with the serial logs, a
 report.md and a plot (harness/peers/report.py)."""
 import datetime
@@ -14,6 +15,7 @@ import time
 from harness import ROOT
 from harness.peers import boot as peers_boot
 from harness.peers import fetch as peers_fetch
+from harness.peers import icount as peers_icount
 from harness.peers import profile as peers_profile
 from harness.peers import report as peers_report
 from harness.qemu import command
@@ -76,9 +78,11 @@ def run(sizes, names, out, refresh=False, models=True, breakdown=None):
         f.write(json.dumps(header) + "\n")
         for mem in sizes:
             jobs = [(n, lambda n=n: _peer_records(n, man, mem, out)) for n in names]
-            if models:
+            if models and any(n.startswith("xen") for n in names):
                 jobs += [(f"bootheap xen_costs={c}", lambda c=c: _model_records(mem, c, out))
                          for c in COSTS]
+            if models and any(n.startswith("linux") for n in names):
+                jobs.append(("bootheap's Linux models", lambda: peers_icount.model_records(mem, out)))
             for what, job in jobs:
                 t = time.monotonic()
                 try:
@@ -134,9 +138,9 @@ def cmd_peers(args):
 
 
 def add_parser(sub):
-    p = sub.add_parser("peers", help="the real Xen 4.14, Xen 4.17 and Linux 6.1 beside bootheap, "
+    p = sub.add_parser("peers", help="the real Xen 4.14, Xen 4.17, Linux 6.1 and 6.12 beside bootheap, "
                        "exact instruction counts under -icount",
-                       description="Fetches Debian's Xen 4.14, Xen 4.17 and Linux 6.1 (apt-get "
+                       description="Fetches Debian's Xen 4.14, Xen 4.17, Linux 6.1 and 6.12 (apt-get "
                        "download, into build/peers), boots each under TCG with -icount shift=0 "
                        "at each size with exact breakpoint brackets around its heap hand-over, "
                        "and bootheap's strategies beside them; writes peers.jsonl, the serial "

@@ -25,6 +25,10 @@ def cost_models_text(sweep):
     return "These runs: `xen_costs=" + "`, `xen_costs=".join(models) + "`."
 
 
+# The peers by name, today's and those of runs kept from before the renames
+# ("freebsd" is today's freebsd_lazy0), and those with a later part.
+PEER_NAMES = ("linux", "linux_deferred", "linux612", "freebsd", "freebsd_lazy", "freebsd_lazy0")
+PEERS_WITH_LATER = ("linux_deferred", "linux612", "freebsd_lazy")
 WHY_DIFFERENT = """\
 Why bootheap's absolute numbers differ from Xen's:
 
@@ -82,7 +86,7 @@ def kernels_section(sweep, stats):
     for ss in stats:
         names += [s for s in ss.strategies if s not in names and s not in FLOORS]
     names += [f for f in FLOORS if any(ss.get(f) for ss in stats)]
-    if not any(n in ("linux", "linux_deferred", "freebsd", "freebsd_lazy") for n in names):
+    if not any(n in PEER_NAMES for n in names):
         return []
     L = ["## Every kernel side by side", ""]
     rows, ratio_rows = [], []
@@ -117,7 +121,7 @@ def kernels_section(sweep, stats):
             ratio_rows.append([gib_text(ss.run.nbytes), s, ss.own_floor(s), fmt(own, 2), fmt(xen, 2),
                                fmt(e2e / ss.pages if e2e is not None and ss.pages else None, 3),
                                ss.first_alloc(s) if ss.first_alloc(s) is not None else ""])
-    L += [md_table(["RAM", "unit a page"] + [f"{n} (boot + {'later'})" if n in ("linux_deferred", "freebsd_lazy")
+    L += [md_table(["RAM", "unit a page"] + [f"{n} (boot + {'later'})" if n in PEERS_WITH_LATER
                                              else n for n in names], rows), ""]
     L += ["Each cell is the init phase per page handed over; `a + b` is a peer's boot part and its "
           "later part (Linux's deferred init on its node's CPUs, FreeBSD's lazy-pool drain). The "

@@ -7,8 +7,9 @@ import statistics
 OLD, NEW, FLOOR = "page", "chunk", "floor"   # Xen before 4.17, Xen 4.17, memset of the eager metadata
 INIT, FIRST_TOUCH = "init", "first_touch"
 # The peers (mm/peers/peer.h): each one's floor, the memset of its own page array, and the floors in report order.
-PEER_FLOOR = {"linux": "floor_linux", "linux_deferred": "floor_linux",
-              "freebsd": "floor_freebsd", "freebsd_lazy": "floor_freebsd"}
+# "freebsd" is freebsd_lazy0's name in runs kept from before it was named after its tunable.
+PEER_FLOOR = {"linux": "floor_linux", "linux_deferred": "floor_linux", "linux612_deferred": "floor_linux",
+              "freebsd": "floor_freebsd", "freebsd_lazy": "floor_freebsd", "freebsd_lazy0": "floor_freebsd"}
 FLOORS = (FLOOR, "floor_linux", "floor_freebsd")
 LATER = ("deferred", "drain")                # a peer's part after its boot part
 # The kernel prints ns_per_page with 3 decimals and ratios and cv_pct with 2.

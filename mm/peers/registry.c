@@ -6,14 +6,15 @@
 #include "kernel/lib/libc.h"
 #include "mm/peers/peer.h"
 
-extern const struct peer_strategy strategy_linux, strategy_linux_deferred, strategy_freebsd,
-    strategy_freebsd_lazy;
+extern const struct peer_strategy strategy_linux, strategy_linux_deferred, strategy_linux612,
+    strategy_freebsd_lazy, strategy_freebsd_lazy0;
 
 const struct peer_strategy *const peer_strategies[] = {
     &strategy_linux,
     &strategy_linux_deferred,
-    &strategy_freebsd,
+    &strategy_linux612,
     &strategy_freebsd_lazy,
+    &strategy_freebsd_lazy0,
     NULL,
 };
 

@@ -232,8 +232,8 @@ IOMAP_BASE = 0xffffd00000000000
 PAGE_INFO_BYTES, M2P_ENTRY_BYTES = 32, 8
 # The peers' page arrays (mm/peers/peer.h): base, entry bytes, the memory summary's name, their strategies.
 PEER_LAYOUTS = {
-    "linux": (0xffffd80000000000, 64, "Linux struct page array", ("linux", "linux_deferred")),
-    "freebsd": (0xffffe00000000000, 88, "FreeBSD vm_page array", ("freebsd", "freebsd_lazy")),
+    "linux": (0xffffd80000000000, 64, "Linux struct page array", ("linux", "linux_deferred", "linux612")),
+    "freebsd": (0xffffe00000000000, 88, "FreeBSD vm_page array", ("freebsd_lazy", "freebsd_lazy0")),
 }
 
 

@@ -10,9 +10,11 @@ from bootlib import AUDIT_BLOCKS, boot, check_heap, expected_memory, explain, hp
 PHASES = ("init", "first_touch")
 # The peers (mm/peers/peer.h): their part after boot, and the floor of their layout with its bytes a page.
 PEERS = {"linux": (None, "floor_linux"), "linux_deferred": ("deferred", "floor_linux"),
-         "freebsd": (None, "floor_freebsd"), "freebsd_lazy": ("drain", "floor_freebsd")}
+         "linux612": ("deferred", "floor_linux"), "freebsd_lazy": ("drain", "floor_freebsd"),
+         "freebsd_lazy0": (None, "floor_freebsd")}
 FLOOR_BYTES = {"floor_linux": 64, "floor_freebsd": 88}
-ALL = ["page", "chunk", "chunk_72b02bc", "once", "lazy", "linux", "linux_deferred", "freebsd", "freebsd_lazy"]
+ALL = ["page", "chunk", "chunk_72b02bc", "once", "lazy", "linux", "linux_deferred", "linux612",
+       "freebsd_lazy", "freebsd_lazy0"]
 
 
 def phases_of(s):
@@ -158,7 +160,7 @@ def test_records_agree_with_results():
     assert "chunked init is " in r.log and "x faster than page-by-page on" in r.log, explain(r)
     assert "digests: one heap for Xen's strategies, the same pages for all (0x" in r.log, explain(r)
     assert "once init is " in r.log and "x faster than linux's, " in r.log and \
-        "x faster than freebsd's, at " in r.log, explain(r)
+        "x faster than freebsd_lazy0's, at " in r.log, explain(r)
     # Linux's deferred init says per node what it took, as Linux does.
     assert "linux_deferred: node 0 deferred pages initialised in " in r.log, explain(r)
     peers = records(r, "peer")
@@ -194,7 +196,7 @@ def test_sixteen_gib_page_then_chunk_same_heap():
 
 @pytest.mark.parametrize("args,message", [
     ("strategies=page,bogus", "strategies=page,bogus: unknown strategy 'bogus' (known: page chunk chunk_72b02bc once lazy "
-                              "linux linux_deferred freebsd freebsd_lazy)"),
+                              "linux linux_deferred linux612 freebsd_lazy freebsd_lazy0)"),
     ("strategies=linux,linux", "strategies=linux,linux: 'linux' is listed twice"),
     ("strategies=page,page", "strategies=page,page: 'page' is listed twice"),
     ("runs=0", "bad command line: runs=0: expected a whole number from 1 to 100"),

@@ -18,6 +18,7 @@ RESULTS = os.path.join(ROOT, "docs", "results")
 FOLDERS = {
     "bench-host": ("records.jsonl", ["report"], "python3 -m harness report"),
     "peers": ("peers.jsonl", ["peers", "--report"], "python3 -m harness peers --report"),
+    "peers-linux": ("peers.jsonl", ["peers", "--report"], "python3 -m harness peers --report"),
 }
 # <!-- from docs/results/NAME by COMMAND: "HEADING" --> marks a table quoted from a report.
 MARK = re.compile(r"<!-- from docs/results/(\S+) by (.+?): \"(.+?)\" -->")

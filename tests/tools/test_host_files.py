@@ -34,6 +34,7 @@ def load_list(path=LIST):
 
 
 def listed(path, entries):
+    path = path.rstrip(".") or path         # a path that ends a sentence in a comment
     return path in entries or path.rstrip("/") + "/" in entries or \
         any(e.endswith("/") and path.startswith(e) for e in entries)
 

@@ -18,14 +18,14 @@ def result(strategy, phase, ns, **kw):
 
 
 RECS = [
-    {"type": "bench", "pages": PAGES, "strategies": ["once", "linux_deferred", "freebsd"]},
+    {"type": "bench", "pages": PAGES, "strategies": ["once", "linux_deferred", "freebsd_lazy0"]},
     result("once", "init", 2000, first_alloc_ns=2100), result("once", "first_touch", 50000),
     result("linux_deferred", "init", 3000, first_alloc_ns=3050), result("linux_deferred", "deferred", 9000),
-    result("freebsd", "init", 8000, first_alloc_ns=8100),
+    result("freebsd_lazy0", "init", 8000, first_alloc_ns=8100),
     result("floor", "init", 1000), result("floor_linux", "init", 2000), result("floor_freebsd", "init", 4000),
     {"type": "audit", "strategy": "once", "ok": True, "digest": "0x1", "page_digest": "0xab"},
     {"type": "audit", "strategy": "linux_deferred", "ok": True, "digest": "0x2", "page_digest": "0xab"},
-    {"type": "audit", "strategy": "freebsd", "ok": True, "digest": "0x3", "page_digest": "0xab"},
+    {"type": "audit", "strategy": "freebsd_lazy0", "ok": True, "digest": "0x3", "page_digest": "0xab"},
     {"type": "comparison", "strategy": "linux_deferred", "x_floor": 1.5, "x_xen_floor": 3.0,
      "end_to_end_median_ns": 12000, "later_median_ns": 9000, "first_touch_median_ns": None,
      "digest_equal": True, "pages_equal": True},
@@ -35,12 +35,12 @@ RECS = [
 
 def test_each_peer_against_its_own_floor_and_xens():
     ss = SizeStats(Run(8 * GIB, RECS))
-    assert ss.strategies == ["once", "linux_deferred", "freebsd", "floor", "floor_linux", "floor_freebsd"]
-    assert ss.heap_strategies == ["once", "linux_deferred", "freebsd"]
+    assert ss.strategies == ["once", "linux_deferred", "freebsd_lazy0", "floor", "floor_linux", "floor_freebsd"]
+    assert ss.heap_strategies == ["once", "linux_deferred", "freebsd_lazy0"]
     assert ss.x_floor("linux_deferred") == 1.5 and ss.x_xen_floor("linux_deferred") == 3.0
-    assert ss.x_floor("freebsd") == 2.0 and ss.x_floor("once") == 2.0
-    assert ss.later("linux_deferred") == "deferred" and ss.later("freebsd") is None
-    assert ss.end_to_end("linux_deferred") == 12000 and ss.end_to_end("freebsd") == 8000
+    assert ss.x_floor("freebsd_lazy0") == 2.0 and ss.x_floor("once") == 2.0
+    assert ss.later("linux_deferred") == "deferred" and ss.later("freebsd_lazy0") is None
+    assert ss.end_to_end("linux_deferred") == 12000 and ss.end_to_end("freebsd_lazy0") == 8000
     assert ss.end_to_end("once") == 52000
     # Block digests are compared among Xen's heaps only; the pages among all.
     assert ss.digests() == {"0x1"} and ss.page_digests() == {"0xab"}
@@ -56,11 +56,11 @@ def test_other_pages_fail_the_run():
 
 def test_every_kernel_side_by_side():
     text = "\n".join(kernels_section(None, [SizeStats(Run(8 * GIB, RECS))]))
-    assert "| RAM | unit a page | once | linux_deferred (boot + later) | freebsd | floor | floor_linux | " \
+    assert "| RAM | unit a page | once | linux_deferred (boot + later) | freebsd_lazy0 | floor | floor_linux | " \
            "floor_freebsd |" in text
     assert "| 8 GiB | ns | 2.000 | 3.000 + 9.000 | 8.000 | 1.000 | 2.000 | 4.000 |" in text
     assert "| 8 GiB | linux_deferred | floor_linux | 1.50 | 3.00 | 12.000 | 3050 |" in text
-    assert "| 8 GiB | freebsd | floor_freebsd | 2.00 | 8.00 | 8.000 | 8100 |" in text
+    assert "| 8 GiB | freebsd_lazy0 | floor_freebsd | 2.00 | 8.00 | 8.000 | 8100 |" in text
 
 
 def test_instructions_per_page_per_phase_against_the_real_linux():
@@ -70,27 +70,42 @@ def test_instructions_per_page_per_phase_against_the_real_linux():
             {"type": "peer", "strategy": "linux_deferred", "run": 0, "init_ns": 8000, "free_ns": 6000,
              "nodes": [{"node": 0, "pages": 800, "threads": 1, "ns": 60000}]},
             {"type": "result", "strategy": "linux_deferred", "run": 0, "phase": "deferred", "ns": 64000},
-            {"type": "peer", "strategy": "freebsd", "run": 0, "init_ns": 1, "free_ns": 0, "nodes": []}]
+            {"type": "peer", "strategy": "freebsd_lazy0", "run": 0, "init_ns": 1, "free_ns": 0, "nodes": []}]
     ours = phases_per_page(recs)
-    assert ours == {"linux": {"memmap_init": 23.0, "memblock_free_all": 24.0},
-                    "linux_deferred": {"memmap_init": 40.0, "memblock_free_all": 30.0, "deferred_init": 80.0}}
-    rows = compare(ours, {"memmap_init": 22.0, "memblock_free_all": 30.0, "deferred_init": 70.0})
-    assert ("linux", "memmap_init", 23.0, 22.0, True) in rows            # +4.5 %
-    assert ("linux", "memblock_free_all", 24.0, 30.0, False) in rows     # -20 %
-    assert ("linux_deferred", "deferred_init", 80.0, 70.0, False) in rows
+    assert ours == {"linux": {"memmap": 23.0, "memblock_free_all": 24.0},
+                    "linux_deferred": {"memmap": 40.0, "memblock_free_all": 30.0, "deferred": 80.0}}
+    real = {("linux-6.1", 1 << 30): {"memmap": 42.0, "memblock_free_all": 30.0, "deferred": 70.0}}
+    rows = compare(ours, real, 1 << 30)
+    # Each model against its own kernel; linux (no deferred init) against none.
+    assert ("linux_deferred", "linux-6.1", "memmap", 40.0, 42.0, True) in rows          # -4.8 %
+    assert ("linux_deferred", "linux-6.1", "memblock_free_all", 30.0, 30.0, True) in rows
+    assert ("linux_deferred", "linux-6.1", "deferred", 80.0, 70.0, False) in rows       # +14 %
+    assert not [r for r in rows if r[0] == "linux"]
+    # Like with like: figures of another size are not used.
+    assert compare(ours, real, 2 << 30) == []
 
 
 def test_the_real_linux_figures_from_make_peers_records(tmp_path):
-    from harness.peers.icount import real_per_page
-    recs = [{"type": "peer", "peer": "linux-6.1", "mem_bytes": m, "phase": ph, "instructions": i, "pages": p}
-            for m, ph, i, p in ((1 << 30, "memmap", 6461000, 100000), (1 << 30, "memblock_free_all", 2620000, 100000),
-                                (1 << 30, "deferred", 7430000, 100000), (4 << 30, "memmap", 5764000, 100000))]
+    from harness.peers.icount import real_phases
+
+    def bracket(part=0):
+        return {"parts": {"reserve_bootmem_region": {"calls": 3, "instructions": part}} if part else {}}
+    recs = [{"type": "peer", "peer": peer, "mem_bytes": m, "phase": ph, "instructions": i, "pages": p,
+             "bracket": bracket(r)}
+            for peer, m, ph, i, p, r in (
+                ("linux-6.1", 1 << 30, "memmap", 6461000, 100000, 0),
+                ("linux-6.1", 1 << 30, "memblock_free_all", 4620000, 100000, 2000000),
+                ("linux-6.1", 1 << 30, "deferred", 7430000, 100000, 0),
+                ("linux-6.12", 1 << 30, "memmap", 4753000, 100000, 0),
+                ("linux-6.1", 4 << 30, "memmap", 5764000, 100000, 0))]
     recs.append({"type": "peer", "peer": "xen-4.17", "mem_bytes": 1 << 30, "phase": "end_boot_allocator",
                  "instructions": 1, "pages": 1})
     recs.append({"type": "model", "strategy": "page", "mem_bytes": 1 << 30, "instructions": 1, "pages": 1})
     (tmp_path / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    real = real_per_page(str(tmp_path), 1 << 30)
-    assert real == {"memmap_init": 64.61, "memblock_free_all": 26.2, "deferred_init": 74.3}
-    assert real_per_page(str(tmp_path), 4 << 30) == {"memmap_init": 57.64}
-    (tmp_path / "real.json").write_text('{"memmap_init": 60.0}')
-    assert real_per_page(str(tmp_path / "real.json")) == {"memmap_init": 60.0}
+    real = real_phases(str(tmp_path))
+    # memblock_free_all() less its reserved-page init, the report's rule.
+    assert real[("linux-6.1", 1 << 30)] == {"memmap": 64.61, "memblock_free_all": 26.2, "deferred": 74.3}
+    assert real[("linux-6.12", 1 << 30)] == {"memmap": 47.53}
+    assert real[("linux-6.1", 4 << 30)] == {"memmap": 57.64}
+    (tmp_path / "real.json").write_text('{"memmap": 60.0}')
+    assert real_phases(str(tmp_path / "real.json")) == {(None, None): {"memmap": 60.0}}

@@ -18,7 +18,8 @@
 #include "mm/peers/linux/linux.h"
 #include "tests/unit/host_support.h"
 
-static const char *const peers[] = { "linux", "linux_deferred", "freebsd", "freebsd_lazy" };
+static const char *const peers[] = { "linux", "linux_deferred", "linux612", "freebsd_lazy", "freebsd_lazy0" };
+#define NPEERS (sizeof(peers) / sizeof(peers[0]))
 
 static const struct peer_strategy *peer(const char *name)
 {
@@ -87,7 +88,7 @@ static void all_hold_xens_pages(void)
 {
     uint64_t want = xen_pages();
 
-    for (unsigned i = 0; i < 4; i++) {
+    for (unsigned i = 0; i < NPEERS; i++) {
         struct heap_audit a = build(peers[i]);
         if (a.page_digest != want)
             fail_msg("%s holds other pages than Xen's heap", peers[i]);
@@ -221,7 +222,7 @@ static void test_freebsd_lazy_inits_heads_only(void **state)
     if (!p->audit(&a))
         fail_audit("freebsd_lazy", &a);
     /* The drain merged the chunks: 0x1005.. is one run, so the rising part merged upwards. */
-    struct heap_audit eager = build("freebsd");
+    struct heap_audit eager = build("freebsd_lazy0");
     assert_int_equal(a.page_digest, eager.page_digest);
 }
 
@@ -233,7 +234,7 @@ static void test_freebsd_refuses_too_many_segments(void **state)
     for (unsigned i = 0; i < 70; i++)
         r[i] = (struct bootmem_region){ 16 + 4 * i, 16 + 4 * i + 3 };
     world(r, 70, 1024, NULL, 0, 1, NULL);
-    assert_int_equal(peer("freebsd")->reset(&e), -E2BIG);
+    assert_int_equal(peer("freebsd_lazy0")->reset(&e), -E2BIG);
     assert_string_equal(e.msg, "FreeBSD keeps at most 63 physical segments (VM_PHYSSEG_MAX) and this "
                                "memory map needs 70");
 }
@@ -296,7 +297,7 @@ static void test_freebsd_audit_catches_corruption(void **state)
     (void)state;
     const struct bootmem_region r[] = { { 0x1000, 0x3000 } };
     world(r, 1, 0x4000, NULL, 0, 2, NULL);
-    build("freebsd");
+    build("freebsd_lazy0");
     struct heap_audit a;
     assert_true(fb_audit(&a));
 
@@ -350,7 +351,7 @@ static void test_every_audit_sees_a_missing_page(void **state)
     (void)state;
     const struct bootmem_region r[] = { { 0x400, 0x1000 } };
     world(r, 1, 0x2000, NULL, 0, 1, NULL);
-    for (unsigned i = 0; i < 4; i++) {
+    for (unsigned i = 0; i < NPEERS; i++) {
         build(peers[i]);
         /* As if a page had gone from the accounting's count without the lists knowing. */
         heap_expected_pages++;

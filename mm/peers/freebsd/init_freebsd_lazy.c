@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Strategy "freebsd_lazy": FreeBSD main's lazy vm_page init (2023, on by
-// default on amd64). At boot only each chunk's first page is initialised and
+// Strategy "freebsd_lazy": FreeBSD main as it ships on amd64, with its lazy
+// vm_page init (2023; the tunable debug.vm.lazy_page_init, on by default
+// there; freebsd_lazy0 is the same with it off). At boot only each chunk's
+// first page is initialised and
 // every chunk goes to the lazy init pool; an allocation that takes a lazy
 // chunk initialises its other pages first; an idle-priority thread then
 // drains the pool, freeing every chunk with merging (vm_phys_lazy_init()).

@@ -76,7 +76,19 @@ int fb_reset(bool lazy, struct err *e)
     return 0;
 }
 
-/* vm_page_init_page() with amd64's pmap_page_init(). */
+/*
+ * amd64's pmap_page_init() (sys/amd64/amd64/pmap.c): the empty pv list and
+ * the write-back memory attribute. Another file than vm_page.c, so a call
+ * for every page that vm_page_init_page() initialises.
+ */
+static __attribute__((noipa)) void pmap_page_init(struct fb_page *m)
+{
+    m->md.pv_list.tqh_first = NULL;                         /* TAILQ_INIT(&m->md.pv_list) */
+    m->md.pv_list.tqh_last = &m->md.pv_list.tqh_first;
+    m->md.pat_mode = FB_PAT_WRITE_BACK;
+}
+
+/* vm_page_init_page() (sys/vm/vm_page.c), which calls pmap_page_init(). */
 static inline void init_page(struct fb_page *m, uint64_t pa, int segind, unsigned pool)
 {
     m->object = NULL;
@@ -91,9 +103,7 @@ static inline void init_page(struct fb_page *m, uint64_t pa, int segind, unsigne
     m->order = FB_NFREEORDER;
     m->pool = (uint8_t)pool;
     m->valid = m->dirty = 0;
-    m->md.pv_list.tqh_first = NULL;                         /* TAILQ_INIT(&m->md.pv_list) */
-    m->md.pv_list.tqh_last = &m->md.pv_list.tqh_first;
-    m->md.pat_mode = FB_PAT_WRITE_BACK;
+    pmap_page_init(m);
 }
 
 static inline struct fb_freelist *seg_queues(const struct fb_seg *seg, unsigned pool)

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Linux 6.1's buddy free path as memblock_free_all() drives it
-// (mm/memblock.c: memblock_free_all(), free_low_memory_core_early(),
-// __free_memory_core(), __free_pages_memory(); mm/page_alloc.c:
-// memblock_free_pages(), __free_pages_core(), __free_pages_ok(),
-// free_pages_prepare(), __free_one_page()), and one allocation
-// (__rmqueue_smallest(), expand()).
+// Linux's buddy free path, 6.1's and 6.12's where they differ
+// (mm/page_alloc.c: __free_pages_core(), __free_pages_ok(),
+// free_pages_prepare(), free_one_page(), split_large_buddy() (6.12),
+// __free_one_page()), and one allocation (__rmqueue_smallest(), expand()).
+// memblock.c beside this file drives it at boot.
 #include "mm/peers/linux/linux.h"
 
 #include "kernel/panic.h"
@@ -57,9 +56,12 @@ static inline void zone_unlock(struct lx_zone *zone, uint64_t flags)
     __asm__ volatile("" :: "r"(flags) : "memory");
 }
 
-/* __mod_zone_page_state() for NR_FREE_PAGES: a per-CPU delta, folded past the threshold. */
-static inline void mod_zone_free(struct lx_zone *zone, unsigned nid, unsigned zid, int64_t delta,
-                                 unsigned cpu)
+/*
+ * __mod_zone_page_state() for NR_FREE_PAGES (mm/vmstat.c, out of line in
+ * both kernels): a per-CPU delta, folded past the threshold.
+ */
+static __attribute__((noipa)) void mod_zone_free(struct lx_zone *zone, unsigned nid, unsigned zid,
+                                                    int64_t delta, unsigned cpu)
 {
     int8_t *p = &lx_percpu[cpu].stat_diff[nid][zid];
     int64_t x = delta + *p;
@@ -72,27 +74,50 @@ static inline void mod_zone_free(struct lx_zone *zone, unsigned nid, unsigned zi
     *p = (int8_t)x;
 }
 
-/* page_expected_state(): unmapped, no mapping, no references, no memcg, none of the flags. */
-static inline bool page_expected_state(const struct lx_page *pg, uint64_t check_flags)
+/* page_pool's signature in pp_magic (the lru's first word), less its DMA index bits (6.12). */
+#define LX_PP_SIGNATURE     0xdead000000000040ull
+#define LX_PP_MAGIC_MASK    0xffffff800000007cull
+
+/*
+ * page_expected_state(): unmapped, no mapping, no references, no memcg,
+ * none of the flags; 6.12 also asks that it be no page_pool page
+ * (page_pool_page_is_pp(), CONFIG_PAGE_POOL).
+ */
+static inline __attribute__((always_inline)) bool page_expected_state(enum lx_version v, const struct lx_page *pg,
+                                                                      uint64_t check_flags)
 {
     if (__builtin_expect(pg->mapcount != UINT32_MAX, 0))
         return false;
     if (__builtin_expect(pg->mapping | (uint64_t)(uint32_t)pg->refcount | pg->memcg_data |
-                         (pg->flags & check_flags), 0))
+                         (pg->flags & check_flags) |
+                         (v == LX_V6_12 && ((uint64_t)pg->lru.next & LX_PP_MAGIC_MASK) == LX_PP_SIGNATURE), 0))
         return false;
     return true;
 }
 
-/* free_pages_prepare(page, order, check_free = true) with the debug options Debian leaves off. */
-static inline bool free_pages_prepare(struct lx_page *pg, unsigned order)
+/*
+ * free_pages_prepare() with the debug options Debian leaves off. 6.1
+ * (check_free = true from __free_pages_ok()) checks every tail page. 6.12
+ * checks them when check_pages_enabled, a static key that any page
+ * hardening turns on: Debian's CONFIG_INIT_ON_ALLOC_DEFAULT_ON does
+ * (mem_debugging_and_hardening_init(), before memblock_free_all()).
+ */
+static inline __attribute__((always_inline)) bool free_pages_prepare(enum lx_version v, struct lx_page *pg,
+                                                                     unsigned order)
 {
     unsigned bad = 0;
+    /* PageCompound(): a compound head or tail; a boot page is neither, but every tail tests it. */
+    bool compound = (pg->flags >> LX_PG_head) & 1;
 
     if (__builtin_expect((pg->flags >> LX_PG_hwpoison) & 1, 0) && !order)
         return false;
     if (__builtin_expect(order, 1)) {
         for (uint64_t i = 1; i < (1ul << order); i++) {
-            if (__builtin_expect(!page_expected_state(pg + i, LX_FLAGS_CHECK_AT_FREE), 0)) {
+            if (__builtin_expect(compound, 0))
+                pg[i].lru.prev = pg[i].lru.next = NULL;    /* free_tail_pages_check()'s clearing */
+            /* 6.12: if (is_check_pages_enabled()), a static key Debian's config turns on. */
+            if ((v == LX_V6_1 || lx_static_key_on()) &&
+                __builtin_expect(!page_expected_state(v, pg + i, LX_FLAGS_CHECK_AT_FREE), 0)) {
                 bad++;
                 continue;
             }
@@ -101,13 +126,15 @@ static inline bool free_pages_prepare(struct lx_page *pg, unsigned order)
     }
     if (pg->mapping & 3)                    /* PageMappingFlags() */
         pg->mapping = 0;
-    if (!page_expected_state(pg, LX_FLAGS_CHECK_AT_FREE))
+    if ((v == LX_V6_1 || lx_static_key_on()) && !page_expected_state(v, pg, LX_FLAGS_CHECK_AT_FREE))
         bad++;
     if (bad)
         panic("linux: freeing PFN 0x%llx order %u: %u pages are not in the state a free expects",
               (unsigned long long)lx_page_to_pfn(pg), order, bad);
     pg->flags |= LX_CPUPID_MASK << LX_CPUPID_PGSHIFT;      /* page_cpupid_reset_last() */
     pg->flags &= ~LX_FLAGS_CHECK_AT_PREP;
+    if (v == LX_V6_12)
+        pg->private = 0;
     return true;
 }
 
@@ -125,7 +152,7 @@ static inline void del_page_from_free_list(struct lx_page *pg, struct lx_zone *z
     zone->free_area[order].nr_free--;
 }
 
-/* __free_one_page() with FPI_TO_TAIL, zone lock held. */
+/* __free_one_page() with FPI_TO_TAIL, zone lock held (one version for both kernels). */
 static void free_one_page(struct lx_page *pg, uint64_t pfn, struct lx_zone *zone, unsigned order,
                           unsigned mt, unsigned cpu)
 {
@@ -157,97 +184,98 @@ static void free_one_page(struct lx_page *pg, uint64_t pfn, struct lx_zone *zone
     zone->free_area[order].nr_free++;
 }
 
-/* __free_pages_ok(). */
-static void free_pages_ok(struct lx_page *pg, unsigned order, unsigned cpu)
+/*
+ * __free_pages_ok(). 6.1 takes the pageblock's type first and frees the
+ * block whole; 6.12's free_one_page() hands it to split_large_buddy(),
+ * which frees a block above pageblock order pageblock by pageblock, each
+ * with its own type (the merge joins them again).
+ */
+static inline __attribute__((always_inline)) void free_pages_ok(enum lx_version v, struct lx_page *pg,
+                                                                unsigned order, unsigned cpu)
 {
     uint64_t pfn = lx_page_to_pfn(pg);
     struct lx_zone *zone = lx_page_zone(pg);
 
-    if (!free_pages_prepare(pg, order))
+    if (!free_pages_prepare(v, pg, order))
         return;
-    unsigned mt = lx_pageblock_migratetype(pfn);
-    uint64_t flags = zone_lock(zone);
-    if (__builtin_expect(zone->nr_isolate_pageblock || mt == LX_MIGRATE_ISOLATE, 0))
-        mt = lx_pageblock_migratetype(pfn);
-    free_one_page(pg, pfn, zone, order, mt, cpu);
-    zone_unlock(zone, flags);
+    if (v == LX_V6_1) {
+        unsigned mt = lx_pageblock_migratetype(pfn);
+        uint64_t flags = zone_lock(zone);
+        if (__builtin_expect(zone->nr_isolate_pageblock || mt == LX_MIGRATE_ISOLATE, 0))
+            mt = lx_pageblock_migratetype(pfn);
+        free_one_page(pg, pfn, zone, order, mt, cpu);
+        zone_unlock(zone, flags);
+    } else {
+        uint64_t flags = zone_lock(zone), end = pfn + (1ul << order);
+        unsigned piece = MIN(order, (unsigned)LX_PAGEBLOCK_ORDER);
+        for (;;) {
+            free_one_page(pg, pfn, zone, piece, lx_pageblock_migratetype(pfn), cpu);
+            pfn += 1ul << piece;
+            if (pfn == end)
+                break;
+            pg = lx_pfn_to_page(pfn);
+        }
+        zone_unlock(zone, flags);
+    }
     lx_percpu[cpu].pgfree += 1ul << order;                 /* __count_vm_events(PGFREE) */
 }
 
-void lx_free_pages_core(struct lx_page *pg, unsigned order, unsigned cpu)
+/*
+ * range_contains_unaccepted_memory() (6.12, CONFIG_UNACCEPTED_MEMORY: out
+ * of line in drivers/firmware/efi/unaccepted_memory.c): no unaccepted
+ * memory table without EFI, so false at once.
+ */
+static __attribute__((noinline)) bool contains_unaccepted(uint64_t pfn, unsigned order)
+{
+    static const void *volatile unaccepted_table;
+
+    (void)pfn;
+    (void)order;
+    return unaccepted_table != NULL;
+}
+
+/* __free_pages_core(), each kernel's; __init_single_page() left every refcount at 1, a free page's is 0. */
+static inline __attribute__((always_inline)) void free_pages_core(enum lx_version v, struct lx_page *pg,
+                                                                  unsigned order, unsigned cpu)
 {
     uint64_t n = 1ul << order;
     struct lx_page *p = pg;
 
-    /* __init_single_page() left every refcount at 1: a free page's is 0. */
-    __asm__ volatile("prefetchw %0" :: "m"(*p));
-    for (uint64_t i = 0; i < n - 1; i++, p++) {
-        __asm__ volatile("prefetchw %0" :: "m"(p[1]));
-        p->flags &= ~(1ul << LX_PG_reserved);              /* __ClearPageReserved() */
-        p->refcount = 0;                                   /* set_page_count() */
-    }
-    p->flags &= ~(1ul << LX_PG_reserved);
-    p->refcount = 0;
-    __atomic_fetch_add(&lx_page_zone(pg)->managed_pages, (int64_t)n, __ATOMIC_RELAXED);
-    free_pages_ok(pg, order, cpu);
-}
-
-/* early_pfn_to_nid(): under its lock, the last range's node or a look-up. */
-static unsigned early_pfn_to_nid(uint64_t pfn)
-{
-    static peer_lock_t early_pfn_lock;
-    static uint64_t last_start, last_end;
-    static unsigned last_nid;
-    unsigned nid;
-
-    peer_lock(&early_pfn_lock);
-    if (last_start <= pfn && pfn < last_end) {
-        nid = last_nid;
+    if (v == LX_V6_1) {
+        /* 6.1 prefetches the next page for writing. */
+        __asm__ volatile("prefetchw %0" :: "m"(*p));
+        for (uint64_t i = 0; i < n - 1; i++, p++) {
+            __asm__ volatile("prefetchw %0" :: "m"(p[1]));
+            p->flags &= ~(1ul << LX_PG_reserved);          /* __ClearPageReserved() */
+            p->refcount = 0;                               /* set_page_count() */
+        }
+        p->flags &= ~(1ul << LX_PG_reserved);
+        p->refcount = 0;
     } else {
-        struct node_range r;
-        numa_ranges(pfn, pfn + 1, &r, 1);
-        nid = last_nid = r.node;
-        last_start = pfn;
-        last_end = pfn + 1;
-        /* memblock_search_pfn_nid() gives the whole region: the run holding pfn. */
-        for (unsigned i = 0; i < peer_nruns; i++)
-            if (peer_runs[i].s <= pfn && pfn < peer_runs[i].e) {
-                last_start = peer_runs[i].s;
-                last_end = peer_runs[i].e;
-            }
+        for (uint64_t i = 0; i < n; i++, p++) {
+            p->flags &= ~(1ul << LX_PG_reserved);
+            p->refcount = 0;
+        }
     }
-    peer_unlock(&early_pfn_lock);
-    return nid;
+    __atomic_fetch_add(&lx_page_zone(pg)->managed_pages, (int64_t)n, __ATOMIC_RELAXED);
+    if (v == LX_V6_12 && __builtin_expect(contains_unaccepted(lx_page_to_pfn(pg), order), 0))
+        return;
+    free_pages_ok(v, pg, order, cpu);
 }
 
-/* memblock_free_pages(): deferred pages wait for their node's thread. */
-static void memblock_free_pages(struct lx_page *pg, uint64_t pfn, unsigned order, bool deferred)
+static __attribute__((noipa)) void free_pages_core_61(struct lx_page *pg, unsigned order, unsigned cpu)
 {
-    if (deferred) {
-        unsigned nid = early_pfn_to_nid(pfn);
-        if (pfn >= lx_nodes[nid].first_deferred_pfn)       /* early_page_uninitialised() */
-            return;
-    }
-    lx_free_pages_core(pg, order, 0);
+    free_pages_core(LX_V6_1, pg, order, cpu);
 }
 
-/* __free_pages_memory(): the largest naturally aligned blocks, at most MAX_ORDER - 1. */
-static void free_pages_memory(uint64_t start, uint64_t end, bool deferred)
+static __attribute__((noipa)) void free_pages_core_612(struct lx_page *pg, unsigned order, unsigned cpu)
 {
-    while (start < end) {
-        unsigned order = MIN((unsigned)LX_MAX_ORDER - 1, ffs64(start) - 1);
-        while (start + (1ul << order) > end)
-            order--;
-        memblock_free_pages(lx_pfn_to_page(start), start, order, deferred);
-        start += 1ul << order;
-    }
+    free_pages_core(LX_V6_12, pg, order, cpu);
 }
 
-void lx_memblock_free_all(bool deferred)
+void lx_free_pages_core(enum lx_version v, struct lx_page *pg, unsigned order, unsigned cpu)
 {
-    /* free_low_memory_core_early(): every free range, in address order. */
-    for (unsigned i = 0; i < peer_nruns; i++)
-        free_pages_memory(peer_runs[i].s, peer_runs[i].e, deferred);
+    (v == LX_V6_1 ? free_pages_core_61 : free_pages_core_612)(pg, order, cpu);
 }
 
 uint64_t lx_alloc_page(void)
@@ -290,5 +318,5 @@ void lx_free_page(uint64_t pfn)
     struct lx_page *pg = lx_pfn_to_page(pfn);
 
     pg->refcount = 0;                                      /* put_page_testzero() */
-    free_pages_ok(pg, 0, 0);
+    free_pages_ok(LX_V6_1, pg, 0, 0);
 }

@@ -1,31 +1,26 @@
 // SPDX-License-Identifier: MIT
-// Linux 6.1's deferred struct page init (mm/page_alloc.c:
-// deferred_init_memmap(), deferred_init_memmap_chunk(),
-// deferred_init_maxorder(), deferred_init_pages(), deferred_free_pages(),
-// deferred_free_range(); kernel/padata.c: padata_do_multithreaded(),
-// padata_mt_helper()), each node's part on that node's CPUs.
+// Linux's deferred struct page init, 6.1's (mm/page_alloc.c) and 6.12's
+// (mm/mm_init.c) where they differ: deferred_init_memmap(),
+// deferred_init_memmap_chunk(), deferred_init_maxorder(),
+// deferred_init_pages(), deferred_free_pages(), deferred_free_range()
+// (6.1); each node's jobs through padata (padata.c beside this file) on
+// that node's CPUs.
 #include "mm/peers/linux/linux.h"
 
 #include "kernel/lib/libc.h"
-
-/* A padata job: one free range of the deferred zone, its end rounded up to a section. */
-struct dj {
-    uint64_t start, size;           /* what is left: padata_mt_job's start and size */
-    uint64_t chunk;                 /* padata_mt_job_state.chunk_size */
-    unsigned nworks;
-    peer_lock_t lock;               /* padata_mt_job_state.lock */
-};
 
 #define DJ_MAX 256
 
 struct dnode {
     unsigned zid, njobs, nthreads;
-    struct dj jobs[DJ_MAX];
+    struct lx_padata_job jobs[DJ_MAX];
+    struct lx_padata_state states[DJ_MAX];
     uint64_t nranges;
     struct { uint64_t s, e; } ranges[DJ_MAX];   /* the node's free ranges from first_deferred_pfn */
 };
 
 static struct dnode dnodes[MAX_NUMNODES];
+static enum lx_version version;
 static unsigned worker_rank[HEAP_PAR_MAX_CPUS][MAX_NUMNODES];    /* rank + 1 on a node it serves, else 0 */
 /* Each worker's own counters, a cache line apart: Linux's helpers share none but the kernel's. */
 static struct {
@@ -34,38 +29,53 @@ static struct {
     uint64_t node_end[MAX_NUMNODES];    /* ticks from its start to its end on each node */
 } __attribute__((aligned(64))) ws[HEAP_PAR_MAX_CPUS];
 
-/* deferred_free_range(): a whole aligned pageblock in one free, else page by page. */
-static void free_range(uint64_t pfn, uint64_t nr, unsigned cpu)
+/*
+ * deferred_free_range() (6.1): a whole aligned pageblock in one free, else
+ * page by page. deferred_free_pages() (6.12): a whole aligned MAX_ORDER
+ * window in one free, its pageblocks marked first, else page by page.
+ */
+static __attribute__((noipa)) void free_range(uint64_t pfn, uint64_t nr, unsigned cpu)
 {
-    struct lx_page *pg = lx_pfn_to_page(pfn);
+    struct lx_page *pg;
 
     if (!nr)
         return;
-    if (nr == LX_PAGEBLOCK_PAGES && IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES)) {
+    pg = lx_pfn_to_page(pfn);
+    if (version == LX_V6_1 && nr == LX_PAGEBLOCK_PAGES && IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES)) {
         lx_set_pageblock_migratetype(pfn, LX_MIGRATE_MOVABLE);
-        lx_free_pages_core(pg, LX_PAGEBLOCK_ORDER, cpu);
+        lx_free_pages_core(LX_V6_1, pg, LX_PAGEBLOCK_ORDER, cpu);
+        return;
+    }
+    if (version == LX_V6_12 && nr == LX_MAX_ORDER_PAGES && IS_ALIGNED(pfn, LX_MAX_ORDER_PAGES)) {
+        for (uint64_t i = 0; i < nr; i += LX_PAGEBLOCK_PAGES)
+            lx_set_pageblock_migratetype(pfn + i, LX_MIGRATE_MOVABLE);
+        lx_free_pages_core(LX_V6_12, pg, LX_MAX_ORDER - 1, cpu);
         return;
     }
     for (uint64_t i = 0; i < nr; i++, pg++, pfn++) {
         if (IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES))
             lx_set_pageblock_migratetype(pfn, LX_MIGRATE_MOVABLE);
-        lx_free_pages_core(pg, 0, cpu);
+        lx_free_pages_core(version, pg, 0, cpu);
     }
 }
 
-/* deferred_pfn_valid(): the section of each MAX_ORDER block's first page. */
-static inline bool pfn_ok(uint64_t pfn)
+/*
+ * deferred_pfn_valid() (6.1): pfn_valid() of each pageblock's first PFN
+ * only. A pageblock head that fails is skipped alone: the PFNs after it are
+ * not aligned, so they pass.
+ */
+static inline bool pfn_ok(uint64_t pfn, unsigned cpu)
 {
-    return !IS_ALIGNED(pfn, LX_MAX_ORDER_PAGES) || mfn_valid(pfn);
+    return !IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES) || lx_pfn_valid(pfn, cpu);
 }
 
-/* deferred_free_pages(): pageblock by pageblock. */
+/* deferred_free_pages() (6.1): pageblock by pageblock, cut where a pageblock head is not valid. */
 static void free_pages(uint64_t pfn, uint64_t end, unsigned cpu)
 {
     uint64_t nr_free = 0;
 
     for (; pfn < end; pfn++) {
-        if (!pfn_ok(pfn)) {
+        if (!pfn_ok(pfn, cpu)) {
             free_range(pfn - nr_free, nr_free, cpu);
             nr_free = 0;
         } else if (IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES)) {
@@ -78,34 +88,43 @@ static void free_pages(uint64_t pfn, uint64_t end, unsigned cpu)
     free_range(pfn - nr_free, nr_free, cpu);
 }
 
-/* deferred_init_pages(). */
-static uint64_t init_pages(unsigned zid, unsigned nid, uint64_t pfn, uint64_t end)
+/*
+ * deferred_init_pages(). 6.1 checks each pageblock's head and looks its
+ * struct page up again there; 6.12 trusts the free range and walks it.
+ */
+static uint64_t init_pages(unsigned zid, unsigned nid, uint64_t pfn, uint64_t end, unsigned cpu)
 {
     struct lx_page *pg = NULL;
     uint64_t n = 0;
 
+    if (version == LX_V6_12) {
+        for (pg = lx_pfn_to_page(pfn), n = end - pfn; pfn < end; pfn++, pg++)
+            lx_init_single_page_inline(pg, zid, (int)nid);
+        return n;
+    }
     for (; pfn < end; pfn++) {
-        if (!pfn_ok(pfn)) {
+        if (!pfn_ok(pfn, cpu)) {
             pg = NULL;
             continue;
-        } else if (!pg || IS_ALIGNED(pfn, LX_MAX_ORDER_PAGES)) {
+        } else if (!pg || IS_ALIGNED(pfn, LX_PAGEBLOCK_PAGES)) {
             pg = lx_pfn_to_page(pfn);
         } else {
             pg++;
         }
-        lx_init_single_page(pg, pfn, zid, nid);
+        lx_init_single_page(pg, pfn, zid, (int)nid);
         n++;
     }
     return n;
 }
 
 /*
- * deferred_init_memmap_chunk(): the free pages of [start, end), a MAX_ORDER
- * window at a time (deferred_init_maxorder()): every struct page of the
- * window first, then the window freed.
+ * deferred_init_maxorder() within deferred_init_memmap_chunk(): the free
+ * pages of [start, end), a MAX_ORDER window at a time: every struct page
+ * of the window first, then the window freed.
  */
-static void memmap_chunk(unsigned nid, uint64_t start, uint64_t end, unsigned cpu)
+static void memmap_chunk(uint64_t start, uint64_t end, void *arg, unsigned cpu)
 {
+    unsigned nid = (unsigned)(uintptr_t)arg;
     const struct dnode *dn = &dnodes[nid];
     unsigned i = 0;
 
@@ -116,34 +135,23 @@ static void memmap_chunk(unsigned nid, uint64_t start, uint64_t end, unsigned cp
         uint64_t mo = ALIGN_UP(spfn + 1, LX_MAX_ORDER_PAGES);
         unsigned j = i;
         for (uint64_t s = spfn; j < dn->nranges && s < mo; s = ++j < dn->nranges ? dn->ranges[j].s : mo)
-            ws[cpu].pages += init_pages(dn->zid, nid, s, MIN(dn->ranges[j].e, mo));
+            ws[cpu].pages += init_pages(dn->zid, nid, s, MIN(dn->ranges[j].e, mo), cpu);
         j = i;
-        for (uint64_t s = spfn; j < dn->nranges && s < mo; s = ++j < dn->nranges ? dn->ranges[j].s : mo)
-            free_pages(s, MIN(dn->ranges[j].e, mo), cpu);
+        for (uint64_t s = spfn; j < dn->nranges && s < mo; s = ++j < dn->nranges ? dn->ranges[j].s : mo) {
+            if (version == LX_V6_1)
+                free_pages(s, MIN(dn->ranges[j].e, mo), cpu);
+            else
+                free_range(s, MIN(dn->ranges[j].e, mo) - s, cpu);
+        }
         /* On to the first free page at or past the window's end. */
         while (i < dn->nranges && dn->ranges[i].e <= mo)
             i++;
         spfn = i < dn->nranges ? MAX(mo, dn->ranges[i].s) : end;
+        lx_cond_resched();
     }
 }
 
-/* padata_mt_helper(): chunks taken under the job's lock until none is left. */
-static void helper(unsigned nid, struct dj *j, unsigned cpu)
-{
-    peer_lock(&j->lock);
-    while (j->size > 0) {
-        uint64_t start = j->start;
-        uint64_t size = MIN(ALIGN_UP(start + 1, j->chunk) - start, j->size);
-        j->start += size;
-        j->size -= size;
-        peer_unlock(&j->lock);
-        memmap_chunk(nid, start, start + size, cpu);
-        peer_lock(&j->lock);
-    }
-    peer_unlock(&j->lock);
-}
-
-static void worker(unsigned cpu, void *arg)
+static void deferred_worker(unsigned cpu, void *arg)
 {
     uint64_t t0 = heap_par_platform_now();
 
@@ -153,10 +161,9 @@ static void worker(unsigned cpu, void *arg)
         unsigned rank = worker_rank[cpu][nid];
         if (!rank)
             continue;
-        /* deferred_init_memmap(): the node's jobs in turn, each on up to nworks threads. */
+        /* deferred_init_memmap(): the node's jobs in turn, each through padata. */
         for (unsigned k = 0; k < dnodes[nid].njobs; k++)
-            if (rank <= dnodes[nid].jobs[k].nworks)
-                helper(nid, &dnodes[nid].jobs[k], cpu);
+            lx_padata_run(&dnodes[nid].jobs[k], &dnodes[nid].states[k], rank, cpu);
         ws[cpu].node_end[nid] = heap_par_platform_now() - t0;
     }
     ws[cpu].span[1] = heap_par_platform_now();
@@ -207,12 +214,15 @@ static void plan(unsigned cpus)
         for (unsigned i = 0; i < dn->nranges && dn->njobs < DJ_MAX;) {
             uint64_t spfn = MAX(dn->ranges[i].s, from);
             uint64_t epfn_align = ALIGN_UP(dn->ranges[i].e, LX_SECTION_PAGES);
-            struct dj *j = &dn->jobs[dn->njobs++];
-            j->start = spfn;
-            j->size = epfn_align - spfn;
-            /* padata_do_multithreaded(): threads and chunk size. */
-            j->nworks = (unsigned)MIN(MAX(j->size / LX_SECTION_PAGES, 1ul), (uint64_t)threads);
-            j->chunk = ALIGN_UP(MAX(j->size / (j->nworks * 4ul), LX_SECTION_PAGES), LX_SECTION_PAGES);
+            struct lx_padata_job *j = &dn->jobs[dn->njobs];
+            struct lx_padata_state *ps = &dn->states[dn->njobs++];
+            /* deferred_init_memmap()'s job: sections, as many threads as the node has CPUs. */
+            *j = (struct lx_padata_job){ .thread_fn = memmap_chunk, .fn_arg = (void *)(uintptr_t)nid,
+                                         .start = spfn, .size = epfn_align - spfn, .align = LX_SECTION_PAGES,
+                                         .min_chunk = LX_SECTION_PAGES, .max_threads = threads };
+            memset(ps, 0, sizeof(*ps));
+            ps->job = j;
+            lx_padata_plan(j, ps);
             /* The next job starts at the first free page past this one's aligned end. */
             from = epfn_align;
             while (i < dn->nranges && dn->ranges[i].e <= epfn_align)
@@ -221,13 +231,15 @@ static void plan(unsigned cpus)
     }
 }
 
-int lx_deferred_init(unsigned cpus, uint64_t window[2], struct peer_later_stats *st, struct err *e)
+int lx_deferred_init(enum lx_version v, unsigned cpus, uint64_t window[2], struct peer_later_stats *st,
+                     struct err *e)
 {
     if (cpus < 1 || cpus > heap_par_platform_cpus())
         return err_set(e, -EINVAL, "linux_deferred: %u CPUs asked for, %u available", cpus,
                        heap_par_platform_cpus());
+    version = v;
     plan(cpus);
-    heap_par_platform_run(cpus, worker, NULL, window);
+    heap_par_platform_run(cpus, deferred_worker, NULL, window);
     /*
      * The part's time is from the first worker's start to the last one's
      * end: a boot CPU that another process held past the start barrier would

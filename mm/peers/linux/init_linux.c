@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Strategy "linux": Linux 6.1 x86-64 without deferred struct page init.
+// Strategy "linux": Linux 6.1 x86-64 without deferred struct page init
+// (shown beside the real kernel, which has it, for what defer_init() costs).
 // memmap_init() writes every handed-over page's 64-byte struct page and
 // marks each pageblock movable; memblock_free_all() then frees each range in
 // the largest naturally aligned blocks up to order 10, each block through
@@ -9,7 +10,7 @@
 
 static void linux_boot(struct peer_boot_stats *st)
 {
-    lx_boot(false, st);
+    lx_boot(LX_V6_1, false, st);
 }
 
 const struct peer_strategy strategy_linux = {

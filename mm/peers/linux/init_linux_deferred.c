@@ -4,12 +4,17 @@
 // first section of the highest are initialised and freed; the rest of each
 // node is initialised later by padata jobs on that node's CPUs, window by
 // window, freed pageblock by pageblock (deferred.c beside this file). Linux
-// 6.5 and later free a whole MAX_ORDER window as one block; this is 6.1.
+// 6.5 and later free a whole MAX_ORDER window as one block: linux612.
 #include "mm/peers/linux/linux.h"
 
 static void deferred_boot(struct peer_boot_stats *st)
 {
-    lx_boot(true, st);
+    lx_boot(LX_V6_1, true, st);
+}
+
+static int deferred_later(unsigned cpus, uint64_t window[2], struct peer_later_stats *st, struct err *e)
+{
+    return lx_deferred_init(LX_V6_1, cpus, window, st, e);
 }
 
 const struct peer_strategy strategy_linux_deferred = {
@@ -21,6 +26,6 @@ const struct peer_strategy strategy_linux_deferred = {
     .boot = deferred_boot,
     .alloc_page = lx_alloc_page,
     .free_page = lx_free_page,
-    .run_later = lx_deferred_init,
+    .run_later = deferred_later,
     .audit = lx_audit,
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Strategy "freebsd": FreeBSD main on amd64 without lazy init.
+// Strategy "freebsd_lazy0": FreeBSD main on amd64 booted with the tunable
+// debug.vm.lazy_page_init=0 (main's default is lazy: freebsd_lazy).
 // vm_page_startup() initialises every page's 88-byte vm_page, then hands
 // each run to vm_phys_enqueue_contig(), which lists chunks of rising orders
 // up to alignment, 16 MiB chunks, then falling orders, with no buddy look-up
@@ -16,9 +17,9 @@ static void freebsd_boot(struct peer_boot_stats *st)
     fb_boot(false, st);
 }
 
-const struct peer_strategy strategy_freebsd = {
-    .name = "freebsd",
-    .what = "FreeBSD main: vm_page_startup(), every vm_page, runs enqueued without merging",
+const struct peer_strategy strategy_freebsd_lazy0 = {
+    .name = "freebsd_lazy0",
+    .what = "FreeBSD main, debug.vm.lazy_page_init=0: every vm_page at boot, runs enqueued unmerged",
     .layout = PEER_FREEBSD,
     .reset = freebsd_reset,
     .boot = freebsd_boot,
