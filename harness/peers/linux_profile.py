@@ -10,7 +10,7 @@ entry to the interrupted instruction. `peers-icount --profile VERSION:PHASE`
 prints both sides; docs/fidelity.md names what the models leave out with
 these figures."""
 from harness.qemu.brackets import BracketError
-from harness.qemu.gdbstub import RIP, RSP, StubError
+from harness.qemu.gdbstub import RSP, StubError
 
 # Per phase: the function that opens it in each side, and the functions
 # counted apart (real Linux's; bootheap's). Real names missing from a

@@ -205,7 +205,9 @@ def fetch(release, apt=None, say=print, refresh=False):
             say(f"xen-src: fetching xen {version} ({RELEASES[release]}) from the Debian mirror")
             return version, apt.source("xen", version, os.path.join(SRC, "dl"))
         except FetchError as e:
-            tried.append(f"{version}: {str(e).splitlines()[-1] if str(e).strip() else e}")
+            lines = str(e).strip().splitlines() or [""]
+            why = next((x for x in lines if "Failed to fetch http" in x), lines[-1])
+            tried.append(f"{version}: {why.strip()}")
     raise SourceError(f"apt cannot get the source of Xen {release} from {apt.archive} "
                       f"({RELEASES[release]}): every version failed to download:\n  " + "\n  ".join(tried))
 
@@ -225,7 +227,8 @@ def build(release, config="release", patches=None, say=print, apt=None, jobs=Non
         version, dsc = fetch(release, apt, say, refresh)
         tools = toolchain()
         key = build_key(version, patches, config, tools)
-        folder = os.path.join(SRC, f"{release}-{config}-{key}")
+        # A build with the series and one without are kept apart, each pruned of its own older keys.
+        folder = os.path.join(SRC, f"{release}-{config}{'' if patches else '-unpatched'}-{key}")
         if os.path.isfile(os.path.join(folder, "build.json")):
             return Build(folder)
         return _build(release, config, version, dsc, patches, tools, key, folder, say, jobs)
@@ -258,7 +261,7 @@ def _build(release, config, version, dsc, patches, tools, key, folder, say, jobs
     with open(os.path.join(folder, "build.json.tmp"), "w") as f:
         json.dump(info, f, indent=1)
     os.replace(os.path.join(folder, "build.json.tmp"), os.path.join(folder, "build.json"))
-    _prune(release, config, folder)
+    _prune(folder)
     say(f"xen-src: Xen {version} ({config}) built in {took:.0f} s, {len(info['warnings'])} warnings")
     return Build(folder)
 
@@ -268,9 +271,11 @@ def _sha256(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def _prune(release, config, keep):
-    """Older builds of the same release and config go: they were built from
-    patches or a source that are no longer the series'."""
-    for old in glob.glob(os.path.join(SRC, f"{release}-{config}-*")):
-        if old != keep:
+def _prune(keep):
+    """Older builds of the same release, config and kind (with the series or
+    without) go: they were built from patches, a source or a toolchain that
+    are no longer these."""
+    stem = os.path.basename(keep).rsplit("-", 1)[0]
+    for old in glob.glob(os.path.join(SRC, f"{stem}-*")):
+        if old != keep and os.path.basename(old).rsplit("-", 1)[0] == stem:
             shutil.rmtree(old, ignore_errors=True)

@@ -22,7 +22,7 @@ import time
 from harness.common import MIB, size_label
 from harness.peers import boot as peers_boot, dom0, heapdump, initramfs, profile, source
 from harness.peers.fetch import DOM0_BYTES
-from harness.peers.variants_report import MODELS, RECORDS
+from harness.peers.variants_report import MODELS, RECORDS, UNPATCHED
 from harness.qemu import command
 from harness.qemu.brackets import BracketError, take
 RELEASES = tuple(source.RELEASES)
@@ -61,6 +61,23 @@ def target_for(build, variant):
     append = f"{peers_boot.XEN_APPEND} heap-init={variant} heap-dump"
     return peers_boot.Target(f"xen-{build.release}-src", None, append,
                              lambda syms: peers_boot.xen_specs(), DUMP_MARKER, dom0=True)
+
+
+def boot_unpatched(build, mem, nodes, log_path):
+    """The unpatched build at one size and topology -> its record (no dump:
+    the dump is a patch of the series)."""
+    target = peers_boot.Target(f"xen-{build.release}-src", None, peers_boot.XEN_APPEND,
+                               lambda syms: peers_boot.xen_specs(), "Domain heap initialised", dom0=True)
+    try:
+        results, log = peers_boot.boot_peer(target, {"kernel": build.kernel, "symbols": build.symbols,
+                                                     "dom0": dummy_dom0()}, mem, log_path, nodes=nodes)
+        r = peers_boot.xen_result(results, log)
+    except peers_boot.PeerError as e:
+        raise VariantError(str(e))
+    return {"type": "variant", "release": build.release, "source_version": build.info["source_version"],
+            "config": build.config, "variant": UNPATCHED, "mem_bytes": mem, "nodes": nodes,
+            "instructions": r["instructions"], "pages": r["pages"], "bracket": r["bracket"],
+            "problems": [], "log": os.path.basename(log_path)}
 
 
 def refused_value(log):
@@ -136,9 +153,10 @@ def digests_record(release, mem, nodes, dumps):
             "problems": heapdump.compare(dumps) if len(dumps) > 1 else []}
 
 
-def measure(builds, sizes, topologies, variants, out, say, jobs=2, models=True):
-    """Every variant of every build at every size and topology, two boots at
-    a time -> records, in a fixed order whatever finished first."""
+def measure(builds, sizes, topologies, variants, out, say, jobs=2, models=True, unpatched=()):
+    """Every variant of every build at every size and topology, and each
+    unpatched build, two boots at a time -> records, in a fixed order
+    whatever finished first."""
     plan = []
     for topology in topologies:
         for mem in sizes:
@@ -147,6 +165,9 @@ def measure(builds, sizes, topologies, variants, out, say, jobs=2, models=True):
                 for v in variants:
                     log = os.path.join(out, f"serial-xen-{b.release}-{v}-{size_label(mem)}-{len(nodes)}n.log")
                     plan.append(("variant", b, v, mem, nodes, log))
+            for b in unpatched:
+                log = os.path.join(out, f"serial-xen-{b.release}-{UNPATCHED}-{size_label(mem)}-{len(nodes)}n.log")
+                plan.append((UNPATCHED, b, UNPATCHED, mem, nodes, log))
             if models:
                 plan.append(("model", None, None, mem, nodes, topology))
 
@@ -156,6 +177,8 @@ def measure(builds, sizes, topologies, variants, out, say, jobs=2, models=True):
         try:
             if kind == "model":
                 return model_record(mem, nodes, out, extra), None, time.monotonic() - t
+            if kind == UNPATCHED:
+                return [boot_unpatched(b, mem, nodes, extra)], None, time.monotonic() - t
             rec, d = boot_variant(b, v, mem, nodes, extra)
             return [rec], d, time.monotonic() - t
         except (VariantError, peers_boot.PeerError, RuntimeError, ValueError, OSError) as e:
@@ -175,12 +198,17 @@ def measure(builds, sizes, topologies, variants, out, say, jobs=2, models=True):
             if recs[0]["type"] == "error":
                 say(f"xen-src: {what} at {where}: FAILED: {recs[0]['message'].splitlines()[0]}")
                 continue
+            if kind == "model":
+                say(f"xen-src: bootheap's models at {where}: " + ", ".join(
+                    f"{r['strategy']} {r['instructions'] / r['pages']:.2f}" for r in recs if r["pages"])
+                    + f" instructions a page ({took:.0f} s)")
+                continue
+            r = recs[0]
             if d is not None:
                 dumps.setdefault((b.release, mem, tuple(nodes)), {})[v] = d
-                r = recs[0]
-                say(f"xen-src: {what} at {where}: {r['instructions'] / r['pages']:.2f} instructions a "
-                    f"page, digest {d.digest()[0]}" + (f", {len(r['problems'])} PROBLEMS" if r["problems"] else "")
-                    + f" ({took:.0f} s)")
+            say(f"xen-src: {what} at {where}: {r['instructions'] / r['pages']:.2f} instructions a page"
+                + (f", digest {d.digest()[0]}" if d else "")
+                + (f", {len(r['problems'])} PROBLEMS" if r["problems"] else "") + f" ({took:.0f} s)")
     for (release, mem, nodes), ds in dumps.items():
         rec = digests_record(release, mem, list(nodes), ds)
         records.append(rec)

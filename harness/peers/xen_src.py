@@ -20,26 +20,48 @@ from harness.qemu import command
 DEFAULT_SIZES = "1,4,16,64"
 
 
+def builds_of(releases, config, say, patches=None):
+    """The builds of the releases that can be had -> (builds, error records):
+    a release whose source apt cannot get, whose patch does not apply or
+    whose build fails is named and left out, and the others go on."""
+    builds, errors = [], []
+    for rel in releases:
+        try:
+            builds.append(source.build(rel, config, patches, say=say))
+        except source.SourceError as e:
+            warn(f"xen-src: Xen {rel} ({config}): {e}")
+            what = f"the {config} build of Xen {rel}" + (" without the series" if patches == [] else "")
+            errors.append({"type": "error", "what": what, "mem_bytes": 0,
+                           "nodes": [], "message": str(e)})
+    return builds, errors
+
+
 def run_all(args, out, say, kernel=None):
-    """Builds, measures and boots dom0 as the arguments say -> records."""
+    """Builds, measures and boots dom0 as the arguments say -> records.
+    Raises SourceError when no release could be built."""
     t0 = time.monotonic()
-    releases = args.releases
-    builds = [source.build(rel, "release", say=say) for rel in releases]
-    records = [variants.header(builds, args.sizes, args.topologies, args.variants, args.jobs)]
-    records += [dict(b.info, type="build") for b in builds]
+    builds, errors = builds_of(args.releases, "release", say)
+    if not builds:
+        raise source.SourceError("no release could be built: " + "; ".join(e["message"].splitlines()[0]
+                                                                         for e in errors))
+    plain = []
+    if not args.no_unpatched:
+        plain, more = builds_of([b.release for b in builds], "release", say, patches=[])
+        errors += more
+    records = [variants.header(builds, args.sizes, args.topologies, args.variants, args.jobs)] + errors
+    records += [dict(b.info, type="build") for b in builds + plain]
     records += variants.measure(builds, args.sizes, args.topologies, args.variants, out, say, args.jobs,
-                       not args.no_model)
+                                not args.no_model, plain)
     if args.profile and not args.no_model:
         for b in builds:
             records += variants.profile_records(b, args.profile, out, say)
     if kernel:
-        debug = [source.build(rel, "debug", say=say) for rel in releases]
-        records += [dict(b.info, type="build") for b in debug]
+        debug, errors = builds_of([b.release for b in builds], "debug", say)
+        records += errors + [dict(b.info, type="build") for b in debug]
         records += variants.functional(debug, args.variants, args.dom0_mem, out, kernel, say)
     records.append({"type": "end", "wall_s": round(time.monotonic() - t0, 1)})
     variants.write_records(out, records)
     return records
-
 
 
 def dom0_kernel(say):
@@ -126,6 +148,8 @@ def add_parser(sub):
     p.add_argument("--jobs", type=int, default=2, help="boots at a time (default 2)")
     p.add_argument("--no-model", action="store_true", help="boot no bootheap models")
     p.add_argument("--no-dom0", action="store_true", help="boot no dom0")
+    p.add_argument("--no-unpatched", action="store_true",
+                   help="build and boot no release without the series (the released code as GCC lays it out)")
     p.add_argument("--dom0-mem", default="1G", help="the dom0 boots' guest (default 1G)")
     p.add_argument("--profile", default="1G", metavar="SIZE",
                    help="profile each variant beside its model function by function at this size "

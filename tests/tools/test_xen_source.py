@@ -202,3 +202,28 @@ def test_debian_versions_sort_as_dpkg_sorts_them():
     assert compare_versions("4.17.7+13-0+deb12u1", "4.17.5+72-1") == 1
     assert compare_versions("1.0~rc1-1", "1.0-1") == -1
     assert compare_versions("1:0.9-1", "2.0-1") == 1
+
+
+def test_a_new_build_prunes_only_older_builds_of_its_own_kind(src):
+    for name in ("4.17-release-aaa", "4.17-release-bbb", "4.17-release-unpatched-ccc", "4.17-debug-ddd",
+                 "4.20-release-eee"):
+        os.makedirs(src / name)
+    source._prune(str(src / "4.17-release-bbb"))
+    assert sorted(os.listdir(src)) == ["4.17-debug-ddd", "4.17-release-bbb", "4.17-release-unpatched-ccc",
+                                       "4.20-release-eee"]
+    source._prune(str(src / "4.17-release-unpatched-fff"))
+    assert "4.17-release-unpatched-ccc" not in os.listdir(src) and "4.17-release-bbb" in os.listdir(src)
+
+
+def test_a_build_that_fails_ends_with_the_logs_tail(tmp_path):
+    """make's own output, the compiler's error among it, ends the message."""
+    write(str(tmp_path / "t" / "xen" / "Makefile"),
+          "all:\n\t@echo 'common/page_alloc.c:1880:28: error: implicit declaration of function page_to_nid'\n"
+          "\t@echo 'make[2]: *** [Rules.mk:249: common/page_alloc.o] Error 1'\n\t@exit 2\n")
+    log = str(tmp_path / "build.log")
+    with pytest.raises(source.SourceError) as e:
+        source._make(str(tmp_path / "t"), ["all"], log, "the build of Xen 4.17.5 (release)")
+    msg = str(e.value)
+    assert msg.startswith("the build of Xen 4.17.5 (release) failed (make exit 2);")
+    assert "error: implicit declaration of function page_to_nid" in msg
+    assert msg.rstrip().endswith("[Rules.mk:249: common/page_alloc.o] Error 1") or "make: ***" in msg
