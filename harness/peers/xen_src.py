@@ -17,7 +17,7 @@ from harness.peers.variants import RELEASES, TOPOLOGIES
 from harness.peers.variants_report import VARIANTS
 from harness.qemu import command
 
-DEFAULT_SIZES = "1,4,16,64"
+DEFAULT_SIZES = "1,4,8,16,64"
 
 
 def builds_of(releases, config, say, patches=None):
