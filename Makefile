@@ -277,7 +277,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsan
 FUZZ_SRC_bootinfo := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c \
                      kernel/bootinfo/mb2.c kernel/bootinfo/pvh.c kernel/acpi/acpi.c mm/e820.c \
                      mm/usable.c mm/bootmem.c kernel/acpi/acpi_find.c kernel/acpi/topo.c mm/numa.c \
-                     tests/fuzz/topo.c
+                     tests/fuzz/topo.c tests/fuzz/oracle_map.c tests/fuzz/bootmem.c
 FUZZ_CORPUS_bootinfo := tests/fuzz/corpus
 FUZZ_MAXLEN_bootinfo := 16384
 # The kernel's vsnprintf formats the parser's messages in the kernel, so it
