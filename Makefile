@@ -282,7 +282,7 @@ FUZZ_CORPUS_bootinfo := tests/fuzz/corpus
 FUZZ_MAXLEN_bootinfo := 16384
 # The kernel's vsnprintf formats the parser's messages in the kernel, so it
 # does here too, renamed so that it takes the C library's place.
-FUZZ_SRC_cmdline := kernel/cmdline.c kernel/lib/err.c kernel/console/printk.c
+FUZZ_SRC_cmdline := kernel/cmdline.c kernel/lib/err.c kernel/console/printk.c tests/fuzz/cmdline_ref.c
 FUZZ_FLAGS_cmdline := -Dvsnprintf=kernel_vsnprintf -Dsnprintf=kernel_snprintf
 FUZZ_CORPUS_cmdline := tests/fuzz/corpus-cmdline
 FUZZ_MAXLEN_cmdline := 1024
