@@ -286,7 +286,7 @@ FUZZ_SRC_cmdline := kernel/cmdline.c kernel/lib/err.c kernel/console/printk.c te
 FUZZ_FLAGS_cmdline := -Dvsnprintf=kernel_vsnprintf -Dsnprintf=kernel_snprintf
 FUZZ_CORPUS_cmdline := tests/fuzz/corpus-cmdline
 FUZZ_MAXLEN_cmdline := 1024
-FUZZ_SRC_mapfile := hosted/platform/mapfile.c kernel/lib/err.c kernel/lib/sort.c mm/e820.c
+FUZZ_SRC_mapfile := hosted/platform/mapfile.c kernel/lib/err.c kernel/lib/sort.c mm/e820.c tests/fuzz/mapfile_ref.c
 FUZZ_CORPUS_mapfile := tests/fuzz/corpus-map
 FUZZ_MAXLEN_mapfile := 16384
 FUZZ_RUN_mapfile := -dict=tests/fuzz/mapfile.dict
