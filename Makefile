@@ -239,19 +239,24 @@ $(B)/unit/obj-count/%.o: %.c $(UNIT_HDRS) Makefile
 	$(call say,HOSTCC,$@)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -DXEN_COSTS_COUNT -c -o $@ $<
 
-$(B)/unit/%: tests/unit/%.c $(HOST_OBJ) $(UNIT_HDRS) Makefile
+# Each test's own object is kept too, so that a change to mm/ relinks the
+# tests without compiling each of them again (make mutants does that often).
+.SECONDARY: $(patsubst %,$(B)/unit/obj/tests/unit/%.o,$(notdir $(UNIT_TESTS))) \
+            $(B)/unit/obj-count/tests/unit/test_xen_costs.o
+
+$(B)/unit/%: $(B)/unit/obj/tests/unit/%.o $(HOST_OBJ) Makefile
 	@mkdir -p $(@D)
-	$(call say,HOSTCC,$@)
+	$(call say,LD,$@)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_OBJ) -lcmocka
 
-$(B)/unit/test_xen_costs: tests/unit/test_xen_costs.c $(HOST_OBJ_COUNT) $(UNIT_HDRS) Makefile
+$(B)/unit/test_xen_costs: $(B)/unit/obj-count/tests/unit/test_xen_costs.o $(HOST_OBJ_COUNT) Makefile
 	@mkdir -p $(@D)
-	$(call say,HOSTCC,$@)
+	$(call say,LD,$@)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -DXEN_COSTS_COUNT -o $@ $< $(HOST_OBJ_COUNT) -lcmocka
 
-$(B)/unit/test_clocks: tests/unit/test_clocks.c $(HOST_OBJ) $(CLOCK_SIM_OBJ) $(UNIT_HDRS) Makefile
+$(B)/unit/test_clocks: $(B)/unit/obj/tests/unit/test_clocks.o $(HOST_OBJ) $(CLOCK_SIM_OBJ) Makefile
 	@mkdir -p $(@D)
-	$(call say,HOSTCC,$@)
+	$(call say,LD,$@)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_OBJ) $(CLOCK_SIM_OBJ) -lcmocka
 
 # The screen console on a text screen in memory: no font, no COM1.
