@@ -81,7 +81,7 @@ KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
             $(B)/gen/font.o
 
-.PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz \
+.PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz mutants mutants-build \
         bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-host-full bench-ablation test-big peers \
         debug clean setup \
         check-fresh compile_commands.json
@@ -267,6 +267,19 @@ $(B)/unit/test_console: tests/unit/test_console.c kernel/console/console.c $(UNI
 
 test-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+# The mutants of tests/mutants/, each a planted bug, against the fast stages
+# of `make test` (tools/mutants.py; docs/testing.md, "Mutants"); e.g.
+# MUTANTS_ARGS="heap-partly-dirty-at-head" tries that one alone.
+MUTANTS_ARGS ?=
+mutants: setup
+	@$(MAKE) --no-print-directory mutants-build
+	$(call say,TEST,tests/mutants)
+	$(Q)$(PYTHON) tools/mutants.py $(MUTANTS_ARGS)
+
+# Everything the fast stages run, built before the tree is copied.
+mutants-build: all hosted hosted-tsan $(UNIT_TESTS) $(FUZZ_BINS)
+	@:
 
 # libFuzzer, one binary per target: the boot-info parsers, the memory-map
 # sanitiser and the firmware tables (bootinfo), the command line with the
