@@ -256,6 +256,40 @@ static void test_free_after_boot_scrub(void **state)
 }
 
 /*
+ * A whole 2^MAX_ORDER block through the public free, dirty: taken whole from
+ * a clean heap, given back, dirty from page 0 at its list, every page
+ * counted; then split down to one page, each half dirty from 0 as it goes
+ * back.
+ */
+static void test_max_order_block_given_back_dirty(void **state)
+{
+    (void)state;
+    const struct bootmem_region gib[] = { { 1ull << MAX_ORDER, 2ull << MAX_ORDER } };
+    host_frames(2ull << MAX_ORDER);
+    host_heap_world(gib, 1);
+    heap_boot_scrub = false;
+    heap_reset();
+    end_boot_allocator(&heap_default, strategy("chunk"));
+    struct page_info *pg = heap_alloc_pages(MAX_ORDER, NUMA_NO_NODE);
+    assert_ptr_equal(pg, mfn_to_page(1ull << MAX_ORDER));
+    give_back(1ull << MAX_ORDER, MAX_ORDER, true);
+    struct page_list_head *l = &heap(&heap_default, 0, mfn_to_zone(1ull << MAX_ORDER), MAX_ORDER);
+    assert_ptr_equal(l->next, pg);
+    assert_int_equal(pg->u.free.first_dirty, 0);
+    assert_int_equal(heap_default.nodes[0].need_scrub, 1ull << MAX_ORDER);
+    audit_ok();
+    /* The split keeps the top page: the half of order j left behind starts 2^(j + 1) below the end. */
+    assert_ptr_equal(heap_alloc_pages(0, NUMA_NO_NODE), mfn_to_page((2ull << MAX_ORDER) - 1));
+    for (unsigned j = 0; j < MAX_ORDER; j++) {
+        struct page_info *half = mfn_to_page((2ull << MAX_ORDER) - (2ull << j));
+        assert_int_equal(half->v.order, j);
+        assert_int_equal(half->u.free.first_dirty, 0);
+    }
+    assert_int_equal(heap_default.nodes[0].need_scrub, (1ull << MAX_ORDER) - 1);
+    audit_ok();
+}
+
+/*
  * The model: which pages are free and which of them need scrubbing, moved
  * only by what the test asks (a free marks its pages as asked, an
  * allocation takes them out), never read from the heap.
@@ -354,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_split_carries_first_dirty_up),
         cmocka_unit_test(test_split_past_first_dirty),
         cmocka_unit_test(test_free_after_boot_scrub),
+        cmocka_unit_test(test_max_order_block_given_back_dirty),
         cmocka_unit_test(test_stress_against_a_model),
     };
     return cmocka_run_group_tests_name("heap scrub order", tests, NULL, NULL);
