@@ -268,19 +268,6 @@ $(B)/unit/test_console: tests/unit/test_console.c kernel/console/console.c $(UNI
 test-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
-# The mutants of tests/mutants/, each a planted bug, against the fast stages
-# of `make test` (tools/mutants.py; docs/testing.md, "Mutants"); e.g.
-# MUTANTS_ARGS="heap-partly-dirty-at-head" tries that one alone.
-MUTANTS_ARGS ?=
-mutants: setup
-	@$(MAKE) --no-print-directory mutants-build
-	$(call say,TEST,tests/mutants)
-	$(Q)$(PYTHON) tools/mutants.py $(MUTANTS_ARGS)
-
-# Everything the fast stages run, built before the tree is copied.
-mutants-build: all hosted hosted-tsan $(UNIT_TESTS) $(FUZZ_BINS)
-	@:
-
 # libFuzzer, one binary per target: the boot-info parsers, the memory-map
 # sanitiser and the firmware tables (bootinfo), the command line with the
 # kernel's own formatter (cmdline), and the hosted runner's map-file reader
@@ -334,6 +321,20 @@ fuzz-%: $(B)/fuzz/fuzz_%
 	@cp -n $(FUZZ_CORPUS_$*)/* $(B)/fuzz/corpus-$*/
 	$(call say,FUZZ,$* for $(FUZZ_SECONDS) s)
 	$(Q)$< $(call fuzz_args,$*,$(FUZZ_SECONDS)) $(B)/fuzz/corpus-$*
+
+# The mutants of tests/mutants/, each a planted bug, against the fast stages
+# of `make test` (tools/mutants.py; docs/testing.md, "Mutants"); e.g.
+# MUTANTS_ARGS="heap-partly-dirty-at-head" tries that one alone.
+MUTANTS_ARGS ?=
+mutants: setup
+	@$(MAKE) --no-print-directory mutants-build
+	$(call say,TEST,tests/mutants)
+	$(Q)$(PYTHON) tools/mutants.py $(MUTANTS_ARGS)
+
+# Everything the fast stages run, built before the tree is copied (below
+# FUZZ_BINS: a rule's prerequisites are read where it stands).
+mutants-build: all hosted hosted-tsan $(UNIT_TESTS) $(FUZZ_BINS)
+	@:
 
 test-boot: all iso
 	$(call say,TEST,tests/boot)

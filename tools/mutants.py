@@ -49,7 +49,7 @@ MUTANTS = os.path.join(ROOT, "tests", "mutants")
 PY = sys.executable
 # libFuzzer runs per target: each target's seeds and what mutation finds
 # from them in that many runs, the same inputs on every machine.
-FUZZ_RUNS = {"bootinfo": 3000, "cmdline": 20000, "mapfile": 20000}
+FUZZ_RUNS = {"bootinfo": 2000, "cmdline": 20000, "mapfile": 20000}
 HOSTED_SKIP = ["--ignore=tests/hosted/test_counts.py", "--ignore=tests/hosted/test_xen_costs_counts.py",
                "--ignore=tests/hosted/test_ablation.py",
                "--deselect=tests/hosted/test_sweep.py::test_counts_join_the_report"]
