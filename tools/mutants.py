@@ -98,14 +98,24 @@ def run(cmd, cwd, log, limit=STAGE_LIMIT):
             return None
 
 
-def tail(log, pattern):
-    """The last line of log matching pattern, for the verdict."""
-    found = ""
-    with open(log, errors="replace") as f:
-        for line in f:
-            if re.search(pattern, line):
-                found = line.strip()
-    return found[:160]
+def why(log, pattern, since=0):
+    """For the verdict: the first line of log from byte since that matches
+    pattern, after the name of the cmocka test running then, if any."""
+    with open(log, "rb") as f:
+        f.seek(since)
+        lines = f.read().decode(errors="replace").splitlines()
+    test = ""
+    for line in lines:
+        running = re.match(r"\[ RUN +\] (\w+)", line)
+        if running:
+            test = running.group(1)
+        elif re.search(pattern, line):
+            return (f"{test}: " if test else "") + line.strip()[:160]
+    return ""
+
+
+def size(log):
+    return os.path.getsize(log) if os.path.exists(log) else 0
 
 
 def snapshot(root, dest):
@@ -144,10 +154,20 @@ def binaries(tree):
     return out
 
 
-def stages(tree, log, changed, targets, fuzz_opts, jobs):
+def likely_first(binaries, files):
+    """The unit tests in the order to try them: those named like a folder or
+    a word of a file the patch touches first (test_heap for mm/heap_alloc.c,
+    test_peers for mm/peers/linux/buddy.c). Only the time to a kill depends
+    on it, never the verdict."""
+    words = {w for f in files for part in os.path.splitext(f)[0].split("/") for w in part.split("_")}
+    return sorted(binaries, key=lambda b: not set(os.path.basename(b)[5:].split("_")) & words)
+
+
+def stages(tree, log, changed, targets, fuzz_opts, jobs, files=()):
     """Runs the stages on tree in order; returns (stage, detail) of the first
-    that fails, or None. changed: the binaries to run (None: all). The
-    kernel and the hosted runners are built before the Python stages."""
+    that fails, or None. changed: the binaries to run (None: all); files:
+    what the patch touches. The kernel and the hosted runners are built
+    before the Python stages."""
     def picked(path):
         return changed is None or path in changed
     for t in targets:
@@ -158,25 +178,27 @@ def stages(tree, log, changed, targets, fuzz_opts, jobs):
         work = os.path.join(tree, "build", "fuzz", f"mutant-corpus-{t}")
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(os.path.join(tree, corpus), work)
+        since = size(log)
         rc = run([binary, "-seed=1", f"-runs={FUZZ_RUNS[t]}", "-timeout=60", *opts,
                   f"-artifact_prefix={work}/crash-", work], tree, log)
         if rc != 0:
-            return f"fuzz_{t}", tail(log, r"invariant broken|ERROR: |timeout") if rc else "ran out of time"
-    unit = sorted(p for p in binaries(tree) if "/unit/" in p and picked(p))
+            return f"fuzz_{t}", why(log, r"invariant broken|ERROR: |timeout", since) if rc else "ran out of time"
+    unit = likely_first(sorted(p for p in binaries(tree) if "/unit/" in p and picked(p)), files)
     for binary in unit:
+        since = size(log)
         rc = run([binary], tree, log)
         if rc != 0:
-            return f"unit ({os.path.basename(binary)})", tail(log, r"^\[  (FAILED|ERROR)|ERROR: |panic") \
+            return f"unit ({os.path.basename(binary)})", why(log, r"^\[  (FAILED|ERROR)|ERROR: |panic|runtime error", since) \
                 if rc is not None else "ran out of time"
+    since = size(log)
     if build(tree, log, jobs, "all", "hosted", "hosted-tsan") != 0:
-        return "build", f"the kernel or the hosted runners no longer build ({tail(log, 'error')})"
+        return "build", f"the kernel or the hosted runners no longer build ({why(log, 'error', since)})"
     pytest = [PY, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
-    rc = run(pytest + ["tests/tools"], tree, log)
-    if rc != 0:
-        return "tools", tail(log, r"^FAILED|^ERROR") if rc is not None else "ran out of time"
-    rc = run(pytest + ["-n", str(jobs), "tests/hosted", *HOSTED_SKIP], tree, log)
-    if rc != 0:
-        return "hosted", tail(log, r"^FAILED|^ERROR") if rc is not None else "ran out of time"
+    for stage, args in (("tools", ["tests/tools"]), ("hosted", ["-n", str(jobs), "tests/hosted", *HOSTED_SKIP])):
+        since = size(log)
+        rc = run(pytest + args, tree, log)
+        if rc != 0:
+            return stage, why(log, r"^FAILED|^ERROR", since) if rc is not None else "ran out of time"
     return None
 
 
@@ -195,13 +217,13 @@ def try_mutant(m, scratch, targets, fuzz_opts, jobs):
     copy(os.path.join(scratch, "base"), tree)
     before = binaries(tree)
     if run(["git", "apply", m.path], tree, log) != 0:
-        m.verdict, m.detail = "stale", f"no longer applies ({tail(log, 'error')})"
+        m.verdict, m.detail = "stale", f"no longer applies ({why(log, 'error')})"
     elif build(tree, log, 1, *(os.path.relpath(p, tree) for p in before)) != 0:
-        m.verdict, m.detail = "stale", f"no longer builds ({tail(log, 'error')})"
+        m.verdict, m.detail = "stale", f"no longer builds ({why(log, 'error')})"
     else:
         after = binaries(tree)
         changed = {p for p, t in after.items() if before.get(p) != t}
-        hit = stages(tree, log, changed, targets, fuzz_opts, 1)
+        hit = stages(tree, log, changed, targets, fuzz_opts, 1, m.files)
         m.verdict = "stale" if hit and hit[0] == "build" else "killed" if hit else "survived"
         m.by, m.detail = hit or ("", "")
     m.seconds = time.monotonic() - t0
@@ -259,6 +281,7 @@ def main(argv=None):
     scratch = tempfile.mkdtemp(prefix="bootheap-mutants-")
     print(f"make mutants: {len(mutants)} mutants, {args.jobs} at a time, in {scratch}", flush=True)
     snapshot(ROOT, os.path.join(scratch, "base"))
+    tested = mutants_doc.commit(ROOT)
     base = os.path.join(scratch, "unmutated")
     copy(os.path.join(scratch, "base"), base)
     hit = stages(base, base + ".log", None, targets, fuzz_opts, args.jobs)
@@ -277,7 +300,8 @@ def main(argv=None):
     for p in problems:
         print(f"  {p}")
     if not args.names:
-        mutants_doc.write(os.path.join(ROOT, "docs", "testing.md"), mutants, targets, wall, lo, hi, args.jobs)
+        mutants_doc.write(os.path.join(ROOT, "docs", "testing.md"), mutants, targets, wall, lo, hi, args.jobs,
+                          tested)
     if not problems:
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"make mutants: {'PASSED' if not problems else 'FAILED'} in {wall:.0f} s")

@@ -70,7 +70,8 @@ def _machine():
     return f"{os.cpu_count()} CPUs ({model})"
 
 
-def _commit(root):
+def commit(root):
+    """The commit the tree stands at, and whether files differ from it."""
     def git(*args):
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True).stdout.strip()
     rev = git("rev-parse", "--short", "HEAD") or "no commit"
@@ -84,18 +85,21 @@ def _cell(text):
 def killed_by(m):
     """The stage, and the test or check that failed where the log names it."""
     d = m.detail
-    test = re.search(r"FAILED  \] (\w+)", d) or re.search(r"^(?:FAILED|ERROR) (\S+)", d)
-    if test:
-        return f"{m.by}: `{test.group(1).split('/')[-1]}`"
+    invariant = re.search(r"(tests/fuzz/[\w.]+:\d+): invariant broken: (.*)", d)
+    if invariant:
+        return f"{m.by}: {invariant.group(1)} `{invariant.group(2)}`"
+    test = re.match(r"(test_\w+): ", d) or re.search(r"^(?:FAILED|ERROR) (\S+)", d)
     check = re.search(r"(tests/fuzz/[\w.]+:\d+)", d) or re.search(r"ERROR: (\w+: [\w-]+)", d)
+    if test:
+        return f"{m.by}: `{test.group(1).split('/')[-1]}`" + (f" ({check.group(1)})" if check else "")
     return f"{m.by}: {check.group(1)}" if check else m.by
 
 
-def section(mutants, targets, wall, lo, hi, jobs, root):
+def section(mutants, targets, wall, lo, hi, jobs, tested):
     k, n = score(mutants)
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        f"Last run: {when}, at {_commit(root)}, on {_machine()}, {jobs} mutants at a time: "
+        f"Last run: {when}, at {tested}, on {_machine()}, {jobs} mutants at a time: "
         f"{wall:.0f} s in all, the unmutated tree's run first; load average {lo:.1f} to {hi:.1f} "
         f"(the one-minute figure, sampled every 10 s).",
         "",
@@ -122,14 +126,13 @@ def section(mutants, targets, wall, lo, hi, jobs, root):
     return "\n".join(lines)
 
 
-def write(path, mutants, targets, wall, lo, hi, jobs):
+def write(path, mutants, targets, wall, lo, hi, jobs, tested):
     """Replaces the text between the markers of path with this run's section."""
     text = open(path).read()
     if BEGIN not in text or END not in text:
         raise SystemExit(f"{path}: the markers of the generated part are missing")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(path)))
-    body = section(mutants, targets, wall, lo, hi, jobs, root)
+    body = section(mutants, targets, wall, lo, hi, jobs, tested)
     with open(path, "w") as f:
         f.write(f"{head}{BEGIN}\n{body}\n{END}{tail}")
