@@ -106,6 +106,8 @@ def why(log, pattern, since=0):
         lines = f.read().decode(errors="replace").splitlines()
     test = ""
     for line in lines:
+        if line.startswith("$ "):
+            continue                    # the command, as run() wrote it
         running = re.match(r"\[ RUN +\] (\w+)", line)
         if running:
             test = running.group(1)
@@ -182,7 +184,7 @@ def stages(tree, log, changed, targets, fuzz_opts, jobs, files=()):
         rc = run([binary, "-seed=1", f"-runs={FUZZ_RUNS[t]}", "-timeout=60", *opts,
                   f"-artifact_prefix={work}/crash-", work], tree, log)
         if rc != 0:
-            return f"fuzz_{t}", why(log, r"invariant broken|ERROR: |timeout", since) if rc else "ran out of time"
+            return f"fuzz_{t}", why(log, r"invariant broken|ERROR: ", since) if rc else "ran out of time"
     unit = likely_first(sorted(p for p in binaries(tree) if "/unit/" in p and picked(p)), files)
     for binary in unit:
         since = size(log)
@@ -292,7 +294,8 @@ def main(argv=None):
     print(f"  the unmutated tree passes every stage ({time.monotonic() - t0:.0f} s)", flush=True)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for m in pool.map(lambda m: try_mutant(m, scratch, targets, fuzz_opts, 1), mutants):
-            print(f"  {m.verdict:9} {m.name:40} {m.by or m.detail or ''} ({m.seconds:.0f} s)", flush=True)
+            said = mutants_doc.killed_by(m) if m.verdict == "killed" else m.detail
+            print(f"  {m.verdict:9} {m.name:40} {said} ({m.seconds:.0f} s)", flush=True)
     wall, (lo, hi) = time.monotonic() - t0, load.stop()
 
     problems = mutants_doc.problems(mutants, targets)
