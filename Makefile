@@ -81,7 +81,7 @@ KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
             $(B)/gen/font.o
 
-.PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz \
+.PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz mutants mutants-build \
         bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-host-full bench-ablation test-big peers xen-src \
         debug clean setup \
         check-fresh compile_commands.json
@@ -239,19 +239,24 @@ $(B)/unit/obj-count/%.o: %.c $(UNIT_HDRS) Makefile
 	$(call say,HOSTCC,$@)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -DXEN_COSTS_COUNT -c -o $@ $<
 
-$(B)/unit/%: tests/unit/%.c $(HOST_OBJ) $(UNIT_HDRS) Makefile
+# Each test's own object is kept too, so that a change to mm/ relinks the
+# tests without compiling each of them again (make mutants does that often).
+.SECONDARY: $(patsubst %,$(B)/unit/obj/tests/unit/%.o,$(notdir $(UNIT_TESTS))) \
+            $(B)/unit/obj-count/tests/unit/test_xen_costs.o
+
+$(B)/unit/%: $(B)/unit/obj/tests/unit/%.o $(HOST_OBJ) Makefile
 	@mkdir -p $(@D)
-	$(call say,HOSTCC,$@)
+	$(call say,LD,$@)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_OBJ) -lcmocka
 
-$(B)/unit/test_xen_costs: tests/unit/test_xen_costs.c $(HOST_OBJ_COUNT) $(UNIT_HDRS) Makefile
+$(B)/unit/test_xen_costs: $(B)/unit/obj-count/tests/unit/test_xen_costs.o $(HOST_OBJ_COUNT) Makefile
 	@mkdir -p $(@D)
-	$(call say,HOSTCC,$@)
+	$(call say,LD,$@)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -DXEN_COSTS_COUNT -o $@ $< $(HOST_OBJ_COUNT) -lcmocka
 
-$(B)/unit/test_clocks: tests/unit/test_clocks.c $(HOST_OBJ) $(CLOCK_SIM_OBJ) $(UNIT_HDRS) Makefile
+$(B)/unit/test_clocks: $(B)/unit/obj/tests/unit/test_clocks.o $(HOST_OBJ) $(CLOCK_SIM_OBJ) Makefile
 	@mkdir -p $(@D)
-	$(call say,HOSTCC,$@)
+	$(call say,LD,$@)
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(HOST_OBJ) $(CLOCK_SIM_OBJ) -lcmocka
 
 # The screen console on a text screen in memory: no font, no COM1.
@@ -277,16 +282,16 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. -fsan
 FUZZ_SRC_bootinfo := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c \
                      kernel/bootinfo/mb2.c kernel/bootinfo/pvh.c kernel/acpi/acpi.c mm/e820.c \
                      mm/usable.c mm/bootmem.c kernel/acpi/acpi_find.c kernel/acpi/topo.c mm/numa.c \
-                     tests/fuzz/topo.c
+                     tests/fuzz/topo.c tests/fuzz/oracle_map.c tests/fuzz/bootmem.c
 FUZZ_CORPUS_bootinfo := tests/fuzz/corpus
 FUZZ_MAXLEN_bootinfo := 16384
 # The kernel's vsnprintf formats the parser's messages in the kernel, so it
 # does here too, renamed so that it takes the C library's place.
-FUZZ_SRC_cmdline := kernel/cmdline.c kernel/lib/err.c kernel/console/printk.c
+FUZZ_SRC_cmdline := kernel/cmdline.c kernel/lib/err.c kernel/console/printk.c tests/fuzz/cmdline_ref.c
 FUZZ_FLAGS_cmdline := -Dvsnprintf=kernel_vsnprintf -Dsnprintf=kernel_snprintf
 FUZZ_CORPUS_cmdline := tests/fuzz/corpus-cmdline
 FUZZ_MAXLEN_cmdline := 1024
-FUZZ_SRC_mapfile := hosted/platform/mapfile.c kernel/lib/err.c kernel/lib/sort.c mm/e820.c
+FUZZ_SRC_mapfile := hosted/platform/mapfile.c kernel/lib/err.c kernel/lib/sort.c mm/e820.c tests/fuzz/mapfile_ref.c
 FUZZ_CORPUS_mapfile := tests/fuzz/corpus-map
 FUZZ_MAXLEN_mapfile := 16384
 FUZZ_RUN_mapfile := -dict=tests/fuzz/mapfile.dict
@@ -316,6 +321,20 @@ fuzz-%: $(B)/fuzz/fuzz_%
 	@cp -n $(FUZZ_CORPUS_$*)/* $(B)/fuzz/corpus-$*/
 	$(call say,FUZZ,$* for $(FUZZ_SECONDS) s)
 	$(Q)$< $(call fuzz_args,$*,$(FUZZ_SECONDS)) $(B)/fuzz/corpus-$*
+
+# The mutants of tests/mutants/, each a planted bug, against the fast stages
+# of `make test` (tools/mutants.py; docs/testing.md, "Mutants"); e.g.
+# MUTANTS_ARGS="heap-partly-dirty-at-head" tries that one alone.
+MUTANTS_ARGS ?=
+mutants: setup
+	@$(MAKE) --no-print-directory mutants-build
+	$(call say,TEST,tests/mutants)
+	$(Q)$(PYTHON) tools/mutants.py $(MUTANTS_ARGS)
+
+# Everything the fast stages run, built before the tree is copied (below
+# FUZZ_BINS: a rule's prerequisites are read where it stands).
+mutants-build: all hosted hosted-tsan $(UNIT_TESTS) $(FUZZ_BINS)
+	@:
 
 test-boot: all iso
 	$(call say,TEST,tests/boot)

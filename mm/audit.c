@@ -7,6 +7,12 @@
 //    reservation, which the regions already exclude);
 //  - no page is in two blocks, and each page of a free block is free, or,
 //    after the lazy strategy, uninitialised when it is not the head;
+//  - scrub order, as Xen's scrubber relies on it: a block's first_dirty is
+//    inside it or INVALID_DIRTY_IDX, no page before it needs scrubbing, no
+//    clean block follows a dirty one on a list (page_list_add_scrub() puts
+//    dirty blocks at the tail, and scrub_free_pages() takes them from there
+//    until it meets a clean one), and each node's need_scrub counts its
+//    dirty free pages;
 //  - the per-node/zone and total counters match the lists, and every node
 //    holding free pages has its heap pointers (Xen's _heap[] and avail[]);
 //  - the free page count equals the pages the memory accounting gave the
@@ -131,10 +137,17 @@ static bool test_and_set(uint64_t *bm, uint64_t bit)
     return was;
 }
 
-static void check_block(struct heap_audit *a, const struct heap *h, unsigned node, unsigned zone,
-                        unsigned order, struct page_info *pg)
+/*
+ * Checks the free block pg and marks its pages in the bitmap. Adds to *dirty
+ * how many of its pages need scrubbing (an uninitialised lazy tail as the
+ * heap's lazy_dirty says); returns false when it stopped before its last
+ * page, which leaves that count short.
+ */
+static bool check_block(struct heap_audit *a, const struct heap *h, unsigned node, unsigned zone,
+                        unsigned order, struct page_info *pg, uint64_t *dirty)
 {
     uint64_t mfn = page_to_mfn(pg), n = 1ull << order;
+    uint32_t first_dirty = pg->u.free.first_dirty;
 
     if (!IS_ALIGNED(mfn, n))
         audit_complain(a, "block 0x%llx order %u is not naturally aligned", (unsigned long long)mfn, order);
@@ -147,15 +160,18 @@ static void check_block(struct heap_audit *a, const struct heap *h, unsigned nod
     if (!heap_range_handed_over(mfn, order)) {
         audit_complain(a, "block 0x%llx order %u reaches outside the handed-over memory",
                        (unsigned long long)mfn, order);
-        return;     /* its pages may have no frame-table entries */
+        return false;   /* its pages may have no frame-table entries */
     }
+    if (first_dirty != INVALID_DIRTY_IDX && first_dirty >= n)
+        audit_complain(a, "block 0x%llx order %u says its first dirty page is %u, past its end",
+                       (unsigned long long)mfn, order, first_dirty);
     if (!page_state_is(pg, free))
         audit_complain(a, "head 0x%llx is not free (count_info 0x%llx)",
                        (unsigned long long)mfn, (unsigned long long)pg->count_info);
     for (uint64_t i = 0; i < n; i++) {
         if (test_and_set(heap_audit_bitmap, mfn + i)) {
             audit_complain(a, "page 0x%llx is in two free blocks", (unsigned long long)(mfn + i));
-            break;
+            return false;
         }
         /* Tails are free, or uninitialised when the lazy strategy built the heap. */
         bool tail_ok = page_state_is(&pg[i], free) || (h->lazy_built && page_state_is(&pg[i], uninit));
@@ -164,20 +180,37 @@ static void check_block(struct heap_audit *a, const struct heap *h, unsigned nod
                            (unsigned long long)(mfn + i), (unsigned long long)mfn,
                            h->lazy_built ? "neither free nor uninitialised" : "not free",
                            (unsigned long long)pg[i].count_info);
-            break;
+            return false;
         }
         if (i && page_state_is(&pg[i], uninit) && pg[i].count_info != 0) {
             audit_complain(a, "uninitialised page 0x%llx carries bits 0x%llx",
                            (unsigned long long)(mfn + i), (unsigned long long)pg[i].count_info);
-            break;
+            return false;
         }
+        bool needs = page_state_is(&pg[i], uninit) ? h->lazy_dirty : (pg[i].count_info & PGC_need_scrub) != 0;
+        /* INVALID_DIRTY_IDX is UINT32_MAX: a clean block's pages all come before it. */
+        if (needs && i < first_dirty) {
+            if (first_dirty == INVALID_DIRTY_IDX)
+                audit_complain(a, "page 0x%llx of free block 0x%llx needs scrubbing, and the "
+                               "block says it is clean", (unsigned long long)(mfn + i),
+                               (unsigned long long)mfn);
+            else
+                audit_complain(a, "page 0x%llx of free block 0x%llx needs scrubbing, before the "
+                               "block's first dirty page, %u", (unsigned long long)(mfn + i),
+                               (unsigned long long)mfn, first_dirty);
+            return false;
+        }
+        *dirty += needs;
     }
+    return true;
 }
 
 bool heap_audit(struct heap_audit *a)
 {
     const struct heap *h = &heap_default;
     uint64_t counted[MAX_NUMNODES][NR_ZONES] = { { 0 } };
+    uint64_t dirty[MAX_NUMNODES] = { 0 };
+    bool dirty_known[MAX_NUMNODES];
 
     memset(a, 0, sizeof(*a));
     /* Every page accounted to the heap is free unless the heap handed it out since. */
@@ -187,6 +220,7 @@ bool heap_audit(struct heap_audit *a)
     for (unsigned node = 0; node < MAX_NUMNODES; node++) {
         /* Xen's _heap[]/avail[] point at the node's own lists, or nowhere yet. */
         const struct heap_node *hn = &h->nodes[node];
+        dirty_known[node] = true;
         if ((h->heap_ptr[node] && h->heap_ptr[node] != &hn->lists) ||
             (h->avail_ptr[node] && h->avail_ptr[node] != hn->avail) ||
             !h->heap_ptr[node] != !h->avail_ptr[node])
@@ -196,7 +230,7 @@ bool heap_audit(struct heap_audit *a)
                 const struct page_list_head *l = &hn->lists[zone][order];
                 struct page_info *prev = NULL;
                 uint64_t steps = 0;
-                bool walked = true;
+                bool walked = true, seen_dirty = false;
 
                 for (struct page_info *pg = l->next; pg; prev = pg, pg = pl_page(pg->list.next)) {
                     uint64_t mfn = page_to_mfn(pg);
@@ -216,11 +250,19 @@ bool heap_audit(struct heap_audit *a)
                         walked = false;
                         break;
                     }
-                    check_block(a, h, node, zone, order, pg);
+                    if (!check_block(a, h, node, zone, order, pg, &dirty[node]))
+                        dirty_known[node] = false;
+                    if (pg->u.free.first_dirty != INVALID_DIRTY_IDX)
+                        seen_dirty = true;
+                    else if (seen_dirty)
+                        audit_complain(a, "clean block 0x%llx follows a dirty one on list node %u "
+                                       "zone %u order %u: dirty blocks go to the tail",
+                                       (unsigned long long)mfn, node, zone, order);
                     a->blocks[order]++;
                     a->free_pages += 1ull << order;
                     counted[node][zone] += 1ull << order;
                 }
+                dirty_known[node] &= walked;
                 if (walked && l->tail != prev)
                     audit_complain(a, "list node %u zone %u order %u has a stale tail", node, zone, order);
             }
@@ -230,6 +272,10 @@ bool heap_audit(struct heap_audit *a)
                 audit_complain(a, "node %u zone %u counts %llu free pages, its lists hold %llu", node, zone,
                                (unsigned long long)hn->avail[zone], (unsigned long long)counted[node][zone]);
         }
+        /* Only from whole blocks: a block the walk left half read says nothing here. */
+        if (dirty_known[node] && dirty[node] != hn->need_scrub)
+            audit_complain(a, "node %u counts %llu pages that need scrubbing, its lists hold %llu", node,
+                           (unsigned long long)hn->need_scrub, (unsigned long long)dirty[node]);
     }
     if (a->free_pages != h->total_avail_pages)
         audit_complain(a, "total_avail_pages is %llu, the lists hold %llu",

@@ -102,7 +102,8 @@ static bool parse_type(struct field f, uint32_t *type)
         *type = (uint32_t)x;
         return true;
     }
-    if (f.n >= sizeof(word))
+    /* A NUL inside the field would end the name early: "RAM\0x" is no type. */
+    if (f.n >= sizeof(word) || memchr(f.p, '\0', f.n))
         return false;
     memcpy(word, f.p, f.n);
     word[f.n] = '\0';

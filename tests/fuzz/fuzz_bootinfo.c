@@ -2,7 +2,10 @@
 // libFuzzer target: arbitrary bytes through the multiboot2 and PVH boot-info
 // parsers, then the e820 sanitiser and the usable-RAM step; or through the
 // ACPI table walk; or through the MADT, SRAT and SLIT parsers and the node
-// map built from them, with the invariants every result must keep.
+// map built from them; or as calls to the boot allocator. Every result must
+// keep its invariants, and the memory map, the usable pages and the boot
+// allocator's pages must equal what references that share no code with
+// them work out (tests/fuzz/oracle_map.c, tests/fuzz/bootmem.c).
 //
 // Input: byte 0 selects, byte 1 places, the rest is physical memory at BASE.
 //   byte 0 bit 2: the ACPI walk (kernel/acpi/acpi.c) instead of the boot info:
@@ -12,6 +15,7 @@
 //   byte 0 bit 1: multiboot2 only: pass a wrong magic (byte 0 mixed into it)
 //   byte 0 bit 4: firmware tables instead: the rest is a MADT, an SRAT and a
 //                 SLIT back to back, each as long as its header says
+//   byte 0 bit 5: boot-allocator calls instead (tests/fuzz/bootmem.c)
 //   byte 1:       offset of the info / start info from BASE, in bytes
 // tests/fuzz/make_corpus.py writes seeds in this format.
 #include <stddef.h>
@@ -27,7 +31,9 @@
 #include "mm/e820.h"
 #include "mm/layout.h"
 #include "mm/usable.h"
+#include "tests/fuzz/bootmem.h"
 #include "tests/fuzz/check.h"
+#include "tests/fuzz/oracle_map.h"
 #include "tests/fuzz/topo.h"
 
 #define BASE 0x100000ull
@@ -37,6 +43,7 @@
 #define SEL_ACPI      0x04
 #define SEL_ACPI_20   0x08
 #define SEL_TOPO      0x10
+#define SEL_BOOTMEM   0x20
 
 struct mem {
     const uint8_t *buf;
@@ -146,7 +153,9 @@ static void check_pvh_map(const struct bootinfo *bi, const struct mem *m, uint64
  * The parsed map through the e820 sanitiser and the usable-RAM step, with
  * what they promise of their output: entries sorted, none empty, none
  * overlapping or wrapping, types among the e820 ones, same types never
- * touching; usable regions whole pages of RAM clear of the first MiB.
+ * touching; usable regions whole pages of RAM clear of the first MiB. Then
+ * both answers against the references of tests/fuzz/oracle_map.c, which
+ * work them out from the raw entries without the code under test.
  */
 static void check_sanitised_map(const struct bootinfo *bi)
 {
@@ -154,7 +163,9 @@ static void check_sanitised_map(const struct bootinfo *bi)
     static struct bootmem bm;
     struct err e = { "" };
 
-    if (e820_sanitise(bi->mmap, bi->mmap_count, &map, &e)) {
+    int rc = e820_sanitise(bi->mmap, bi->mmap_count, &map, &e);
+    oracle_e820(bi->mmap, bi->mmap_count, rc, &map);
+    if (rc) {
         CHECK(map.count == 0 && strlen(e.msg) > 0);
         return;
     }
@@ -174,6 +185,7 @@ static void check_sanitised_map(const struct bootinfo *bi)
         CHECK(strlen(e.msg) > 0);
         return;
     }
+    oracle_usable(&bm, &st);
     /* The largest ranges are kept, within the limit; the rest are listed, and no page is lost. */
     uint64_t smallest_kept = UINT64_MAX, largest_left = 0;
     CHECK(bm.nr <= USABLE_KEEP_MAX && bm.nr + st.nleft == st.ranges);
@@ -309,6 +321,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(buf, data + 2, m.size);
     m.buf = buf;
 
+    if (sel & SEL_BOOTMEM) {
+        fuzz_bootmem(buf, m.size);
+        free(buf);
+        return 0;
+    }
     if (sel & SEL_TOPO) {
         fuzz_topo(buf, m.size);
         free(buf);

@@ -4,7 +4,9 @@
 // the edges of unsigned, strings of 1 and 96 bytes, choices and sets with
 // holes in their tables), with the messages formatted by the kernel's own
 // vsnprintf (the Makefile renames it so that it replaces the C library's
-// here), then the invariants every result must keep.
+// here), then the invariants every result must keep, and the result itself
+// against tests/fuzz/cmdline_ref.c, the documented rules written again:
+// the same values set, the same words unknown, the same option at fault.
 //
 // Input: the command line, up to its first NUL byte (the loaders hand the
 // kernel a C string of at most 1023 bytes). tests/fuzz/corpus-cmdline holds
@@ -20,6 +22,7 @@
 #include "kernel/lib/compiler.h"
 #include "kernel/lib/errno.h"
 #include "tests/fuzz/check.h"
+#include "tests/fuzz/cmdline_ref.h"
 
 #define LINE_MAX_BYTES 1024
 
@@ -49,7 +52,7 @@ static struct state {
     enum exit_mode exit;
     int holey;
     unsigned costs, longset;
-} st;
+} st, ref;
 
 static const struct cmdline_opt opts[] = {
     { .key = "selftest", .type = OPT_FLAG, .dst = &st.flag },
@@ -149,9 +152,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     line = buf;
 
     defaults();
+    /* The reference works on its own copy of the defaults, at the same offsets. */
+    const struct cmdline_opt *bad = NULL;
+    unsigned unknown;
+    ref = st;
+    int want = cmdline_reference(buf, opts, ARRAY_SIZE(opts), (char *)&ref - (char *)&st, &bad, &unknown);
     memset(e.msg, 0x5a, sizeof(e.msg));
     int rc = cmdline_parse(buf, opts, ARRAY_SIZE(opts), &e, warn);
-    CHECK(rc == 0 || rc == -EINVAL);
+    CHECK(rc == want && warnings == unknown);
+    CHECK(!memcmp(&ref, &st, sizeof(st)));
+    CHECK(rc == 0 || (!strncmp(e.msg, bad->key, strlen(bad->key)) && e.msg[strlen(bad->key)] == '='));
     check_state();
     if (rc) {
         /* The message is terminated, names an option as key=, and says what it takes. */

@@ -3,7 +3,9 @@
 // (hosted/platform/mapfile.c), with the invariants every answer must keep:
 // a refusal names the file and a line that exists; an accepted map has
 // whole, non-wrapping ranges the kernel's sanitiser takes, and reads back
-// the same when written out again.
+// the same when written out again. And the answer itself against
+// tests/fuzz/mapfile_ref.c, the documented format read plainly: the same
+// files taken, the same ranges read, the same line named at fault.
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,10 +15,11 @@
 #include "hosted/platform/runner.h"
 #include "mm/e820.h"
 #include "tests/fuzz/check.h"
+#include "tests/fuzz/mapfile_ref.h"
 
 #define NAME "fuzz.map"
 
-static struct mmap_entry got[E820_MAX], again[E820_MAX];
+static struct mmap_entry got[E820_MAX], again[E820_MAX], want[E820_MAX];
 static struct e820_map sanitised;
 /* "%llx %llx %u\n" for E820_MAX ranges: 16 + 1 + 16 + 1 + 10 + 1 bytes each. */
 static char text[E820_MAX * 48];
@@ -41,6 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < size; i++)
         lines += data[i] == '\n';
     rc = host_map_parse(NAME, (const char *)data, size, got, &n, &e);
+    unsigned nwant, bad_line;
+    int ref = mapfile_reference((const char *)data, size, want, &nwant, &bad_line);
+    CHECK((rc == 0) == (ref == 0));
+    if (rc && bad_line)
+        CHECK(named_line(e.msg) == bad_line);
+    for (unsigned i = 0; !rc && i < n; i++)
+        CHECK(nwant == n && want[i].addr == got[i].addr && want[i].len == got[i].len &&
+              want[i].type == got[i].type);
     if (rc) {
         CHECK(rc < 0);
         CHECK(!strncmp(e.msg, NAME, strlen(NAME)));

@@ -110,6 +110,13 @@ def mb2_seeds():
                                                      total=8 + len(short_map) + 16) + b"\0" * 8)
     yield "mb2-no-mmap", seed(SEL_MB2, 0, info(cstr(1, "selftest"),
                                                tag(4, struct.pack("<II", 639, 130048))))
+    # Overlaps of every type over RAM, a loader's own type (GRUB's 20), edges
+    # inside pages, and an entry that wraps past 2^64: each type priority matters.
+    yield "mb2-overlaps", seed(SEL_MB2, 0, info(mmap(BIOS_MAP[:3] + [
+        (0x100000, 0x3FF00000, 1), (0x2000800, 0x1000, 3), (0x3000000, 0x200000, 4),
+        (0x30FF000, 0x2000, 3), (0x4000000, 0x10000, 5), (0x4008000, 0x10000, 2),
+        (0x5000000, 0x400000, 20), (0x5200000, 0x400000, 1), (0x6000123, 0x5000, 2),
+        (0xFFFFFFFFFFFFE000, 0x3000, 1), (0x40000000, 0x800, 1), (0x40000800, 0x800, 1)])))
 
 
 # ---- PVH ------------------------------------------------------------------
@@ -237,10 +244,35 @@ def topo_seeds():
                                                                [(0, 0, gib + mib, 1), (1, gib, gib, 1)]))
 
 
+# ---- the boot allocator -----------------------------------------------------
+SEL_BOOTMEM = 0x20
+ADD, ZAP, ALLOC, CONTAINS, SEAL = 0, 3, 5, 7, 0xFF
+
+
+def call(kind, a, b):
+    return struct.pack("<BHH", kind, a, b)
+
+
+def bootmem_seeds():
+    yield "bootmem-split-and-take", seed(SEL_BOOTMEM, 0, b"".join([
+        call(ADD, 256, 1024), call(ADD, 16, 64), call(ADD, 64, 100), call(ZAP, 300, 310),
+        call(ZAP, 60, 70), call(ALLOC, 5, 3 | 0xFF00), call(ALLOC, 64, 6 | (60 << 8)),
+        call(ALLOC, 3, 0x83), call(CONTAINS, 256, 300), call(CONTAINS, 16, 60),
+        call(ADD, 300, 305), call(ZAP, 0, 1024), call(ALLOC, 1, 0)]))
+    # Every other page: a full list of 256 regions, then a zap that must split one.
+    yield "bootmem-full", seed(SEL_BOOTMEM, 0, b"".join(
+        [call(ADD, 2 * i, 2 * i + 1) for i in range(256)]
+        + [call(ADD, 1000, 1001), call(ZAP, 0, 1), call(ADD, 600, 1024), call(ZAP, 700, 701),
+           call(ALLOC, 2, 1 | 0xFF00)]))
+    yield "bootmem-sealed", seed(SEL_BOOTMEM, 0, call(ADD, 0, 1024) + call(SEAL, 0, 0)
+                                 + call(ALLOC, 1, 0xFF00) + call(ZAP, 10, 20))
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
     os.makedirs(out, exist_ok=True)
-    for name, data in list(mb2_seeds()) + list(pvh_seeds()) + list(acpi_seeds()) + list(topo_seeds()):
+    for name, data in list(mb2_seeds()) + list(pvh_seeds()) + list(acpi_seeds()) + list(topo_seeds()) + \
+            list(bootmem_seeds()):
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
     return 0

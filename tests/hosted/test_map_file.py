@@ -63,6 +63,7 @@ def test_a_good_map_file(runner, tmp_path):
     ("0 9fc00 0", "line 3: unknown type '0'"),
     ("0 9fc00 4294967296", "line 3: unknown type '4294967296'"),
     ("0 9fc00 -1", "line 3: unknown type '-1'"),
+    ("0 9fc00 RAM\0x", "line 3: unknown type 'RAM?x'"),
     ("9fc00 0 RAM", "line 3: the range ends at 0x0, before it starts at 0x9fc00"),
     ("9fc00 9fc00 RAM", "line 3: the range at 0x9fc00 is empty (the end is exclusive)"),
 ])
