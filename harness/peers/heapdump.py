@@ -30,7 +30,8 @@ from harness.results import oracle
 
 MASK = (1 << 64) - 1
 LINE = re.compile(r"heapdump: (.*)$")
-SRAT = re.compile(r"SRAT: Node (\d+) PXM \d+ \[([0-9a-fA-F]+), ([0-9a-fA-F]+)\]")
+# A node's SRAT range: "SRAT: Node" until Xen 4.17, "NUMA: Node" since.
+SRAT = re.compile(r"(?:SRAT|NUMA): Node (\d+) PXM \d+ \[([0-9a-fA-F]+), ([0-9a-fA-F]+)\]")
 FAKED = re.compile(r"Faking a node at ([0-9a-fA-F]+)-([0-9a-fA-F]+)")
 PAGE_SHIFT = 12
 # init_node_heap() gives a node's first range a few pages of metadata (the
@@ -186,7 +187,7 @@ def compare(dumps):
 
 
 def nodes_of(log):
-    """[(first mfn, end mfn, node)] from Xen's SRAT lines, or its faked node."""
+    """[(first mfn, end mfn, node)] from Xen's SRAT node lines, or its faked node."""
     out = [(int(s, 16) >> PAGE_SHIFT, (int(e, 16) >> PAGE_SHIFT) + 1, int(n)) for n, s, e in SRAT.findall(log)]
     if not out:
         out = [(int(s, 16) >> PAGE_SHIFT, int(e, 16) >> PAGE_SHIFT, 0) for s, e in FAKED.findall(log)]

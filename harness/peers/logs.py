@@ -36,8 +36,9 @@ def xen_lines(log):
 def xen_facts(log):
     """Xen's version, RAM and its own bracket: the TSC at the NUMA line that
     precedes end_boot_allocator() ('Faking a node', 'No NUMA configuration'
-    or an SRAT line) and at 'Domain heap initialised', printed as the call
-    ends. Raises LogError naming the line that never came."""
+    or a node's SRAT range: 'SRAT: Node' until 4.17, 'NUMA: Node' since)
+    and at 'Domain heap initialised', printed as the call ends. Raises
+    LogError naming the line that never came."""
     lines = xen_lines(log)
     if not lines:
         raise LogError("no time-stamped Xen line: was Xen booted with console_timestamps=boot?\n"
@@ -50,7 +51,7 @@ def xen_facts(log):
         m = re.match(r"System RAM: (\d+)MB \((\d+)kB\)", text)
         if m:
             facts["ram_kib"] = int(m.group(2))
-        if re.match(r"(Faking a node|No NUMA configuration found|SRAT: Node)", text):
+        if re.match(r"(Faking a node|No NUMA configuration found|SRAT: Node|NUMA: Node)", text):
             facts["numa_stamp"] = stamp
         if text.startswith("Domain heap initialised") and "numa_stamp" in facts:
             facts["heap_stamp"] = stamp

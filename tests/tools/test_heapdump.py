@@ -129,3 +129,15 @@ def test_mix_is_splitmix64s_finaliser():
     """Known values of the finaliser (its constants), so the digest is the patch's."""
     assert heapdump.mix(0) == 0
     assert heapdump.mix(1) == 0x5692161d100b05e5
+
+
+def test_xen_420s_node_lines_are_read_too():
+    """4.20 prints a node's SRAT range as 'NUMA: Node', where 4.17 said 'SRAT: Node'."""
+    text = log("xen-4.20-sweep-1G-2nodes.log")
+    assert "SRAT: Node" not in text
+    assert heapdump.nodes_of(text) == [(0, 0xa0, 0), (0x100, 0x15400, 0), (0x15400, 0x40000, 1)]
+    d = heapdump.parse(text)
+    assert heapdump.check(d) == [] and heapdump.against_oracle(d, heapdump.nodes_of(text)) == []
+    from harness.peers.logs import xen_facts
+    facts = xen_facts(text)
+    assert facts["version"].startswith("4.20") and facts["log_bracket"] > 0
