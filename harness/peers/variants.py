@@ -217,25 +217,31 @@ def measure(builds, sizes, topologies, variants, out, say, jobs=2, models=True, 
     return records
 
 
-def functional(builds, variants, mem, out, kernel, say):
-    """Each variant of each debug build boots dom0 to its init -> records."""
+def functional(builds, variants, mem, out, kernel, say, jobs=2):
+    """Each variant of each debug build boots dom0 to its init, `jobs` at a
+    time -> records, in a fixed order."""
     initrd = os.path.join(out, "dom0.cpio.gz")
     initramfs.initramfs(initrd)
+    mem = command.guest_mem(mem)
+
+    def one(job):
+        b, v = job
+        log = os.path.join(out, f"serial-dom0-xen-{b.release}-{b.config}-{v}.log")
+        rec = {"type": "dom0", "release": b.release, "config": b.config, "variant": v, "mem_bytes": mem}
+        try:
+            r = dom0.boot(b.kernel, kernel, initrd, mem, xen_append=f"heap-init={v}", log_path=log)
+            return dict(rec, status=r.status, lines=r.lines, wall_s=round(r.elapsed, 1),
+                        log=os.path.basename(log), dom0_memtotal_kib=r.facts.get("dom0_memtotal_kib"))
+        except (ValueError, OSError) as e:
+            return dict(rec, status="error", lines=[str(e)], wall_s=0)
+
+    plan = [(b, v) for b in builds for v in variants]
     recs = []
-    for b in builds:
-        for v in variants:
-            log = os.path.join(out, f"serial-dom0-xen-{b.release}-{b.config}-{v}.log")
-            try:
-                r = dom0.boot(b.kernel, kernel, initrd, mem, xen_append=f"heap-init={v}", log_path=log)
-                rec = {"type": "dom0", "release": b.release, "config": b.config, "variant": v,
-                       "mem_bytes": command.guest_mem(mem), "status": r.status, "lines": r.lines,
-                       "wall_s": round(r.elapsed, 1), "log": os.path.basename(log),
-                       "dom0_memtotal_kib": r.facts.get("dom0_memtotal_kib")}
-            except (ValueError, OSError) as e:
-                rec = {"type": "dom0", "release": b.release, "config": b.config, "variant": v,
-                       "mem_bytes": mem, "status": "error", "lines": [str(e)], "wall_s": 0}
-            say(f"xen-src: dom0 on Xen {b.release} ({b.config}) heap-init={v}: {rec['status']} "
-                f"in {rec['wall_s']:.0f} s" + ("" if rec["status"] == "init" else ": " + "; ".join(rec["lines"][:2])))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for rec in pool.map(one, plan):
+            say(f"xen-src: dom0 on Xen {rec['release']} ({rec['config']}) heap-init={rec['variant']}: "
+                f"{rec['status']} in {rec['wall_s']:.0f} s"
+                + ("" if rec["status"] == "init" else ": " + "; ".join(rec["lines"][:2])))
             recs.append(rec)
     return recs
 

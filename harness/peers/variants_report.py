@@ -157,8 +157,11 @@ def targets(v):
                     f"{len(v.get('dom0'))}"))
     end = next((r for r in v.recs if r["type"] == "end"), None)
     if end:
-        out.append(("the whole run under 15 minutes (builds cached)", end["wall_s"] <= RUN_TARGET_S,
-                    f"{end['wall_s']:.0f} s"))
+        building = end.get("building_s", 0.0)
+        cached = end["wall_s"] - building
+        out.append(("the whole run under 15 minutes (builds cached)", cached <= RUN_TARGET_S,
+                    f"{end['wall_s']:.0f} s" + (f", of which {building:.0f} s building: {cached:.0f} s with "
+                                                "the builds cached" if building >= 1 else "")))
     return out
 
 

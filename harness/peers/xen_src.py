@@ -40,13 +40,22 @@ def run_all(args, out, say, kernel=None):
     """Builds, measures and boots dom0 as the arguments say -> records.
     Raises SourceError when no release could be built."""
     t0 = time.monotonic()
-    builds, errors = builds_of(args.releases, "release", say)
+    building = 0.0                  # the run's seconds spent in builds (none when all are cached)
+
+    def timed(*a, **k):
+        nonlocal building
+        t = time.monotonic()
+        try:
+            return builds_of(*a, **k)
+        finally:
+            building += time.monotonic() - t
+    builds, errors = timed(args.releases, "release", say)
     if not builds:
         raise source.SourceError("no release could be built: " + "; ".join(e["message"].splitlines()[0]
                                                                          for e in errors))
     plain = []
     if not args.no_unpatched:
-        plain, more = builds_of([b.release for b in builds], "release", say, patches=[])
+        plain, more = timed([b.release for b in builds], "release", say, patches=[])
         errors += more
     records = [variants.header(builds, args.sizes, args.topologies, args.variants, args.jobs)] + errors
     records += [dict(b.info, type="build") for b in builds + plain]
@@ -56,10 +65,10 @@ def run_all(args, out, say, kernel=None):
         for b in builds:
             records += variants.profile_records(b, args.profile, out, say)
     if kernel:
-        debug, errors = builds_of([b.release for b in builds], "debug", say)
+        debug, errors = timed([b.release for b in builds], "debug", say)
         records += errors + [dict(b.info, type="build") for b in debug]
-        records += variants.functional(debug, args.variants, args.dom0_mem, out, kernel, say)
-    records.append({"type": "end", "wall_s": round(time.monotonic() - t0, 1)})
+        records += variants.functional(debug, args.variants, args.dom0_mem, out, kernel, say, args.jobs)
+    records.append({"type": "end", "wall_s": round(time.monotonic() - t0, 1), "building_s": round(building, 1)})
     variants.write_records(out, records)
     return records
 

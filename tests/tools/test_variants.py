@@ -144,3 +144,16 @@ def test_the_report_verb_rewrites_a_folder(tmp_path):
     assert os.path.getsize(os.path.join(folder, "plot.png")) > 0
     with open(os.path.join(folder, "report.md")) as f:
         assert "## Targets" in f.read()
+
+
+def test_the_run_time_target_leaves_out_the_builds_a_run_made(tmp_path):
+    folder = a_run(tmp_path, wall=1500.0)
+    path = os.path.join(folder, "variants.jsonl")
+    with open(path) as f:
+        recs = [json.loads(line) for line in f]
+    recs[-1]["building_s"] = 700.0
+    with open(path, "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in recs))
+    got = {t: (ok, fig) for t, ok, fig in variants_report.targets(variants_report.Variants(folder))}
+    assert got["the whole run under 15 minutes (builds cached)"] == \
+        (True, "1500 s, of which 700 s building: 800 s with the builds cached")
