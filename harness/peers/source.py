@@ -207,6 +207,7 @@ def fetch(release, apt=None, say=print, refresh=False):
         except FetchError as e:
             lines = str(e).strip().splitlines() or [""]
             why = next((x for x in lines if "Failed to fetch http" in x), lines[-1])
+            why = re.sub(r"\s*\[IP: [^]]*\]", "", why)       # the mirror's address: not the reason
             tried.append(f"{version}: {why.strip()}")
     raise SourceError(f"apt cannot get the source of Xen {release} from {apt.archive} "
                       f"({RELEASES[release]}): every version failed to download:\n  " + "\n  ".join(tried))

@@ -224,7 +224,8 @@ def report_text(v):
     return out.getvalue()
 
 
-STYLES = {"page": "#c00000", "chunk-72b02bc": "#e08000", "chunk": "#0050c0", "sweep": "#008000"}
+STYLES = {"page": "#c00000", "chunk-72b02bc": "#e08000", "chunk": "#0050c0", "sweep": "#008000",
+          UNPATCHED: "#8000a0"}
 
 
 def plot_script(v, terminal):
@@ -241,8 +242,9 @@ def plot_script(v, terminal):
     w(f"set xrange [{min(gibs) / 1.4:g}:{max(gibs) * 1.4:g}]\n")
     series = []
     for rel, pt, dash in (("4.17", 7, 1), ("4.20", 5, 4)):
-        for name in VARIANTS:
-            series.append((f"Xen {rel} {name}", lambda m, rel=rel, name=name: v.per_page(rel, name, m, 1),
+        for name in VARIANTS + (UNPATCHED,):
+            title = f"Xen {rel} {name}" if name != UNPATCHED else f"Xen {rel} chunk, without the series"
+            series.append((title, lambda m, rel=rel, name=name: v.per_page(rel, name, m, 1),
                            f"pt {pt} lw 2 dt {dash} lc rgb '{STYLES[name]}'"))
     for name in VARIANTS:
         series.append((f"bootheap {MODELS[name]}", lambda m, name=name: v.model(MODELS[name], m, 1),
