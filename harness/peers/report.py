@@ -14,7 +14,7 @@ import os
 
 from harness.common import GIB, BenchError, read_jsonl
 from harness.peers.profile import per_page
-from harness.report.plot import gnuplot_terminal, gp_str, render
+from harness.report.plot import gnuplot_terminal, per_page_script, render
 
 RECORDS = "peers.jsonl"
 LABEL = ("EXACT GUEST INSTRUCTION COUNTS (QEMU TCG, -icount shift=0): neither TCG time "
@@ -328,25 +328,8 @@ def plot_script(p, terminal):
             series.append((f"Linux {peer.split('-')[1]} {ph} (real)",
                            lambda m, ph=ph, peer=peer: p.per_page((peer, m, ph)),
                            f"pt {pt} lw 2 lc rgb '{colour}'"))
-    out = io.StringIO()
-    w = out.write
-    font = ' font "Sans,10"' if terminal == "pngcairo" else ""
-    w(f"set encoding utf8\nset terminal {terminal} size 1100,700{font}\nset output \"plot.png\"\n")
-    w(f"set title {gp_str('Boot memory to the buddy heap: instructions a page handed over' + chr(10) + LABEL)} noenhanced\n")
-    w('set xlabel "guest memory (GiB, log scale)"\nset ylabel "instructions a page (log scale)"\n')
-    w("set logscale x 2\nset logscale y 10\nset grid\nset key below maxcols 4 noenhanced\n")
-    gibs = [m / GIB for m in p.sizes]
-    w(f"set xrange [{min(gibs) / 1.4:g}:{max(gibs) * 1.4:g}]\n")
-    plots = []
-    for i, (title, f, style) in enumerate(series):
-        pts = [(m / GIB, f(m)) for m in p.sizes if f(m)]
-        if pts:
-            w(f"$d{i} << EOD\n" + "".join(f"{x:g} {y:.6g}\n" for x, y in pts) + "EOD\n")
-            plots.append(f"$d{i} using 1:2 with linespoints {style} title {gp_str(title)}")
-    if not plots:
-        raise BenchError(f"{p.folder}: nothing to plot")
-    w("plot " + ", \\\n     ".join(plots) + "\n")
-    return out.getvalue()
+    return per_page_script('Boot memory to the buddy heap: instructions a page handed over' + chr(10) + LABEL,
+                           series, p.sizes, terminal, p.folder)
 
 
 def write(folder):

@@ -9,7 +9,7 @@ import os
 
 from harness.common import GIB, BenchError, md_table, read_jsonl
 from harness.peers.report import profile_table
-from harness.report.plot import gnuplot_terminal, gp_str, render
+from harness.report.plot import gnuplot_terminal, per_page_script, render
 
 RECORDS = "variants.jsonl"
 LABEL = ("EXACT GUEST INSTRUCTION COUNTS (QEMU TCG, -icount shift=0): neither time on real hardware "
@@ -229,17 +229,6 @@ STYLES = {"page": "#c00000", "chunk-72b02bc": "#e08000", "chunk": "#0050c0", "sw
 
 
 def plot_script(v, terminal):
-    out = io.StringIO()
-    w = out.write
-    font = ' font "Sans,10"' if terminal == "pngcairo" else ""
-    w(f"set encoding utf8\nset terminal {terminal} size 1100,700{font}\nset output \"plot.png\"\n")
-    w(f"set title {gp_str('end_boot_allocator(), Xen built from source, one node' + chr(10) + LABEL)} noenhanced\n")
-    w('set xlabel "guest memory (GiB, log scale)"\nset ylabel "instructions a page (log scale)"\n')
-    w("set logscale x 2\nset logscale y 10\nset grid\nset key below maxcols 4 noenhanced\n")
-    gibs = [m / GIB for m in v.sizes]
-    if not gibs:
-        raise BenchError(f"{v.folder}: nothing to plot")
-    w(f"set xrange [{min(gibs) / 1.4:g}:{max(gibs) * 1.4:g}]\n")
     series = []
     for rel, pt, dash in (("4.17", 7, 1), ("4.20", 5, 4)):
         for name in VARIANTS + (UNPATCHED,):
@@ -249,16 +238,8 @@ def plot_script(v, terminal):
     for name in VARIANTS:
         series.append((f"bootheap {MODELS[name]}", lambda m, name=name: v.model(MODELS[name], m, 1),
                        f"pt 1 dt 3 lc rgb '{STYLES[name]}'"))
-    plots = []
-    for i, (title, f, style) in enumerate(series):
-        pts = [(m / GIB, f(m)) for m in v.sizes if f(m)]
-        if pts:
-            w(f"$d{i} << EOD\n" + "".join(f"{x:g} {y:.6g}\n" for x, y in pts) + "EOD\n")
-            plots.append(f"$d{i} using 1:2 with linespoints {style} title {gp_str(title)}")
-    if not plots:
-        raise BenchError(f"{v.folder}: nothing to plot")
-    w("plot " + ", \\\n     ".join(plots) + "\n")
-    return out.getvalue()
+    return per_page_script('end_boot_allocator(), Xen built from source, one node' + chr(10) + LABEL,
+                           series, v.sizes, terminal, v.folder)
 
 
 def write(folder):

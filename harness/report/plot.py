@@ -112,6 +112,34 @@ def write_plot(sweep, folder):
     return render(plot_script(sweep, gnuplot_terminal()), folder)
 
 
+def per_page_script(title, series, sizes, terminal, where):
+    """The gnuplot script of a plot.png of instructions a page against guest
+    memory, log-log: series [(title, figure(mem bytes) or None, style)] at
+    sizes (bytes), a line each, the exact-counts label under the title.
+    BenchError naming `where` when no series has a point."""
+    out = io.StringIO()
+    w = out.write
+    font = ' font "Sans,10"' if terminal == "pngcairo" else ""
+    w(f"set encoding utf8\nset terminal {terminal} size 1100,700{font}\nset output \"plot.png\"\n")
+    w(f"set title {gp_str(title)} noenhanced\n")
+    w('set xlabel "guest memory (GiB, log scale)"\nset ylabel "instructions a page (log scale)"\n')
+    w("set logscale x 2\nset logscale y 10\nset grid\nset key below maxcols 4 noenhanced\n")
+    gibs = [m / GIB for m in sizes]
+    if not gibs:
+        raise BenchError(f"{where}: nothing to plot")
+    w(f"set xrange [{min(gibs) / 1.4:g}:{max(gibs) * 1.4:g}]\n")
+    plots = []
+    for i, (name, f, style) in enumerate(series):
+        pts = [(m / GIB, f(m)) for m in sizes if f(m)]
+        if pts:
+            w(f"$d{i} << EOD\n" + "".join(f"{x:g} {y:.6g}\n" for x, y in pts) + "EOD\n")
+            plots.append(f"$d{i} using 1:2 with linespoints {style} title {gp_str(name)}")
+    if not plots:
+        raise BenchError(f"{where}: nothing to plot")
+    w("plot " + ", \\\n     ".join(plots) + "\n")
+    return out.getvalue()
+
+
 def render(script, folder):
     """Writes `script` (made for gnuplot_terminal()) as plot.gp in folder and
     runs gnuplot on it -> path of the plot.png it draws."""
