@@ -118,7 +118,7 @@ def _make(tree, args, log, what):
     with open(log, "a") as f:
         f.write(f"\n$ make -C xen {' '.join(args)}\n")
         f.flush()
-        r = subprocess.run(["make", "-C", os.path.join(tree, "xen")] + args, stdout=f,
+        r = subprocess.run(["make", "--no-print-directory", "-C", os.path.join(tree, "xen")] + args, stdout=f,
                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     if r.returncode != 0:
         raise SourceError(f"{what} failed (make exit {r.returncode}); {os.path.relpath(log, ROOT)} ends:\n"
