@@ -210,7 +210,7 @@ HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel
             kernel/bootinfo/pvh.c kernel/cmdline.c kernel/acpi/acpi.c kernel/console/qr.c \
             kernel/console/qr_words.c kernel/acpi/acpi_find.c kernel/acpi/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
-HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c \
+HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_reset.c mm/heap_free.c \
             mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/heap_par.c mm/pageset.c \
             $(wildcard mm/strategies/*.c) mm/peers/peer.c mm/peers/registry.c $(wildcard mm/peers/*/*.c) \
             tests/unit/host_support.c
