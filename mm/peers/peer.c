@@ -64,7 +64,7 @@ static void floor_region(enum peer_layout l, unsigned i)
     const struct bootmem_region *r = &heap_regions.r[i];
     unsigned b = peer_layouts[l].entry_bytes;
 
-    memset(peer_array(l) + r->s * b, 0xff, (r->e - r->s) * b);
+    heap_floor_fill(peer_array(l) + r->s * b, 0xff, (r->e - r->s) * b);
 }
 
 int peer_floor(enum peer_layout l, unsigned cpus, uint64_t window[2], struct err *e)
