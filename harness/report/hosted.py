@@ -5,6 +5,7 @@ figures beside the hosted ones, and `beside`: a hosted run and a TCG run
 side by side."""
 from harness.common import GIB, TCG_LABEL, gib_text, md_table
 from harness.hosted.runner import LETTER, MEANS, SIZES_GIB, default_sizes
+from harness.report.probe import believed, clock_of, probe_text
 from harness.results.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, cv_pct, median
 from harness.results.xen import xen_ns_per_page, xen_row
 
@@ -15,10 +16,15 @@ WALL_MARGIN = 0.05
 
 
 def cpu_times(run):
-    """{(strategy, phase): {run index: CPU ns}} from the cpu_time records of one size."""
+    """{(strategy, phase): {run index: CPU ns}} from the cpu_time records of
+    one size: ns a repetition where a window was repeated, and for a floor
+    timed several ways (its `way`) the fastest of them in that run."""
     by = {}
     for r in run.of("cpu_time"):
-        by.setdefault((r.get("strategy"), r.get("phase")), {})[r.get("run")] = r.get("ns", 0)
+        runs = by.setdefault((r.get("strategy"), r.get("phase")), {})
+        ns = r.get("ns", 0)
+        if r.get("run") not in runs or ns < runs[r.get("run")]:
+            runs[r.get("run")] = ns
     return by
 
 
@@ -39,11 +45,13 @@ SHARED_CORE = 0.9
 
 def shared_core(sweep):
     """(best adds_per_cycle_x100 of the sweep, {(size bytes, strategy,
-    phase): windows on a shared core}); (0, {}) when no record has it."""
-    best = max((r.get("adds_per_cycle_x100") or 0 for run in sweep.sizes for r in run.of("cpu_time")),
-               default=0)
+    phase): windows on a shared core}); (0, {}) when no record has it.
+    Only sizes whose probes are believed count (harness/report/probe.py);
+    the others' windows are left out, and their count is unknown."""
+    sizes = [run for run in sweep.sizes if believed(run)[1]]
+    best = max((r.get("adds_per_cycle_x100") or 0 for run in sizes for r in run.of("cpu_time")), default=0)
     out = {}
-    for run in sweep.sizes:
+    for run in sizes:
         for r in run.of("cpu_time"):
             k = (run.nbytes, r.get("strategy"), r.get("phase"))
             out[k] = out.get(k, 0) + (0 < (r.get("adds_per_cycle_x100") or 0) < best * SHARED_CORE)
@@ -77,6 +85,8 @@ def cpu_section(sweep):
     best, shared_by = shared_core(sweep)
     for run in sweep.sizes:
         ss, cpu, mhz = SizeStats(run), cpu_times(run), clock_mhz(run)
+        clock_ok, issue_ok = believed(run)
+        probed = clock_of(run) is not None
         if not cpu or not ss.pages:
             continue
         floor = median(list(cpu[(FLOOR, INIT)].values())) if (FLOOR, INIT) in cpu else None
@@ -101,8 +111,9 @@ def cpu_section(sweep):
                              f"{med / ss.pages:.3f} [{min(v) / ss.pages:.3f}-{max(v) / ss.pages:.3f}]",
                              f"{cv_pct(v):.1f}",
                              f"{med / floor:.2f}" if floor and phase == INIT else "",
-                             mhz.get((s, phase), ""),
-                             shared_by.get((run.nbytes, s, phase), "") if best and s != SHARED else "",
+                             "" if not probed else mhz.get((s, phase), "") if clock_ok else "unreliable",
+                             "" if not probed or s == SHARED else
+                             shared_by.get((run.nbytes, s, phase), "") if issue_ok and best else "unknown",
                              f"{e2e / ss.pages:.3f}" if e2e else "", wall_text])
     if not rows:
         return []
@@ -118,13 +129,15 @@ def cpu_section(sweep):
             f"descheduled for that share of the window ({descheduled} of {len(rows)} rows here). "
             f"`{SHARED}`: the first touch the eager strategies shared, timed after one of them a "
             "run, in turn (their heaps are the same). "
-            "`core MHz` is the clock the thread saw beside its windows (a chain of dependent adds, "
-            "one cycle each, over CPU time; median): a window run at a lower clock shows there. "
+            "`core MHz` is the clock the thread saw beside its windows (a chain of dependent multiplies, "
+            "3 cycles each on Intel's and AMD's cores, over CPU time; median): a window run at a lower "
+            "clock shows there; `unreliable` where the probe failed its check at start (below). "
             "`runs on a shared core`: the runs whose core, probed beside the window, issued "
             f"independent adds at under {SHARED_CORE * 100:.0f}% of the best rate of the sweep"
             + (f" ({best / 100:.2f} a cycle)" if best else "") + ": another thread had part of the core "
             "(an SMT sibling on the machine's host; docs/hosted-speeds.md). Sharing inside a window "
             "that the probes beside it miss does not show.", "",
+            probe_text(sweep), "",
             md_table(head, rows), ""]
 
 
