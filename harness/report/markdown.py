@@ -153,6 +153,11 @@ def head_section(sweep, stats):
              f"{', '.join(strategies) or 'none recorded'}.")
     for note in info.get("notes", []):
         L += ["", f"Note: {note}"]
+    if sweep.missing:
+        L += ["", f"> **Incomplete sweep.** It planned {len(info['sizes_bytes'])} sizes and stopped before "
+              f"{', '.join(gib_text(n) for n in sweep.missing)}: no records of "
+              f"{'that size' if len(sweep.missing) == 1 else 'those sizes'}. Everything below covers the "
+              "sizes it finished."]
     L.append("")
     return L
 
