@@ -248,6 +248,8 @@ static void record_host(uint64_t load_start, uint64_t ns_start, int64_t clock_pp
     record_u64(&r, "reach_pages", host_mem.reach_pages);
     record_u64(&r, "reach_p50_ns", host_mem.reach_p50_ns);
     record_u64(&r, "reach_p90_ns", host_mem.reach_p90_ns);
+    record_u64(&r, "settles", host_mem.settles);
+    record_u64(&r, "settle_ms", host_mem.settle_ns / 1000000);
     record_u64(&r, "need_bytes", host_mem.need);
     record_u64(&r, "avail_bytes", host_mem.avail);
     record_fixed(&r, "load_start", (int64_t)load_start, 2);

@@ -77,6 +77,7 @@ struct host_mem {
     uint64_t reach_pages;       /* 2 MiB pages of the frame table host_reach_probe() wrote */
     uint64_t reach_p50_ns;      /* ... the median and 90th percentile of one write each */
     uint64_t reach_p90_ns;
+    uint64_t settles, settle_ns;    /* the preludes' settling (settle.c): how often, how long in all */
 };
 
 extern struct host_mem host_mem;
