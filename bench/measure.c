@@ -20,6 +20,11 @@ CMDLINE_OPT(repeat_us, .key = "repeat_us", .type = OPT_UINT, .dst = &opt_repeat_
             .max = 1000000, .help = "repeat a timed window until its total passes this many us "
                                     "(default 1000; 0: time each once)");
 
+/* Tests: after every rewind, check that it left the tables as a reset would (a scan of them all). */
+static bool opt_rewind_check;
+CMDLINE_OPT(rewind_check, .key = "rewind_check", .type = OPT_FLAG, .dst = &opt_rewind_check,
+            .help = "check after each rewind that every entry is zero again (slow; for tests)");
+
 /* At most this many repetitions, and this much prelude (a full reset each) between them. */
 #define REPEAT_MAX 1000u
 #define REPEAT_PRELUDE_MS 250u
@@ -83,9 +88,25 @@ bool bench_repeat(struct reps *r, uint64_t ticks, bool with_prelude, uint64_t al
 {
     uint64_t khz = tsc_calibrated() ? tsc_khz() : 1000000;
 
+    uint64_t limit = (uint64_t)opt_repeat_us * khz / 1000;
+
+    if (!r->n++) {
+        r->first = ticks;
+        r->also_first = also;
+    }
     r->ticks += ticks;
-    r->n++;
-    if (!opt_repeat_us || bench_window_exact() || r->n >= REPEAT_MAX || r->ticks + also >= (uint64_t)opt_repeat_us * khz / 1000)
+    r->also += also;
+    if (!opt_repeat_us || bench_window_exact() || r->n >= REPEAT_MAX || r->first + r->also_first >= limit ||
+        (r->n > 1 && r->ticks - r->first + r->also - r->also_first >= limit))
         return false;
     return !with_prelude || r->prelude_ticks < (uint64_t)REPEAT_PRELUDE_MS * khz;
+}
+
+int bench_rewound(const struct series *x, struct err *e)
+{
+    if (!opt_rewind_check)
+        return 0;
+    if (x->p ? !peer_array_zero(x->p->layout) : !heap_tables_zero())
+        return err_set(e, -EINVAL, "%s: its rewind left entries a reset would have zeroed", x->name);
+    return 0;
 }

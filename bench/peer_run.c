@@ -77,7 +77,8 @@ static int timed_boot(struct series *x, unsigned run, bool timed, struct peer_bo
         if (!timed || !bench_repeat(&r, t1 - t0, !p->rewind, 0))
             break;
         uint64_t p0 = tsc_now();
-        if ((rc = p->rewind ? p->rewind(PEER_NO_PAGE, bench_window_touched, e) : bench_prelude(x, e)))
+        if ((rc = p->rewind ? p->rewind(PEER_NO_PAGE, bench_window_touched, e) : bench_prelude(x, e)) ||
+            (p->rewind && (rc = bench_rewound(x, e))))
             return rc;
         r.prelude_ticks += tsc_now() - p0;
         bench_window_resume();
@@ -107,10 +108,11 @@ static int timed_first_alloc(struct series *x, unsigned run, bool timed, uint64_
         *pfn = p->alloc_page();
         uint64_t t1 = tsc_now();
         bench_window_pause();
-        if (*pfn == PEER_NO_PAGE || !timed || !bench_repeat(&r, t1 - t0, !p->rewind, boot_ticks * (r.n + 1)))
+        if (*pfn == PEER_NO_PAGE || !timed || !bench_repeat(&r, t1 - t0, !p->rewind, boot_ticks))
             break;
         uint64_t p0 = tsc_now();
-        if ((rc = p->rewind ? p->rewind(*pfn, bench_window_touched, e) : bench_prelude(x, e)))
+        if ((rc = p->rewind ? p->rewind(*pfn, bench_window_touched, e) : bench_prelude(x, e)) ||
+            (p->rewind && (rc = bench_rewound(x, e))))
             return rc;
         p->boot(&b);
         r.prelude_ticks += tsc_now() - p0;

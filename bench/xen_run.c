@@ -99,20 +99,21 @@ static int timed_init(struct series *x, unsigned run, bool first, uint64_t *allo
             w[1] = tsc_now();
         }
         bench_window_pause();
+        uint64_t a = 0;
         if (alloc) {
             uint64_t a0 = tsc_now();
             struct page_info *pg = heap_alloc_pages(0, NUMA_NO_NODE);
-            ra.ticks += tsc_now() - a0;
-            ra.n++;
+            a = tsc_now() - a0;
+            bench_repeat(&ra, a, false, 0);
             alloc_mfn = pg ? page_to_mfn(pg) : UINT64_MAX;
         }
         /* The threshold holds the init and, when timed, its first allocation: the figure reported. */
-        if (!bench_repeat(&r, w[1] - w[0], !rewind, alloc ? ra.ticks : 0) || x->cpus > 1)
+        if (!bench_repeat(&r, w[1] - w[0], !rewind, a) || x->cpus > 1)
             break;
         uint64_t p0 = tsc_now();
         if (rewind)
             heap_rewind_heads(alloc_mfn, bench_window_touched);
-        else if ((rc = bench_prelude(x, e)))
+        if ((rc = rewind ? bench_rewound(x, e) : bench_prelude(x, e)))
             return rc;
         r.prelude_ticks += tsc_now() - p0;
         bench_window_resume();
@@ -121,6 +122,8 @@ static int timed_init(struct series *x, unsigned run, bool first, uint64_t *allo
     if (alloc) {
         /* The first touch starts from the heap as init left it, its allocation undone. */
         heap_rewind_heads(alloc_mfn, NULL);
+        if ((rc = bench_rewound(x, e)))
+            return rc;
         end_boot_allocator(&heap_default, x->s);
         *alloc_ticks = reps_mean(&ra);
     }

@@ -108,6 +108,9 @@ typedef void heap_touched_fn(void *p, size_t n);
  */
 void heap_rewind_heads(uint64_t alloc_mfn, heap_touched_fn *touched);
 
+/* True when every page_info and M2P entry of the handed-over pages is zero, as heap_reset() leaves them. */
+bool heap_tables_zero(void);
+
 /* Bytes heap_floor_write() writes per handed-over page times the pages: 32 or 40 a page. */
 uint64_t heap_floor_bytes(void);
 

@@ -122,3 +122,18 @@ uint64_t heap_floor_bytes(void)
 {
     return heap_handover_pages() * xc_metadata_bytes(xen_costs);
 }
+
+bool heap_tables_zero(void)
+{
+    for (unsigned i = 0; i < heap_regions.nr; i++) {
+        const struct bootmem_region *r = &heap_regions.r[i];
+        const uint8_t *p = (const uint8_t *)mfn_to_page(r->s);
+        for (uint64_t k = 0; k < (r->e - r->s) * sizeof(struct page_info); k++)
+            if (p[k])
+                return false;
+        for (uint64_t mfn = r->s; mfn < r->e; mfn++)
+            if (m2p[mfn])
+                return false;
+    }
+    return true;
+}

@@ -127,6 +127,9 @@ void peer_meta_reserve(unsigned layouts);
  */
 int peer_floor(enum peer_layout l, unsigned cpus, uint64_t window[2], struct err *e);
 
+/* True when every entry of the handed-over pages in layout's array is zero, as a reset leaves them. */
+bool peer_array_zero(enum peer_layout l);
+
 /* Bytes peer_floor() writes: the handed-over pages times the entry size. */
 uint64_t peer_floor_bytes(enum peer_layout l);
 
