@@ -15,7 +15,7 @@ TAG = "bootheap-dom0:"          # every line /init prints starts with it
 MEMTEST_MIB = 16                # tmpfs fill and check: about 5 s under TCG
 FILL_WORD = b"bootheap-dom0\n"  # what `yes bootheap-dom0` writes, over and over
 
-# The busybox applets /init calls, as links to /bin/busybox.
+# The busybox applets /init calls, each a link to /bin/busybox in the archive
 APPLETS = ("sh", "mount", "umount", "mkdir", "grep", "head", "yes", "md5sum", "rm",
            "uname", "sync", "poweroff", "cat")
 
