@@ -297,7 +297,7 @@ int main(int argc, char **argv)
     /* What a first read of a far 2 MiB page of the tables costs on this host. */
     if (!opt_memonly) {
         host_reach_probe();
-        printk("host: a write to a 2 MiB page of the frame table after a full pass over the tables "
+        printk("host: a write to a 2 MiB page of the frame table after the full pass that zeroed them "
                "takes %llu ns (median of %llu pages; 90th percentile %llu ns)\n",
                (unsigned long long)host_mem.reach_p50_ns, (unsigned long long)host_mem.reach_pages,
                (unsigned long long)host_mem.reach_p90_ns);

@@ -106,8 +106,8 @@ void host_mem_measure(void);
 
 /*
  * Times one write to each 2 MiB page of the frame table (at most 4096,
- * spread) after a reset and settling, into host_mem.reach_*; leaves the
- * heap reset. After host_time_init() and heap_setup(). (settle.c)
+ * spread) right after heap_setup()'s reset, into host_mem.reach_*; the
+ * entries keep their bytes. After host_time_init() and heap_setup(). (settle.c)
  */
 void host_reach_probe(void);
 

@@ -147,14 +147,16 @@ static int cmp_u64(const void *a, const void *b)
 
 /*
  * How long this host takes to reach a 2 MiB page of the frame table that
- * the last full pass over the tables left behind: the tables reset (every
- * byte written, in order, as before every window), the caches settled,
- * then one byte read from each 2 MiB page in turn, each read timed on its
- * own. A strategy that touches a few entries far apart (lazy's heads, a
- * GiB apart) pays this once a page; on a host that keeps its guests' pages
- * close it is a cache and TLB miss (a fraction of a microsecond), and on
- * one that does not it is far more, with no fault the guest can see.
+ * the last full pass over the tables left behind: right after heap_setup()
+ * zeroed every entry in order, as the reset before every window does, one
+ * byte of each 2 MiB page in turn written with what it holds (so the
+ * tables stay as the reset left them), each write timed on its own. A
+ * strategy that writes a few entries far apart (lazy's heads, a GiB apart)
+ * pays this once a page; on a host that keeps its guests' pages close it
+ * is a cache and TLB miss (a fraction of a microsecond), and on one that
+ * does not it is far more, with no fault the guest can see.
  */
+
 /* True when a map of the tables lies in the frame table's span. */
 static bool in_frame_table(const struct host_range *r)
 {
@@ -170,8 +172,6 @@ void host_reach_probe(void)
         len += in_frame_table(&host_tables[i]) ? host_tables[i].len : 0;
     if (!len || RUNNING_ON_VALGRIND)
         return;
-    heap_reset();
-    bench_window_settle();
     /* At most 4096 pages, spread over the whole frame table. */
     step = ALIGN_UP(len / 4096 + 1, 2u << 20);
     for (unsigned i = 0; i < host_ntables; i++) {
@@ -188,5 +188,4 @@ void host_reach_probe(void)
     host_mem.reach_pages = n;
     host_mem.reach_p50_ns = tsc_to_ns(t[n / 2]);
     host_mem.reach_p90_ns = tsc_to_ns(t[n * 9 / 10]);
-    heap_reset();
 }

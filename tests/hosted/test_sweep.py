@@ -61,7 +61,12 @@ def test_the_sweep_shares_and_samples_the_first_touch():
     assert hosted.size_append(32 << 30, "runs=3", False) == "runs=3 touch_shared"
     assert hosted.size_append(64 << 30, "runs=3", False) == "runs=3 touch_shared touch_runs=1"
     assert hosted.size_append(1 << 40, "runs=3", True) == "runs=3"
-    assert hosted.size_append(1 << 40, "runs=3 touch_runs=2", False) == "runs=3 touch_runs=2 touch_shared"
+    assert hosted.size_append(1 << 40, "runs=3 touch_runs=2", False) == \
+        "runs=3 touch_runs=2 touch_shared strategies=page,chunk,chunk_72b02bc,once,lazy"
+    # The peers up to 90 GiB by default; a sweep that names its strategies keeps them.
+    assert "strategies" not in hosted.size_append(90 << 30, "runs=3", False)
+    assert hosted.size_append(256 << 30, "runs=3 strategies=chunk", False) == \
+        "runs=3 strategies=chunk touch_shared touch_runs=1"
 
 
 def test_the_shared_first_touch_reads_as_one_row(sweep):
