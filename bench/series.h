@@ -16,7 +16,7 @@
 #define BENCH_MAX_RUNS 100
 #define BENCH_MAX_STRATEGIES 10
 #define BENCH_MAX_FLOORS (1 + PEER_LAYOUTS)
-#define BENCH_MAX_WAYS 4
+#define BENCH_MAX_WAYS 5
 
 /* The floor of Xen's page_info (and M2P), beside the peers' (enum peer_layout). */
 #define FLOOR_XEN (-1)

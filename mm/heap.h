@@ -35,6 +35,8 @@ struct heap_strategy {
     void (*init_pages)(struct heap *h, uint64_t mfn, uint64_t nr);
     bool eager;
     bool heads_only;                /* it writes block heads alone: heap_rewind_heads() undoes it */
+    /* Optional, untimed, once before the benchmark's runs: choices this CPU decides. Leaves the heap reset. */
+    void (*prepare)(void);
 };
 
 /* The registry: every strategy, in report order, NULL-terminated (mm/strategies/registry.c). */

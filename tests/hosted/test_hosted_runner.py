@@ -31,7 +31,7 @@ def test_a_run_reports_like_the_kernel(runner):
     # allocation has a window and no result.
     windows = [(c["strategy"], c["phase"], c["run"]) for c in cpu if c["phase"] != "first_alloc"]
     assert sorted(set(windows)) == sorted((x["strategy"], x["phase"], x["run"]) for x in results)
-    assert all(windows.count(w) == (3 if w[0].startswith("floor") else 1) for w in windows)
+    assert all(windows.count(w) == (4 if w[0].startswith("floor") else 1) for w in windows)
     assert sum(c["phase"] == "first_alloc" for c in cpu) == 2 * 4
     assert all(c["ns"] > 0 for c in cpu)
     assert "cpu time of this thread in each window" in r.out

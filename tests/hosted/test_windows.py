@@ -12,14 +12,24 @@ def test_a_floor_is_its_fastest_way_each_run(runner):
     assert r.rc == OK, r
     for f in ("floor", "floor_freebsd"):
         windows = [c for c in r.of("cpu_time") if c["strategy"] == f]
-        assert sorted(c["way"] for c in windows if c["run"] == 0) == ["libc", "plain", "rep"]
+        assert sorted(c["way"] for c in windows if c["run"] == 0) == ["libc", "nt", "plain", "rep"]
         for res in (x for x in r.of("result") if x["strategy"] == f):
             ways = res["ways_ns"]
-            assert set(ways) == {"rep", "plain", "libc"}
+            assert set(ways) == {"rep", "plain", "nt", "libc"}
             assert res["ns"] == min(ways.values()) and ways[res["way"]] == res["ns"], res
     # The kernel's own summary takes the same per-run floor.
     summary = {(s["strategy"], s["phase"]): s for s in r.of("summary")}
     assert summary[("floor", "init")]["runs"] == 2
+
+
+def test_once_takes_the_faster_stores_of_this_cpu(runner):
+    """once_stores=auto times rep and nt before any run and says which it took; a choice given stays."""
+    r = runner("--mem", "512M", "runs=1", "strategies=once")
+    assert r.rc == OK, r
+    rec = r.one("once_stores")
+    assert rec["chosen"] == ("nt" if rec["nt_ticks"] < rec["rep_ticks"] else "rep") and rec["pages"] > 0
+    r = runner("--mem", "512M", "runs=1", "strategies=once", "once_stores=rep")
+    assert r.rc == OK and not r.of("once_stores"), r
 
 
 def test_short_windows_are_repeated_and_reported_per_repetition(runner):
