@@ -47,7 +47,8 @@ struct reps {
  * (also: the first allocation after an init, say, or the init before a first
  * allocation), total under repeat_us= and number under
  * their cap; with_prelude when each needs a full prelude, which a budget
- * bounds. A window whose first repetition passes repeat_us= is not repeated.
+ * bounds. A window whose first repetition passes repeat_us= is not repeated
+ * unless a rewind undoes it.
  */
 bool bench_repeat(struct reps *r, uint64_t ticks, bool with_prelude, uint64_t also);
 
