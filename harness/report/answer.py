@@ -8,7 +8,7 @@ import sys
 
 from harness.common import gib_text, size_label
 from harness.hosted import runner as hosted
-from harness.report.hosted import cpu_times
+from harness.report.cputime import cpu_times
 from harness.results.records import SizeRun, parse_serial
 from harness.results.stats import NEW, OLD, SizeStats, median, paired_speedup
 

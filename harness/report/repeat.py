@@ -7,7 +7,7 @@ which is how the report's headline estimator was chosen."""
 import statistics
 
 from harness.common import GIB, gib_text, md_table
-from harness.report.hosted import cpu_times
+from harness.report.cputime import ESTIMATORS, HEADLINE, cpu_times, headline
 from harness.results.stats import INIT, LATER
 
 # Two sweeps agree on a strategy-size when their headlines differ by at
@@ -15,24 +15,6 @@ from harness.results.stats import INIT, LATER
 AGREE = 0.03
 FROM_BYTES = 8 * GIB
 FIRST_ALLOC = "first_alloc"
-
-
-def trimmed_mean(values):
-    """The mean of what is left once the fastest and the slowest fifth (at
-    least one each, from three values up) are dropped."""
-    s = sorted(values)
-    k = max(1, len(s) // 5) if len(s) >= 3 else 0
-    return statistics.fmean(s[k:len(s) - k])
-
-
-# Every estimator studied; HEADLINE is the one the reports use (docs/hosted-speeds.md says why).
-ESTIMATORS = {"median": statistics.median, "minimum": min, "trimmed mean": trimmed_mean}
-HEADLINE = "median"
-
-
-def headline(values, estimator=HEADLINE):
-    """The headline of one strategy-size's runs (ns a repetition each)."""
-    return ESTIMATORS[estimator](values)
 
 
 def figures(sweep, estimator=HEADLINE):
@@ -65,10 +47,28 @@ def agreement(rows):
     return sum(abs(r[5]) <= AGREE for r in big), len(big), max((abs(r[5]) for r in big), default=0.0)
 
 
+def compact_table(rows, phase=INIT):
+    """One row a size, one column a strategy or floor: `A -> B (difference)`
+    for one phase, the shape docs/hosted-speeds.md quotes."""
+    names = []
+    for r in rows:
+        if r[2] == phase and r[1] not in names:
+            names.append(r[1])
+    by = {(r[0], r[1]): r for r in rows if r[2] == phase}
+    lines = []
+    for nbytes in sorted({r[0] for r in rows if r[2] == phase}):
+        cells = []
+        for n in names:
+            r = by.get((nbytes, n))
+            cells.append(f"{r[3]:.3f} / {r[4]:.3f} ({r[5]:+.1%})" if r and r[5] is not None else "")
+        lines.append([gib_text(nbytes)] + cells)
+    return md_table(["RAM"] + names, lines)
+
+
 def repeat_text(a, b):
     """The markdown that says how sweep b repeats sweep a."""
     rows = compare(a, b)
-    L = [f"# Two sweeps, back to back", "",
+    L = ["# Two sweeps, back to back", "",
          f"A: {a.folder}", f"B: {b.folder}", "",
          f"Headline: the {HEADLINE} over runs of each window's CPU time a page (a repeated window "
          "counts as its mean repetition; a floor as its fastest way each run). Difference is B over A "
@@ -90,6 +90,8 @@ def repeat_text(a, b):
                       f"{statistics.median(diffs):.2%}" if diffs else "", f"{bad:.1%}"])
     L += ["## Which estimator repeats", "",
           md_table(["estimator", f"within {AGREE:.0%}", "median |difference|", "worst"], study), ""]
+    L += ["## The init windows, a column a strategy", "", "ns a page, A / B (difference):", "",
+          compact_table(rows), ""]
     L += ["## Every strategy-size", "",
           md_table(["RAM", "strategy", "phase", "A ns/page", "B ns/page", "difference"],
                    [[gib_text(r[0]), r[1], r[2], f"{r[3]:.4f}", f"{r[4]:.4f}",
