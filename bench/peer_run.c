@@ -90,14 +90,20 @@ static int timed_boot(struct series *x, unsigned run, bool timed, struct peer_bo
 
 /*
  * The first allocation the kernel could make once its boot part is done:
- * its window, repeated while the boot part and it are short together, the
- * heap built again (untimed) between repetitions. Returns its ticks on the
- * mean; the page of the last is in *pfn, PEER_NO_PAGE when none was given.
+ * its window, repeated while short. A peer that leaves nothing for later
+ * (Linux's and FreeBSD's eager boots) takes the page from a heap its free
+ * puts back as it was, so each repetition gives the page back (untimed)
+ * and allocates again. One that defers work, whose first allocation may do
+ * some of it, gets its heap built again (untimed) between repetitions: a
+ * rewind and its boot part, or its whole prelude, while its boot part and
+ * the allocation together are short. Returns its ticks on the mean; the
+ * page of the last is in *pfn, PEER_NO_PAGE when none was given.
  */
 static int timed_first_alloc(struct series *x, unsigned run, bool timed, uint64_t boot_ticks,
                              uint64_t *pfn, uint64_t *ticks, struct err *e)
 {
     const struct peer_strategy *p = x->p;
+    const bool again = !p->later;
     struct peer_boot_stats b;
     struct reps r = { 0 };
     int rc;
@@ -108,13 +114,18 @@ static int timed_first_alloc(struct series *x, unsigned run, bool timed, uint64_
         *pfn = p->alloc_page();
         uint64_t t1 = tsc_now();
         bench_window_pause();
-        if (*pfn == PEER_NO_PAGE || !timed || !bench_repeat(&r, t1 - t0, !p->rewind, boot_ticks))
+        if (*pfn == PEER_NO_PAGE || !timed ||
+            !bench_repeat(&r, t1 - t0, !again && !p->rewind, again ? 0 : boot_ticks))
             break;
         uint64_t p0 = tsc_now();
-        if ((rc = p->rewind ? p->rewind(*pfn, bench_window_touched, e) : bench_prelude(x, e)) ||
-            (p->rewind && (rc = bench_rewound(x, e))))
-            return rc;
-        p->boot(&b);
+        if (again) {
+            p->free_page(*pfn);
+        } else {
+            if ((rc = p->rewind ? p->rewind(*pfn, bench_window_touched, e) : bench_prelude(x, e)) ||
+                (p->rewind && (rc = bench_rewound(x, e))))
+                return rc;
+            p->boot(&b);
+        }
         r.prelude_ticks += tsc_now() - p0;
         bench_window_resume();
     }
