@@ -73,7 +73,7 @@ def _probe_line(sweep):
             f"({sum(c.reliable for c in clocks)} of {len(clocks)} sizes believed"
             + (f"; the rotate chain within {max(checks):.1%} of it" if checks else "")
             + "; a core that runs above its TSC's rate reads above it, and no clock of the core's own "
-            "is reported here: docs/hosted-speeds.md)" + f": {VERDICT[near]}")
+            "is reported here: docs/hosted-windows.md)" + f": {VERDICT[near]}")
 
 
 def targets_section(sweep):
