@@ -50,6 +50,7 @@ static const char usage[] =
     "  --cpus N         threads for the parallel init of the eager strategies (default 1;\n"
     "                   all: one per core online); cpus= chooses how many of them run\n"
     "  --map-only       print the boot record with the map, and stop\n"
+    "  --fake-probe-fold N  for tests: the clock probe reads as one a renamer folds N to 1\n"
     "  --list-options   list the kernel options this runner takes\n"
     "KERNEL OPTIONS are the kernel's command line: runs=3 strategies=page,chunk ...\n"
     "Exit status: 0 ok, 1 the run failed, 2 bad arguments or map, 3 not enough memory.\n";
