@@ -117,7 +117,7 @@ bool bench_repeat(struct reps *r, uint64_t ticks, bool with_prelude, uint64_t al
     r->also += also;
     /*
      * A window undone by a rewind is repeated even when its first repetition
-     * is long: what makes it long is the host's first stores to far pages
+     * is long: what makes it long is the host's cost of first accesses to far pages
      * (docs/hosted-windows.md), and the repetitions after it are cheap and
      * are what is reported. One undone by its whole prelude is not.
      */

@@ -54,9 +54,9 @@ bool bench_repeat(struct reps *r, uint64_t ticks, bool with_prelude, uint64_t al
 
 /*
  * The ticks of one repetition: the mean of those after the first, when
- * there are any. The first pays whatever the window's first stores to far
+ * there are any. The first pays whatever the window's first accesses to far
  * pages cost the host beyond the strategy's own work (on the Xeon guest of
- * docs/hosted-speeds.md, up to 0.1 ms a 2 MiB page); it is recorded apart.
+ * docs/hosted-windows.md, up to 0.1 ms a 2 MiB page); it is recorded apart.
  */
 static inline uint64_t reps_mean(const struct reps *r)
 {

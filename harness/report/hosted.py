@@ -70,7 +70,7 @@ def cpu_section(sweep):
             "that estimator), with the fastest and slowest run and the cv. A window shorter than 1 ms "
             "was repeated until the repetitions after its first passed 1 ms, and counts as their mean "
             "(`repetitions a run`, the median over runs; the first, which opens on the prelude and pays "
-            "the host's first stores to far pages, is in the records as `first_ns`). A floor counts "
+            "the host's first accesses to far pages, is in the records as `first_ns`). A floor counts "
             "as the fastest of the ways it was filled that run. Every window opened on the same "
             "prelude: its tables reset and, where they fit in twice this thread's share of the "
             "last-level cache, flushed from it. The TSC tables below measure wall time, which also holds the time other processes "

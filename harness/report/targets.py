@@ -54,7 +54,7 @@ def _lazy_line(sweep):
             f"({headline([r.get('reps') or 1 for r in recs]):g} repetitions a run)")
     if firsts:
         text += (f"; the first repetition of each run took {min(firsts):.3f} to {max(firsts):.3f} ms: it "
-                 "opens on the prelude, and what it holds beyond the others is the host's first store to "
+                 "opens on the prelude, and what it holds beyond the others is the host's first access to "
                  "each 2 MiB page its heads lie on")
         if host.get("reach_p50_ns"):
             text += (f" (one store to each of {host.get('reach_pages')} 2 MiB pages of the frame table after "

@@ -177,7 +177,7 @@ def test_the_sweep_reads_its_targets(reports):
                            "(at 1 GiB): MISSED"), once
     assert floors.endswith("lowest once 0.92x at 4 GiB: met"), floors
     # lazy's repetitions at 1 TiB, and what the first of each run held beyond them, named.
-    assert "at 1024 GiB at most 0.2 ms a repetition: 0.227 ms" in lazy and "the host's first store" in lazy, lazy
+    assert "at 1024 GiB at most 0.2 ms a repetition: 0.227 ms" in lazy and "the host's first access" in lazy, lazy
     assert probe.startswith("- the probe's clock within 10% of the TSC's rate: 1.31x to 1.45x (10 of 10 sizes "
                             "believed") and probe.endswith(": MISSED"), probe
     assert "widest 1.11x at 1024 GiB (1 of its runs on a shared core): met" in chunk, chunk
