@@ -20,7 +20,7 @@ def test_an_emulated_run_ends_with_this_cpus_answer():
     assert rc == 0, err[-2000:]
     tail = out[out.index("The answer, twice (emulated, then real):"):].splitlines()
     assert tail[1].strip().startswith("emulated: chunked init is ") and "(TCG, emulated:" in tail[1], tail
-    assert tail[2].strip().startswith("this CPU: chunked init is ") and "(hosted, real:" in tail[2], tail
+    assert tail[2].strip().startswith("this CPU: chunked init is ") and "; hosted, real: this CPU" in tail[2], tail
     assert "at 0.25 GiB" in tail[1] and "at 0.25 GiB" in tail[2]
     assert "bootheap-host --mem 256M runs=2 strategies=page,chunk" in err
 
