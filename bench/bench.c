@@ -114,6 +114,25 @@ static int run_one(struct series *x, unsigned run, bool touch, struct err *e)
     return rc;
 }
 
+/* The record and line of what strategy s chose by this CPU: its option's name is the record's type. */
+static void record_choice(const struct heap_strategy *s, const struct heap_choice *c)
+{
+    struct record r;
+    char key[32];
+
+    record_begin(&r, c->option);
+    record_str(&r, "chosen", c->chosen);
+    record_u64(&r, "pages", c->pages);
+    for (unsigned k = 0; k < 2; k++) {
+        snprintf(key, sizeof(key), "%s_ticks", c->kinds[k]);
+        record_u64(&r, key, c->ticks[k]);
+    }
+    record_end(&r);
+    printk("%s: %s=%s (auto: %s took %llu ticks, %s %llu, to fill %llu entries)\n", s->name, c->option,
+           c->chosen, c->kinds[0], (unsigned long long)c->ticks[0], c->kinds[1],
+           (unsigned long long)c->ticks[1], (unsigned long long)c->pages);
+}
+
 /* The report's view of series x, whose own floor is floors[floor]. */
 static struct report_series report_of(const struct series *x, int floor)
 {
@@ -231,9 +250,11 @@ int bench_main(struct err *e)
     heap_floor_write();
     /* What a strategy chooses by this CPU (once's stores), before anything is timed; counted
      * windows (callgrind) keep every default, so that counts compare between machines. */
-    for (unsigned i = 0; i < nstrat && !bench_window_exact(); i++)
-        if (series[i].s && series[i].s->prepare)
-            series[i].s->prepare();
+    for (unsigned i = 0; i < nstrat && !bench_window_exact(); i++) {
+        struct heap_choice c = { 0 };
+        if (series[i].s && series[i].s->prepare && series[i].s->prepare(&c))
+            record_choice(series[i].s, &c);
+    }
     printk("bench: warm-up done\n");
 
     /*

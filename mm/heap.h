@@ -23,6 +23,15 @@ struct heap;
 /* The heap the kernel builds; the calls below without a heap work on it. */
 extern struct heap heap_default;
 
+/* What a strategy's prepare() chose, and what it timed to choose it: the benchmark records it. */
+struct heap_choice {
+    const char *option;             /* the option it stands for, e.g. "once_stores" */
+    const char *chosen;
+    const char *kinds[2];           /* what it timed... */
+    uint64_t ticks[2];              /* ...and how long each took */
+    uint64_t pages;                 /* the entries each filled */
+};
+
 /*
  * A way to hand boot memory to a heap: Xen's init_heap_pages(), in one of
  * its versions or beyond. init_pages() gives heap h the pages
@@ -35,8 +44,12 @@ struct heap_strategy {
     void (*init_pages)(struct heap *h, uint64_t mfn, uint64_t nr);
     bool eager;
     bool heads_only;                /* it writes block heads alone: heap_rewind_heads() undoes it */
-    /* Optional, untimed, once before the benchmark's runs: choices this CPU decides. Leaves the heap reset. */
-    void (*prepare)(void);
+    /*
+     * Optional, untimed, once before the benchmark's runs: a choice this CPU
+     * decides, reported in c. Returns false when it made none (the option
+     * was given). Leaves the heap reset.
+     */
+    bool (*prepare)(struct heap_choice *c);
 };
 
 /* The registry: every strategy, in report order, NULL-terminated (mm/strategies/registry.c). */

@@ -13,9 +13,7 @@
 #include "mm/heap_priv.h"
 
 #include "kernel/cmdline.h"
-#include "kernel/console/printk.h"
-#include "kernel/console/record.h"
-#include "kernel/time/tsc.h"
+#include "mm/heap_par.h"
 
 /*
  * How the marking loop writes. hosted/stores.c measured the kinds on this
@@ -136,9 +134,9 @@ static uint64_t time_stores(enum once_stores k, uint64_t s, uint64_t e)
         heap_reset();
         flush_lines(mfn_to_page(s), (e - s) * sizeof(struct page_info));
         flush_lines(&m2p[s], (e - s) * sizeof(uint64_t));
-        uint64_t t0 = tsc_now();
+        uint64_t t0 = heap_par_platform_now();
         mark_tails(s, e, PGC_state_free);
-        uint64_t t = tsc_now() - t0;
+        uint64_t t = heap_par_platform_now() - t0;
         best = MIN(best, t);
     }
     return best;
@@ -149,34 +147,30 @@ static uint64_t time_stores(enum once_stores k, uint64_t s, uint64_t e)
  * chooses its memset at boot, before any timed run. Which is faster is the
  * CPU's: string stores ran 1.05-1.23x faster than non-temporal ones on the
  * EPYC of docs/results.md, and non-temporal ones twice as fast as string
- * stores on the Xeon of docs/hosted-speeds.md, where the floor has an nt way
- * too. Each kind fills the entries of the largest handed-over region (at
- * most 2^21 pages) twice from a reset; prints a `once_stores` record.
+ * stores on the Xeon of docs/hosted-windows.md, where the floor has an nt
+ * way too. Each kind fills the entries of the largest handed-over region
+ * (at most 2^21 pages) twice from a reset.
  */
-static void once_prepare(void)
+static bool once_prepare(struct heap_choice *c)
 {
-    uint64_t s = 0, e = 0, rep, nt;
-    struct record r;
+    uint64_t s = 0, e = 0;
 
     if (opt_once_stores != ONCE_STORES_AUTO)
-        return;
+        return false;
     for (unsigned i = 0; i < heap_regions.nr; i++)
         if (heap_regions.r[i].e - heap_regions.r[i].s > e - s)
             s = heap_regions.r[i].s, e = heap_regions.r[i].e;
     e = MIN(e, s + (1ull << 21));
-    rep = time_stores(ONCE_STORES_REP, s, e);
-    nt = time_stores(ONCE_STORES_NT, s, e);
-    opt_once_stores = nt < rep ? ONCE_STORES_NT : ONCE_STORES_REP;
+    c->option = "once_stores";
+    c->kinds[0] = once_stores_names[ONCE_STORES_REP];
+    c->kinds[1] = once_stores_names[ONCE_STORES_NT];
+    c->ticks[0] = time_stores(ONCE_STORES_REP, s, e);
+    c->ticks[1] = time_stores(ONCE_STORES_NT, s, e);
+    c->pages = e - s;
+    opt_once_stores = c->ticks[1] < c->ticks[0] ? ONCE_STORES_NT : ONCE_STORES_REP;
+    c->chosen = once_stores_names[opt_once_stores];
     heap_reset();
-    record_begin(&r, "once_stores");
-    record_str(&r, "chosen", once_stores_names[opt_once_stores]);
-    record_u64(&r, "pages", e - s);
-    record_u64(&r, "rep_ticks", rep);
-    record_u64(&r, "nt_ticks", nt);
-    record_end(&r);
-    printk("once: %s stores (auto: rep took %llu ticks, nt %llu, to fill %llu entries)\n",
-           once_stores_names[opt_once_stores], (unsigned long long)rep, (unsigned long long)nt,
-           (unsigned long long)(e - s));
+    return true;
 }
 
 const struct heap_strategy strategy_once = {
