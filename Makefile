@@ -82,7 +82,7 @@ KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_
             $(B)/gen/font.o
 
 .PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz mutants mutants-build \
-        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-host-full bench-ablation test-big peers xen-src \
+        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-host-full bench-host-repeat bench-ablation test-big peers xen-src \
         debug clean setup \
         check-fresh compile_commands.json
 .DEFAULT_GOAL := all
@@ -169,11 +169,12 @@ $(B)/bootheap.iso: $(B)/bootheap.elf iso/grub.cfg
 setup:
 	@sh tools/setup.sh
 
+# Under TCG it ends with the hosted runner's answer at the same size beside the emulated one.
 run: setup
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all hosted
 	$(call say,BOOT,pvh mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
 	$(Q)$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
-		--cpus $(CPUS) --nodes $(NODES)
+		--cpus $(CPUS) --nodes $(NODES) --hosted-beside
 
 run-iso: setup
 	@$(MAKE) --no-print-directory iso
@@ -210,7 +211,7 @@ HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel
             kernel/bootinfo/pvh.c kernel/cmdline.c kernel/acpi/acpi.c kernel/console/qr.c \
             kernel/console/qr_words.c kernel/acpi/acpi_find.c kernel/acpi/topo.c
 HOST_SRC += kernel/time/tsc_math.c kernel/time/window.c kernel/time/choose.c bench/stats.c
-HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_free.c \
+HOST_SRC += mm/e820.c mm/usable.c mm/bootmem.c mm/numa.c mm/frametable.c mm/heap.c mm/heap_reset.c mm/heap_free.c \
             mm/heap_alloc.c mm/xen_costs.c mm/audit.c mm/heap_par.c mm/pageset.c \
             $(wildcard mm/strategies/*.c) mm/peers/peer.c mm/peers/registry.c $(wildcard mm/peers/*/*.c) \
             tests/unit/host_support.c
@@ -442,6 +443,13 @@ bench-host: setup
 	@$(MAKE) --no-print-directory all hosted
 	$(call say,BENCH,hosted sweep)
 	$(Q)$(PYTHON) -m harness run --hosted $(BENCH_ARGS)
+
+# The hosted sweep twice, back to back, and every strategy-size's two headline
+# figures with their difference (results/<date-time>/repeat.md; docs/hosted-speeds.md).
+bench-host-repeat: setup
+	@$(MAKE) --no-print-directory all hosted
+	$(call say,BENCH,hosted sweep twice)
+	$(Q)$(PYTHON) -m harness run --hosted --repeat $(BENCH_ARGS)
 
 # The same, with every strategy's first touch timed in every run at every
 # size: the end-to-end figures in full (bench-host shares it among the eager

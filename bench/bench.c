@@ -14,6 +14,7 @@
 #include "bench/scaling.h"
 #include "bench/series.h"
 #include "bench/window.h"
+#include "bench/xen_run.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/exit.h"
@@ -68,103 +69,6 @@ static char cost_model[96];         /* xen_costs= as it ran, e.g. "all" */
 static unsigned touch_runs;         /* the first touch is timed in runs [0, touch_runs) */
 
 /*
- * First touch: heap_alloc_pages(0, any node) until the heap is empty,
- * chaining the pages through their list links (free for in-use pages, as in
- * Xen), then heap_free(pg, 0, clean) in allocation order. Returns -EINVAL
- * when a free is refused, or the count or the heap afterwards is wrong.
- */
-static int first_touch(const struct series *x, unsigned run, uint64_t *first_ticks,
-                       uint64_t *total_ticks, struct err *e)
-{
-    bench_window_open(x->name, "first_touch", run, true);
-    uint64_t t0 = tsc_now();
-    struct page_info *first = heap_alloc_pages(0, NUMA_NO_NODE);
-    uint64_t t1 = tsc_now();
-    struct page_info *last = first, *pg;
-    uint64_t n = first != NULL;
-    int rc = 0;
-
-    if (first)
-        first->list.next = PAGE_LIST_NULL;
-    while ((pg = heap_alloc_pages(0, NUMA_NO_NODE))) {
-        pg->list.next = PAGE_LIST_NULL;
-        last->list.next = (uint32_t)page_to_mfn(pg);
-        last = pg;
-        n++;
-    }
-    for (pg = first; pg && !rc;) {
-        uint32_t next = pg->list.next;
-        rc = heap_free(pg, 0, false, e);
-        pg = next == PAGE_LIST_NULL ? NULL : mfn_to_page(next);
-    }
-    uint64_t t2 = tsc_now();
-    bench_window_close();
-
-    *first_ticks = t1 - t0;
-    *total_ticks = t2 - t0;
-    if (rc)
-        return rc;
-    if (n != pages)
-        return err_set(e, -EINVAL, "%s run %u: first touch allocated %llu pages of %llu", x->name,
-                       run, (unsigned long long)n, (unsigned long long)pages);
-    if (heap_digest() != x->digest)
-        return err_set(e, -EINVAL, "%s run %u: the heap after first touch differs from the heap "
-                       "after init", x->name, run);
-    return 0;
-}
-
-/* The digests every heap must have: Xen's heaps the block digest of the first, all the page digest. */
-static uint64_t xen_ref, page_ref;
-
-/* Builds the heap with x, audits it, and times its first touch when touch; records later. */
-static int run_strategy(struct series *x, unsigned run, bool touch, struct err *e)
-{
-    struct heap_audit a;
-    int rc;
-
-    heap_reset();
-    bench_window_open(x->name, "init", run, true);
-    uint64_t w[2];
-    if (x->cpus > 1) {
-        /* The window opens and closes on the boot CPU, across the barriers every CPU passes. */
-        struct heap_par_stats st;
-        if ((rc = heap_par_build(&heap_default, x->s, x->cpus, w, &st, e))) {
-            bench_window_close();
-            return rc;
-        }
-        par_record(x->name, run, &st);
-    } else {
-        w[0] = tsc_now();
-        end_boot_allocator(&heap_default, x->s);
-        w[1] = tsc_now();
-    }
-    bench_window_close();
-    bool ok = heap_audit(&a);
-
-    heap_audit_record(x->name, run, x->cpus, &a);
-    if (!ok)
-        return err_set(e, -EINVAL, "%s run %u: audit failed: %s", x->name, run, a.errors[0]);
-    if (xen_ref && a.digest != xen_ref)
-        return err_set(e, -EINVAL, "%s run %u: digest 0x%016llx differs from the first heap's 0x%016llx",
-                       x->name, run, (unsigned long long)a.digest, (unsigned long long)xen_ref);
-    if ((rc = bench_check_pages(x, run, &a, page_ref, e)))
-        return rc;
-    x->digest = a.digest;
-    x->page_digest = a.page_digest;
-    xen_ref = a.digest;
-    page_ref = a.page_digest;
-    x->init_ticks = w[1] - w[0];
-    x->first_ticks = x->touch_ticks = 0;
-    x->touch_from = touch ? x : NULL;
-    if (touch && (rc = first_touch(x, run, &x->first_ticks, &x->touch_ticks, e)))
-        return rc;
-    printk_v("bench: run %u %-6s init %llu ticks, first touch %llu ticks, %llu blocks of order %u\n",
-             run, x->name, (unsigned long long)x->init_ticks, (unsigned long long)x->touch_ticks,
-             (unsigned long long)a.blocks[MAX_ORDER], MAX_ORDER);
-    return 0;
-}
-
-/*
  * The eager strategy of Xen's heap that times the first touch for all of
  * them in run (touch_shared), in turn; NULL when each times its own.
  */
@@ -199,41 +103,34 @@ static void finish_strategy(struct series *x, unsigned run)
     }
 }
 
-/* Floor f on its CPUs: Xen's page_info (and M2P) or a peer's page array, memset once. */
-static int run_floor(struct series *f, unsigned run, struct err *e)
-{
-    struct heap_par_stats st;
-    uint64_t w[2];
-    int rc = 0;
-
-    heap_reset();
-    bench_window_open(f->name, "init", run, true);
-    if (f->layout != FLOOR_XEN) {
-        rc = peer_floor(f->layout, f->cpus, w, e);
-    } else if (f->cpus > 1) {
-        rc = heap_par_floor(f->cpus, w, &st, e);
-    } else {
-        w[0] = tsc_now();
-        heap_floor_write();
-        w[1] = tsc_now();
-    }
-    bench_window_close();
-    if (rc)
-        return rc;
-    f->init_ticks = w[1] - w[0];
-    f->init[run] = bench_units(w[1] - w[0]);
-    return 0;
-}
-
 /* One run of strategy x, Xen's (its first touch when touch) or a peer. */
 static int run_one(struct series *x, unsigned run, bool touch, struct err *e)
 {
     if (!x->p)
-        return run_strategy(x, run, touch, e);
-    int rc = peer_bench_run(x, run, true, page_ref, e);
+        return bench_run_strategy(x, run, touch, pages, e);
+    int rc = peer_bench_run(x, run, true, bench_page_ref(), e);
     if (!rc)
-        page_ref = x->page_digest;
+        bench_set_page_ref(x->page_digest);
     return rc;
+}
+
+/* The record and line of what strategy s chose by this CPU: its option's name is the record's type. */
+static void record_choice(const struct heap_strategy *s, const struct heap_choice *c)
+{
+    struct record r;
+    char key[32];
+
+    record_begin(&r, c->option);
+    record_str(&r, "chosen", c->chosen);
+    record_u64(&r, "pages", c->pages);
+    for (unsigned k = 0; k < 2; k++) {
+        snprintf(key, sizeof(key), "%s_ticks", c->kinds[k]);
+        record_u64(&r, key, c->ticks[k]);
+    }
+    record_end(&r);
+    printk("%s: %s=%s (auto: %s took %llu ticks, %s %llu, to fill %llu entries)\n", s->name, c->option,
+           c->chosen, c->kinds[0], (unsigned long long)c->ticks[0], c->kinds[1],
+           (unsigned long long)c->ticks[1], (unsigned long long)c->pages);
 }
 
 /* The report's view of series x, whose own floor is floors[floor]. */
@@ -351,6 +248,13 @@ int bench_main(struct err *e)
                "and shared (touch_shared)\n");
     heap_reset();
     heap_floor_write();
+    /* What a strategy chooses by this CPU (once's stores), before anything is timed; counted
+     * windows (callgrind) keep every default, so that counts compare between machines. */
+    for (unsigned i = 0; i < nstrat && !bench_window_exact(); i++) {
+        struct heap_choice c = { 0 };
+        if (series[i].s && series[i].s->prepare && series[i].s->prepare(&c))
+            record_choice(series[i].s, &c);
+    }
     printk("bench: warm-up done\n");
 
     /*
@@ -365,7 +269,7 @@ int bench_main(struct err *e)
             unsigned i = (run + k) % nall;
             struct series *x = i < nstrat ? &series[i] : &floors[i - nstrat];
             bool touch = run < touch_runs && (!owner || !x->s || !x->s->eager || owner == x);
-            if ((rc = i < nstrat ? run_one(x, run, touch, e) : run_floor(x, run, e)))
+            if ((rc = i < nstrat ? run_one(x, run, touch, e) : bench_run_floor(x, run, e)))
                 return rc;
         }
         /* Xen's and the floors' records in the run's order, now that a shared first touch is known. */
@@ -391,7 +295,7 @@ int bench_main(struct err *e)
             else
                 p[np++] = series[i].p;
         }
-        return scaling_run(s, ns, p, np, opt_runs, xen_ref, page_ref, e);
+        return scaling_run(s, ns, p, np, opt_runs, bench_xen_ref(), bench_page_ref(), e);
     }
     return 0;
 }

@@ -4,6 +4,7 @@
 // and the records that say what each part and each node took.
 #include "bench/peer_run.h"
 
+#include "bench/measure.h"
 #include "bench/result.h"
 #include "bench/window.h"
 #include "kernel/console/printk.h"
@@ -54,29 +55,97 @@ static void record_peer(const struct series *x, unsigned run, const struct peer_
     record_end(&r);
 }
 
+/*
+ * The boot part's window, repeated while short (bench/measure.h): undone
+ * between repetitions by the peer's rewind where it has one, else by its
+ * whole prelude. Returns the boot part's ticks on the mean; b holds the
+ * last repetition's phases.
+ */
+static int timed_boot(struct series *x, unsigned run, bool timed, struct peer_boot_stats *b,
+                      uint64_t *ticks, struct err *e)
+{
+    const struct peer_strategy *p = x->p;
+    struct reps r = { 0 };
+    int rc;
+
+    bench_window_open(x->name, "init", run, timed);
+    for (;;) {
+        uint64_t t0 = tsc_now();
+        p->boot(b);
+        uint64_t t1 = tsc_now();
+        bench_window_pause();
+        if (!timed || !bench_repeat(&r, t1 - t0, !p->rewind, 0))
+            break;
+        uint64_t p0 = tsc_now();
+        if ((rc = p->rewind ? p->rewind(PEER_NO_PAGE, bench_window_touched, e) : bench_prelude(x, e)) ||
+            (p->rewind && (rc = bench_rewound(x, e))))
+            return rc;
+        r.prelude_ticks += tsc_now() - p0;
+        bench_window_resume();
+    }
+    bench_window_close();
+    *ticks = reps_mean(&r);
+    return 0;
+}
+
+/*
+ * The first allocation the kernel could make once its boot part is done:
+ * its window, repeated while short. A peer that leaves nothing for later
+ * (Linux's and FreeBSD's eager boots) takes the page from a heap its free
+ * puts back as it was, so each repetition gives the page back (untimed)
+ * and allocates again. One that defers work, whose first allocation may do
+ * some of it, gets its heap built again (untimed) between repetitions: a
+ * rewind and its boot part, or its whole prelude, while its boot part and
+ * the allocation together are short. Returns its ticks on the mean; the
+ * page of the last is in *pfn, PEER_NO_PAGE when none was given.
+ */
+static int timed_first_alloc(struct series *x, unsigned run, bool timed, uint64_t boot_ticks,
+                             uint64_t *pfn, uint64_t *ticks, struct err *e)
+{
+    const struct peer_strategy *p = x->p;
+    const bool again = !p->later;
+    struct peer_boot_stats b;
+    struct reps r = { 0 };
+    int rc;
+
+    bench_window_open(x->name, "first_alloc", run, timed);
+    for (;;) {
+        uint64_t t0 = tsc_now();
+        *pfn = p->alloc_page();
+        uint64_t t1 = tsc_now();
+        bench_window_pause();
+        if (*pfn == PEER_NO_PAGE || !timed ||
+            !bench_repeat(&r, t1 - t0, !again && !p->rewind, again ? 0 : boot_ticks))
+            break;
+        uint64_t p0 = tsc_now();
+        if (again) {
+            p->free_page(*pfn);
+        } else {
+            if ((rc = p->rewind ? p->rewind(*pfn, bench_window_touched, e) : bench_prelude(x, e)) ||
+                (p->rewind && (rc = bench_rewound(x, e))))
+                return rc;
+            p->boot(&b);
+        }
+        r.prelude_ticks += tsc_now() - p0;
+        bench_window_resume();
+    }
+    bench_window_close();
+    *ticks = reps_mean(&r);
+    return 0;
+}
+
 int peer_bench_run(struct series *x, unsigned run, bool timed, uint64_t ref, struct err *e)
 {
     const struct peer_strategy *p = x->p;
     struct peer_boot_stats b = { 0 };
     struct peer_later_stats l;
     struct heap_audit a;
-    struct err why;
-    uint64_t w[2], t0, t1, t2;
+    uint64_t w[2], boot_ticks, alloc_ticks, pfn;
     int rc;
 
-    if ((rc = p->reset(&why)))
-        return err_set(e, rc, "%s: %s", p->name, why.msg);
-    bench_window_open(x->name, "init", run, timed);
-    t0 = tsc_now();
-    p->boot(&b);
-    t1 = tsc_now();
-    bench_window_close();
-    /* The first allocation the kernel could make once its boot part is done. */
-    bench_window_open(x->name, "first_alloc", run, timed);
-    t2 = tsc_now();
-    uint64_t pfn = p->alloc_page();
-    uint64_t t3 = tsc_now();
-    bench_window_close();
+    if ((rc = bench_prelude(x, e)) || (rc = timed_boot(x, run, timed, &b, &boot_ticks, e)) ||
+        (rc = timed_first_alloc(x, run, timed, boot_ticks, &pfn, &alloc_ticks, e)))
+        return rc;
     if (pfn == PEER_NO_PAGE)
         return err_set(e, -EINVAL, "%s run %u: no page could be allocated after the boot part",
                        x->name, run);
@@ -101,9 +170,9 @@ int peer_bench_run(struct series *x, unsigned run, bool timed, uint64_t ref, str
         printk("bench: warm-up: %s built and audited\n", x->name);
         return 0;
     }
-    x->init[run] = bench_units(t1 - t0);
-    x->first_alloc[run] = bench_units(t1 - t0 + t3 - t2);
-    bench_record_result(x, run, "init", t1 - t0, x->first_alloc[run], 1);
+    x->init[run] = bench_units(boot_ticks);
+    x->first_alloc[run] = bench_units(boot_ticks + alloc_ticks);
+    bench_record_result(x, run, "init", boot_ticks, x->first_alloc[run], 1);
     if (p->later) {
         x->later[run] = bench_units(w[1] - w[0]);
         bench_record_result(x, run, p->later, w[1] - w[0], 0, p->later && !strcmp(p->later, "drain") ? 1

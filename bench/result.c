@@ -62,8 +62,17 @@ void bench_record_shared(const struct series *x, unsigned run, const char *phase
         record_fixed(&r, "ns_per_page", (int64_t)stat_per_page_milli(v, pages), 3);
     else
         record_null(&r, "ns_per_page");
-    if (!x->s && !x->p)
+    if (!x->s && !x->p) {
         record_u64(&r, "bytes", x->layout == FLOOR_XEN ? heap_floor_bytes() : peer_floor_bytes(x->layout));
+        /* The floor is the fastest way of filling its bytes this run: each way's figure beside it. */
+        if (x->nways) {
+            record_str(&r, "way", x->way);
+            record_obj_begin(&r, "ways_ns");
+            for (unsigned i = 0; i < x->nways; i++)
+                bench_record_ns(&r, x->way_names[i], bench_units(x->way_ticks[i]));
+            record_obj_end(&r);
+        }
+    }
     if ((x->s || x->p) && !strcmp(phase, "init") && (x->p || run < touch_runs))
         bench_record_ns(&r, "first_alloc_ns", first_alloc);
     if (from && from != x)

@@ -16,6 +16,7 @@
 #define BENCH_MAX_RUNS 100
 #define BENCH_MAX_STRATEGIES 10
 #define BENCH_MAX_FLOORS (1 + PEER_LAYOUTS)
+#define BENCH_MAX_WAYS 5
 
 /* The floor of Xen's page_info (and M2P), beside the peers' (enum peer_layout). */
 #define FLOOR_XEN (-1)
@@ -37,6 +38,11 @@ struct series {
     /* This run's ticks: the init, the first allocation and the whole first touch. */
     uint64_t init_ticks, first_ticks, touch_ticks;
     const struct series *touch_from;        /* whose first touch this run's is */
+    /* A floor's ways of filling (bench/measure.h): this run's ticks of each, and the fastest. */
+    unsigned nways;
+    const char *way_names[BENCH_MAX_WAYS];
+    uint64_t way_ticks[BENCH_MAX_WAYS];
+    const char *way;
 };
 
 #endif

@@ -12,16 +12,16 @@ from harness.peers import icount as peer_icount
 from harness.peers import run as peers
 from harness.peers import xen_src
 from harness.qemu import accel, boot, command
-from harness.report import hosted as hosted_report
+from harness.report import answer, hosted as hosted_report
 from harness.report.compare import compare_text
 from harness.report.outputs import finish
 from harness.results import maps, qrpayload
 from harness.results.records import load_folder
-from harness.sweep import plan as sweep_plan, run as sweep
+from harness.sweep import plan as sweep_plan, repeat as sweep_repeat, run as sweep
 
 MAP_KINDS = ("a memory map: bootheap's serial log, records.jsonl or results folder; a Linux boot log "
              "(dmesg, journalctl -k); a Xen boot log; a /sys/firmware/memmap folder; or a map file")
-COMMANDS = ("run", "report", "add", "compare", "beside", "boot", "accel", "counts", "codegen", "ablation",
+COMMANDS = ("run", "report", "add", "compare", "beside", "repeat", "boot", "accel", "counts", "codegen", "ablation",
             "hosted", "map", "peers", "peers-icount", "xen-src")
 
 
@@ -74,6 +74,9 @@ def cmd_boot(args):
         return 2
     print(f"harness: {args.mode} boot under {r.accel.upper()} ended: {r.status} "
           f"(qemu exit {r.qemu_rc}, {r.elapsed:.1f} s)", file=sys.stderr)
+    # Emulated figures are not the answer: the same code on this CPU goes beside them (make run).
+    if args.hosted_beside and r.accel == "tcg" and r.status == "ok":
+        answer.after_tcg(r, command.guest_mem(args.mem), args.append)
     return {"ok": 0, "fail": 1}.get(r.status, 2)
 
 
@@ -146,6 +149,9 @@ def parser():
     r.add_argument("--hosted", action="store_true",
                    help=f"run build/bootheap-host, the kernel's heap code in user space, instead of QEMU "
                         f"(sizes {','.join(map(str, hosted.SIZES_GIB))} GiB, {hosted.RUNS} runs)")
+    r.add_argument("--repeat", action="store_true",
+                   help="the sweep twice, back to back, into OUT/1 and OUT/2, and OUT/repeat.md with "
+                        "each strategy-size's two headline figures and their difference")
     r.add_argument("--full", action="store_true",
                    help="with --hosted: time the first touch in every run at every size (by default "
                         f"the first run only from {hosted.TOUCH_SAMPLED_FROM >> 30} GiB up)")
@@ -161,6 +167,10 @@ def parser():
     c = sub.add_parser("compare", help="per-strategy change from results folder A to B")
     c.add_argument("a")
     c.add_argument("b")
+    t = sub.add_parser("repeat", help="two hosted sweeps' headline figures side by side, with their difference")
+    t.add_argument("a")
+    t.add_argument("b")
+    t.add_argument("--out", help="where to write the markdown (default B/repeat.md)")
     s = sub.add_parser("beside", help="two results folders side by side, e.g. a hosted run and a TCG run")
     s.add_argument("a")
     s.add_argument("b")
@@ -229,6 +239,9 @@ def parser():
     b.add_argument("--nodes", type=int, default=1,
                    help="NUMA nodes: memory and CPUs split evenly, one memory-backend-ram each")
     b.add_argument("--no-serial", action="store_true", help="boot without a serial port")
+    b.add_argument("--hosted-beside", action="store_true",
+                   help="under TCG, then run build/bootheap-host at the same size and end with both "
+                        "answers, each labelled (make run)")
     b.add_argument("--gdb", action="store_true", help="wait for gdb on :1234")
     b.add_argument("--quiet", action="store_true")
     peers.add_parser(sub)
@@ -255,7 +268,8 @@ def main(argv=None):
         args.options += extra
     elif extra:
         ap.error(f"unrecognized arguments: {' '.join(extra)}")
-    run = {"run": sweep.cmd_run, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
+    run = {"run": sweep_repeat.cmd_run_twice if getattr(args, "repeat", False) else sweep.cmd_run,
+           "repeat": sweep_repeat.cmd_repeat, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
            "beside": cmd_beside, "boot": cmd_boot, "accel": cmd_accel, "counts": counts.cmd_counts,
            "codegen": codegen.cmd_codegen, "ablation": ablation.cmd_ablation, "hosted": hosted.cmd_hosted,
            "map": cmd_map, "peers": peers.cmd_peers, "peers-icount": peer_icount.cmd_peers_icount,

@@ -50,6 +50,7 @@ static const char usage[] =
     "  --cpus N         threads for the parallel init of the eager strategies (default 1;\n"
     "                   all: one per core online); cpus= chooses how many of them run\n"
     "  --map-only       print the boot record with the map, and stop\n"
+    "  --fake-probe-fold N  for tests: the clock probe reads as one a renamer folds N to 1\n"
     "  --list-options   list the kernel options this runner takes\n"
     "KERNEL OPTIONS are the kernel's command line: runs=3 strategies=page,chunk ...\n"
     "Exit status: 0 ok, 1 the run failed, 2 bad arguments or map, 3 not enough memory.\n";
@@ -163,6 +164,14 @@ static void parse_args(int argc, char **argv, struct args *a, struct bootinfo *b
             if (v < 1 || v > HEAP_PAR_MAX_CPUS)
                 usage_fail("--cpus %s: between 1 and %u threads", arg, HEAP_PAR_MAX_CPUS);
             host_cpus = (unsigned)v;
+        } else if (!strcmp(w, "--fake-probe-fold")) {
+            /* For tests: a clock probe that reads as one a renamer folds (hosted/platform/probe.c). */
+            char *end;
+            unsigned long v = i + 1 < argc ? strtoul(argv[i + 1], &end, 10) : 0;
+            if (i + 1 == argc || *end || end == argv[i + 1] || v < 1 || v > 64)
+                usage_fail("--fake-probe-fold needs a whole number from 1 to 64");
+            host_probe_fold = (unsigned)v;
+            i++;
         } else if (!strcmp(w, "--mem") || !strcmp(w, "--mem-limit") || !strcmp(w, "--map")) {
             if (i + 1 == argc)
                 usage_fail("%s needs a value", w);
@@ -237,6 +246,11 @@ static void record_host(uint64_t load_start, uint64_t ns_start, int64_t clock_pp
     record_u64(&r, "phys_runs", host_mem.phys_runs);
     record_u64(&r, "phys_longest_run_bytes", host_mem.longest_run);
     record_u64(&r, "numa_nodes_mask", host_mem.nodes);
+    record_u64(&r, "reach_pages", host_mem.reach_pages);
+    record_u64(&r, "reach_p50_ns", host_mem.reach_p50_ns);
+    record_u64(&r, "reach_p90_ns", host_mem.reach_p90_ns);
+    record_u64(&r, "settles", host_mem.settles);
+    record_u64(&r, "settle_ms", host_mem.settle_ns / 1000000);
     record_u64(&r, "need_bytes", host_mem.need);
     record_u64(&r, "avail_bytes", host_mem.avail);
     record_fixed(&r, "load_start", (int64_t)load_start, 2);
@@ -273,13 +287,22 @@ int main(int argc, char **argv)
         host_exit(HOSTED_EXIT_OK);
     /* Memory: the map, the boot allocator, the frame table in anonymous memory. */
     mm_init(&bootinfo);
-    /* The TSC's rate against CLOCK_MONOTONIC_RAW. */
+    /* The TSC's rate against CLOCK_MONOTONIC_RAW, then the core's clock against the TSC. */
     host_time_init();
+    host_probe_init();
     /* The heap's memory: whatever the boot allocator still holds, less the peers' page arrays. */
     mm_heap_takeover(host_peer_layouts);
     host_mem_measure();
     printk("host: %llu MiB of anonymous memory for the tables, %llu MiB of it in huge pages\n",
            (unsigned long long)(host_mem.mapped >> 20), (unsigned long long)(host_mem.huge >> 20));
+    /* What a first read of a far 2 MiB page of the tables costs on this host. */
+    if (!opt_memonly) {
+        host_reach_probe();
+        printk("host: a write to a 2 MiB page of the frame table after the full pass that zeroed them "
+               "takes %llu ns (median of %llu pages; 90th percentile %llu ns)\n",
+               (unsigned long long)host_mem.reach_p50_ns, (unsigned long long)host_mem.reach_pages,
+               (unsigned long long)host_mem.reach_p90_ns);
+    }
 
     if (opt_memonly) {
         record_host(load_start, ns_start, host_clock_recheck());

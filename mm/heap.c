@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The buddy heap: Xen's free path, end_boot_allocator(), the greedy block
-// loop of once and lazy, and the reset between benchmark runs.
+// The buddy heap: Xen's free path, end_boot_allocator() and the greedy block
+// loop of once and lazy (the reset between benchmark runs: mm/heap_reset.c).
 #include "mm/heap_priv.h"
 
 #include "kernel/lib/libc.h"
@@ -34,23 +34,6 @@ uint64_t heap_handover_pages(void)
     return n;
 }
 
-/* Memsets the page_info entries of handed-over region i, and their M2P entries when with_m2p. */
-static void fill_region(unsigned i, uint8_t page_byte, uint8_t m2p_byte, bool with_m2p)
-{
-    const struct bootmem_region *r = &heap_regions.r[i];
-
-    memset(mfn_to_page(r->s), page_byte, (r->e - r->s) * sizeof(struct page_info));
-    if (with_m2p)
-        memset(&m2p[r->s], m2p_byte, (r->e - r->s) * sizeof(uint64_t));
-}
-
-/* Memsets the page_info and M2P entries of every handed-over page. */
-static void fill_metadata(uint8_t page_byte, uint8_t m2p_byte)
-{
-    for (unsigned i = 0; i < heap_regions.nr; i++)
-        fill_region(i, page_byte, m2p_byte, true);
-}
-
 __attribute__((noinline)) void init_node_heap(struct heap *h, unsigned node)
 {
     h->heap_ptr[node] = &h->nodes[node].lists;
@@ -70,51 +53,6 @@ void heap_clear(struct heap *h)
     }
     h->lock = (spinlock_t)SPINLOCK_INIT;
     h->first_valid_mfn = UINT64_MAX;
-}
-
-void heap_reset(void)
-{
-    fill_metadata(0, 0);
-    heap_clear(&heap_default);
-    bootmem = heap_regions;
-}
-
-/* The first handed-over region on the boot CPU's node (node 0), or heap_regions.nr. */
-static __attribute__((noinline)) unsigned first_region_on_boot_node(void)
-{
-    for (unsigned i = 0; i < heap_regions.nr; i++)
-        if (mfn_to_nid(heap_regions.r[i].s) == 0)
-            return i;
-    return heap_regions.nr;
-}
-
-void heap_floor_write(void)
-{
-    unsigned first = first_region_on_boot_node();
-    bool with_m2p = !xc_on(xen_costs, XC_M2P);
-
-    /*
-     * Non-zero bytes: an init must write a non-zero page state, and some
-     * CPUs fill zeros faster than anything else (hosted/stores.c measured
-     * 1.1-1.5x on this project's machines), which would set the floor below
-     * what any init can reach.
-     *
-     * In the order end_boot_allocator() hands the regions over: heap_reset()
-     * leaves the last metadata it zeroed in the cache, and a floor that
-     * walked the regions in another order than the strategies would start
-     * colder than they do (callgrind: twice their last-level misses at 4 GiB).
-     * The M2P entries only when the strategies store them (xen_costs=-m2p).
-     */
-    if (first < heap_regions.nr)
-        fill_region(first, 0xff, 0xff, with_m2p);
-    for (unsigned i = heap_regions.nr; i-- > 0;)
-        if (i != first)
-            fill_region(i, 0xff, 0xff, with_m2p);
-}
-
-uint64_t heap_floor_bytes(void)
-{
-    return heap_handover_pages() * xc_metadata_bytes(xen_costs);
 }
 
 bool heap_range_handed_over(uint64_t mfn, unsigned order)

@@ -23,6 +23,15 @@ struct heap;
 /* The heap the kernel builds; the calls below without a heap work on it. */
 extern struct heap heap_default;
 
+/* What a strategy's prepare() chose, and what it timed to choose it: the benchmark records it. */
+struct heap_choice {
+    const char *option;             /* the option it stands for, e.g. "once_stores" */
+    const char *chosen;
+    const char *kinds[2];           /* what it timed... */
+    uint64_t ticks[2];              /* ...and how long each took */
+    uint64_t pages;                 /* the entries each filled */
+};
+
 /*
  * A way to hand boot memory to a heap: Xen's init_heap_pages(), in one of
  * its versions or beyond. init_pages() gives heap h the pages
@@ -34,6 +43,13 @@ struct heap_strategy {
     const char *what;               /* one line for reports */
     void (*init_pages)(struct heap *h, uint64_t mfn, uint64_t nr);
     bool eager;
+    bool heads_only;                /* it writes block heads alone: heap_rewind_heads() undoes it */
+    /*
+     * Optional, untimed, once before the benchmark's runs: a choice this CPU
+     * decides, reported in c. Returns false when it made none (the option
+     * was given). Leaves the heap reset.
+     */
+    bool (*prepare)(struct heap_choice *c);
 };
 
 /* The registry: every strategy, in report order, NULL-terminated (mm/strategies/registry.c). */
@@ -79,6 +95,36 @@ void heap_reset(void);
  * reset.
  */
 void heap_floor_write(void);
+
+/*
+ * How every floor fills its bytes (heap_floor_write(), the parallel floors,
+ * the peers' floors): n bytes at dst set to c, as memset() does. The
+ * kernel's memset by default; the benchmark times each floor with every way
+ * a platform offers and keeps the fastest (bench/measure.c).
+ */
+typedef void *heap_fill_fn(void *dst, int c, size_t n);
+extern heap_fill_fn *heap_floor_fill;
+
+/* The kernel's memset (kernel/lib/string.c: rep stosq), as a heap_fill_fn. */
+void *heap_memset(void *dst, int c, size_t n);
+
+/* What heap_rewind_heads() zeroed: n bytes at p, for a platform that settles the caches. */
+typedef void heap_touched_fn(void *p, size_t n);
+
+/*
+ * Undoes what end_boot_allocator() with a heads_only strategy wrote, and
+ * what one heap_alloc_pages(0) then wrote when alloc_mfn is not
+ * UINT64_MAX (the page it gave, and its buddy at every order), without
+ * heap_reset()'s memset of every entry: zeroes the page_info and M2P
+ * entries of every block head the greedy split of the handed-over memory
+ * gives, and of those pages, then clears the heap as heap_reset() does.
+ * Calls touched (when not NULL) for each entry zeroed. Valid only when
+ * nothing else was written since the last heap_reset().
+ */
+void heap_rewind_heads(uint64_t alloc_mfn, heap_touched_fn *touched);
+
+/* True when every page_info and M2P entry of the handed-over pages is zero, as heap_reset() leaves them. */
+bool heap_tables_zero(void);
 
 /* Bytes heap_floor_write() writes per handed-over page times the pages: 32 or 40 a page. */
 uint64_t heap_floor_bytes(void);

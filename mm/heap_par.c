@@ -193,9 +193,9 @@ struct job {
 /* The floor's stores for one piece: its page_info entries, and M2P entries when stored. */
 static void floor_piece(const struct heap_piece *p, bool with_m2p)
 {
-    memset(mfn_to_page(p->s), 0xff, (p->e - p->s) * sizeof(struct page_info));
+    heap_floor_fill(mfn_to_page(p->s), 0xff, (p->e - p->s) * sizeof(struct page_info));
     if (with_m2p)
-        memset(&m2p[p->s], 0xff, (p->e - p->s) * sizeof(uint64_t));
+        heap_floor_fill(&m2p[p->s], 0xff, (p->e - p->s) * sizeof(uint64_t));
 }
 
 static void worker(unsigned cpu, void *arg)
@@ -211,7 +211,7 @@ static void worker(unsigned cpu, void *arg)
         if (j->s)
             j->s->init_pages(mine, p->s, p->e - p->s);
         else if (j->array)
-            memset(j->array + p->s * j->entry_bytes, 0xff, (p->e - p->s) * j->entry_bytes);
+            heap_floor_fill(j->array + p->s * j->entry_bytes, 0xff, (p->e - p->s) * j->entry_bytes);
         else
             floor_piece(p, j->with_m2p);
     }

@@ -23,6 +23,16 @@ RUNS = 3
 # first run only (touch_runs=1), which keeps the sweep within minutes; `run
 # --hosted --full` (make bench-host-full) times it in every run.
 TOUCH_SAMPLED_FROM = 64 * GIB
+# Above this size the default sweep runs Xen's strategies alone: the peers'
+# page arrays (152 bytes a page between them) tripled the tables to reset
+# before every window and made 256 GiB the sweep's longest size, while
+# their figures a page hold still from 16 GiB up. --full keeps them.
+PEERS_UP_TO = 90 * GIB
+XEN_STRATEGIES = ("page", "chunk", LETTER, "once", "lazy")
+# page runs at 34 to 53 ns a page at every size, 14 s a run at 1 TiB: with
+# its resets and audits a fifth of the whole sweep. Above this size the
+# default sweep leaves it out; --full keeps it.
+PAGE_UP_TO = 256 * GIB
 # The runner's exit statuses (hosted/platform/runner.h).
 STATUS = {0: "ok", 1: "fail", 2: "bad-input", 3: "no-memory"}
 MEANS = ("user space, the kernel's heap code, this machine's real CPU and memory, "
@@ -65,7 +75,9 @@ def run(nbytes, append, log_path, timeout, runner=RUNNER):
 def size_append(nbytes, append, full):
     """The kernel options for one size of the sweep: append, plus
     touch_shared (the eager strategies' first touch timed once a run, for
-    all of them) and touch_runs=1 where the first touch is sampled."""
+    all of them), touch_runs=1 where the first touch is sampled, Xen's
+    strategies alone above PEERS_UP_TO and page left out above PAGE_UP_TO,
+    unless append names its own."""
     if full:
         return append
     words = append.split()
@@ -73,14 +85,19 @@ def size_append(nbytes, append, full):
         words.append("touch_shared")
     if nbytes >= TOUCH_SAMPLED_FROM and not any(w.startswith("touch_runs=") for w in words):
         words.append("touch_runs=1")
+    if nbytes > PEERS_UP_TO and not any(w.startswith("strategies=") for w in words):
+        words.append("strategies=" + ",".join(s for s in XEN_STRATEGIES if nbytes <= PAGE_UP_TO or s != "page"))
     return " ".join(words)
 
 
 def sampling_note():
     return ("the eager strategies build the same heap, so their first touch is timed after one "
             "of them a run, in turn, and shared (touch_shared); from "
-            f"{gib_text(TOUCH_SAMPLED_FROM)} up in the first run only (touch_runs=1); --full "
-            "(make bench-host-full) times every strategy's in every run")
+            f"{gib_text(TOUCH_SAMPLED_FROM)} up in the first run only (touch_runs=1); above "
+            f"{gib_text(PEERS_UP_TO)} Xen's strategies alone run, without the peers, and above "
+            f"{gib_text(PAGE_UP_TO)} without page; --full "
+            "(make bench-host-full) times every strategy's first touch in every run, and runs page and "
+            "the peers at every size they fit")
 
 
 def cmd_hosted(args):

@@ -3,69 +3,19 @@
 core's clock and issue beside it), the sweep's targets, Xen's published
 figures beside the hosted ones, and `beside`: a hosted run and a TCG run
 side by side."""
-from harness.common import GIB, TCG_LABEL, gib_text, md_table
-from harness.hosted.runner import LETTER, MEANS, SIZES_GIB, default_sizes
-from harness.results.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, cv_pct, median
+from harness.common import TCG_LABEL, gib_text, md_table
+from harness.hosted.runner import LETTER, MEANS
+from harness.report.cputime import (HEADLINE, SHARED, SHARED_CORE, clock_mhz, cpu_medians, cpu_times, headline,
+                                    repetitions, shared_core, shared_touch)
+from harness.report.probe import believed, clock_of, probe_text
+from harness.report.targets import targets_section
+from harness.results.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, cv_pct
 from harness.results.xen import xen_ns_per_page, xen_row
 
 # Wall time (the TSC window) beyond CPU time by more than this share of the
 # CPU time means the thread was descheduled for part of the window; the
 # report then shows both. Quiet, the two agreed within 1% here.
 WALL_MARGIN = 0.05
-
-
-def cpu_times(run):
-    """{(strategy, phase): {run index: CPU ns}} from the cpu_time records of one size."""
-    by = {}
-    for r in run.of("cpu_time"):
-        by.setdefault((r.get("strategy"), r.get("phase")), {})[r.get("run")] = r.get("ns", 0)
-    return by
-
-
-def clock_mhz(run):
-    """{(strategy, phase): median core MHz} of the clock probes beside each window."""
-    by = {}
-    for r in run.of("cpu_time"):
-        if r.get("mhz"):
-            by.setdefault((r.get("strategy"), r.get("phase")), []).append(r["mhz"])
-    return {k: median(v) for k, v in by.items()}
-
-
-# A window whose core issued under this share of the sweep's best
-# (adds_per_cycle_x100 in its cpu_time record) shared its core with
-# another thread: an SMT sibling on the machine's host.
-SHARED_CORE = 0.9
-
-
-def shared_core(sweep):
-    """(best adds_per_cycle_x100 of the sweep, {(size bytes, strategy,
-    phase): windows on a shared core}); (0, {}) when no record has it."""
-    best = max((r.get("adds_per_cycle_x100") or 0 for run in sweep.sizes for r in run.of("cpu_time")),
-               default=0)
-    out = {}
-    for run in sweep.sizes:
-        for r in run.of("cpu_time"):
-            k = (run.nbytes, r.get("strategy"), r.get("phase"))
-            out[k] = out.get(k, 0) + (0 < (r.get("adds_per_cycle_x100") or 0) < best * SHARED_CORE)
-    return best, out
-
-
-# The row of a first touch the eager strategies shared (touch_shared).
-SHARED = "eager (shared)"
-
-
-def shared_touch(run):
-    """The strategies whose first touch was timed once a run for all of them."""
-    out = set()
-    for r in run.of("result"):
-        if r.get("phase") == FIRST_TOUCH and r.get("shared_from"):
-            out |= {r.get("strategy"), r["shared_from"]}
-    return out
-
-
-def cpu_medians(run):
-    """{(strategy, phase): median ns} of the cpu_time records of one size."""
-    return {k: median(list(v.values())) for k, v in cpu_times(run).items()}
 
 
 def cpu_section(sweep):
@@ -77,9 +27,12 @@ def cpu_section(sweep):
     best, shared_by = shared_core(sweep)
     for run in sweep.sizes:
         ss, cpu, mhz = SizeStats(run), cpu_times(run), clock_mhz(run)
+        clock_ok, issue_ok = believed(run)
+        probed = clock_of(run) is not None
         if not cpu or not ss.pages:
             continue
-        floor = median(list(cpu[(FLOOR, INIT)].values())) if (FLOOR, INIT) in cpu else None
+        floor = headline(cpu[(FLOOR, INIT)].values()) if (FLOOR, INIT) in cpu else None
+        reps = repetitions(run)
         shared = shared_touch(run)
         pooled = {(s, r): ns for (s, phase), by in cpu.items() if phase == FIRST_TOUCH and s in shared
                   for r, ns in by.items()}
@@ -89,98 +42,53 @@ def cpu_section(sweep):
                 if not by or (s in shared and phase == FIRST_TOUCH):
                     continue
                 v = list(by.values())
-                med, wall = median(v), ss.get(s, phase) if s != SHARED else None
+                med, wall = headline(v), ss.get(s, phase) if s != SHARED else None
                 # End to end: this init and its own first touch, or the shared one.
                 touch = pooled if s in shared else cpu.get((s, FIRST_TOUCH))
-                e2e = med + median(list(touch.values())) if phase == INIT and touch else None
+                e2e = med + headline(touch.values()) if phase == INIT and touch else None
                 wall_text = ""
                 if wall and wall.median > med * (1 + WALL_MARGIN):
                     wall_text = f"{wall.per_page():.3f} (+{(wall.median / med - 1) * 100:.0f}%)"
                     descheduled += 1
-                rows.append([gib_text(run.nbytes), s, phase, len(v),
+                rows.append([gib_text(run.nbytes), s, phase, len(v), reps.get((s, phase), ""),
                              f"{med / ss.pages:.3f} [{min(v) / ss.pages:.3f}-{max(v) / ss.pages:.3f}]",
                              f"{cv_pct(v):.1f}",
                              f"{med / floor:.2f}" if floor and phase == INIT else "",
-                             mhz.get((s, phase), ""),
-                             shared_by.get((run.nbytes, s, phase), "") if best and s != SHARED else "",
+                             "" if not probed else mhz.get((s, phase), "") if clock_ok else "unreliable",
+                             "" if not probed or s == SHARED else
+                             shared_by.get((run.nbytes, s, phase), "") if issue_ok and best else "unknown",
                              f"{e2e / ss.pages:.3f}" if e2e else "", wall_text])
     if not rows:
         return []
-    head = ["RAM", "strategy", "phase", "runs", "CPU ns/page, median [min-max]", "cv %", "x floor (CPU)",
+    head = ["RAM", "strategy", "phase", "runs", "repetitions a run", f"CPU ns/page, {HEADLINE} [min-max]", "cv %",
+            "x floor (CPU)",
             "core MHz", "runs on a shared core", "init + first touch ns/page (CPU)",
             "wall ns/page where it differs"]
     return ["## Hosted: CPU time of each window", "",
             "The CPU time the runner's thread spent in each timed window "
-            "(`CLOCK_THREAD_CPUTIME_ID`): median over runs, with the fastest and slowest run and the "
-            "cv. The TSC tables below measure wall time, which also holds the time other processes "
+            f"(`CLOCK_THREAD_CPUTIME_ID`): the {HEADLINE} over runs (docs/hosted-speeds.md says why "
+            "that estimator), with the fastest and slowest run and the cv. A window shorter than 1 ms "
+            "was repeated until the repetitions after its first passed 1 ms, and counts as their mean "
+            "(`repetitions a run`, the median over runs; the first, which opens on the prelude and pays "
+            "the host's first accesses to far pages, is in the records as `first_ns`). A floor counts "
+            "as the fastest of the ways it was filled that run. Every window opened on the same "
+            "prelude: its tables reset and, where they fit in twice this thread's share of the "
+            "last-level cache, flushed from it. The TSC tables below measure wall time, which also holds the time other processes "
             f"had the CPU. Where the wall-time median exceeds the CPU-time median by more than "
             f"{WALL_MARGIN * 100:.0f}%, the wall figure is shown beside it: the thread was "
             f"descheduled for that share of the window ({descheduled} of {len(rows)} rows here). "
             f"`{SHARED}`: the first touch the eager strategies shared, timed after one of them a "
             "run, in turn (their heaps are the same). "
-            "`core MHz` is the clock the thread saw beside its windows (a chain of dependent adds, "
-            "one cycle each, over CPU time; median): a window run at a lower clock shows there. "
+            "`core MHz` is the clock the thread saw beside its windows (a chain of dependent multiplies, "
+            "3 cycles each on Intel's and AMD's cores, over CPU time; median): a window run at a lower "
+            "clock shows there; `unreliable` where the probe failed its check at start (below). "
             "`runs on a shared core`: the runs whose core, probed beside the window, issued "
             f"independent adds at under {SHARED_CORE * 100:.0f}% of the best rate of the sweep"
             + (f" ({best / 100:.2f} a cycle)" if best else "") + ": another thread had part of the core "
             "(an SMT sibling on the machine's host; docs/hosted-speeds.md). Sharing inside a window "
             "that the probes beside it miss does not show.", "",
+            probe_text(sweep), "",
             md_table(head, rows), ""]
-
-
-# The hosted sweep's targets: `once` within this factor of its floor from
-# 4 GiB to 1 TiB; `chunk` at one speed a size (its slowest run within this
-# factor of its fastest: the two speeds once seen were 25% and more apart);
-# cv under this share at 8 GiB and up; the default sweep under this time.
-ONCE_X_FLOOR = 1.15
-CHUNK_ONE_SPEED = 1.15
-CV_PCT = 3.0
-SWEEP_S = 300.0
-
-
-def targets_section(sweep):
-    """Each target of the hosted sweep, met or MISSED, with the figure that
-    decides it (CPU time of the init windows)."""
-    once, chunk, cvs = [], [], []
-    for run in sweep.sizes:
-        cpu, g = cpu_times(run), run.nbytes
-        fl, on, ch = cpu.get((FLOOR, INIT)), cpu.get(("once", INIT)), cpu.get((NEW, INIT))
-        if fl and on and 4 * GIB <= g <= 1024 * GIB:
-            once.append((median(list(on.values())) / median(list(fl.values())), g))
-        if ch and len(ch) > 1 and min(ch.values()):
-            chunk.append((max(ch.values()) / min(ch.values()), g))
-        if g >= 8 * GIB:
-            cvs += [(cv_pct(list(by.values())), s, g) for (s, phase), by in sorted(cpu.items())
-                    if phase == INIT and len(by) > 1]
-    if not (once or chunk or cvs):
-        return []
-    verdict = {True: "met", False: "MISSED"}
-    L = ["## Hosted: targets", "",
-         "By the CPU time of the init windows; the load the sweep ran under is in the `host` records "
-         "(above). Targets are read here, never asserted by a test: machines are shared and noisy.", ""]
-    if once:
-        x, g = max(once)
-        L.append(f"- `once` at most {ONCE_X_FLOOR:g}x its floor at every size from 4 GiB to 1 TiB: "
-                 f"{min(once)[0]:.2f}x to {x:.2f}x (highest at {gib_text(g)}): {verdict[x <= ONCE_X_FLOOR]}")
-    if chunk:
-        x, g = max(chunk)
-        best, shared_by = shared_core(sweep)
-        shared = sum(n for (_, s, phase), n in shared_by.items() if s == NEW and phase == INIT)
-        L.append(f"- `{NEW}` at one speed a size (slowest run at most {CHUNK_ONE_SPEED:g}x the fastest): "
-                 f"widest {x:.2f}x at {gib_text(g)}"
-                 + (f" ({shared} of its runs on a shared core)" if best else "")
-                 + f": {verdict[x <= CHUNK_ONE_SPEED]}")
-    if cvs:
-        over = sorted([c for c in cvs if c[0] >= CV_PCT], reverse=True)
-        worst = ", ".join(f"{s} {cv:.1f}% at {gib_text(g)}" for cv, s, g in over[:8])
-        L.append(f"- cv under {CV_PCT:g}% at 8 GiB and up: {len(cvs) - len(over)} of {len(cvs)} strategies "
-                 f"and floors by size" + (f"; over it: {worst}" + (", ..." if len(over) > 8 else "")
-                                         if over else "") + f": {verdict[not over]}")
-    elapsed = sweep.info.get("elapsed_s")
-    if elapsed is not None and [r.nbytes for r in sweep.sizes] == default_sizes():
-        L.append(f"- the sweep of {', '.join(map(str, SIZES_GIB))} GiB under {SWEEP_S:g} s: "
-                 f"{elapsed:.1f} s: {verdict[elapsed < SWEEP_S]}")
-    return L + [""]
 
 
 def xen_section(sweep):

@@ -10,7 +10,7 @@ from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, TCG_LABEL, fmt,
 from harness.counts.ablation import load as ablation_load, section as ablation_section
 from harness.counts.callgrind import load as counts_load, section as counts_section
 from harness.report.cpus import cpus_sections
-from harness.report.hosted import cpu_medians
+from harness.report.cputime import cpu_medians
 from harness.report.hosted import cpu_section as hosted_cpu_section, report_sections as hosted_sections
 from harness.results.stats import (FIRST_TOUCH, FLOOR, FLOORS, INIT, NEW, OLD, SizeStats, disagreements,
                                    failures, request_mismatch)
@@ -157,6 +157,11 @@ def head_section(sweep, stats):
              f"{', '.join(strategies) or 'none recorded'}.")
     for note in info.get("notes", []):
         L += ["", f"Note: {note}"]
+    if sweep.missing:
+        L += ["", f"> **Incomplete sweep.** It planned {len(info['sizes_bytes'])} sizes and stopped before "
+              f"{', '.join(gib_text(n) for n in sweep.missing)}: no records of "
+              f"{'that size' if len(sweep.missing) == 1 else 'those sizes'}. Everything below covers the "
+              "sizes it finished."]
     L.append("")
     return L
 

@@ -101,13 +101,17 @@ def problems(sweep):
 
 def finish(sweep, interrupted=False):
     """Writes the outputs and says what they found -> 0, 1 when a boot
-    failed, gnuplot failed or a record could not be read, 130 when the
-    sweep was interrupted."""
+    failed, gnuplot failed, a record could not be read or a planned size
+    has no records (a sweep stopped before it), 130 when the sweep was
+    interrupted."""
     report, plot_error = write_outputs(sweep)
     failed = print_findings(sweep)
     unread = problems(sweep)
     for p in unread:
         warn(f"bench: UNREADABLE {p}")
+    if sweep.missing:
+        warn(f"bench: the sweep stopped before {', '.join(gib_text(n) for n in sweep.missing)}: "
+             "the report covers the sizes it finished")
     if sweep.emulated:
         banner()
     say(f"bench: report: {report}")
@@ -120,6 +124,6 @@ def finish(sweep, interrupted=False):
              "leaves them out")
     if interrupted:
         return 130
-    return 1 if failed or plot_error or unread else 0
+    return 1 if failed or plot_error or unread or sweep.missing else 0
 
 

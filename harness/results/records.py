@@ -91,6 +91,13 @@ class Sweep:
         return any(s.emulated for s in self.sizes) or self.info.get("accel") == "tcg"
 
     @property
+    def missing(self):
+        """The sizes the sweep planned (its `sweep` record) that left no
+        records: a sweep stopped before them. [] when nothing is known."""
+        have = {s.nbytes for s in self.sizes}
+        return [n for n in self.info.get("sizes_bytes") or [] if n not in have]
+
+    @property
     def accels(self):
         return sorted({s.accel for s in self.sizes} | ({self.info["accel"]} if "accel" in self.info else set()))
 

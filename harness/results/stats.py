@@ -8,7 +8,7 @@ OLD, NEW, FLOOR = "page", "chunk", "floor"   # Xen before 4.17, Xen 4.17, memset
 INIT, FIRST_TOUCH = "init", "first_touch"
 # The peers (mm/peers/peer.h): each one's floor, the memset of its own page array, and the floors in report order.
 # "freebsd" is freebsd_lazy0's name in runs kept from before it was named after its tunable.
-PEER_FLOOR = {"linux": "floor_linux", "linux_deferred": "floor_linux", "linux612_deferred": "floor_linux",
+PEER_FLOOR = {"linux": "floor_linux", "linux_deferred": "floor_linux", "linux612": "floor_linux",
               "freebsd": "floor_freebsd", "freebsd_lazy": "floor_freebsd", "freebsd_lazy0": "floor_freebsd"}
 FLOORS = (FLOOR, "floor_linux", "floor_freebsd")
 LATER = ("deferred", "drain")                # a peer's part after its boot part

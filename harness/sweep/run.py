@@ -6,6 +6,7 @@ record kept with the size it came from in records.jsonl, then the report
 import datetime
 import json
 import os
+import signal
 import time
 
 from harness import ROOT
@@ -46,8 +47,17 @@ def run_size(plan, nbytes, log_path, args, collect):
                       stall=args.stall)
 
 
+def _stop(signum, frame):
+    """SIGTERM as Ctrl-C: the sweep keeps what it collected and says which sizes it did not reach."""
+    raise KeyboardInterrupt
+
+
 def cmd_run(args):
-    """`run`: the plan, the sweep, then its outputs -> exit status."""
+    """`run`: the plan, the sweep, then its outputs -> exit status. The
+    sweep record goes first and every record as it comes, so a sweep killed
+    between sizes still leaves a folder that `report` reads; interrupted
+    (Ctrl-C, SIGTERM), it writes its outputs from what it has."""
+    signal.signal(signal.SIGTERM, _stop)
     plan = plan_mod.make(args)
     mode, accel, sizes, append = plan.mode, plan.accel, plan.sizes, plan.append
     out = make_out_dir(args.out)
@@ -78,12 +88,13 @@ def cmd_run(args):
 
             def collect(*a):
                 said.append(" ".join(str(x) for x in a))
-            say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: {'running' if plan.hosted else 'booting'} ...")
             try:
+                say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: "
+                    f"{'running' if plan.hosted else 'booting'} ...")
                 r = run_size(plan, nbytes, os.path.join(out, log_name), args, collect)
             except KeyboardInterrupt:
                 interrupted = True
-                warn("bench: interrupted; writing what was collected")
+                warn(f"bench: interrupted before {gib_text(nbytes)} finished; writing what was collected")
                 break
             except (RuntimeError, ValueError) as e:
                 raise BenchError(str(e))
@@ -109,6 +120,7 @@ def cmd_run(args):
             for msg in f:
                 warn(f"bench:   {msg} (serial log: {os.path.join(out, log_name)})")
         info["elapsed_s"] = round(time.monotonic() - start, 3)
+        info["interrupted"] = interrupted
     # The sweep record goes first in the file; rewrite it with the wall time.
     with open(jsonl_path, encoding="utf-8") as f:
         lines = f.readlines()

@@ -208,6 +208,7 @@ void paging_map(uint64_t virt, uint64_t phys, uint64_t len, unsigned page_shift,
               (unsigned long long)virt, strerror(errno));
     madvise((void *)virt, len, MADV_HUGEPAGE);
     host_mem.mapped += len;
+    host_tables_add(virt, len);
 }
 
 /* True when [lo, hi) lies among the tables' addresses: frame table, M2P, the peers' page arrays. */

@@ -74,9 +74,25 @@ struct host_mem {
     uint64_t longest_run;       /* bytes in the longest of them */
     uint64_t run_bytes;         /* (the run being measured) */
     uint64_t nodes;             /* NUMA nodes the host put them on, a bit each */
+    uint64_t reach_pages;       /* 2 MiB pages of the frame table host_reach_probe() wrote */
+    uint64_t reach_p50_ns;      /* ... the median and 90th percentile of one write each */
+    uint64_t reach_p90_ns;
+    uint64_t settles, settle_ns;    /* the preludes' settling (settle.c): how often, how long in all */
 };
 
 extern struct host_mem host_mem;
+
+/* The tables' anonymous maps (paging_map()), adjacent ones joined: what settling flushes. */
+struct host_range {
+    uint64_t start, len;
+};
+
+#define HOST_MAX_TABLES 64          /* separate maps: a few per table once joined */
+extern struct host_range host_tables[HOST_MAX_TABLES];
+extern unsigned host_ntables;
+
+/* Adds a map of the tables to host_tables (settle.c); one past the cap is left out. */
+void host_tables_add(uint64_t start, uint64_t len);
 
 /* The peers' page arrays (mm/peers/peer.h) the run will back: a bit per layout. Set before mm_init(). */
 extern unsigned host_peer_layouts;
@@ -87,6 +103,13 @@ extern unsigned host_peer_layouts;
  * from /proc/self/numa_maps. What cannot be read stays 0.
  */
 void host_mem_measure(void);
+
+/*
+ * Times one write to each 2 MiB page of the frame table (at most 4096,
+ * spread) right after heap_setup()'s reset, into host_mem.reach_*; the
+ * entries keep their bytes. After host_time_init() and heap_setup(). (settle.c)
+ */
+void host_reach_probe(void);
 
 /* ---- clocks (clock.c) ------------------------------------------------------ */
 
@@ -107,6 +130,38 @@ uint64_t host_clock_ns(void);
  * Returns the TSC's rate over that span against the calibrated one, in ppm.
  */
 int64_t host_clock_recheck(void);
+
+/* ---- the core's probes (probe.c) ------------------------------------------ */
+
+/* What the probes read at start, and whether they are believed. */
+struct host_probe {
+    uint64_t mhz;               /* the multiply chain's clock */
+    uint64_t check_mhz;         /* the rotate chain's */
+    uint64_t tsc_mhz;           /* the calibrated TSC's rate; 0 when uncalibrated */
+    uint64_t x_tsc_x100;        /* mhz over tsc_mhz, in hundredths */
+    uint64_t issue_x100;        /* independent adds a cycle, in hundredths */
+    bool clock_ok, issue_ok;
+    const char *why;            /* why the clock is not believed, or NULL */
+};
+
+/* Tests: the clock chain reads as if the renamer folded this many of its instructions into one. */
+extern unsigned host_probe_fold;
+
+/*
+ * Probes the core once, after host_time_init(): the clock against the TSC's
+ * rate and a second chain, and the issue; prints the `clock_probe` record
+ * and a line that says whether the windows will carry either figure.
+ */
+void host_probe_init(void);
+
+/* What host_probe_init() found. */
+const struct host_probe *host_probe(void);
+
+/* The core's clock in MHz now (about 0.2 ms), or 0 when the probe is not believed. */
+uint64_t host_probe_mhz(void);
+
+/* Independent adds a microsecond now (about 0.1 ms), or 0 when that probe is not believed. */
+uint64_t host_probe_issue(void);
 
 /* ---- timed windows (window.c) ---------------------------------------------- */
 

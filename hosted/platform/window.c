@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The edges of every timed window in user space: the thread's CPU time
 // around it, and, under valgrind's callgrind, one dump of exact counts each.
+#define _GNU_SOURCE         /* RUSAGE_THREAD */
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <valgrind/callgrind.h>
 
@@ -16,11 +18,18 @@
 #define MAX_SERIES 40
 #define MAX_RUNS 100
 
+/*
+ * The window open now. A repeated window (bench/measure.h) is one window
+ * with pauses: ns and the rusage counts add up over its repetitions, the
+ * stretches between them (each undone, untimed) left out.
+ */
 static struct {
-    const char *strategy, *phase;
-    unsigned run;
-    bool timed, counting;
+    const char *strategy, *phase, *way;
+    unsigned run, reps;
+    bool timed, counting, paused;
     struct timespec cpu0;
+    struct rusage use0;
+    uint64_t ns, first_ns, faults, switches;
     uint64_t mhz, share;
     char label[96];
 } win;
@@ -36,61 +45,6 @@ static unsigned nseries;
 static uint64_t ns_between(const struct timespec *a, const struct timespec *b)
 {
     return (uint64_t)((b->tv_sec - a->tv_sec) * 1000000000ll + (b->tv_nsec - a->tv_nsec));
-}
-
-/*
- * Two probes of the core beside each timed window (about 0.4 ms each), in
- * adds per microsecond of the thread's CPU time, 0 when it cannot be read.
- * The clock: a chain of dependent adds, one a cycle on any x86-64 core
- * whatever else runs, so its rate is the core's MHz; it tells a window run
- * at a lower clock (a host that boosts less while its other cores are busy)
- * from one that did more work or waited on memory. The issue: eight
- * independent chains, which a core alone retires several a cycle; against
- * the clock it tells a window that shared its core with another thread (an
- * SMT sibling on this machine's host: the issue drops, the clock does not)
- * from one that had the core to itself.
- */
-#define PROBE_ADDS (1u << 18)
-
-static void dependent_adds(void)
-{
-    uint64_t x = 0, n = PROBE_ADDS / 8;
-
-    __asm__ volatile("1:\n\t"
-                     "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                     "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                     "dec %1\n\tjnz 1b"
-                     : "+r"(x), "+r"(n) : : "cc");
-}
-
-static void independent_adds(void)
-{
-    uint64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0, x4 = 0, x5 = 0, x6 = 0, x7 = 0, n = PROBE_ADDS / 8;
-
-    __asm__ volatile("1:\n\t"
-                     "add $1, %0\n\tadd $1, %1\n\tadd $1, %2\n\tadd $1, %3\n\t"
-                     "add $1, %4\n\tadd $1, %5\n\tadd $1, %6\n\tadd $1, %7\n\t"
-                     "dec %8\n\tjnz 1b"
-                     : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3), "+r"(x4), "+r"(x5), "+r"(x6),
-                       "+r"(x7), "+r"(n) : : "cc");
-}
-
-static uint64_t adds_per_us(void (*adds)(void))
-{
-    uint64_t best = 0;
-
-    /* An interrupt inside a run only lowers its figure: the best of three. */
-    for (int k = 0; k < 3; k++) {
-        struct timespec a, b;
-
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-        adds();
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-        uint64_t ns = ns_between(&a, &b);
-        if (ns && (uint64_t)PROBE_ADDS * 1000 / ns > best)
-            best = (uint64_t)PROBE_ADDS * 1000 / ns;
-    }
-    return best;
 }
 
 static struct series *find(const char *strategy, const char *phase, bool add)
@@ -151,13 +105,29 @@ void bench_window_open(const char *strategy, const char *phase, unsigned run, bo
 {
     win.strategy = strategy;
     win.phase = phase;
+    win.way = NULL;
     win.run = run;
     win.timed = timed;
     win.counting = timed && RUNNING_ON_VALGRIND;
-    win.mhz = timed && !RUNNING_ON_VALGRIND ? adds_per_us(dependent_adds) : 0;
-    win.share = win.mhz ? adds_per_us(independent_adds) : 0;
+    win.ns = win.faults = win.switches = 0;
+    win.reps = 0;
+    /* The core's clock and issue just outside the window (hosted/platform/probe.c). */
+    win.mhz = timed && !RUNNING_ON_VALGRIND ? host_probe_mhz() : 0;
+    win.share = win.mhz ? host_probe_issue() : 0;
     if (win.counting)
         snprintf(win.label, sizeof(win.label), "bootheap %s %s %u", strategy, phase, run);
+    win.paused = true;
+    bench_window_resume();
+}
+
+/* Starts a repetition: the clocks read last, just outside the strategy's call. */
+void bench_window_resume(void)
+{
+    if (!win.paused)
+        return;
+    win.paused = false;
+    win.reps++;
+    getrusage(RUSAGE_THREAD, &win.use0);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &win.cpu0);
     if (win.counting) {
         settle_l1();
@@ -166,35 +136,74 @@ void bench_window_open(const char *strategy, const char *phase, unsigned run, bo
 }
 
 /*
- * The CPU time this thread spent in the window: on a shared machine the TSC
- * window also holds the time other processes had the CPU; this does not.
- * (Under valgrind it is meaningless and the counts are what matter: the
- * clock reads lie outside the counted stretch.)
+ * Ends a repetition: the CPU time this thread spent in it (on a shared
+ * machine the TSC window also holds the time other processes had the CPU;
+ * this does not), the page faults it took and the times it gave up or lost
+ * the CPU. (Under valgrind the time is meaningless and the counts are what
+ * matter: the clock reads lie outside the counted stretch; a repeated
+ * window dumps its first repetition alone.)
+ */
+void bench_window_pause(void)
+{
+    struct timespec cpu1;
+    struct rusage use1;
+
+    if (win.paused)
+        return;
+    if (win.counting && win.reps == 1)
+        CALLGRIND_DUMP_STATS_AT(win.label);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+    getrusage(RUSAGE_THREAD, &use1);
+    win.paused = true;
+    win.ns += ns_between(&win.cpu0, &cpu1);
+    if (win.reps == 1)
+        win.first_ns = win.ns;
+    win.faults += (uint64_t)(use1.ru_minflt - win.use0.ru_minflt + use1.ru_majflt - win.use0.ru_majflt);
+    win.switches += (uint64_t)(use1.ru_nvcsw - win.use0.ru_nvcsw + use1.ru_nivcsw - win.use0.ru_nivcsw);
+}
+
+void bench_window_way(const char *way)
+{
+    win.way = way;
+}
+
+/*
+ * The window's `cpu_time` record: ns per repetition (the mean of those
+ * after the first when there are several: bench/measure.h says why; the
+ * first is first_ns), and for a floor the way it filled; the closing table
+ * keeps, per run, the fastest way of a floor.
  */
 void bench_window_close(void)
 {
-    struct timespec cpu1;
     struct series *s;
     struct record r;
 
-    if (win.counting)
-        CALLGRIND_DUMP_STATS_AT(win.label);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+    bench_window_pause();
     if (!win.timed)
         return;
-    uint64_t ns = ns_between(&win.cpu0, &cpu1);
+    uint64_t ns = win.reps > 1 ? (win.ns - win.first_ns) / (win.reps - 1) : win.ns;
     if ((s = find(win.strategy, win.phase, true)) && win.run < MAX_RUNS) {
-        s->ns[win.run] = ns;
+        if (win.run >= s->runs || !s->ns[win.run] || ns < s->ns[win.run])
+            s->ns[win.run] = ns;
         s->runs = win.run + 1 > s->runs ? win.run + 1 : s->runs;
     }
     record_begin(&r, "cpu_time");
     record_str(&r, "strategy", win.strategy);
     record_u64(&r, "run", win.run);
     record_str(&r, "phase", win.phase);
+    if (win.way)
+        record_str(&r, "way", win.way);
     record_u64(&r, "ns", ns);
+    record_u64(&r, "reps", win.reps);
+    record_u64(&r, "total_ns", win.ns);
+    if (win.reps > 1)
+        record_u64(&r, "first_ns", win.first_ns);
+    /* What else the window held: page faults, and the times the thread gave up or lost the CPU. */
+    record_u64(&r, "faults", win.faults);
+    record_u64(&r, "switches", win.switches);
     /* The clock and the issue before and after the window: the mean of each pair. */
     if (win.mhz) {
-        uint64_t after = adds_per_us(dependent_adds), share = adds_per_us(independent_adds);
+        uint64_t after = host_probe_mhz(), share = host_probe_issue();
         uint64_t mhz = after ? (win.mhz + after) / 2 : win.mhz;
 
         record_u64(&r, "mhz", mhz);

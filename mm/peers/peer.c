@@ -64,7 +64,21 @@ static void floor_region(enum peer_layout l, unsigned i)
     const struct bootmem_region *r = &heap_regions.r[i];
     unsigned b = peer_layouts[l].entry_bytes;
 
-    memset(peer_array(l) + r->s * b, 0xff, (r->e - r->s) * b);
+    heap_floor_fill(peer_array(l) + r->s * b, 0xff, (r->e - r->s) * b);
+}
+
+bool peer_array_zero(enum peer_layout l)
+{
+    unsigned b = peer_layouts[l].entry_bytes;
+
+    for (unsigned i = 0; i < heap_regions.nr; i++) {
+        const struct bootmem_region *r = &heap_regions.r[i];
+        const uint8_t *p = peer_array(l) + r->s * b;
+        for (uint64_t k = 0; k < (r->e - r->s) * b; k++)
+            if (p[k])
+                return false;
+    }
+    return true;
 }
 
 int peer_floor(enum peer_layout l, unsigned cpus, uint64_t window[2], struct err *e)

@@ -64,6 +64,14 @@ struct peer_strategy {
     int (*reset)(struct err *e);
     /* The boot part: the handed-over pages' entries and allocator, as far as that kernel goes at boot. */
     void (*boot)(struct peer_boot_stats *st);
+    /*
+     * Optional: undoes the boot part, and the one alloc_page() after it that
+     * gave alloc_pfn (PEER_NO_PAGE: none), as reset() would, without zeroing
+     * every entry, so that a short boot part can be timed again at once.
+     * Calls touched (when not NULL) for each stretch of the array it zeroed.
+     * NULL when only reset() can.
+     */
+    int (*rewind)(uint64_t alloc_pfn, heap_touched_fn *touched, struct err *e);
     /* One order-0 allocation right after the boot part: its PFN, or PEER_NO_PAGE. */
     uint64_t (*alloc_page)(void);
     /* Gives back the page alloc_page() returned. */
@@ -118,6 +126,9 @@ void peer_meta_reserve(unsigned layouts);
  * pieces when cpus > 1. Returns 0 or -errno with e set.
  */
 int peer_floor(enum peer_layout l, unsigned cpus, uint64_t window[2], struct err *e);
+
+/* True when every entry of the handed-over pages in layout's array is zero, as a reset leaves them. */
+bool peer_array_zero(enum peer_layout l);
 
 /* Bytes peer_floor() writes: the handed-over pages times the entry size. */
 uint64_t peer_floor_bytes(enum peer_layout l);

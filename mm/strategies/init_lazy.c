@@ -33,4 +33,5 @@ const struct heap_strategy strategy_lazy = {
     .name = "lazy",
     .what = "block heads only; tails initialised when first needed",
     .init_pages = lazy_init_pages,
+    .heads_only = true,
 };

@@ -165,7 +165,7 @@ def test_numa_fake_beyond_the_guest_warns(mem, fake, nodes):
     ("numa_fake=0", "numa_fake=0: expected a whole number from 1 to 8"),
     ("numa_fake=9", "numa_fake=9: expected a whole number from 1 to 8"),
     ("bootscrub=maybe", "bootscrub=maybe: expected one of idle off"),
-    ("once_stores=fast", "once_stores=fast: expected one of rep plain nt"),
+    ("once_stores=fast", "once_stores=fast: expected one of rep plain nt auto"),
 ])
 def test_bad_memory_options_fail_cleanly(args, message):
     r = boot("pvh", "256M", args, timeout=60)

@@ -61,7 +61,14 @@ def test_the_sweep_shares_and_samples_the_first_touch():
     assert hosted.size_append(32 << 30, "runs=3", False) == "runs=3 touch_shared"
     assert hosted.size_append(64 << 30, "runs=3", False) == "runs=3 touch_shared touch_runs=1"
     assert hosted.size_append(1 << 40, "runs=3", True) == "runs=3"
-    assert hosted.size_append(1 << 40, "runs=3 touch_runs=2", False) == "runs=3 touch_runs=2 touch_shared"
+    assert hosted.size_append(1 << 40, "runs=3 touch_runs=2", False) == \
+        "runs=3 touch_runs=2 touch_shared strategies=chunk,chunk_72b02bc,once,lazy"
+    assert hosted.size_append(256 << 30, "runs=3", False) == \
+        "runs=3 touch_shared touch_runs=1 strategies=page,chunk,chunk_72b02bc,once,lazy"
+    # The peers up to 90 GiB by default; a sweep that names its strategies keeps them.
+    assert "strategies" not in hosted.size_append(90 << 30, "runs=3", False)
+    assert hosted.size_append(256 << 30, "runs=3 strategies=chunk", False) == \
+        "runs=3 strategies=chunk touch_shared touch_runs=1"
 
 
 def test_the_shared_first_touch_reads_as_one_row(sweep):
@@ -111,3 +118,45 @@ def test_a_size_the_host_cannot_hold_fails_alone(tmp_path):
     assert rc == 1, text
     assert "boot ended no-memory (runner exit 3)" in text
     assert "not enough memory on this host" in text
+
+
+def test_a_sweep_stopped_between_sizes_names_the_sizes_missing(tmp_path):
+    """SIGTERM once the first size is done: the folder holds that size,
+    says which it did not reach, and `report` reads it again, naming them."""
+    import signal
+    out = str(tmp_path / "results")
+    p = subprocess.Popen([sys.executable, "-m", "harness", "run", "--hosted", "--sizes", "0.25,0.5,1",
+                          "--runs", "1", "--strategies", "chunk", "--out", out], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    said = []
+    for line in p.stdout:
+        said.append(line)
+        if "[1/3] 0.25 GiB: ok" in line:
+            p.send_signal(signal.SIGTERM)
+            break
+    said += p.stdout.readlines()
+    assert p.wait(timeout=300) in (1, 130), "".join(said)
+    s = load_folder(out)
+    assert s.sizes[0].nbytes == 256 << 20 and s.missing and (1 << 30) in s.missing, s.missing
+    rc, text = harness("report", out)
+    assert rc == 1, text
+    assert "the sweep stopped before" in text and "1 GiB" in text
+    with open(os.path.join(out, "report.md")) as f:
+        md = f.read()
+    assert "**Incomplete sweep.** It planned 3 sizes and stopped before" in md
+
+
+def test_two_sweeps_side_by_side(tmp_path):
+    """run --repeat: both sweeps, then repeat.md with each strategy-size's two figures."""
+    out = str(tmp_path / "twice")
+    rc, text = harness("run", "--hosted", "--repeat", "--sizes", "0.25", "--runs", "2",
+                       "--strategies", "chunk,lazy", "--out", out)
+    assert rc == 0, text
+    with open(os.path.join(out, "repeat.md")) as f:
+        md = f.read()
+    assert os.path.isdir(os.path.join(out, "1")) and os.path.isdir(os.path.join(out, "2"))
+    assert "| 0.25 GiB | chunk | init |" in md and "| 0.25 GiB | lazy | init |" in md
+    assert "## Which estimator repeats" in md and "| median (the headline) |" in md
+    rc, again = harness("repeat", os.path.join(out, "1"), os.path.join(out, "2"), "--out",
+                        str(tmp_path / "again.md"))
+    assert rc == 0 and (tmp_path / "again.md").read_text().split("\n", 5)[5] == md.split("\n", 5)[5]

@@ -114,6 +114,9 @@ static inline uint64_t fb_page_to_pfn(const struct fb_page *m)
  */
 int fb_reset(bool lazy, struct err *e);
 
+/* fb_reset() less its zeroing of the array: the queues, domains and segments afresh. */
+int fb_reset_lists(bool lazy, struct err *e);
+
 /* vm_page_startup()'s loop over the segments: init (all pages, or heads only) and enqueue. */
 void fb_startup(bool lazy);
 
@@ -132,5 +135,10 @@ int fb_lazy_drain(unsigned cpus, uint64_t window[2], struct peer_later_stats *st
 /* ---- mm/peers/freebsd/audit.c ---- */
 
 bool fb_audit(struct heap_audit *a);
+
+/* ---- mm/peers/freebsd/rewind.c ---- */
+
+/* The lazy strategy's rewind (mm/peers/peer.h): its boot part and first allocation undone. */
+int fb_lazy_rewind(uint64_t alloc_pfn, heap_touched_fn *touched, struct err *e);
 
 #endif

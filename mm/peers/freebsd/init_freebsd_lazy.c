@@ -25,6 +25,7 @@ const struct peer_strategy strategy_freebsd_lazy = {
     .later = "drain",
     .reset = lazy_reset,
     .boot = lazy_boot,
+    .rewind = fb_lazy_rewind,
     .alloc_page = fb_alloc_page,
     .free_page = fb_free_page,
     .run_later = fb_lazy_drain,

@@ -34,12 +34,17 @@ static void add_seg(uint64_t s, uint64_t e, unsigned domain, bool dma32)
 
 int fb_reset(bool lazy, struct err *e)
 {
-    uint64_t above_4g = 0;
-
     peer_runs_build();
     for (unsigned i = 0; i < heap_regions.nr; i++)
         memset(fb_pfn_to_page(heap_regions.r[i].s), 0,
                (heap_regions.r[i].e - heap_regions.r[i].s) * sizeof(struct fb_page));
+    return fb_reset_lists(lazy, e);
+}
+
+int fb_reset_lists(bool lazy, struct err *e)
+{
+    uint64_t above_4g = 0;
+
     memset(fb_domains, 0, sizeof(fb_domains));
     for (unsigned d = 0; d < MAX_NUMNODES; d++)
         for (unsigned f = 0; f < FB_NFREELIST; f++)
