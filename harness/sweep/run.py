@@ -47,9 +47,18 @@ def run_size(plan, nbytes, log_path, args, collect):
                       stall=args.stall)
 
 
+# A stop asked for (Ctrl-C, SIGTERM) while a size runs ends that size's run
+# at once; asked for between sizes, it waits for the size's records and
+# line to be written, and the sweep stops before the next size.
+_STOP = {"asked": False, "running": False}
+
+
 def _stop(signum, frame):
-    """SIGTERM as Ctrl-C: the sweep keeps what it collected and says which sizes it did not reach."""
-    raise KeyboardInterrupt
+    """SIGTERM and Ctrl-C: the sweep keeps what it collected and says which sizes it did not reach."""
+    _STOP["asked"] = True
+    if _STOP["running"]:
+        _STOP["running"] = False
+        raise KeyboardInterrupt
 
 
 def cmd_run(args):
@@ -57,7 +66,9 @@ def cmd_run(args):
     sweep record goes first and every record as it comes, so a sweep killed
     between sizes still leaves a folder that `report` reads; interrupted
     (Ctrl-C, SIGTERM), it writes its outputs from what it has."""
+    _STOP.update(asked=False, running=True)     # the plan: a stop ends it at once
     signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
     plan = plan_mod.make(args)
     mode, accel, sizes, append = plan.mode, plan.accel, plan.sizes, plan.append
     out = make_out_dir(args.out)
@@ -82,21 +93,30 @@ def cmd_run(args):
                                  "source": source, "record": rec}) + "\n")
             jf.flush()
         put(None, "harness", info)
+        _STOP["running"] = False
         for k, nbytes in enumerate(sizes, 1):
             log_name = f"serial-{size_label(nbytes)}.log"
             said = []
 
             def collect(*a):
                 said.append(" ".join(str(x) for x in a))
+            if _STOP["asked"]:
+                interrupted = True
+                warn(f"bench: stopped before {gib_text(nbytes)}; writing what was collected")
+                break
             try:
+                _STOP["running"] = True
                 say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: "
                     f"{'running' if plan.hosted else 'booting'} ...")
                 r = run_size(plan, nbytes, os.path.join(out, log_name), args, collect)
+                _STOP["running"] = False
             except KeyboardInterrupt:
+                _STOP["running"] = False
                 interrupted = True
                 warn(f"bench: interrupted before {gib_text(nbytes)} finished; writing what was collected")
                 break
             except (RuntimeError, ValueError) as e:
+                _STOP["running"] = False
                 raise BenchError(str(e))
             # Keep what the runner said that matters for reading the numbers
             # (reserve=off, QEMU errors); the full command goes to records.jsonl.

@@ -6,6 +6,7 @@ beside it, the CPU-time section, the counts when the folder has them),
 that size with the runner's reason."""
 import csv
 import os
+import signal
 import shutil
 import subprocess
 import sys
@@ -160,3 +161,20 @@ def test_two_sweeps_side_by_side(tmp_path):
     rc, again = harness("repeat", os.path.join(out, "1"), os.path.join(out, "2"), "--out",
                         str(tmp_path / "again.md"))
     assert rc == 0 and (tmp_path / "again.md").read_text().split("\n", 5)[5] == md.split("\n", 5)[5]
+
+
+def test_a_stop_between_sizes_waits_and_one_during_a_size_ends_it():
+    """The race CI once lost: SIGTERM while the sweep printed a size's line
+    raised out of the print. Between sizes a stop is only noted; during a
+    size's run it ends that run."""
+    from harness.sweep import run as sweep_run
+    try:
+        sweep_run._STOP.update(asked=False, running=False)
+        sweep_run._stop(signal.SIGTERM, None)
+        assert sweep_run._STOP["asked"]
+        sweep_run._STOP.update(asked=False, running=True)
+        with pytest.raises(KeyboardInterrupt):
+            sweep_run._stop(signal.SIGTERM, None)
+        assert sweep_run._STOP == {"asked": True, "running": False}
+    finally:
+        sweep_run._STOP.update(asked=False, running=False)
