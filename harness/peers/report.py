@@ -14,7 +14,7 @@ import os
 
 from harness.common import GIB, BenchError, read_jsonl
 from harness.peers.profile import per_page
-from harness.report.plot import gnuplot_terminal, per_page_script, render
+from harness.report.plot import per_page_script, write_report
 
 RECORDS = "peers.jsonl"
 LABEL = ("EXACT GUEST INSTRUCTION COUNTS (QEMU TCG, -icount shift=0): neither TCG time "
@@ -335,7 +335,4 @@ def plot_script(p, terminal):
 def write(folder):
     """Rewrites report.md and plot.png of a peers results folder -> 0."""
     p = Peers(folder)
-    with open(os.path.join(folder, "report.md"), "w", encoding="utf-8") as f:
-        f.write(report_text(p))
-    render(plot_script(p, gnuplot_terminal()), folder)
-    return 0
+    return write_report(folder, report_text(p), lambda terminal: plot_script(p, terminal))

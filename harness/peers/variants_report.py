@@ -9,7 +9,7 @@ import os
 
 from harness.common import GIB, BenchError, md_table, read_jsonl
 from harness.peers.report import profile_table
-from harness.report.plot import gnuplot_terminal, per_page_script, render
+from harness.report.plot import per_page_script, write_report
 
 RECORDS = "variants.jsonl"
 LABEL = ("EXACT GUEST INSTRUCTION COUNTS (QEMU TCG, -icount shift=0): neither time on real hardware "
@@ -245,7 +245,4 @@ def plot_script(v, terminal):
 def write(folder):
     """Rewrites report.md and plot.png of a xen-src results folder -> 0."""
     v = Variants(folder)
-    with open(os.path.join(folder, "report.md"), "w", encoding="utf-8") as f:
-        f.write(report_text(v))
-    render(plot_script(v, gnuplot_terminal()), folder)
-    return 0
+    return write_report(folder, report_text(v), lambda terminal: plot_script(v, terminal))

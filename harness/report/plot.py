@@ -155,3 +155,12 @@ def render(script, folder):
     return png
 
 
+
+
+def write_report(folder, text, plot_script_for):
+    """A results folder's report.md as `text`, and its plot drawn from
+    plot_script_for(terminal) -> 0."""
+    with open(os.path.join(folder, "report.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    render(plot_script_for(gnuplot_terminal()), folder)
+    return 0
