@@ -57,8 +57,8 @@ HOSTED_SKIP = ["--ignore=tests/hosted/test_counts.py", "--ignore=tests/hosted/te
 # beyond what each takes on this project's machines under load.
 STAGE_LIMIT = 900
 # The build's outputs a scratch copy needs; the rest of build/ (peers'
-# downloads, fresh Debian trees, logs) stays behind.
-BUILD_SKIP = ("mutants", "fresh", "peers", "test-logs", "isodir", "bootheap.iso")
+# downloads, Xen's source trees, fresh Debian trees, logs) stays behind.
+BUILD_SKIP = ("mutants", "fresh", "peers", "xen-src", "test-logs", "isodir", "bootheap.iso")
 
 
 class Mutant:
@@ -134,7 +134,8 @@ def snapshot(root, dest):
     build = os.path.join(root, "build")
     # Fuzzing's work corpora and crash files are a run's own, not the build's.
     skip = shutil.ignore_patterns("test-corpus-*", "corpus-*", "crash-*", "mutant-corpus-*")
-    for entry in os.listdir(build):
+    os.makedirs(os.path.join(dest, "build"), exist_ok=True)
+    for entry in sorted(os.listdir(build)):
         src, dst = os.path.join(build, entry), os.path.join(dest, "build", entry)
         if entry in BUILD_SKIP:
             continue

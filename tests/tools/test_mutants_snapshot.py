@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: MIT
+"""make mutants' snapshot of the tree: the tracked and new files, and the
+build's outputs without the downloads and source trees no mutant needs,
+whatever order the build folder lists its entries in (a run once died when
+a file came before every folder)."""
+import importlib.util
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("mutants", os.path.join(ROOT, "tools", "mutants.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def write(path, text="x"):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def test_the_snapshot_takes_the_build_and_leaves_the_downloads(tmp_path):
+    mutants = load()
+    root, dest = tmp_path / "tree", tmp_path / "copy"
+    write(str(root / "mm" / "heap.c"), "int heap;\n")
+    write(str(root / ".gitignore"), "/build/\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "mm/heap.c"], check=True)
+    write(str(root / "new.c"))                               # new, not yet added: taken
+    write(str(root / "build" / "a-first.log"))               # a file listed before any folder
+    write(str(root / "build" / "unit" / "test_heap"))
+    write(str(root / "build" / "fuzz" / "corpus-e820" / "x"))
+    for skipped in mutants.BUILD_SKIP:
+        write(str(root / "build" / skipped / "big"))
+    mutants.snapshot(str(root), str(dest))
+    assert (dest / "mm" / "heap.c").read_text() == "int heap;\n" and (dest / "new.c").exists()
+    assert (dest / "build" / "a-first.log").exists() and (dest / "build" / "unit" / "test_heap").exists()
+    assert not (dest / "build" / "fuzz" / "corpus-e820").exists()
+    assert "xen-src" in mutants.BUILD_SKIP and "peers" in mutants.BUILD_SKIP
+    assert not any((dest / "build" / s).exists() for s in mutants.BUILD_SKIP)
