@@ -4,6 +4,7 @@ strategy-size side by side with their difference (`run --hosted --repeat`,
 `make bench-host-repeat`, `repeat A B`), and how well each estimator a
 headline could use (median, minimum, trimmed mean) repeats between them,
 which is how the report's headline estimator was chosen."""
+import os
 import statistics
 
 from harness.common import GIB, gib_text, md_table
@@ -65,11 +66,17 @@ def compact_table(rows, phase=INIT):
     return md_table(["RAM"] + names, lines)
 
 
+def _shown(folder):
+    """A folder as a reader finds it: from here when it lies below, else whole."""
+    rel = os.path.relpath(folder)
+    return rel if not rel.startswith("..") else os.path.abspath(folder)
+
+
 def repeat_text(a, b):
     """The markdown that says how sweep b repeats sweep a."""
     rows = compare(a, b)
     L = ["# Two sweeps, back to back", "",
-         f"A: {a.folder}", f"B: {b.folder}", "",
+         f"A: {_shown(a.folder)}", f"B: {_shown(b.folder)}", "",
          f"Headline: the {HEADLINE} over runs of each window's CPU time a page (a repeated window "
          "counts as its mean repetition; a floor as its fastest way each run). Difference is B over A "
          f"less one; within {AGREE:.0%} counts from {gib_text(FROM_BYTES)} up.", ""]
