@@ -38,4 +38,13 @@ void host_heap_world(const struct bootmem_region *r, unsigned n);
  */
 void host_nodes(const struct node_range *nodes, unsigned n);
 
+/* The tests' deterministic random numbers: Marsaglia's xorshift64, *state seeded nonzero. */
+static inline uint64_t host_xorshift64(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 #endif

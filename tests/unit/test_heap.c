@@ -318,15 +318,8 @@ static void test_alloc_all_free_all(void **state)
     }
 }
 
-/* Deterministic xorshift, seeded per test. */
+/* The random state of host_xorshift64(), seeded per test. */
 static uint64_t rng;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static void stress(const char *name, unsigned long ops)
 {
@@ -339,7 +332,7 @@ static void stress(const char *name, unsigned long ops)
     uint64_t d = build(name);
     rng = 0x9e3779b97f4a7c15ull;
     for (unsigned long i = 0; i < ops; i++) {
-        uint64_t x = next_rand();
+        uint64_t x = host_xorshift64(&rng);
         if (nheld && (x & 1)) {
             unsigned k = (unsigned)((x >> 1) % nheld);
             assert_int_equal(heap_free(mfn_to_page(held[k].mfn), held[k].order, (x >> 40) & 1, NULL), 0);

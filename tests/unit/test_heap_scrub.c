@@ -299,13 +299,6 @@ static struct { uint64_t mfn; unsigned order; } taken[HI];
 static unsigned ntaken;
 
 static uint64_t rng;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 /* Every free block against the model: no page before first_dirty dirty, each flag right, the count. */
 static void held_to_model(void)
@@ -352,7 +345,7 @@ static void test_stress_against_a_model(void **state)
         ntaken = 0;
         rng = 0x9e3779b97f4a7c15ull + s;
         for (unsigned step = 0; step < 3000; step++) {
-            uint64_t r = next_rand();
+            uint64_t r = host_xorshift64(&rng);
             unsigned order = (unsigned)(r >> 8) % 4;
             if (r % 8 < 5 || !ntaken) {
                 struct page_info *pg = heap_alloc_pages(order, NUMA_NO_NODE);
