@@ -5,7 +5,6 @@ quotes and the figures of README.md's table."""
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 

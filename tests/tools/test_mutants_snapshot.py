@@ -6,7 +6,6 @@ a file came before every folder)."""
 import importlib.util
 import os
 import subprocess
-import sys
 
 from conftest import ROOT
 
