@@ -46,6 +46,17 @@
 
 unsigned host_probe_fold = 1;
 
+/* What the probes read at start, and whether they are believed. */
+struct host_probe {
+    uint64_t mhz;               /* the multiply chain's clock */
+    uint64_t check_mhz;         /* the rotate chain's */
+    uint64_t tsc_mhz;           /* the calibrated TSC's rate; 0 when uncalibrated */
+    uint64_t x_tsc_x100;        /* mhz over tsc_mhz, in hundredths */
+    uint64_t issue_x100;        /* independent adds a cycle, in hundredths */
+    bool clock_ok, issue_ok;
+    const char *why;            /* why the clock is not believed, or NULL */
+};
+
 static struct host_probe probe;
 
 #define X8(s) s s s s s s s s
@@ -183,9 +194,4 @@ void host_probe_init(void)
     else
         printk("probe: UNRELIABLE: the core-clock probe read %llu MHz, but %s; the windows carry no "
                "clock and no issue figure\n", (unsigned long long)p->mhz, p->why);
-}
-
-const struct host_probe *host_probe(void)
-{
-    return &probe;
 }

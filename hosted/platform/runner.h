@@ -133,17 +133,6 @@ int64_t host_clock_recheck(void);
 
 /* ---- the core's probes (probe.c) ------------------------------------------ */
 
-/* What the probes read at start, and whether they are believed. */
-struct host_probe {
-    uint64_t mhz;               /* the multiply chain's clock */
-    uint64_t check_mhz;         /* the rotate chain's */
-    uint64_t tsc_mhz;           /* the calibrated TSC's rate; 0 when uncalibrated */
-    uint64_t x_tsc_x100;        /* mhz over tsc_mhz, in hundredths */
-    uint64_t issue_x100;        /* independent adds a cycle, in hundredths */
-    bool clock_ok, issue_ok;
-    const char *why;            /* why the clock is not believed, or NULL */
-};
-
 /* Tests: the clock chain reads as if the renamer folded this many of its instructions into one. */
 extern unsigned host_probe_fold;
 
@@ -153,9 +142,6 @@ extern unsigned host_probe_fold;
  * and a line that says whether the windows will carry either figure.
  */
 void host_probe_init(void);
-
-/* What host_probe_init() found. */
-const struct host_probe *host_probe(void);
 
 /* The core's clock in MHz now (about 0.2 ms), or 0 when the probe is not believed. */
 uint64_t host_probe_mhz(void);
