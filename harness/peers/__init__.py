@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""The real binaries beside the models (`make peers`): Debian's packages
-through a private apt (`apt`, `fetch`), booted under -icount with exact
-brackets (`boot`), their own log lines (`logs`), function by function
-(`profile`), the report (`report`), the command (`run`), and the Linux
-models against the real Linux (`icount`, `linux_profile`, `peers-icount`).
-`make xen-src` (`xen_src`): Xen built from Debian's source with the patch
-series (`source`), its `heap-init=` variants measured and proven one heap
-(`variants`, `heapdump`), dom0 to its init (`dom0`, `initramfs`), and the
-report (`variants_report`)."""
+"""The real kernels beside bootheap's models, a room a subject:
+`debian/` Debian's packages through a private apt; `bracket/` booting a real
+kernel under -icount and bracketing its hand-over, which every kernel uses;
+`binaries/` Debian's Xen and Linux binaries measured beside the models
+(`make peers`, `peers-icount`); `xen/` Xen built from Debian's source with
+the project's patch series (`make xen-src`)."""

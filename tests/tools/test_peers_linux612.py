@@ -13,11 +13,11 @@ import subprocess
 
 import pytest
 
-from harness.peers import boot as peers_boot
-from harness.peers import fetch as peers_fetch
-from harness.peers.apt import FetchError
-from harness.peers.logs import LogError, linux_facts
-from harness.peers.report import linux_per_page
+from harness.peers.bracket import boot as peers_boot
+from harness.peers.debian import fetch as peers_fetch
+from harness.peers.debian.apt import FetchError
+from harness.peers.bracket.logs import LogError, linux_facts
+from harness.peers.binaries.report import linux_per_page
 from harness.qemu.brackets import Result
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "peers")

@@ -3,7 +3,7 @@
 (patches/xen/<release>/) applied: bookworm's 4.17 and trixie's 4.20, the
 hypervisor alone, non-debug and debug (CONFIG_DEBUG).
 
-The source comes through the private apt of harness/peers/apt.py, with
+The source comes through the private apt of harness/peers/debian/apt.py, with
 deb-src lines; dpkg-source unpacks it with Debian's own patches. A build is
 kept in build/xen-src/<release>-<config>-<key>/, where the key digests what
 decides the binary: the source package's version, every patch's bytes, the
@@ -26,7 +26,7 @@ import subprocess
 import time
 
 from harness import ROOT
-from harness.peers.apt import FetchError, PrivateApt, compare_versions
+from harness.peers.debian.apt import FetchError, PrivateApt, compare_versions
 
 SRC = os.path.join(ROOT, "build", "xen-src")
 PATCHES = os.path.join(ROOT, "patches", "xen")

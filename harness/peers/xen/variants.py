@@ -1,17 +1,17 @@
 # SPDX-License-Identifier: MIT
-"""The measuring of `python3 -m harness xen-src` (harness/peers/xen_src.py,
+"""The measuring of `python3 -m harness xen-src` (harness/peers/xen/run.py,
 `make xen-src`): the seed's experiment on one tree. Xen 4.17 and 4.20, built here from Debian's source packages with the
-patch series (harness/peers/source.py), boot under -icount once per
+patch series (harness/peers/xen/source.py), boot under -icount once per
 variant of init_heap_pages() (`heap-init=`), at each size, on one node and
 on two unequal ones, with the exact bracket of end_boot_allocator() that
-`make peers` takes of Debian's binaries (harness/peers/boot.py). Every
+`make peers` takes of Debian's binaries (harness/peers/bracket/boot.py). Every
 variant's heap dump must hold together, be the canonical heap of the
 boot allocator's regions, and equal every other variant's
-(harness/peers/heapdump.py). bootheap's models of the variants boot on the
+(harness/peers/xen/heapdump.py). bootheap's models of the variants boot on the
 same guests. Then each variant of each release's debug build boots a real
-dom0 to its init (harness/peers/dom0.py). Records go to variants.jsonl in
+dom0 to its init (harness/peers/xen/dom0.py). Records go to variants.jsonl in
 a results folder, with the serial logs, report.md and plot.png
-(harness/peers/variants_report.py)."""
+(harness/peers/xen/variants_report.py)."""
 import concurrent.futures
 import datetime
 import json
@@ -20,9 +20,10 @@ import re
 import time
 
 from harness.common import MIB, size_label
-from harness.peers import boot as peers_boot, dom0, heapdump, initramfs, profile, source
-from harness.peers.fetch import DOM0_BYTES
-from harness.peers.variants_report import MODELS, RECORDS, UNPATCHED
+from harness.peers.bracket import boot as peers_boot, initramfs, profile
+from harness.peers.xen import dom0, heapdump, source
+from harness.peers.debian.fetch import DOM0_BYTES
+from harness.peers.xen.variants_report import MODELS, RECORDS, UNPATCHED
 from harness.qemu import command
 from harness.qemu.brackets import BracketError, take
 RELEASES = tuple(source.RELEASES)
@@ -247,7 +248,7 @@ def functional(builds, variants, mem, out, kernel, say, jobs=2):
 
 
 # Each variant profiled function by function beside its model, and the
-# window of pages freed that covers its pattern (harness/peers/profile.py).
+# window of pages freed that covers its pattern (harness/peers/bracket/profile.py).
 PROFILES = (("page", 1024), ("chunk-72b02bc", 4096), ("chunk", 4096))
 
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """dom0's initramfs for the functional boot of a source-built Xen
-(harness/peers/dom0.py): a gzip'd cpio (newc) archive written here, with no
+(harness/peers/xen/dom0.py): a gzip'd cpio (newc) archive written here, with no
 cpio binary and no root (the console's device node is only an archive
 entry), holding Debian's static busybox and an /init that prints a line,
 dom0's MemTotal and the result of a tmpfs fill-and-check, then powers off.

@@ -15,6 +15,7 @@ handed over that holds twice as many pages."""
 import os
 import tempfile
 
+from harness.common import GIB
 from harness.qemu import command
 from harness.qemu.brackets import ARG_REGS, BracketError
 from harness.qemu.gdbstub import RSP, StubError
@@ -151,8 +152,8 @@ def run_pair(real, strategy, man, mem, out, window=WINDOW, xen=None):
     """Profiles real Xen `real` and bootheap's `strategy` at `mem` -> (real,
     model). xen: (Target, files) of another Xen than the package `real`
     names, such as a source build booted with a heap-init= variant."""
-    from harness.peers import boot as peers_boot
-    from harness.peers import fetch as peers_fetch
+    from harness.peers.bracket import boot as peers_boot
+    from harness.peers.debian import fetch as peers_fetch
     results = []
     for side in ("xen", "model"):
         if side == "xen":
@@ -169,3 +170,34 @@ def run_pair(real, strategy, man, mem, out, window=WINDOW, xen=None):
                                       profile(stub, syms, names, side, dl, window))
         results.append(res)
     return results
+
+
+def fmt(x, digits=2):
+    """A figure with thousands separators, or - for none."""
+    return "-" if x is None else f"{x:,.{digits}f}"
+
+
+def profile_table(prof, w):
+    x, m = per_page(prof["xen"]), per_page(prof["model"])
+    xf, mf = prof["xen"]["functions"], prof["model"]["functions"]
+    w(f"**Xen {prof['real'].split('-')[1]} beside `{prof['strategy']}`** "
+      f"({prof['mem_bytes'] / GIB:g} GiB; windows of {prof['xen']['window_pages']:,} and "
+      f"{prof['model']['window_pages']:,} pages, in regions of {prof['xen']['region_pages']:,} and "
+      f"{prof['model']['region_pages']:,}):\n\n")
+    w("| function (Xen / bootheap) | Xen: calls a page | Xen: instructions a page | "
+      "bootheap: calls a page | bootheap: instructions a page | bootheap - Xen |\n"
+      "|---|---|---|---|---|---|\n")
+
+    def calls(side, role):
+        c = prof[side]["calls"].get(role)
+        return "-" if c is None or role.startswith("init") else f"{c / prof[side]['window_pages']:.3f}"
+
+    for role in dict.fromkeys(list(x) + list(m)):
+        if role == "init (before the first free)":
+            name = f"{xf['init']} / {mf['init']}, before its first free (a page of its region)"
+        else:
+            name = f"{xf.get(role, '(inline)')} / {mf.get(role, '(inline)')}"
+        w(f"| {name} | {calls('xen', role)} | {fmt(x.get(role))} | {calls('model', role)} | "
+          f"{fmt(m.get(role))} | {fmt(m.get(role, 0) - x.get(role, 0))} |\n")
+    w(f"| all | | {fmt(sum(x.values()))} | | {fmt(sum(m.values()))} | "
+      f"{fmt(sum(m.values()) - sum(x.values()))} |\n\n")

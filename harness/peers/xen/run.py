@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 """`python3 -m harness xen-src` (`make xen-src`): the source builds
-(harness/peers/source.py), the measured boots, the heap proven one and the
-profiles (harness/peers/variants.py), dom0 to its init
-(harness/peers/dom0.py), then report.md and plot.png
-(harness/peers/variants_report.py)."""
+(harness/peers/xen/source.py), the measured boots, the heap proven one and the
+profiles (harness/peers/xen/variants.py), dom0 to its init
+(harness/peers/xen/dom0.py), then report.md and plot.png
+(harness/peers/xen/variants_report.py)."""
 import datetime
 import os
 import re
@@ -11,10 +11,11 @@ import time
 
 from harness import ROOT
 from harness.common import BenchError, parse_sizes, say, warn
-from harness.peers import fetch, source, variants, variants_report
-from harness.peers.apt import FetchError, PrivateApt
-from harness.peers.variants import RELEASES, TOPOLOGIES
-from harness.peers.variants_report import VARIANTS
+from harness.peers.debian import fetch
+from harness.peers.xen import source, variants, variants_report
+from harness.peers.debian.apt import FetchError, PrivateApt
+from harness.peers.xen.variants import RELEASES, TOPOLOGIES
+from harness.peers.xen.variants_report import VARIANTS
 from harness.qemu import command
 
 DEFAULT_SIZES = "1,4,8,16,64"

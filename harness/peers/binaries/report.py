@@ -6,14 +6,14 @@ guest instructions under QEMU's -icount: neither TCG time nor hardware time.
 peers.jsonl is the records file: a `peers` header (how it ran, the packages),
 then per size one `peer` record per real binary and phase, one `model`
 record per bootheap strategy and cost set, one `linux_model` record per
-Linux model (its phases a page, harness/peers/icount.py), an `error` record
+Linux model (its phases a page, harness/peers/binaries/icount.py), an `error` record
 for a boot that failed, and an `end` record. linux_phases() reads a Linux's
 phases back."""
 import io
 import os
 
 from harness.common import GIB, BenchError, read_jsonl
-from harness.peers.profile import per_page
+from harness.peers.bracket.profile import fmt as _f, per_page, profile_table
 from harness.report.plot import per_page_script, write_report
 
 RECORDS = "peers.jsonl"
@@ -88,10 +88,6 @@ def one_line(recs):
             " instructions a page"
     return ", ".join(f"{r['phase']} {r['instructions']:,} instructions over {r['pages']:,} pages"
                      for r in recs)
-
-
-def _f(x, digits=2):
-    return "-" if x is None else f"{x:,.{digits}f}"
 
 
 def _pct(model, real):
@@ -170,32 +166,6 @@ def _brackets(p, w):
             log = f"{ms} ms (jiffies)"
             diff = f"{ms * 1000000 - r['instructions']:+,}"
         w(f"| {peer} {phase} | {mem / GIB:g} GiB | {r['instructions']:,} | {sub} | {log} | {diff} |\n")
-
-
-def profile_table(prof, w):
-    x, m = per_page(prof["xen"]), per_page(prof["model"])
-    xf, mf = prof["xen"]["functions"], prof["model"]["functions"]
-    w(f"**Xen {prof['real'].split('-')[1]} beside `{prof['strategy']}`** "
-      f"({prof['mem_bytes'] / GIB:g} GiB; windows of {prof['xen']['window_pages']:,} and "
-      f"{prof['model']['window_pages']:,} pages, in regions of {prof['xen']['region_pages']:,} and "
-      f"{prof['model']['region_pages']:,}):\n\n")
-    w("| function (Xen / bootheap) | Xen: calls a page | Xen: instructions a page | "
-      "bootheap: calls a page | bootheap: instructions a page | bootheap - Xen |\n"
-      "|---|---|---|---|---|---|\n")
-
-    def calls(side, role):
-        c = prof[side]["calls"].get(role)
-        return "-" if c is None or role.startswith("init") else f"{c / prof[side]['window_pages']:.3f}"
-
-    for role in dict.fromkeys(list(x) + list(m)):
-        if role == "init (before the first free)":
-            name = f"{xf['init']} / {mf['init']}, before its first free (a page of its region)"
-        else:
-            name = f"{xf.get(role, '(inline)')} / {mf.get(role, '(inline)')}"
-        w(f"| {name} | {calls('xen', role)} | {_f(x.get(role))} | {calls('model', role)} | "
-          f"{_f(m.get(role))} | {_f(m.get(role, 0) - x.get(role, 0))} |\n")
-    w(f"| all | | {_f(sum(x.values()))} | | {_f(sum(m.values()))} | "
-      f"{_f(sum(m.values()) - sum(x.values()))} |\n\n")
 
 
 def _linux_models_table(p, w):
@@ -285,7 +255,7 @@ def report_text(p):
       "the call, which also initialises the reserved ranges' struct pages "
       "(`reserve_bootmem_region()`, which grows with the memory map it reserves); deferred: `deferred_init_memmap()`, less "
       "interrupts, the scheduler and printing. Records: `linux_phases()` in "
-      "harness/peers/report.py reads them back from peers.jsonl.\n\n")
+      "harness/peers/binaries/report.py reads them back from peers.jsonl.\n\n")
     if p.linux_models:
         w("## The Linux models beside the real kernels\n\n")
         w("Instructions a page, each phase by one rule: memmap and the deferred init over their own "

@@ -3,7 +3,7 @@
 (`-icount shift=0,sleep=off`, where one virtual ns is one guest
 instruction), as instructions a page for each phase Linux has: memmap init,
 memblock_free_all() and the deferred init; and, given the real Debian
-kernels' figures from `make peers` (harness/peers/run.py, peers.jsonl),
+kernels' figures from `make peers` (harness/peers/binaries/run.py, peers.jsonl),
 each model held to within 10 % of its kernel at every size asked:
 `linux_deferred` to Linux 6.1, `linux612` to Linux 6.12
 (docs/fidelity.md, "The check against the real Linux"). `linux` (6.1
@@ -20,7 +20,7 @@ import time
 
 from harness.qemu import runner
 from harness.common import GIB, parse_size, say
-from harness.peers.report import REAL_OF_MODEL, linux_per_page
+from harness.peers.binaries.report import REAL_OF_MODEL, linux_per_page
 
 ICOUNT = ("-icount", "shift=0,sleep=off")
 PHASES = ("memmap", "memblock_free_all", "deferred")
@@ -122,7 +122,7 @@ def real_pages(path, peer, mem, phase):
 
 def cmd_profile(args):
     """--profile VERSION:PHASE: both sides function by function -> 0, or 2."""
-    from harness.peers import linux_profile
+    from harness.peers.binaries import linux_profile
     version, _, phase = args.profile.partition(":")
     if version not in ("6.1", "6.12") or phase not in linux_profile.PHASES:
         print(f"harness: --profile takes 6.1 or 6.12, a colon and one of {', '.join(linux_profile.PHASES)}",
@@ -177,7 +177,7 @@ def cmd_peers_icount(args):
 def record_into(folder, records):
     """Puts the models' records into a `make peers` folder's peers.jsonl, in
     place of those it had for the same sizes, and writes its report again."""
-    from harness.peers import report
+    from harness.peers.binaries import report
     path = os.path.join(folder, "peers.jsonl")
     with open(path, encoding="utf-8") as f:
         old = [json.loads(line) for line in f if line.strip()]

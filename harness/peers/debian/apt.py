@@ -105,7 +105,7 @@ def debian_mirror(entries):
 def sources_text(archive, security, keyring, suites, kinds=("deb",)):
     """The private sources.list: each suite and its security suite, main
     only, for each kind of line ('deb' binaries, 'deb-src' sources)."""
-    lines = ["# Written by harness/peers/apt.py from this machine's apt configuration."]
+    lines = ["# Written by harness/peers/debian/apt.py from this machine's apt configuration."]
     for kind in kinds:
         for suite in suites:
             lines.append(f"{kind} [signed-by={keyring}] {archive} {suite} main")

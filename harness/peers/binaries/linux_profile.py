@@ -123,8 +123,8 @@ def run(version, phase, mem, out_dir, say=print):
     import os
     import tempfile
 
-    from harness.peers import boot as peers_boot
-    from harness.peers import fetch as peers_fetch
+    from harness.peers.bracket import boot as peers_boot
+    from harness.peers.debian import fetch as peers_fetch
     from harness.qemu import command
 
     opens, real_names, model_names = PHASES[phase]

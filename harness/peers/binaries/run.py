@@ -5,7 +5,7 @@ real binaries. Debian's Xen 4.14 (page by page), Xen 4.17 (chunked), Linux
 strategies and Linux models, at each size; every figure is an exact count
 of guest instructions. The
 records go to peers.jsonl in a results folder, with the serial logs, a
-report.md and a plot (harness/peers/report.py)."""
+report.md and a plot (harness/peers/binaries/report.py)."""
 import datetime
 import json
 import os
@@ -13,15 +13,15 @@ import subprocess
 import time
 
 from harness import ROOT
-from harness.peers import boot as peers_boot
-from harness.peers import fetch as peers_fetch
-from harness.peers import icount as peers_icount
-from harness.peers import profile as peers_profile
-from harness.peers import report as peers_report
+from harness.peers.bracket import boot as peers_boot
+from harness.peers.debian import fetch as peers_fetch
+from harness.peers.binaries import icount as peers_icount
+from harness.peers.bracket import profile as peers_profile
+from harness.peers.binaries import report as peers_report
 from harness.qemu import command
 from harness.common import BenchError, parse_sizes, say, size_label, warn
 from harness.qemu.brackets import BracketError
-from harness.peers.apt import FetchError
+from harness.peers.debian.apt import FetchError
 
 DEFAULT_SIZES = "1,2,4,8,16"
 COSTS = ("all", "none")

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""Past the heap: a source-built Xen (harness/peers/source.py) boots a real
+"""Past the heap: a source-built Xen (harness/peers/xen/source.py) boots a real
 dom0 under TCG (not -icount) and reaches its init. A heap that is wrong in
 a way the heap digest misses fails here, when Xen builds dom0 and dom0 uses
 its memory, or trips an ASSERT of the debug build.
 
 dom0 is Debian's Linux 6.1 (a Xen PV dom0 kernel; the uncompressed vmlinux
-`make peers` fetches) with the initramfs of harness/peers/initramfs.py.
+`make peers` fetches) with the initramfs of harness/peers/bracket/initramfs.py.
 Xen's Debian build and this project's both carry only a multiboot entry, so
 SeaBIOS loads Xen by -kernel, with the dom0 kernel and its initramfs as the
 multiboot modules (-initrd "KERNEL ARGS,INITRD").
@@ -25,7 +25,7 @@ import os
 import re
 import time
 
-from harness.peers.initramfs import INIT_LINE, TAG
+from harness.peers.bracket.initramfs import INIT_LINE, TAG
 from harness.qemu import command, runner
 
 # Xen: its console on the first UART, every message, a small fixed dom0 with

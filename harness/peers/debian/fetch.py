@@ -17,7 +17,7 @@ import subprocess
 
 from harness import ROOT
 from harness.qemu.brackets import BracketError, load_symbols
-from harness.peers.apt import FetchError, PrivateApt
+from harness.peers.debian.apt import FetchError, PrivateApt
 
 PEERS = os.path.join(ROOT, "build", "peers")
 BIN = os.path.join(PEERS, "bin")

@@ -17,7 +17,7 @@ from harness.qemu import command, runner
 from harness.qemu.brackets import BracketError, Spec, load_symbols, take
 from harness.common import GIB, die_with_parent
 from harness.qemu.gdbstub import GdbStub, StubError
-from harness.peers.logs import LogError, bootheap_counts, linux_facts, xen_facts
+from harness.peers.bracket.logs import LogError, bootheap_counts, linux_facts, xen_facts
 
 ICOUNT = "shift=0,sleep=off"
 XEN_STRATEGIES = "page,chunk,once,lazy"
@@ -250,7 +250,7 @@ def boot_bootheap(mem_bytes, xen_costs, log_path, timeout=None, strategies=XEN_S
     runs at one tick per guest instruction there (the kernel's `icount`
     option checks the rate and labels the figures). nodes: as boot_peer's."""
     # Xen's strategies only: the Linux and FreeBSD models have their own
-    # comparison (`peers-icount`, harness/peers/icount.py).
+    # comparison (`peers-icount`, harness/peers/binaries/icount.py).
     # -icount is TCG's: no accelerator to choose.
     r = runner.run("pvh", mem_bytes, f"runs=1 xen_costs={xen_costs} strategies={strategies} icount",
                    acc="tcg", timeout=timeout or timeout_for(mem_bytes), quiet=True, log_path=log_path,

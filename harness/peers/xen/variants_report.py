@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The report of `python3 -m harness xen-src` (harness/peers/variants.py):
+"""The report of `python3 -m harness xen-src` (harness/peers/xen/variants.py):
 report.md and plot.png of a results folder, from its variants.jsonl alone.
 
 Every figure is an exact count of guest instructions under -icount (one
@@ -8,7 +8,7 @@ import io
 import os
 
 from harness.common import GIB, BenchError, md_table, read_jsonl
-from harness.peers.report import profile_table
+from harness.peers.bracket.profile import profile_table
 from harness.report.plot import per_page_script, write_report
 
 RECORDS = "variants.jsonl"
@@ -199,7 +199,7 @@ def report_text(v):
             profile_table(prof, w)
         w("Exclusive counts, by breakpoints at every entry and return of the functions named, from "
           "the first free of the first region large enough, over the window of pages freed "
-          "(harness/peers/profile.py). `sweep` frees no page on its way: its marking loop is read "
+          "(harness/peers/bracket/profile.py). `sweep` frees no page on its way: its marking loop is read "
           "from the disassembly (docs/fidelity.md).\n\n")
     w("## One heap\n\n" + digests_table(v) + "\n\nEach variant's heap dump, printed after "
       "`end_boot_allocator()` returns (outside the bracket): every free block with its node, zone, "
