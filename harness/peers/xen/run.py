@@ -21,20 +21,27 @@ from harness.qemu import command
 DEFAULT_SIZES = "1,4,8,16,64"
 
 
-def builds_of(releases, config, say, patches=None):
-    """The builds of the releases that can be had -> (builds, error records):
-    a release whose source apt cannot get, whose patch does not apply or
-    whose build fails is named and left out, and the others go on."""
-    builds, errors = [], []
+def builds_of(releases, config, say, patches=None, optional=()):
+    """The builds of the releases that can be had -> (builds, records): a
+    release whose source apt cannot get, whose patch does not apply or whose
+    build fails is named and left out, and the others go on. An error record
+    fails the run; a release in `optional` whose source apt cannot get is an
+    `unavailable` record instead, which the report names and which fails
+    nothing."""
+    builds, records = [], []
     for rel in releases:
         try:
             builds.append(source.build(rel, config, patches, say=say))
         except source.SourceError as e:
+            if isinstance(e, source.SourceUnavailable) and rel in optional:
+                warn(f"xen-src: Xen {rel} left out: {e}")
+                records.append({"type": "unavailable", "release": rel, "message": str(e)})
+                continue
             warn(f"xen-src: Xen {rel} ({config}): {e}")
             what = f"the {config} build of Xen {rel}" + (" without the series" if patches == [] else "")
-            errors.append({"type": "error", "what": what, "mem_bytes": 0,
-                           "nodes": [], "message": str(e)})
-    return builds, errors
+            records.append({"type": "error", "what": what, "mem_bytes": 0,
+                            "nodes": [], "message": str(e)})
+    return builds, records
 
 
 def run_all(args, out, say, kernel=None):
@@ -50,7 +57,7 @@ def run_all(args, out, say, kernel=None):
             return builds_of(*a, **k)
         finally:
             building += time.monotonic() - t
-    builds, errors = timed(args.releases, "release", say)
+    builds, errors = timed(args.releases, "release", say, optional=args.optional)
     if not builds:
         raise source.SourceError("no release could be built: " + "; ".join(e["message"].splitlines()[0]
                                                                          for e in errors))
@@ -111,7 +118,9 @@ def cmd_xen_src(args):
     """`xen-src`: build, measure, prove the heap the same, boot dom0, report -> exit status."""
     if args.report:
         return variants_report.write(args.report)
-    args.releases = parse_list(args.releases, RELEASES, "no Xen release")
+    # A default run measures the releases it can get; one named is needed.
+    args.optional = () if args.releases else RELEASES
+    args.releases = parse_list(args.releases or ",".join(RELEASES), RELEASES, "no Xen release")
     # Names Xen does not know go through: its own warning, read from the log, names them.
     args.variants = [x.strip() for x in args.variants.split(",") if x.strip()]
     if not args.variants or any(not re.fullmatch(r"[a-z0-9_-]+", x) for x in args.variants):
@@ -126,10 +135,14 @@ def cmd_xen_src(args):
     os.makedirs(out, exist_ok=True)
     try:
         if args.build_only:
-            for rel in args.releases:
-                for config in source.CONFIGS:
-                    b = source.build(rel, config, say=say)
-                    say(f"xen-src: Xen {rel} ({config}): {b.folder}")
+            releases = args.releases
+            for config in source.CONFIGS:
+                builds, records = builds_of(releases, config, say, optional=args.optional)
+                for b in builds:
+                    say(f"xen-src: Xen {b.release} ({config}): {b.folder}")
+                if any(r["type"] == "error" for r in records) or not builds:
+                    return 2
+                releases = [b.release for b in builds]
             return 0
         kernel = None if args.no_dom0 else dom0_kernel(say)
         records = run_all(args, out, say, kernel)
@@ -137,6 +150,10 @@ def cmd_xen_src(args):
         warn(f"xen-src: {e}")
         return 2
     variants_report.write(out)
+    for r in records:
+        if r["type"] == "unavailable":
+            say(f"xen-src: not measured: Xen {r['release']}, whose source apt cannot get: "
+                f"{r['message'].splitlines()[-1].strip()}")
     say(f"xen-src: {out}/report.md")
     return 1 if variants.failed(records) else 0
 
@@ -151,7 +168,8 @@ def add_parser(sub):
                        "boots bootheap's models beside them, and each variant of the debug build "
                        "with a real dom0 to its init; writes variants.jsonl, the serial logs, "
                        "report.md and plot.png into a results folder.")
-    p.add_argument("--releases", default=",".join(RELEASES), help=f"default {','.join(RELEASES)}")
+    p.add_argument("--releases", help=f"default {','.join(RELEASES)}: those whose source apt can get, "
+                   "each left out named; a release named here that cannot be had fails the run")
     p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"GiB list (default {DEFAULT_SIZES})")
     p.add_argument("--nodes", default="1,2", help="1, 2 or both (default 1,2: one node, two unequal)")
     p.add_argument("--variants", default=",".join(VARIANTS), help=f"default {','.join(VARIANTS)}")

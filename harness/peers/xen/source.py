@@ -41,6 +41,11 @@ class SourceError(Exception):
     """A source build that cannot be had, with what went wrong."""
 
 
+class SourceUnavailable(SourceError):
+    """apt cannot get the release's source: the mirror lacks it, or apt
+    cannot reach the mirror. Nothing about the series or the build."""
+
+
 def series(release, folder=None):
     """The patches of `release` in order, the cover letter left out -> [path]."""
     folder = folder or os.path.join(PATCHES, release)
@@ -197,9 +202,9 @@ def fetch(release, apt=None, say=print, refresh=False):
         apt.update()
         versions = [v for v in apt.source_versions("xen") if v.startswith(release + ".")]
     except FetchError as e:
-        raise SourceError(f"the source of Xen {release}: {e}")
+        raise SourceUnavailable(f"the source of Xen {release}: {e}")
     if not versions:
-        raise SourceError(f"{RELEASES[release]}'s xen source packages hold no Xen {release}")
+        raise SourceUnavailable(f"{RELEASES[release]}'s xen source packages hold no Xen {release}")
     for version in versions:
         try:
             say(f"xen-src: fetching xen {version} ({RELEASES[release]}) from the Debian mirror")
@@ -209,7 +214,7 @@ def fetch(release, apt=None, say=print, refresh=False):
             why = next((x for x in lines if "Failed to fetch http" in x), lines[-1])
             why = re.sub(r"\s*\[IP: [^]]*\]", "", why)       # the mirror's address: not the reason
             tried.append(f"{version}: {why.strip()}")
-    raise SourceError(f"apt cannot get the source of Xen {release} from {apt.archive} "
+    raise SourceUnavailable(f"apt cannot get the source of Xen {release} from {apt.archive} "
                       f"({RELEASES[release]}): every version failed to download:\n  " + "\n  ".join(tried))
 
 

@@ -213,6 +213,13 @@ def report_text(v):
     w("## Targets\n\n")
     for what, ok, figure in targets(v):
         w(f"- {what}: {'met' if ok else 'MISSED'} ({figure})\n")
+    unavailable = v.get("unavailable")
+    if unavailable:
+        w("\n## Not measured\n\n")
+        for u in unavailable:
+            lines = u["message"].strip().splitlines()
+            w(f"- Xen {u['release']}: apt cannot get its source, so it was left out: {lines[0]}"
+              + "".join(f"\n  {x.strip()}" for x in lines[1:4]) + "\n")
     errors = v.get("error")
     if errors:
         w("\n## Failures\n\n")
