@@ -420,7 +420,7 @@ $(B)/bootheap-host-tsan: $(HOSTED_PLATFORM) $(HOSTED_TSAN_KOBJ) $(B)/hosted/kima
 
 hosted-tsan: $(B)/bootheap-host-tsan
 
-# Exact counts under callgrind (docs/results.md, "Exact counts"), e.g.
+# Exact counts under callgrind (docs/results-hosted.md, "Exact counts"), e.g.
 # COUNTS_SIZES=256M,8G,90G COUNTS_ARGS="--out results/<a bench-host folder>".
 COUNTS_SIZES ?= 256M,8G
 COUNTS_ARGS ?=

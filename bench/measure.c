@@ -47,7 +47,7 @@ static void *fill_plain(void *dst, int c, size_t n)
  * "nt": 8-byte non-temporal stores (movnti), fenced: they write whole lines
  * without reading them first and leave them out of the cache. Twice as
  * fast as any other way here on the Xeon of docs/hosted-speeds.md; slower
- * than rep stosq on the EPYC of docs/results.md.
+ * than rep stosq on the EPYC of docs/results-hosted.md.
  */
 static void *fill_nt(void *dst, int c, size_t n)
 {

@@ -30,7 +30,7 @@ ACCELS = ("auto", "kvm", "tcg")
 # for firmware and boot, plus a share per GiB for the benchmark's per-page
 # phases (init, audit, first touch of every page), which cannot print
 # without disturbing what they time. Chosen from the longest silences of
-# healthy boots measured here (docs/results.md, "The stall limit"): under TCG on this
+# healthy boots measured here (docs/results-machine.md, "The stall limit"): under TCG on this
 # shared 2-CPU host, at a load average near 10, OVMF was silent for 26 s
 # before GRUB, the 16 GiB self-tests for 21 s, and the 90 GiB benchmark's
 # warm-up for 64 s before it printed more often.

@@ -17,7 +17,7 @@
 
 /*
  * How the marking loop writes. hosted/stores.c measured the kinds on this
- * project's machines (docs/results.md, "The once strategy's stores"):
+ * project's machines (docs/results-hosted.md, "The once strategy's stores"):
  *
  *  "rep" (the default): a memset. Every tail entry is filled with one
  *  repeated qword, the tail's count_info itself. The fields a free tail
@@ -146,10 +146,10 @@ static uint64_t time_stores(enum once_stores k, uint64_t s, uint64_t e)
  * once_stores=auto: the faster of rep and nt on this CPU, chosen as a kernel
  * chooses its memset at boot, before any timed run. Which is faster is the
  * CPU's: string stores ran 1.05-1.23x faster than non-temporal ones on the
- * EPYC of docs/results.md, and non-temporal ones twice as fast as string
- * stores on the Xeon of docs/hosted-windows.md, where the floor has an nt
- * way too. Each kind fills the entries of the largest handed-over region
- * (at most 2^21 pages) twice from a reset.
+ * EPYC of docs/results-hosted.md, and non-temporal ones twice as fast as
+ * string stores on the Xeon of docs/hosted-windows.md, where the floor has
+ * an nt way too. Each kind fills the entries of the largest handed-over
+ * region (at most 2^21 pages) twice from a reset.
  */
 static bool once_prepare(struct heap_choice *c)
 {

@@ -14,8 +14,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 COMMENT = re.compile(r"<!--.*?-->", re.S)
-# [text](target) and ![alt](target), the target optionally in <> and with a "title".
-LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+# [text](target) and ![alt](target), the target optionally in <> and with a "title";
+# the text may wrap onto the next lines of its paragraph, never past a blank line.
+LINK = re.compile(r"!?\[(?:[^\[\]\n]|\n(?![ \t]*\n)|\[[^\]\n]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 REFDEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+\"[^\"]*\")?\s*$")
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 HTML_ANCHOR = re.compile(r"<a\s+(?:id|name)=\"([^\"]+)\"")
@@ -82,15 +83,19 @@ def anchors(path):
 
 
 def links(text):
-    """(line number, target) of every link in Markdown text."""
+    """(line number, target) of every link in Markdown text, numbered by
+    the line its text starts on."""
+    out = []
+    prose = ["" for _ in range(text.count("\n") + 1)]   # code and fences as blank lines
     for n, line in prose_lines(text):
-        line = CODE_SPAN.sub("code", line)
-        m = REFDEF.match(line)
+        m = REFDEF.match(CODE_SPAN.sub("code", line))
         if m:
-            yield n, m.group(1)
-            continue
-        for m in LINK.finditer(line):
-            yield n, m.group(1)
+            out.append((n, m.group(1)))
+        else:
+            prose[n - 1] = CODE_SPAN.sub("code", line)
+    joined = "\n".join(prose)
+    out += [(joined.count("\n", 0, m.start()) + 1, m.group(1)) for m in LINK.finditer(joined)]
+    return sorted(out)
 
 
 def check_target(root, src, target, cache):

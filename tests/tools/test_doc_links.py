@@ -88,6 +88,18 @@ def test_links_shown_as_code_or_in_comments_are_not_links(tmp_path):
     assert broken(tree(tmp_path, files)) == []
 
 
+def test_a_link_whose_text_wraps_is_checked_from_its_first_line(tmp_path):
+    """Text wrapped onto the next line is one link, named by the line it
+    starts on; a blank line or a fence between [ and ]( ends the text."""
+    files = dict(GOOD)
+    files["README.md"] += ("\nSee [the usage\npage](docs/usage.md#nowhere) and [the\n  other\n"
+                           "  page](docs/gone.md).\n\n[not\n\na link](docs/missing.md)\n"
+                           "[nor\n```\nthis](docs/missing.md)\n```\n")
+    assert broken(tree(tmp_path, files)) == [
+        "README.md:10: docs/usage.md#nowhere: docs/usage.md has no heading whose anchor is #nowhere",
+        "README.md:11: docs/gone.md: docs/gone.md does not exist"]
+
+
 def test_a_broken_link_in_docs_is_named_with_its_file_and_line(tmp_path):
     files = dict(GOOD)
     files["docs/usage.md"] += "\n[gone](results.md#the-sweep)\n"

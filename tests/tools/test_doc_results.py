@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The runs behind the front page: docs/results/ keeps their records, and
-the harness writes from copies of them the very tables that docs/results.md
-quotes and the figures of README.md's table."""
+the harness writes from copies of them the very tables that the results
+pages (docs/results.md and its docs/results-*.md) quote and the figures of
+README.md's table."""
+import glob
 import json
 import os
 import re
@@ -70,18 +72,26 @@ def cells(table, first):
     raise AssertionError(f"no row {first!r} in {table[0]}")
 
 
+def result_pages():
+    """The results index and its pages, as paths relative to the tree."""
+    return ["docs/results.md"] + sorted(os.path.relpath(p, ROOT) for p in
+                                        glob.glob(os.path.join(ROOT, "docs", "results-*.md")))
+
+
 def quoted():
-    """[(folder, command, heading, table lines)] of docs/results.md's marked tables."""
-    with open(os.path.join(ROOT, "docs", "results.md"), encoding="utf-8") as f:
-        text = f.read()
+    """[(page, folder, command, heading, table lines)] of the results pages'
+    marked tables."""
     out = []
-    for m in MARK.finditer(text):
-        rows = []
-        for line in text[m.end():].lstrip("\n").split("\n"):
-            if not line.startswith("|"):
-                break
-            rows.append(line)
-        out.append((m.group(1), m.group(2), m.group(3), rows))
+    for page in result_pages():
+        with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+            text = f.read()
+        for m in MARK.finditer(text):
+            rows = []
+            for line in text[m.end():].lstrip("\n").split("\n"):
+                if not line.startswith("|"):
+                    break
+                rows.append(line)
+            out.append((page, m.group(1), m.group(2), m.group(3), rows))
     return out
 
 
@@ -94,12 +104,12 @@ def test_the_records_behind_the_front_page_are_kept():
 
 def test_every_quoted_table_is_what_the_harness_writes_from_the_records(reports):
     marked = quoted()
-    assert {m[0] for m in marked} == set(FOLDERS), marked
-    for name, command, heading, rows in marked:
-        assert command == FOLDERS[name][2], f"{heading}: made by {FOLDERS[name][2]}, not {command}"
-        assert rows, f"no table after the mark of {heading!r}"
+    assert {m[1] for m in marked} == set(FOLDERS), marked
+    for page, name, command, heading, rows in marked:
+        assert command == FOLDERS[name][2], f"{page}: {heading}: made by {FOLDERS[name][2]}, not {command}"
+        assert rows, f"{page}: no table after the mark of {heading!r}"
         assert rows == table_after(reports[name], heading), \
-            f"docs/results.md's {heading!r} is not what {command} writes from docs/results/{name}"
+            f"{page}'s {heading!r} is not what {command} writes from docs/results/{name}"
         with open(os.path.join(RESULTS, name, "report.md"), encoding="utf-8") as f:
             assert rows == table_after(f.read(), heading), f"docs/results/{name}/report.md's {heading!r}"
 
