@@ -141,3 +141,17 @@ def test_xen_420s_node_lines_are_read_too():
     from harness.peers.bracket.logs import xen_facts
     facts = xen_facts(text)
     assert facts["version"].startswith("4.20") and facts["log_bracket"] > 0
+
+
+def test_a_block_that_spans_two_touching_regions_covers_both():
+    """Regions that touch are one run of free pages: a block across their
+    edge (the merge end_boot_allocator() does there) covers each region's
+    part, and the heap is the canonical one."""
+    regions = [(0x100, 0x180), (0x180, 0x200)]
+    assert heapdump.missing_runs(regions, [(0x100, 0x200)]) == []
+    assert heapdump.missing_runs(regions, [(0x100, 0x180)]) == [(0x180, 0x200)]
+    nodes = [(0, 0x400, 0)]
+    d = heapdump.Dump()
+    d.regions = regions
+    d.blocks = [(0, 9, 8, 0x100, 8, 0)]
+    assert heapdump.against_oracle(d, nodes) == []

@@ -217,11 +217,12 @@ def nodes_of_regions(regions, nodes):
 
 def missing_runs(regions, held):
     """[(s, e)]: the runs of region pages (MFN 0 aside) no block in held
-    [(s, e)] covers."""
+    [(s, e)] covers. A block may start in a region below: regions that
+    touch are one run of free pages, and a block may cross their edge."""
     out = []
     for s, e in sorted(regions):
         at = max(s, 1)
-        for a, b in sorted(x for x in held if s <= x[0] < e):
+        for a, b in sorted(x for x in held if x[0] < e and x[1] > s):
             if a > at:
                 out.append((at, a))
             at = max(at, b)
