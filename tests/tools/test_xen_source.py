@@ -71,6 +71,21 @@ def test_a_patch_that_does_not_apply_is_named_with_its_file_and_hunk(tmp_path):
     assert "line three\n" in text and "line 30 moved\n" in text and "thirty" not in text
 
 
+def test_a_hunk_that_would_land_only_with_fuzz_is_refused_and_named(tmp_path):
+    """patch's default fuzz of 2 lets a hunk land where its outer context
+    lines no longer match: the series is applied with none, so such a hunk
+    is named and nothing moves."""
+    p = make_patch(tmp_path, "0001-fuzzy.patch", TEXT, TEXT.replace("line 20\n", "line twenty\n"))
+    # The tree changed one line of the hunk's context, three lines above its change.
+    t = tree(tmp_path, TEXT.replace("line 17\n", "line 17 changed\n"))
+    with pytest.raises(source.SourceError) as e:
+        source.apply_series(t, [p])
+    assert "0001-fuzzy.patch does not apply" in str(e.value)
+    assert "xen/common/page_alloc.c, hunk #1 at line 17" in str(e.value)
+    with open(os.path.join(t, "xen", "common", "page_alloc.c")) as f:
+        assert "twenty" not in f.read()
+
+
 def test_a_patch_for_a_file_the_tree_lacks_is_named(tmp_path):
     p = make_patch(tmp_path, "0001-elsewhere.patch", TEXT, TEXT + "more\n", rel="xen/common/gone.c")
     with pytest.raises(source.SourceError, match=r"0001-elsewhere.patch does not apply.*not in the tree"):

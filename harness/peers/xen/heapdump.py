@@ -26,6 +26,7 @@ block named), and the blocks to harness/results/oracle.py's canonical
 decomposition of the regions, by node (Xen's SRAT or faked node lines)."""
 import re
 
+from harness.peers.xen import carveout
 from harness.results import oracle
 
 MASK = (1 << 64) - 1
@@ -34,9 +35,6 @@ LINE = re.compile(r"heapdump: (.*)$")
 SRAT = re.compile(r"(?:SRAT|NUMA): Node (\d+) PXM \d+ \[([0-9a-fA-F]+), ([0-9a-fA-F]+)\]")
 FAKED = re.compile(r"Faking a node at ([0-9a-fA-F]+)-([0-9a-fA-F]+)")
 PAGE_SHIFT = 12
-# init_node_heap() gives a node's first range a few pages of metadata (the
-# node's avail[] and free lists) unless the node is 0, whose are static.
-CARVE_MAX = 8
 
 
 class DumpError(ValueError):
@@ -67,6 +65,10 @@ class Dump:
         self.regions, self.blocks, self.avail, self.need_scrub = [], [], {}, {}
         self.total = self.listed = self.nblocks = self.notfree = None
         self.digest_blocks = self.digest_pages = None
+        # (need_tlbflush, scrub_state) of each block's head, in list order,
+        # and the fields digest: None from a dump that predates them.
+        self.heads, self.fields = [], None
+        self.nodes = None               # [(s, e, node)] when the caller read them from the log
 
     def digest(self):
         """(block digest, page digest) as hex, Xen's."""
@@ -91,22 +93,35 @@ def _ints(fields, what, line):
         raise DumpError(f"a heap dump line with a bad {what}: {line!r}")
 
 
-def parse(log):
-    """The heap dump of a serial log -> Dump. Raises DumpError naming what is
-    missing: no dump at all (the patch or `heap-dump` absent), or one cut
-    short before its digest line."""
-    d, seen = Dump(), False
+BOOT = "boot"
+
+
+def parse(log, stage=BOOT):
+    """The heap dump of a serial log at `stage` -> Dump: "boot" (the dump
+    after end_boot_allocator(), before any "stage" line), or a stage the
+    dump patch names ("discard_initial_images"). Raises DumpError naming
+    what is missing: no dump at all (the patch or `heap-dump` absent), or
+    one cut short before its digest line."""
+    d, seen, at = Dump(), False, BOOT
     for raw in log.splitlines():
         m = LINE.search(raw)
         if not m:
             continue
-        seen = True
         f = m.group(1).split()
         kind = f[0] if f else ""
+        if kind == "stage" and len(f) == 2:
+            at = f[1]
+            continue
+        if at != stage:
+            continue
+        seen = True
         if kind == "region" and len(f) == 4:
             d.regions.append(tuple(_ints(f[2:], "region", raw)))
-        elif kind == "block" and len(f) == 7:
-            d.blocks.append(tuple(_ints(f[1:], "block", raw)))
+        elif kind == "block" and len(f) in (7, 9):
+            v = _ints(f[1:], "block", raw)
+            d.blocks.append(tuple(v[:6]))
+            if len(v) == 8:
+                d.heads.append(tuple(v[6:]))
         elif kind == "avail" and len(f) == 4:
             n, z, p = _ints(f[1:], "avail entry", raw)
             d.avail[(n, z)] = p
@@ -117,11 +132,13 @@ def parse(log):
             d.total, d.listed, d.nblocks, d.notfree = _ints(f[1::2], "total line", raw)
         elif kind == "digest" and len(f) == 5:
             d.digest_blocks, d.digest_pages = int(f[2], 16), int(f[4], 16)
+        elif kind == "fields" and len(f) == 2:
+            d.fields = int(f[1], 16)
         else:
             raise DumpError(f"a heap dump line of no known kind: {raw!r}")
     if not seen:
-        raise DumpError("the log has no heap dump (heapdump: lines): the dump patch or the "
-                        "heap-dump option is missing")
+        raise DumpError("the log has no heap dump (heapdump: lines)" + ("" if stage == BOOT else f" at {stage}")
+                        + ": the dump patch or the heap-dump option is missing")
     if d.digest_blocks is None or d.total is None:
         raise DumpError(f"the heap dump is cut short: {len(d.blocks)} blocks and no "
                         f"{'total' if d.total is None else 'digest'} line")
@@ -171,17 +188,71 @@ def first_difference(a, b):
     return f"node {n} zone {z} order {o} at mfn 0x{m:x} first_dirty 0x{fd:x} ({side} has it)"
 
 
-def compare(dumps):
-    """{variant: Dump} of one build at one size -> [problem]: every variant's
-    digests, counters and scrub counts must be the first's."""
+# Variants that claim chunk's free lists in order, entry for entry.
+ORDERED = ("chunk", "sweep")
+
+
+def first_order_difference(a, b):
+    """The first list entry (in the order Xen walked the lists) where two dumps differ, or None."""
+    for i, (x, y) in enumerate(zip(a.blocks, b.blocks)):
+        if x != y:
+            return (f"entry {i} of the lists is node {x[0]} zone {x[1]} order {x[2]} mfn 0x{x[3]:x} "
+                    f"first_dirty 0x{x[5]:x} in the first, node {y[0]} zone {y[1]} order {y[2]} mfn "
+                    f"0x{y[3]:x} first_dirty 0x{y[5]:x} in the second")
+    if len(a.blocks) != len(b.blocks):
+        return f"{len(a.blocks)} entries against {len(b.blocks)}"
+    return None
+
+
+def carve_note(name, d, ref_name, ref, nodes, boot_node):
+    """Why a variant of another release's carve-out rule built another heap
+    (a note), or None when the rules do not explain it."""
+    rule, ref_rule = carveout.RULE_OF.get(name, "4.17"), carveout.RULE_OF.get(ref_name, "4.17")
+    if nodes is None or rule == ref_rule:
+        return None
+    if against_oracle(d, nodes, rule, boot_node) or against_oracle(ref, nodes, ref_rule, boot_node):
+        return None
+    mine, theirs = (carveout.carve_outs(d.regions, nodes, boot_node, r) for r in (rule, ref_rule))
+    moved = [n for n in sorted(mine) if mine[n] != theirs.get(n)]
+    if not moved:
+        return None
+    return (f"{name} and {ref_name} differ only where {rule} and {ref_rule} place init_node_heap()'s "
+            "metadata: " + "; ".join(f"node {n} at [0x{mine[n][0]:x}, 0x{mine[n][1]:x}) against "
+                                     f"[0x{theirs[n][0]:x}, 0x{theirs[n][1]:x})" for n in moved))
+
+
+def compare(dumps, nodes=None, boot_node=0, notes=None):
+    """{variant: Dump} of one build at one size -> [problem]. Against chunk
+    (else the first variant): the ORDERED variants list the same entries in
+    the same order with the same heads; every other variant has the same
+    digests, counters and scrub counts, or (given the nodes) differs only
+    where its release's carve-out rule puts a node's metadata, which goes
+    to `notes` as a named case."""
     out = []
     names = list(dumps)
-    ref = dumps[names[0]]
-    for name in names[1:]:
+    ref_name = "chunk" if "chunk" in dumps else names[0]
+    ref = dumps[ref_name]
+    for name in names:
         d = dumps[name]
+        if name == ref_name:
+            continue
+        if name in ORDERED and ref_name in ORDERED and d.block_set() == ref.block_set():
+            diff = first_order_difference(ref, d)
+            if diff:
+                out.append(f"{name} lists {ref_name}'s blocks in another order: {diff}")
+                continue
+            if d.heads != ref.heads or d.fields != ref.fields:
+                out.append(f"{name} lists {ref_name}'s blocks in its order, but the heads' need_tlbflush "
+                           "or scrub_state, or the fields digest, differ")
+                continue
         if d.digest() != ref.digest() or d.avail != ref.avail or d.need_scrub != ref.need_scrub:
+            note = carve_note(name, d, ref_name, ref, nodes, boot_node)
+            if note:
+                if notes is not None:
+                    notes.append(note)
+                continue
             diff = first_difference(ref, d) or "the same blocks; the pages' count_info or the counters differ"
-            out.append(f"{name} built another heap than {names[0]}: digests {'/'.join(d.digest())} "
+            out.append(f"{name} built another heap than {ref_name}: digests {'/'.join(d.digest())} "
                        f"against {'/'.join(ref.digest())}; first difference: {diff}")
     return out
 
@@ -210,18 +281,14 @@ def expected_blocks(regions, nodes):
         raise DumpError(f"the regions and the node lines disagree: {e}")
 
 
-def nodes_of_regions(regions, nodes):
-    """[(s, e, node)]: each region cut where the node changes."""
-    return [(max(s, ns), min(e, ne), n) for s, e in regions for ns, ne, n in nodes if max(s, ns) < min(e, ne)]
-
-
 def missing_runs(regions, held):
     """[(s, e)]: the runs of region pages (MFN 0 aside) no block in held
-    [(s, e)] covers."""
+    [(s, e)] covers. A block may start in a region below: regions that
+    touch are one run of free pages, and a block may cross their edge."""
     out = []
     for s, e in sorted(regions):
         at = max(s, 1)
-        for a, b in sorted(x for x in held if s <= x[0] < e):
+        for a, b in sorted(x for x in held if x[0] < e and x[1] > s):
             if a > at:
                 out.append((at, a))
             at = max(at, b)
@@ -230,33 +297,25 @@ def missing_runs(regions, held):
     return out
 
 
-def subtract(regions, runs):
-    """The regions less the runs, each run inside one region."""
-    out = list(regions)
-    for a, b in runs:
-        out = [piece for s, e in out for piece in (((s, a), (b, e)) if s <= a < e else ((s, e),))]
-    return [(s, e) for s, e in out if e > s]
-
-
-def against_oracle(d, nodes):
+def against_oracle(d, nodes, rule="4.17", boot_node=0):
     """The dump's blocks against the canonical heap of its regions -> [problem].
-    The only pages allowed missing are init_node_heap()'s: at most CARVE_MAX
-    at one end of a same-node piece of a region, on a node other than 0
-    (node 0's metadata is static); the blocks are then the canonical ones of
-    what is left."""
-    want = expected_blocks(d.regions, nodes)
+    The only pages missing are init_node_heap()'s, exactly where the
+    release's rule puts them (harness/peers/xen/carveout.py): none on the
+    first node initialised (the boot CPU's, if it has a region), the
+    metadata's pages at one end of every other node's first range."""
     got = {(n, z, o, m) for n, z, o, m, _, _ in d.blocks}
+    try:
+        carves = carveout.carve_outs(d.regions, nodes, boot_node, rule)
+    except carveout.CarveError as e:
+        return [f"the heap cannot be checked: {e}"]
+    want = expected_blocks(carveout.carved_regions(d.regions, carves), nodes)
     if got == want:
-        return []
-    missing = missing_runs(d.regions, [(m, m + (1 << o)) for _, _, o, m in got])
-    pieces = nodes_of_regions(d.regions, nodes)
-    carved = missing and all(
-        b - a <= CARVE_MAX and any(n != 0 and ps <= a and b <= pe and (a == ps or b == pe) for ps, pe, n in pieces)
-        for a, b in missing)
-    if carved and expected_blocks(subtract(d.regions, missing), nodes) == got:
         return []
     extra, lost = sorted(got - want, key=lambda x: x[3]), sorted(want - got, key=lambda x: x[3])
     what = [f"Xen has node {n} order {o} at 0x{m:x}, not in the canonical heap" for n, _, o, m in extra[:1]]
     what += [f"the canonical heap has node {n} order {o} at 0x{m:x}, Xen has not" for n, _, o, m in lost[:1]]
+    gaps = missing_runs(carveout.carved_regions(d.regions, carves), [(m, m + (1 << o)) for _, _, o, m in got])
+    what += ["pages on no block: " + ", ".join(f"[0x{a:x}, 0x{b:x})" for a, b in gaps[:3])] if gaps else []
+    where = ", ".join(f"node {n} at [0x{c[0]:x}, 0x{c[1]:x})" for n, c in sorted(carves.items()) if c)
     return [f"the heap is not the canonical decomposition of the regions ({len(extra)} blocks more, "
-            f"{len(lost)} fewer): " + "; ".join(what)]
+            f"{len(lost)} fewer; {rule}'s metadata " + (where or "all static") + "): " + "; ".join(what)]

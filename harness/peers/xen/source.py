@@ -96,9 +96,11 @@ def patch_failures(output):
 def apply_series(tree, patches, run=subprocess.run):
     """Applies the patches to the unpacked source tree, each checked first
     with --dry-run, so a patch that does not apply changes nothing and is
-    named with its file and hunk."""
+    named with its file and hunk. No fuzz: a hunk whose context lines are
+    not all where they were does not apply (patch's default fuzz of 2 would
+    land it, shifted, without a word)."""
     for p in patches:
-        base = ["patch", "-p1", "--forward", "--batch", "-d", tree, "-i", p]
+        base = ["patch", "-p1", "--forward", "--batch", "--fuzz=0", "-d", tree, "-i", p]
         r = run(base + ["--dry-run"], capture_output=True, text=True)
         if r.returncode != 0:
             said = (r.stdout + r.stderr).strip()
