@@ -324,13 +324,13 @@ fuzz-%: $(B)/fuzz/fuzz_%
 	$(Q)$< $(call fuzz_args,$*,$(FUZZ_SECONDS)) $(B)/fuzz/corpus-$*
 
 # The mutants of tests/mutants/, each a planted bug, against the fast stages
-# of `make test` (tools/mutants.py; docs/testing.md, "Mutants"); e.g.
+# of `make test` (python3 -m tools.mutants; docs/testing.md, "Mutants"); e.g.
 # MUTANTS_ARGS="heap-partly-dirty-at-head" tries that one alone.
 MUTANTS_ARGS ?=
 mutants: setup
 	@$(MAKE) --no-print-directory mutants-build
 	$(call say,TEST,tests/mutants)
-	$(Q)$(PYTHON) tools/mutants.py $(MUTANTS_ARGS)
+	$(Q)$(PYTHON) -m tools.mutants $(MUTANTS_ARGS)
 
 # Everything the fast stages run, built before the tree is copied (below
 # FUZZ_BINS: a rule's prerequisites are read where it stands).
