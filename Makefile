@@ -324,13 +324,13 @@ fuzz-%: $(B)/fuzz/fuzz_%
 	$(Q)$< $(call fuzz_args,$*,$(FUZZ_SECONDS)) $(B)/fuzz/corpus-$*
 
 # The mutants of tests/mutants/, each a planted bug, against the fast stages
-# of `make test` (tools/mutants.py; docs/testing.md, "Mutants"); e.g.
+# of `make test` (python3 -m tools.mutants; docs/testing.md, "Mutants"); e.g.
 # MUTANTS_ARGS="heap-partly-dirty-at-head" tries that one alone.
 MUTANTS_ARGS ?=
 mutants: setup
 	@$(MAKE) --no-print-directory mutants-build
 	$(call say,TEST,tests/mutants)
-	$(Q)$(PYTHON) tools/mutants.py $(MUTANTS_ARGS)
+	$(Q)$(PYTHON) -m tools.mutants $(MUTANTS_ARGS)
 
 # Everything the fast stages run, built before the tree is copied (below
 # FUZZ_BINS: a rule's prerequisites are read where it stands).
@@ -352,17 +352,15 @@ test: setup
 	$(Q)$(PYTHON) tests/run_all.py
 
 # ---- host C programs ------------------------------------------------------------
-# Each hosted/NAME.c is one program, $(B)/NAME. One that also needs other
-# sources (kernel code built for the host, say) names them in
-# HOSTED_EXTRA_NAME and its flags in HOSTED_FLAGS_NAME.
+# Each hosted/NAME.c is one program, $(B)/NAME, from that one file; the
+# hosted runner (below) is the one built from more.
 HOSTED_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
-HOSTED_PROGS  := $(patsubst hosted/%.c,$(B)/%,$(wildcard hosted/*.c))
+HOSTED_PROGS  := $(patsubst hosted/%.c,$(B)/%,$(filter-out hosted/bootheap-host.c,$(wildcard hosted/*.c)))
 
-.SECONDEXPANSION:
-$(HOSTED_PROGS): $(B)/%: hosted/%.c $$(HOSTED_EXTRA_$$*) Makefile
+$(HOSTED_PROGS): $(B)/%: hosted/%.c Makefile
 	@mkdir -p $(@D)
 	$(call say,HOSTCC,$@)
-	$(Q)$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_$*) -o $@ $< $(HOSTED_EXTRA_$*)
+	$(Q)$(HOSTCC) $(HOSTED_CFLAGS) -o $@ $<
 
 # The hosted runner, build/bootheap-host (docs/usage.md, "The hosted runner"): mm/ and bench/
 # (less paging, the kernel's self-tests and the accelerator probe, which only
@@ -377,9 +375,23 @@ HOSTED_KSRC := $(filter-out mm/paging.c mm/mm_selftest.c mm/peers/peer_selftest.
                kernel/time/leaves.c kernel/time/choose.c kernel/bootinfo/bootrec.c
 HOSTED_KOBJ := $(patsubst %.c,$(B)/hosted/k/%.o,$(HOSTED_KSRC))
 HOSTED_KFLAGS := $(filter-out -mcmodel=kernel,$(KFLAGS)) -DBOOTHEAP_HOSTED
-HOSTED_EXTRA_bootheap-host := $(wildcard hosted/platform/*.c) $(HOSTED_KOBJ) $(B)/hosted/kimage.ld
+# The runner's own part, hosted/bootheap-host.c and the platform layer, is
+# compiled to objects (build/hosted/p/) as the kernel's code is, so that
+# tools/circles.py can read with nm which file uses which.
+HOSTED_PLATFORM := hosted/bootheap-host.c $(wildcard hosted/platform/*.c)
+HOSTED_POBJ := $(patsubst %.c,$(B)/hosted/p/%.o,$(HOSTED_PLATFORM))
 HOSTED_FLAGS_bootheap-host := -DBOOTHEAP_HOSTED -I. -fno-pie -no-pie -pthread -Wl,-T,hosted/platform/hosted.ld
-$(B)/bootheap-host: hosted/platform/hosted.ld $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h bench/*.h) $(MM_HDRS)
+HOSTED_HDRS := $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h bench/*.h) $(MM_HDRS)
+
+$(B)/hosted/p/%.o: %.c $(HOSTED_HDRS) Makefile
+	@mkdir -p $(@D)
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOSTCC) $(HOSTED_CFLAGS) -DBOOTHEAP_HOSTED -I. -fno-pie -pthread -c $< -o $@
+
+$(B)/bootheap-host: $(HOSTED_POBJ) $(HOSTED_KOBJ) $(B)/hosted/kimage.ld hosted/platform/hosted.ld Makefile
+	$(call say,LD,$@)
+	$(Q)$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_bootheap-host) -o $@ $(HOSTED_POBJ) $(HOSTED_KOBJ) \
+		$(B)/hosted/kimage.ld
 
 $(B)/hosted/k/%.o: %.c Makefile
 	@mkdir -p $(@D)
@@ -405,15 +417,13 @@ hosted: $(B)/bootheap-host $(B)/bootheap-host.dis
 # threads race if anything in the parallel init is unguarded.
 TSAN_FLAGS := -fsanitize=thread -DBOOTHEAP_TSAN
 HOSTED_TSAN_KOBJ := $(patsubst %.c,$(B)/hosted-tsan/k/%.o,$(HOSTED_KSRC))
-HOSTED_PLATFORM := hosted/bootheap-host.c $(wildcard hosted/platform/*.c)
-
 $(B)/hosted-tsan/k/%.o: %.c Makefile
 	@mkdir -p $(@D)
 	$(call say,CC,$@)
 	$(Q)$(KCC) $(CFLAGS) $(HOSTED_KFLAGS) $(TSAN_FLAGS) -c $< -o $@
 
 $(B)/bootheap-host-tsan: $(HOSTED_PLATFORM) $(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld hosted/platform/hosted.ld \
-                         $(wildcard hosted/platform/*.h kernel/*.h kernel/*/*.h bench/*.h) $(MM_HDRS) Makefile
+                         $(HOSTED_HDRS) Makefile
 	$(call say,HOSTCC,$@)
 	$(Q)$(HOSTCC) $(HOSTED_CFLAGS) $(HOSTED_FLAGS_bootheap-host) $(TSAN_FLAGS) -o $@ $(HOSTED_PLATFORM) \
 		$(HOSTED_TSAN_KOBJ) $(B)/hosted/kimage.ld

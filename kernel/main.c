@@ -23,8 +23,6 @@
 #include "bench/probe.h"
 #include "bench/report.h"
 
-struct bootinfo bootinfo;
-
 static bool opt_selftest;
 static bool opt_memonly;
 

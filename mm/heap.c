@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The buddy heap: Xen's free path, end_boot_allocator() and the greedy block
-// loop of once and lazy (the reset between benchmark runs: mm/heap_reset.c).
+// loop of once and lazy. The setup and the reset between benchmark runs,
+// which build on these, are in mm/heap_reset.c; nothing here calls them.
 #include "mm/heap_priv.h"
 
 #include "kernel/lib/libc.h"
@@ -15,14 +16,6 @@ static uint32_t tlbflush_clock;
 
 uint64_t *heap_audit_bitmap;
 uint64_t heap_expected_pages;
-
-void heap_setup(uint64_t *audit_bitmap, uint64_t expected_pages)
-{
-    heap_regions = bootmem;
-    heap_audit_bitmap = audit_bitmap;
-    heap_expected_pages = expected_pages;
-    heap_reset();
-}
 
 uint64_t heap_handover_pages(void)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// What the benchmark does to the heap between runs, beside Xen's code in
-// mm/heap.c: the reset, the floor's stores, and the cheap undo of a heads-only
-// init that lets a short window be repeated.
+// What the benchmark does to the heap before and between runs, on top of
+// Xen's code in mm/heap.c: the setup, the reset, the floor's stores, and the
+// cheap undo of a heads-only init that lets a short window be repeated.
 #include "mm/heap_priv.h"
 
 #include "kernel/lib/libc.h"
@@ -35,6 +35,14 @@ void heap_reset(void)
     fill_metadata(0, 0);
     heap_clear(&heap_default);
     bootmem = heap_regions;
+}
+
+void heap_setup(uint64_t *audit_bitmap, uint64_t expected_pages)
+{
+    heap_regions = bootmem;
+    heap_audit_bitmap = audit_bitmap;
+    heap_expected_pages = expected_pages;
+    heap_reset();
 }
 
 /* Zeroes the page_info and M2P entries of mfn, and says so. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Include circles in the C code and import circles in the harness.
+"""Include and call circles in the C code and import circles in the harness.
 
 C: the files are every .c and .h under C_FOLDERS. A module is a .c file
 together with the headers of its own name in its folder (foo.c, foo.h and
@@ -23,14 +23,32 @@ the harness's imports must form a tree. So must its rooms: a subpackage
 (or a module at the top) imports another when any module of the first
 imports any of the second, and no two rooms may reach each other.
 
-Usage: tools/circles.py [--loops] [ROOT] -> prints each circle and exits
-1 when there is one. --loops also lists, for information, the C modules
-that reach each other only through longer loops (three modules or more),
-which are not circles by the definition above.
+Calls: which file defines each function and global, and which files use
+it, read with nm from the objects the build links (build/ under ROOT):
+exact, as the linker sees it, macros, inline functions and assembly
+included, where a reading of the sources would guess. Two programs are
+read: the kernel (every object of kernel/, mm/, bench/ and boot/ in
+build/), and the hosted runner's own files (hosted/, in build/hosted/p/).
+File A uses file B when A's object leaves a symbol undefined that B's
+object defines, in the same program. A circle is two files that each use
+the other; a longer loop is listed by --loops, as for includes. The
+runner's calls between hosted/ and the kernel's code it links are left
+out: its platform layer stands in for kernel/ (the console, panic, the
+CPUs), which that code calls down into, and it runs that code, as
+tests/unit/host_support.c does for the unit tests. An object older than
+its source fails the check, and so does a program with no objects: build
+first (make all hosted).
+
+Usage: tools/circles.py [--loops] [--no-calls] [ROOT] -> prints each
+circle and exits 1 when there is one. --loops also lists, for
+information, the C modules and files that reach each other only through
+longer loops (three or more), which are not circles by the definitions
+above. --no-calls reads the sources alone, for a tree without a build.
 """
 import ast
 import os
 import re
+import subprocess
 import sys
 
 C_FOLDERS = ("kernel", "mm", "boot", "bench", "hosted", "tests/unit", "tests/fuzz")
@@ -289,7 +307,109 @@ def py_room_circles(root, package=PACKAGE):
     return _circles(rooms, lambda a, b: rooms[a][b])
 
 
-def report(root, loops=False):
+# The programs whose calls are read: (name, objects' folder under root,
+# source folders); the object of source f is <objects' folder>/f less its
+# suffix, plus .o, as the Makefile names it.
+CALL_PROGRAMS = (
+    ("the kernel", "build", ("kernel", "mm", "bench", "boot")),
+    ("the hosted runner", "build/hosted/p", ("hosted",)),
+)
+
+# Pairs that use each other by design, each with its reason; a pair here
+# that no longer uses each other fails the check, so the list cannot go stale.
+CALL_PAIRS = {
+    ("kernel/isr.asm", "kernel/traps.c"):
+        "the interrupt entry in two languages: the stubs call trap_handler(), "
+        "and traps.c puts the stubs' addresses in the IDT",
+}
+
+
+def call_objects(root, objdir, folders):
+    """([(source, object)], [problem]): every .c and .asm under folders
+    that has an object in objdir, paths from root; a problem for each
+    object older than its source."""
+    out, problems = [], []
+    for folder in folders:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if not name.endswith((".c", ".asm")):
+                    continue
+                src = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+                obj = f"{objdir}/{os.path.splitext(src)[0]}.o"
+                if not os.path.isfile(os.path.join(root, obj)):
+                    continue
+                if os.path.getmtime(os.path.join(root, obj)) < os.path.getmtime(os.path.join(root, src)):
+                    problems.append(f"{obj} is older than {src}: make all hosted, then check again")
+                out.append((src, obj))
+    return out, problems
+
+
+def call_symbols(root, pairs):
+    """(defines, uses): {symbol: source} of every global symbol an object
+    defines (a strong one before a weak one), {source: set of symbols} its
+    object leaves undefined."""
+    obj_src = {obj: src for src, obj in pairs}
+    out = subprocess.run(["nm", "-A", "--no-sort"] + [obj for _, obj in pairs], cwd=root,
+                         capture_output=True, text=True, check=True).stdout
+    defines, weak, uses = {}, {}, {}
+    for line in out.splitlines():
+        obj, _, rest = line.partition(":")
+        fields = rest.split()
+        src = obj_src[obj]
+        if len(fields) == 2 and fields[0] == "U":
+            uses.setdefault(src, set()).add(fields[1])
+        elif len(fields) == 3 and fields[1] in "WV":
+            weak.setdefault(fields[2], src)
+        elif len(fields) == 3 and fields[1].isupper() and fields[1] not in "UN":
+            defines.setdefault(fields[2], src)
+    for sym, src in weak.items():
+        defines.setdefault(sym, src)
+    return defines, uses
+
+
+def call_graph(root, programs=CALL_PROGRAMS):
+    """(edges, problems): edges as {(file A, file B): sorted [symbol]}, the
+    symbols of B that A uses, over every program; problems as
+    call_objects() gives them, and one for a program with no objects."""
+    edges, problems = {}, []
+    for name, objdir, folders in programs:
+        pairs, stale = call_objects(root, objdir, folders)
+        problems += stale
+        if not pairs:
+            problems.append(f"no objects of {name} in {objdir}/: make all hosted, then check again")
+            continue
+        defines, uses = call_symbols(root, pairs)
+        for a, syms in uses.items():
+            for sym in syms:
+                b = defines.get(sym)
+                if b is not None and b != a:
+                    edges.setdefault((a, b), set()).add(sym)
+    return {k: sorted(v) for k, v in edges.items()}, problems
+
+
+def call_circles(root, programs=CALL_PROGRAMS):
+    """(circles, problems): circles as sorted [(file A, file B, [why])] for
+    every two files that use each other, why naming the symbols each way;
+    problems as call_graph() gives them."""
+    edges, problems = call_graph(root, programs)
+    circles = []
+    for (a, b), syms in sorted(edges.items()):
+        if a < b and (b, a) in edges:
+            circles.append((a, b, [f"{a} uses {', '.join(syms)}", f"{b} uses {', '.join(edges[(b, a)])}"]))
+    return circles, problems
+
+
+def call_loops(root, programs=CALL_PROGRAMS):
+    """For information: [[file, ...]] every group of three files or more
+    that reach each other through calls and globals."""
+    graph = {}
+    for a, b in call_graph(root, programs)[0]:
+        graph.setdefault(a, set()).add(b)
+    return [c for c in _components(graph) if len(c) > 2]
+
+
+def report(root, loops=False, calls=True):
     """(problems, notes): a line or more for every circle and for every
     include that names no file; with loops, the longer C loops as notes."""
     problems, notes = [], []
@@ -305,20 +425,35 @@ def report(root, loops=False):
     for loop, why in py_room_circles(root):
         problems.append("Python room circle: " + " -> ".join(loop))
         problems += ["    " + w for w in why]
+    if calls:
+        found, trouble = call_circles(root)
+        problems += trouble
+        seen = set()
+        for a, b, why in found:
+            seen.add((a, b))
+            if (a, b) not in CALL_PAIRS:
+                problems.append(f"C call circle: {a} <-> {b}")
+                problems += ["    " + w for w in why]
+        if not trouble:
+            problems += [f"C call pair {a} <-> {b} is listed in CALL_PAIRS but no longer uses each other"
+                         for a, b in sorted(set(CALL_PAIRS) - seen)]
     if loops:
         notes = ["C loop of three modules or more (not a circle): " + ", ".join(c) for c in c_loops(root)]
+        if calls:
+            notes += ["C call loop of three files or more (not a circle): " + ", ".join(c)
+                      for c in call_loops(root)]
     return problems, notes
 
 
 def main(argv):
-    loops = "--loops" in argv
-    args = [a for a in argv if a != "--loops"]
+    loops, calls = "--loops" in argv, "--no-calls" not in argv
+    args = [a for a in argv if a not in ("--loops", "--no-calls")]
     root = args[0] if args else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    problems, notes = report(root, loops)
+    problems, notes = report(root, loops, calls)
     for line in problems + notes:
         print(line)
     if not problems:
-        print("no include or import circles")
+        print("no include, call or import circles" if calls else "no include or import circles")
     return 1 if problems else 0
 
 

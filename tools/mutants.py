@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """`make mutants`: every patch of tests/mutants/ applied to a scratch copy of
 the tree and run against the fast stages of `make test`, to see that the
@@ -29,7 +28,8 @@ mutant. With the whole set run, rewrites the generated part of
 docs/testing.md ("Mutants") with the score, each mutant's verdict, the time
 and the load.
 
-Usage: tools/mutants.py [--jobs N] [NAME ...]   (NAME: run only those)"""
+Usage: python3 -m tools.mutants [--jobs N] [NAME ...]   (NAME: run only those),
+from the top of the tree, as make mutants runs it."""
 import argparse
 import concurrent.futures
 import os
@@ -41,8 +41,7 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mutants_doc  # noqa: E402  (tools/ is no package: the report beside this file)
+from tools import mutants_doc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MUTANTS = os.path.join(ROOT, "tests", "mutants")

@@ -193,6 +193,31 @@ void paging_init(uint64_t top)
     paging.nx = true;
 }
 
+/* The tables' maps, which paging_map() below makes and settle.c flushes: here, below settle.c, which reads them. */
+struct host_range host_tables[HOST_MAX_TABLES];
+unsigned host_ntables;
+
+void host_tables_add(uint64_t start, uint64_t len)
+{
+    /* The tables are mapped a section at a time, each table's sections in turn: join neighbours. */
+    for (unsigned i = 0; i < host_ntables; i++) {
+        struct host_range *r = &host_tables[i];
+        if (r->start + r->len == start) {
+            r->len += len;
+            return;
+        }
+        if (start + len == r->start) {
+            r->start = start;
+            r->len += len;
+            return;
+        }
+    }
+    if (host_ntables < HOST_MAX_TABLES)
+        host_tables[host_ntables++] = (struct host_range){ start, len };
+    else
+        panic("more than %u separate maps of the tables", HOST_MAX_TABLES);
+}
+
 /*
  * frametable_init() backs the tables through this: fresh anonymous memory
  * at the kernel's virtual address, in huge pages when the host gives them.

@@ -91,7 +91,7 @@ struct host_range {
 extern struct host_range host_tables[HOST_MAX_TABLES];
 extern unsigned host_ntables;
 
-/* Adds a map of the tables to host_tables (settle.c); one past the cap is left out. */
+/* Adds a map of the tables to host_tables (platform.c); one past the cap panics. */
 void host_tables_add(uint64_t start, uint64_t len);
 
 /* The peers' page arrays (mm/peers/peer.h) the run will back: a bit per layout. Set before mm_init(). */

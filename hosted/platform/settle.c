@@ -13,36 +13,11 @@
 
 #include "bench/window.h"
 #include "hosted/platform/runner.h"
-#include "kernel/panic.h"
 #include "kernel/time/tsc.h"
 #include "mm/frametable.h"
 #include "mm/layout.h"
 /* The audit bitmap, which the settling flushes with the tables. */
 #include "mm/heap_priv.h"
-
-struct host_range host_tables[HOST_MAX_TABLES];
-unsigned host_ntables;
-
-void host_tables_add(uint64_t start, uint64_t len)
-{
-    /* The tables are mapped a section at a time, each table's sections in turn: join neighbours. */
-    for (unsigned i = 0; i < host_ntables; i++) {
-        struct host_range *r = &host_tables[i];
-        if (r->start + r->len == start) {
-            r->len += len;
-            return;
-        }
-        if (start + len == r->start) {
-            r->start = start;
-            r->len += len;
-            return;
-        }
-    }
-    if (host_ntables < HOST_MAX_TABLES)
-        host_tables[host_ntables++] = (struct host_range){ start, len };
-    else
-        panic("more than %u separate maps of the tables", HOST_MAX_TABLES);
-}
 
 static void flush(const void *p, size_t n)
 {

@@ -6,6 +6,9 @@
 
 #include "kernel/lib/libc.h"
 
+/* Defined here, below its readers (kernel/acpi/topo_boot.c, kernel/smp/smp_boot.c), not in main.c above them. */
+struct bootinfo bootinfo;
+
 void bi_reset(struct bootinfo *bi, enum bi_loader loader)
 {
     memset(bi, 0, sizeof(*bi));

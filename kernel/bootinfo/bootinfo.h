@@ -114,7 +114,7 @@ const char *bi_loader_name(enum bi_loader l);
  */
 void bootinfo_report(const struct bootinfo *bi);
 
-/* The kernel's own, filled by kstart() from the loader's data (kernel/main.c). */
+/* The kernel's own, filled by kstart() from the loader's data (kernel/main.c); bootinfo.c holds it. */
 extern struct bootinfo bootinfo;
 
 #endif

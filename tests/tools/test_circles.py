@@ -25,10 +25,19 @@ What a circle is.
   top) must form a tree as well: no two rooms reach each other through any
   of their modules.
 An include that names no file fails the check too, so that no edge of the
-graph goes missing unnoticed."""
+graph goes missing unnoticed.
+- Calls: which file defines each function and global and which files use
+  it, read with nm from the built objects of the kernel (kernel/, mm/,
+  bench/, boot/) and of the hosted runner's own files (hosted/). A circle
+  is two files that each use the other; tools/circles.py CALL_PAIRS names
+  the one pair that does so by design (the interrupt stubs and their
+  handler), and a listed pair that no longer does fails too."""
 import importlib.util
 import os
+import subprocess
 import textwrap
+
+import pytest
 
 from conftest import ROOT
 
@@ -96,9 +105,9 @@ def test_two_modules_including_each_other_are_a_circle(tmp_path):
     assert found == [("kernel/console/qr", "kernel/console/qr_words",
                       ["kernel/console/qr.h:1 includes kernel/console/qr_words.h",
                        "kernel/console/qr_words.c:3 includes kernel/console/qr.h"])]
-    problems, _ = circles.report(root)
+    problems, _ = circles.report(root, calls=False)
     assert problems[0] == "C circle: kernel/console/qr <-> kernel/console/qr_words"
-    assert circles.main([root]) == 1
+    assert circles.main([root, "--no-calls"]) == 1
 
 
 def test_a_circle_through_a_header_alone_and_a_relative_include(tmp_path):
@@ -120,7 +129,7 @@ def test_own_headers_are_one_module_and_includes_downwards_are_no_circle(tmp_pat
         "kernel/main.c": '#include "mm/heap.h"\n#include "kernel/lib/compiler.h"\n',
     })
     assert circles.c_circles(root) == ([], [])
-    assert circles.main([root]) == 0
+    assert circles.main([root, "--no-calls"]) == 0
 
 
 def test_commented_out_includes_do_not_count_and_missing_ones_fail(tmp_path):
@@ -132,7 +141,7 @@ def test_commented_out_includes_do_not_count_and_missing_ones_fail(tmp_path):
     found, missing = circles.c_circles(root)
     assert found == []
     assert missing == [("kernel/b.c", 2, "kernel/gone.h")]
-    assert circles.main([root]) == 1
+    assert circles.main([root, "--no-calls"]) == 1
 
 
 def test_a_longer_c_loop_is_no_circle_but_is_listed(tmp_path):
@@ -156,7 +165,7 @@ def test_an_import_put_off_into_a_function_is_still_a_circle(tmp_path):
     found = circles.py_circles(root)
     assert found == [(["accel", "qemu", "accel"],
                       ["harness/accel.py:1 imports qemu", "harness/qemu.py:5 imports accel"])]
-    assert circles.main([root]) == 1
+    assert circles.main([root, "--no-calls"]) == 1
 
 
 def test_a_longer_python_loop_is_a_circle_and_every_import_form_counts(tmp_path):
@@ -207,4 +216,115 @@ def test_rooms_that_reach_each_other_are_a_circle_though_their_modules_are_not(t
     assert found == [(["qemu", "results", "qemu"],
                       ["harness/qemu/runner.py:1 imports results.records",
                        "harness/results/stats.py:1 imports qemu.guest"])]
+    assert circles.main([root, "--no-calls"]) == 1
+
+
+# ---- calls ---------------------------------------------------------------
+
+def built(root, files):
+    """Writes {path: C text} under root and compiles each .c to its object
+    where the Makefile puts it (build/<path less .c>.o)."""
+    tree(root, files)
+    for path in files:
+        if path.endswith(".c"):
+            obj = os.path.join(root, "build", path[:-2] + ".o")
+            os.makedirs(os.path.dirname(obj), exist_ok=True)
+            subprocess.run(["gcc", "-c", "-O2", "-I", str(root), "-o", obj, os.path.join(root, path)], check=True)
+    return str(root)
+
+
+KERNEL_ONLY = (("the kernel", "build", ("kernel", "mm", "bench", "boot")),)
+
+# The shape mm/heap.c and mm/heap_reset.c had: heap_setup() in heap.c
+# ended with heap_reset(), which uses heap.c's heap_default and heap_clear().
+HEAP_BEFORE = {
+    "mm/heap.h": "struct heap { int n; };\nextern struct heap heap_default;\n"
+                 "void heap_clear(struct heap *h);\nvoid heap_reset(void);\nvoid heap_setup(void);\n",
+    "mm/heap.c": '#include "mm/heap.h"\nstruct heap heap_default;\n'
+                 "void heap_clear(struct heap *h) { h->n = 0; }\nvoid heap_setup(void) { heap_reset(); }\n",
+    "mm/heap_reset.c": '#include "mm/heap.h"\nvoid heap_reset(void) { heap_clear(&heap_default); }\n',
+    "kernel/main.c": '#include "mm/heap.h"\nint main(void) { heap_setup(); return 0; }\n',
+}
+
+
+def test_two_files_that_call_each_other_are_a_circle(tmp_path):
+    """The circle heap.c and heap_reset.c made, which the include graph does
+    not see (both include heap.h alone), found on the built objects."""
+    root = built(tmp_path, HEAP_BEFORE)
+    assert circles.c_circles(root) == ([], [])
+    found, problems = circles.call_circles(root, KERNEL_ONLY)
+    assert not problems
+    assert found == [("mm/heap.c", "mm/heap_reset.c",
+                      ["mm/heap.c uses heap_reset", "mm/heap_reset.c uses heap_clear, heap_default"])]
+    edges, _ = circles.call_graph(root, KERNEL_ONLY)
+    assert edges[("kernel/main.c", "mm/heap.c")] == ["heap_setup"]
+
+
+def test_the_setup_beside_the_reset_breaks_the_circle(tmp_path):
+    """The fix this tree made: heap_setup() moved into heap_reset.c."""
+    files = dict(HEAP_BEFORE)
+    files["mm/heap.c"] = '#include "mm/heap.h"\nstruct heap heap_default;\nvoid heap_clear(struct heap *h) { h->n = 0; }\n'
+    files["mm/heap_reset.c"] = ('#include "mm/heap.h"\nvoid heap_reset(void) { heap_clear(&heap_default); }\n'
+                                "void heap_setup(void) { heap_reset(); }\n")
+    root = built(tmp_path, files)
+    assert circles.call_circles(root, KERNEL_ONLY) == ([], [])
+    assert circles.call_loops(root, KERNEL_ONLY) == []
+
+
+def test_a_longer_call_loop_is_no_circle_but_is_listed(tmp_path):
+    root = built(tmp_path, {
+        "kernel/a.c": "void b(void);\nvoid a(void) { b(); }\n",
+        "kernel/b.c": "void c(void);\nvoid b(void) { c(); }\n",
+        "kernel/c.c": "void a(void);\nvoid c(void) { a(); }\n",
+    })
+    assert circles.call_circles(root, KERNEL_ONLY) == ([], [])
+    assert circles.call_loops(root, KERNEL_ONLY) == [["kernel/a.c", "kernel/b.c", "kernel/c.c"]]
+
+
+def test_a_stale_object_or_no_objects_fail_the_call_check(tmp_path):
+    """Not a pass by default: a tree without objects, or with an object
+    older than its source, is a problem, not an empty graph."""
+    root = tree(tmp_path, {"kernel/a.c": "void a(void) {}\n"})
+    _, problems = circles.call_graph(root, KERNEL_ONLY)
+    assert problems == ["no objects of the kernel in build/: make all hosted, then check again"]
+    built(tmp_path, {"kernel/a.c": "void a(void) {}\n"})
+    os.utime(os.path.join(root, "build/kernel/a.o"), (1, 1))
+    _, problems = circles.call_graph(root, KERNEL_ONLY)
+    assert problems == ["build/kernel/a.o is older than kernel/a.c: make all hosted, then check again"]
     assert circles.main([root]) == 1
+
+
+def test_a_listed_pair_that_no_longer_calls_each_other_fails(tmp_path, monkeypatch):
+    root = built(tmp_path, {"kernel/a.c": "void a(void) {}\n", "hosted/h.c": "void h(void) {}\n"})
+    os.makedirs(os.path.join(root, "build/hosted/p/hosted"))
+    os.rename(os.path.join(root, "build/hosted/h.o"), os.path.join(root, "build/hosted/p/hosted/h.o"))
+    monkeypatch.setattr(circles, "CALL_PAIRS", {("kernel/a.c", "kernel/b.c"): "a reason"})
+    problems, _ = circles.report(root)
+    assert problems == ["C call pair kernel/a.c <-> kernel/b.c is listed in CALL_PAIRS but no longer uses each other"]
+
+
+def built_tree():
+    """ROOT's call graph, or a clear failure when the tree is not built."""
+    edges, problems = circles.call_graph(ROOT)
+    if problems:
+        pytest.fail("\n".join(problems))
+    return edges
+
+
+def test_the_c_code_has_no_call_circle():
+    edges = built_tree()
+    found, _ = circles.call_circles(ROOT)
+    left = [(a, b, why) for a, b, why in found if (a, b) not in circles.CALL_PAIRS]
+    assert not left, "\n".join(f"{a} <-> {b}: " + "; ".join(why) for a, b, why in left)
+    assert sorted((a, b) for a, b, _ in found) == sorted(circles.CALL_PAIRS)
+    assert ("mm/heap.c", "mm/heap_reset.c") not in edges
+
+
+def test_the_call_graph_sees_the_real_calls():
+    """The objects are read: the reset uses heap.c, the boot path reaches
+    the kernel's C, and the runner's own files use each other."""
+    edges = built_tree()
+    assert "heap_clear" in edges[("mm/heap_reset.c", "mm/heap.c")]
+    assert "kstart" in edges[("boot/entry.asm", "kernel/main.c")]
+    assert "host_tables" in edges[("hosted/platform/settle.c", "hosted/platform/platform.c")]
+    assert len(edges) > 300

@@ -3,18 +3,10 @@
 build's outputs without the downloads and source trees no mutant needs,
 whatever order the build folder lists its entries in (a run once died when
 a file came before every folder)."""
-import importlib.util
 import os
 import subprocess
 
-from conftest import ROOT
-
-
-def load():
-    spec = importlib.util.spec_from_file_location("mutants", os.path.join(ROOT, "tools", "mutants.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from tools import mutants
 
 
 def write(path, text="x"):
@@ -24,7 +16,6 @@ def write(path, text="x"):
 
 
 def test_the_snapshot_takes_the_build_and_leaves_the_downloads(tmp_path):
-    mutants = load()
     root, dest = tmp_path / "tree", tmp_path / "copy"
     write(str(root / "mm" / "heap.c"), "int heap;\n")
     write(str(root / ".gitignore"), "/build/\n")

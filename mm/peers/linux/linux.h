@@ -262,7 +262,7 @@ static inline __attribute__((always_inline)) void lx_init_single_page_inline(str
     pg->lru.next = pg->lru.prev = &pg->lru;                 /* INIT_LIST_HEAD() */
 }
 
-/* The boot part: lx_memmap_init(), then lx_memblock_free_all(), each timed into st. */
+/* The boot part: lx_memmap_init(), then lx_memblock_free_all(), each timed into st (mm/peers/linux/boot.c). */
 void lx_boot(enum lx_version v, bool deferred, struct peer_boot_stats *st);
 
 /* set_pageblock_migratetype(): the type bits of pfn's pageblock. */

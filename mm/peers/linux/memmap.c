@@ -317,13 +317,3 @@ void lx_memmap_init(enum lx_version v, bool deferred)
         }
     }
 }
-
-void lx_boot(enum lx_version v, bool deferred, struct peer_boot_stats *st)
-{
-    uint64_t t0 = heap_par_platform_now();
-    lx_memmap_init(v, deferred);
-    uint64_t t1 = heap_par_platform_now();
-    lx_memblock_free_all(v, deferred);
-    st->init_ticks = t1 - t0;
-    st->free_ticks = heap_par_platform_now() - t1;
-}
