@@ -68,8 +68,13 @@ def cmd_boot(args):
     1 the kernel failed, 2 no verdict (timeout, stall, QEMU error). The
     terminal gets the kernel's human lines (its records too with
     --verbose), the results folder everything (harness/report/run_folder.py)."""
+    notes = []
+
     def said(msg):
-        if args.verbose or not msg.startswith("harness: qemu-system"):
+        """The harness's lines: all in the folder; the QEMU command and the
+        accelerator probe's figures on the terminal only with --verbose."""
+        notes.append(msg)
+        if args.verbose or not msg.startswith(("harness: qemu-system", "harness:   probe under")):
             print(msg, file=sys.stderr, flush=True)
     try:
         mem_bytes, _ = command.prepare(args.mode, args.mem, args.stall, not args.no_serial, args.gdb,
@@ -86,7 +91,7 @@ def cmd_boot(args):
           f"(qemu exit {r.qemu_rc}, {r.elapsed:.1f} s)", file=sys.stderr)
     if r.status not in ("ok", "stalled"):     # a stalled boot's ending the runner said already
         print(f"harness: the log ends:\n{r.ending()}", file=sys.stderr)
-    folder.keep_boot(r, mem_bytes, args.mode, args.append, args.accel, log_name)
+    folder.keep_boot(r, mem_bytes, args.mode, args.append, args.accel, log_name, notes)
     # Emulated figures are not the answer: the same code on this CPU goes beside them (make run).
     if args.hosted_beside and r.accel == "tcg" and r.status == "ok":
         hosted_result, lines = answer.after_tcg(r, mem_bytes, args.append)
@@ -263,8 +268,9 @@ def parser():
     b.add_argument("--out", help="results folder: the serial log, records.jsonl, report.md and the QR "
                    "code's payload (default results/run-<date-time>)")
     b.add_argument("--verbose", "-v", action="store_true",
-                   help="show the kernel's JSON records and the QEMU command on the terminal too "
-                        "(make run V=1); they are in the results folder either way")
+                   help="show the kernel's JSON records, the QEMU command and the accelerator probe's "
+                        "figures on the terminal too (make run V=1); they are in the results folder "
+                        "either way")
     b.add_argument("--quiet", action="store_true", help="no serial output on the terminal")
     peers.add_parser(sub)
     xen_src.add_parser(sub)

@@ -67,8 +67,8 @@ def after_tcg(result, mem_bytes, append, say=None, runner=hosted.RUNNER):
         lines.append(host_line(_size_run(mem_bytes, r.log)))
     else:
         say(f"harness: the hosted run ended {r.status} (exit {r.runner_rc}): {r.stderr.strip()[-300:]}")
-    out = ["", "The answer, twice (emulated, then real):"]
+    out = ["The answer, twice (emulated, then real):"]
     out += [f"  {label:>9}: {text or 'no figure (page and chunk did not both run)'}"
             for label, text in zip(("emulated", "this CPU"), lines)]
     print("\n".join(out), flush=True)
-    return r, out[1:]
+    return r, out

@@ -53,9 +53,10 @@ class RunFolder:
         with open(os.path.join(self.path, name), "w", encoding="utf-8") as f:
             f.write(text)
 
-    def keep_boot(self, r, mem_bytes, mode, append, accel_requested, log_name):
+    def keep_boot(self, r, mem_bytes, mode, append, accel_requested, log_name, notes=()):
         """records.jsonl, the QR payload and the report of a finished boot
-        (harness.qemu.runner's Result r, its log already in log_name)."""
+        (harness.qemu.runner's Result r, its log already in log_name); notes:
+        what the harness said of it, the terminal's lines and the others."""
         if r.log_error:
             self.give_up(r.log_error)
         if not self.path:
@@ -68,7 +69,7 @@ class RunFolder:
         lines.append(wrap(mem_bytes, "harness", {
             "type": "boot_result", "status": r.status, "qemu_rc": r.qemu_rc, "accel": r.accel, "mode": mode,
             "append": append, "elapsed_s": round(r.elapsed, 3), "log": log_name,
-            "parse_problems": records[1], "notes": [], "cmd": r.cmd}))
+            "parse_problems": records[1], "notes": list(notes), "cmd": r.cmd}))
         qr = next((rec for rec in records[0] if rec.get("type") == "qr" and rec.get("payload")), None)
         try:
             self._write("records.jsonl", "".join(lines))
@@ -91,12 +92,10 @@ class RunFolder:
             self.give_up(f"cannot write {e.filename or self.path}: {e.strerror or e}")
 
     def closing_lines(self):
-        """The lines a run ends with: where its records went, and how to read
-        them again; or the one line that says why they went nowhere."""
+        """The line a run ends with: where its records went, and how to read
+        them again; or why they went nowhere."""
         if not self.path:
             return [f"harness: no results folder: {self.problem}; the records were not kept, "
                     "the report is the one above"]
-        kept = sorted(os.listdir(self.path))
-        where = shown(self.path)
-        return [f"harness: kept in {where}/: {', '.join(kept)}",
-                f"harness: `python3 -m harness report {where}` writes its report.md again"]
+        return [f"harness: kept in {shown(self.path)}/: {', '.join(sorted(os.listdir(self.path)))} "
+                "(python3 -m harness report reads it again)"]

@@ -32,7 +32,7 @@ def keep(out, r=None, said=None):
     if folder.path:
         with open(folder.file(log_name), "w") as f:
             f.write(r.log)
-    folder.keep_boot(r, GIB, "pvh", "runs=4", "auto", log_name)
+    folder.keep_boot(r, GIB, "pvh", "runs=4", "auto", log_name, ["harness: accelerator TCG (given)"])
     return folder
 
 
@@ -47,14 +47,14 @@ def test_the_folder_holds_the_log_records_report_and_payload(tmp_path):
         lines = [json.loads(line) for line in f]
     assert lines[0]["record"]["type"] == "sweep" and lines[0]["record"]["command"] == "boot"
     assert lines[-1]["record"]["type"] == "boot_result" and lines[-1]["record"]["log"] == "serial-1G.log"
+    assert lines[-1]["record"]["notes"] == ["harness: accelerator TCG (given)"]
     kernel = [w["record"] for w in lines if w["source"] == "kernel"]
     assert len(kernel) == len(synthetic_boot().records()) and all(w["size_bytes"] == GIB for w in lines[1:])
     with open(folder.report) as f:
         report = f.read()
     assert "Boot path pvh, accelerator TCG, runs 4, sizes 1 GiB" in report and "| 1 GiB | 260000 |" in report
-    closing = folder.closing_lines()
-    assert closing[-1] == f"harness: `python3 -m harness report {folder.path}` writes its report.md again"
-    assert "records.jsonl" in closing[0] and folder.path in closing[0]
+    assert folder.closing_lines() == [f"harness: kept in {folder.path}/: {', '.join(names)} "
+                                      "(python3 -m harness report reads it again)"]
 
 
 def test_report_writes_the_same_report_again(tmp_path):
