@@ -28,6 +28,8 @@ ACCEL    ?= auto
 STALL    ?=
 FONT     ?= /usr/share/consolefonts/Lat15-VGA16.psf.gz
 # V=1 prints every command in full; by default each step prints one line.
+# For `make run*` and `make debug`, V=1 also shows the kernel's JSON records
+# and the QEMU command, which otherwise go to the results folder alone.
 V        ?= 0
 
 B := build
@@ -43,6 +45,7 @@ B := build
 ifeq ($(V),1)
 Q :=
 say :=
+BOOT_V := --verbose
 else ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
 Q := @
 say :=
@@ -170,21 +173,25 @@ setup:
 	@sh tools/setup.sh
 
 # Under TCG it ends with the hosted runner's answer at the same size beside the emulated one.
+# `make run` builds as one step of its own, one line for the whole build
+# (warnings and errors show in full, every command with V=1): its terminal
+# is the boot's.
 run: setup
-	@$(MAKE) --no-print-directory all hosted
+	$(call say,BUILD,bootheap.elf bootheap-host)
+	@$(MAKE) --no-print-directory $(if $(filter 1,$(V)),,-s) all hosted
 	$(call say,BOOT,pvh mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
 	$(Q)$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
-		--cpus $(CPUS) --nodes $(NODES) --hosted-beside
+		--cpus $(CPUS) --nodes $(NODES) --hosted-beside $(BOOT_V)
 
 run-iso: setup
 	@$(MAKE) --no-print-directory iso
 	$(call say,BOOT,iso-bios mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
-	$(Q)$(PYTHON) -m harness boot --mode iso-bios --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES)
+	$(Q)$(PYTHON) -m harness boot --mode iso-bios --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES) $(BOOT_V)
 
 run-uefi: setup
 	@$(MAKE) --no-print-directory iso
 	$(call say,BOOT,iso-uefi mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
-	$(Q)$(PYTHON) -m harness boot --mode iso-uefi --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES)
+	$(Q)$(PYTHON) -m harness boot --mode iso-uefi --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES) $(BOOT_V)
 
 # The sweep boots the ELF directly (pvh) or builds its own ISO per boot with
 # the benchmark's kernel arguments, so `all` is the only build it needs.
@@ -202,7 +209,7 @@ debug: all
 	@echo "QEMU waits for gdb on :1234; in another terminal: gdb -x tools/gdbinit"
 	$(call say,BOOT,pvh for gdb mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
 	$(Q)$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
-		--cpus $(CPUS) --nodes $(NODES) --gdb --timeout 0
+		--cpus $(CPUS) --nodes $(NODES) --gdb --timeout 0 $(BOOT_V)
 
 # ---- tests -------------------------------------------------------------------
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \

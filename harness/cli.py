@@ -4,7 +4,7 @@
 import argparse
 import sys
 
-from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_size, say, warn
+from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_size, say, size_label, warn
 from harness.counts import ablation, codegen
 from harness.counts import callgrind as counts
 from harness.hosted import runner as hosted
@@ -14,6 +14,7 @@ from harness.peers.xen import run as xen_src
 from harness.qemu import accel, boot, command
 from harness.report import answer, hosted as hosted_report
 from harness.report.compare import compare_text
+from harness.report import run_folder
 from harness.report.outputs import finish
 from harness.results import maps, qrpayload
 from harness.results.records import load_folder
@@ -64,19 +65,39 @@ def cmd_map(args):
 
 def cmd_boot(args):
     """One boot, as `make run`, `run-iso`, `run-uefi` and `debug` do -> 0 ok,
-    1 the kernel failed, 2 no verdict (timeout, stall, QEMU error)."""
+    1 the kernel failed, 2 no verdict (timeout, stall, QEMU error). The
+    terminal gets the kernel's human lines (its records too with
+    --verbose), the results folder everything (harness/report/run_folder.py)."""
+    notes = []
+
+    def said(msg):
+        """The harness's lines: all in the folder; the QEMU command and the
+        accelerator probe's figures on the terminal only with --verbose."""
+        notes.append(msg)
+        if args.verbose or not msg.startswith(("harness: qemu-system", "harness:   probe under")):
+            print(msg, file=sys.stderr, flush=True)
     try:
+        mem_bytes, _ = command.prepare(args.mode, args.mem, args.stall, not args.no_serial, args.gdb,
+                                       args.cpus, args.nodes)
+        folder = run_folder.RunFolder(args.out)
+        log_name = f"serial-{size_label(mem_bytes)}.log"
         r = boot.boot(args.mode, args.mem, args.append, args.accel, args.timeout, args.quiet,
-                      args.log, args.machine_opts, not args.no_serial, args.gdb, stall=args.stall,
-                      cpus=args.cpus, nodes=args.nodes)
-    except (RuntimeError, ValueError) as e:
+                      folder.file(log_name), args.machine_opts, not args.no_serial, args.gdb,
+                      stall=args.stall, cpus=args.cpus, nodes=args.nodes, say=said, records=args.verbose)
+    except (RuntimeError, ValueError, BenchError) as e:
         print(f"harness: {e}", file=sys.stderr)
         return 2
     print(f"harness: {args.mode} boot under {r.accel.upper()} ended: {r.status} "
           f"(qemu exit {r.qemu_rc}, {r.elapsed:.1f} s)", file=sys.stderr)
+    if r.status not in ("ok", "stalled"):     # a stalled boot's ending the runner said already
+        print(f"harness: the log ends:\n{r.ending()}", file=sys.stderr)
+    folder.keep_boot(r, mem_bytes, args.mode, args.append, args.accel, log_name, notes)
     # Emulated figures are not the answer: the same code on this CPU goes beside them (make run).
     if args.hosted_beside and r.accel == "tcg" and r.status == "ok":
-        answer.after_tcg(r, command.guest_mem(args.mem), args.append)
+        hosted_result, lines = answer.after_tcg(r, mem_bytes, args.append)
+        folder.keep_answer(hosted_result, mem_bytes, lines)
+    for line in folder.closing_lines():
+        print(line, file=sys.stderr, flush=True)
     return {"ok": 0, "fail": 1}.get(r.status, 2)
 
 
@@ -227,7 +248,8 @@ def parser():
     m.add_argument("path", metavar="MAP", help=MAP_KINDS)
     m.add_argument("--mem", help="the guest of SIZE, where bootheap's records hold several")
     m.add_argument("-o", "--out", help="write it here instead of to stdout")
-    b = sub.add_parser("boot", help="boot once, serial on the terminal; exit 0 ok, 1 fail, 2 no verdict")
+    b = sub.add_parser("boot", help="boot once, the kernel's human lines on the terminal and everything in "
+                       "a results folder; exit 0 ok, 1 fail, 2 no verdict")
     add_boot_options(b)
     b.add_argument("--mem", default="1G", help="guest memory, e.g. 512M, 8G, 1T")
     b.add_argument("--append", default="", help="kernel command line")
@@ -243,7 +265,13 @@ def parser():
                    help="under TCG, then run build/bootheap-host at the same size and end with both "
                         "answers, each labelled (make run)")
     b.add_argument("--gdb", action="store_true", help="wait for gdb on :1234")
-    b.add_argument("--quiet", action="store_true")
+    b.add_argument("--out", help="results folder: the serial log, records.jsonl, report.md and the QR "
+                   "code's payload (default results/run-<date-time>)")
+    b.add_argument("--verbose", "-v", action="store_true",
+                   help="show the kernel's JSON records, the QEMU command and the accelerator probe's "
+                        "figures on the terminal too (make run V=1); they are in the results folder "
+                        "either way")
+    b.add_argument("--quiet", action="store_true", help="no serial output on the terminal")
     peers.add_parser(sub)
     xen_src.add_parser(sub)
     a = sub.add_parser("accel", help="the accelerator a boot would get, and why (probes when KVM is offered)")

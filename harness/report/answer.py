@@ -55,7 +55,8 @@ def host_line(run):
 
 def after_tcg(result, mem_bytes, append, say=None, runner=hosted.RUNNER):
     """Runs the hosted runner at mem_bytes after an emulated boot and prints
-    both answers, the emulated one first -> the runner's exit status."""
+    both answers, the emulated one first -> (the hosted run's Result, the
+    answer's lines as printed)."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
     options = " ".join(hosted_options(append))
     say(f"harness: that boot was emulated; the same heap code on this CPU: bootheap-host --mem "
@@ -66,7 +67,8 @@ def after_tcg(result, mem_bytes, append, say=None, runner=hosted.RUNNER):
         lines.append(host_line(_size_run(mem_bytes, r.log)))
     else:
         say(f"harness: the hosted run ended {r.status} (exit {r.runner_rc}): {r.stderr.strip()[-300:]}")
-    print("\nThe answer, twice (emulated, then real):")
-    for label, text in zip(("emulated", "this CPU"), lines):
-        print(f"  {label:>9}: {text or 'no figure (page and chunk did not both run)'}")
-    return r.runner_rc
+    out = ["The answer, twice (emulated, then real):"]
+    out += [f"  {label:>9}: {text or 'no figure (page and chunk did not both run)'}"
+            for label, text in zip(("emulated", "this CPU"), lines)]
+    print("\n".join(out), flush=True)
+    return r, out

@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: MIT
 """Reading what the kernel said: records out of a serial log, and a results
 folder (records.jsonl, or bare serial-<size>.log files) as a Sweep of
-SizeRuns. docs/records.md is the schema."""
+SizeRuns; and the two things its writers share, a new folder and the
+wrapper of a records.jsonl line. docs/records.md is the schema."""
+import datetime
 import json
 import os
 import re
 
-from harness.common import BenchError, parse_size, size_label
+from harness import ROOT
+from harness.common import GIB, BenchError, parse_size, size_label
 
 RECORD_START = '{"type":'
 # What every `result` record holds (docs/records.md): one without all
@@ -100,6 +103,30 @@ class Sweep:
     @property
     def accels(self):
         return sorted({s.accel for s in self.sizes} | ({self.info["accel"]} if "accel" in self.info else set()))
+
+
+def new_folder(out, prefix=""):
+    """The results folder a command writes: out, or results/<prefix><date-time>
+    (-2, -3, ... where that is taken). Raises BenchError for an out that is
+    not empty, OSError for one that cannot be made."""
+    if out is None:
+        stamp = prefix + datetime.datetime.now().strftime("%Y-%m-%d_%H%M%S")
+        out = os.path.join(ROOT, "results", stamp)
+        n = 1
+        while os.path.exists(out):
+            n += 1
+            out = os.path.join(ROOT, "results", f"{stamp}-{n}")
+    if os.path.isdir(out) and os.listdir(out):
+        raise BenchError(f"{out} is not empty: choose another --out")
+    os.makedirs(out, exist_ok=True)
+    return out
+
+
+def wrap(nbytes, source, rec):
+    """One line of records.jsonl: a record, the size it came from (None for
+    the harness's `sweep` record) and its source, `kernel` or `harness`."""
+    return json.dumps({"size_bytes": nbytes, "size": size_label(nbytes) if nbytes else None,
+                       "size_gib": nbytes / GIB if nbytes else None, "source": source, "record": rec}) + "\n"
 
 
 def load_jsonl(path):

@@ -4,33 +4,21 @@ size under the plan's accelerator (or one run of the hosted runner), every
 record kept with the size it came from in records.jsonl, then the report
 (harness/report/)."""
 import datetime
-import json
 import os
 import signal
 import time
 
-from harness import ROOT
-from harness.common import GIB, MIB, TCG_LABEL, BenchError, gib_text, say, size_label, warn
+from harness.common import MIB, TCG_LABEL, BenchError, gib_text, say, size_label, warn
 from harness.hosted import runner as hosted
 from harness.qemu import command, runner
 from harness.report.outputs import banner, finish
-from harness.results.records import SizeRun, load_folder, parse_serial
+from harness.results.records import SizeRun, load_folder, new_folder, parse_serial, wrap
 from harness.results.stats import failures
 from harness.sweep import plan as plan_mod
 
 
 def make_out_dir(out):
-    if out is None:
-        stamp = datetime.datetime.now().strftime("%Y-%m-%d_%H%M%S")
-        out = os.path.join(ROOT, "results", stamp)
-        n = 1
-        while os.path.exists(out):
-            n += 1
-            out = os.path.join(ROOT, "results", f"{stamp}-{n}")
-    if os.path.isdir(out) and os.listdir(out):
-        raise BenchError(f"{out} is not empty: choose another --out")
-    os.makedirs(out, exist_ok=True)
-    return out
+    return new_folder(out)
 
 
 def run_size(plan, nbytes, log_path, args, collect):
@@ -88,9 +76,7 @@ def cmd_run(args):
     interrupted = False
     with open(jsonl_path, "w", encoding="utf-8") as jf:
         def put(nbytes, source, rec):
-            jf.write(json.dumps({"size_bytes": nbytes, "size": size_label(nbytes) if nbytes else None,
-                                 "size_gib": nbytes / GIB if nbytes else None,
-                                 "source": source, "record": rec}) + "\n")
+            jf.write(wrap(nbytes, source, rec))
             jf.flush()
         put(None, "harness", info)
         _STOP["running"] = False
@@ -144,8 +130,7 @@ def cmd_run(args):
     # The sweep record goes first in the file; rewrite it with the wall time.
     with open(jsonl_path, encoding="utf-8") as f:
         lines = f.readlines()
-    lines[0] = json.dumps({"size_bytes": None, "size": None, "size_gib": None,
-                           "source": "harness", "record": info}) + "\n"
+    lines[0] = wrap(None, "harness", info)
     with open(jsonl_path, "w", encoding="utf-8") as f:
         f.writelines(lines)
     return finish(load_folder(out), interrupted)
