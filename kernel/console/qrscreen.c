@@ -28,19 +28,56 @@ static bool light_at(unsigned x, unsigned y)
     return !qr_dark(&qr, x - QR_QUIET, y - QR_QUIET);
 }
 
-/* Square modules as large as fit between the cursor and the last row, centred. */
-static int draw_framebuffer(const struct screen_geometry *g, struct qrscreen *out, struct err *e)
+/* Pixels left for a square between text row `row` and the last row. */
+static uint32_t room_px(const struct screen_geometry *g, uint32_t row)
 {
-    unsigned n = qr.size + 2 * QR_QUIET;
-    uint32_t top = g->row * g->row_px, bottom = (g->rows - 1) * g->row_px;
-    uint32_t room = MIN(bottom > top ? bottom - top : 0, g->width);
-    unsigned px = MIN(room / n, QRSCREEN_MAX_PX);
+    uint32_t top = row * g->row_px, bottom = (g->rows - 1) * g->row_px;
 
-    if (px < QRSCREEN_MIN_PX)
-        return err_set(e, -ENOSPC, "no room for a readable QR code on this %ux%u screen: version %u "
-                       "needs %u pixels a side at %u a module, and %u are left below the report",
-                       g->width, g->height, qr.version, n * QRSCREEN_MIN_PX, QRSCREEN_MIN_PX, room);
-    uint32_t x0 = (g->width - n * px) / 2;
+    return MIN(bottom > top ? bottom - top : 0, g->width);
+}
+
+/* Pixels a module for n modules a side below text row `row`, as large as
+ * fit up to QRSCREEN_MAX_PX; 0 when not even QRSCREEN_MIN_PX fit. */
+static unsigned module_px(const struct screen_geometry *g, uint32_t row, unsigned n)
+{
+    unsigned px = MIN(room_px(g, row) / n, QRSCREEN_MAX_PX);
+
+    return px >= QRSCREEN_MIN_PX ? px : 0;
+}
+
+/*
+ * Below the report when the code fits there; else on a screen of its own
+ * under a caption. Each strategy adds a line to the payload and a row to
+ * the report, so the room below the report shrinks as the code grows: ten
+ * strategies need version 17 and leave it 352 pixels on 1024x768, where a
+ * screen of its own holds version 39 at 4 pixels a module.
+ */
+static int draw_framebuffer(struct screen_geometry *g, size_t bytes, struct qrscreen *out, struct err *e)
+{
+    unsigned n = qr.size + 2 * QR_QUIET, px = module_px(g, g->row, n);
+    char caption[96];
+
+    out->place = "under_report";
+    if (!px) {
+        int len = snprintf(caption, sizeof(caption), "bootheap: the results as a QR code, %zu bytes "
+                           "(harness add reads them back)\n", bytes);
+        uint32_t rows = ((uint32_t)len - 1 + g->cols - 1) / g->cols;
+        if (!module_px(g, rows, n))
+            return err_set(e, -ENOSPC, "no room for a readable QR code on this %ux%u screen: version %u "
+                           "needs %u pixels a side at %u a module, and a screen of its own has %u",
+                           g->width, g->height, qr.version, n * QRSCREEN_MIN_PX, QRSCREEN_MIN_PX,
+                           room_px(g, rows));
+        screen_clear();
+        screen_write(caption, (size_t)len);
+        screen_pin();
+        screen_geometry(g);
+        px = module_px(g, g->row, n);
+        out->place = "own_screen";
+        if (!px)
+            return err_set(e, -ENOSPC, "the caption took %u rows of this %ux%u screen, and the QR code "
+                           "has no room left under it", g->row, g->width, g->height);
+    }
+    uint32_t x0 = (g->width - n * px) / 2, top = g->row * g->row_px;
     for (unsigned y = 0; y < n; y++) {
         /* Each run of one colour along a row of modules is one fill. */
         for (unsigned x = 0, run; x < n; x += run) {
@@ -56,7 +93,7 @@ static int draw_framebuffer(const struct screen_geometry *g, struct qrscreen *ou
 }
 
 /* Two modules a character cell, stacked: a cell is about twice as tall as wide. */
-static int draw_text(const struct screen_geometry *g, struct err *e)
+static int draw_text(const struct screen_geometry *g, struct qrscreen *out, struct err *e)
 {
     unsigned n = qr.size + 2 * QR_QUIET, cells = (n + 1) / 2;
     unsigned left = g->rows > g->row + 1 ? g->rows - 1 - g->row : 0;
@@ -74,6 +111,7 @@ static int draw_text(const struct screen_geometry *g, struct err *e)
         }
     }
     screen_skip_rows(cells);
+    out->place = "under_report";
     return 0;
 }
 
@@ -106,7 +144,7 @@ int qrscreen_show(const char *payload, struct qrscreen *out, struct err *e)
 {
     struct screen_geometry g;
 
-    *out = (struct qrscreen){ .screen = "none" };
+    *out = (struct qrscreen){ .screen = "none", .place = "" };
     uint64_t t0 = tsc_now();
     int rc = qr_encode(&qr, payload, strlen(payload), QR_MASK_AUTO, e);
     uint64_t t1 = tsc_now();
@@ -119,7 +157,7 @@ int qrscreen_show(const char *payload, struct qrscreen *out, struct err *e)
         rc = err_set(e, -ENODEV, "no screen to draw the QR code on");
     } else {
         out->screen = g.text ? "text" : "framebuffer";
-        rc = g.text ? draw_text(&g, e) : draw_framebuffer(&g, out, e);
+        rc = g.text ? draw_text(&g, out, e) : draw_framebuffer(&g, strlen(payload), out, e);
     }
     out->draw_ticks = tsc_now() - t1;
     serial_printk("qr: the results as a QR code, version %u-M, mask %u (light modules drawn):\n",
@@ -164,8 +202,9 @@ void qrscreen_results(const char *report, const char *payload)
     }
     screen_pin();
     if (!rc)
-        serial_printk("qr: %zu bytes as version %u-M with %u-pixel modules on the %s; encoded in "
-                      "%llu us, drawn in %llu us\n", strlen(payload), q.version, q.module_px, q.screen,
+        serial_printk("qr: %zu bytes as version %u-M with %u-pixel modules on the %s, %s; encoded "
+                      "in %llu us, drawn in %llu us\n", strlen(payload), q.version, q.module_px, q.screen,
+                      strcmp(q.place, "own_screen") ? "below the report" : "on a screen of its own",
                       (unsigned long long)(tsc_to_ns(q.encode_ticks) / 1000),
                       (unsigned long long)(tsc_to_ns(q.draw_ticks) / 1000));
 
@@ -180,6 +219,7 @@ void qrscreen_results(const char *report, const char *payload)
         record_null(&r, "mask");
     }
     record_str(&r, "screen", q.screen);
+    record_str(&r, "place", rc ? "" : q.place);
     record_bool(&r, "drawn", rc == 0);
     record_u64(&r, "module_px", q.module_px);
     record_str(&r, "reason", rc ? e.msg : "");
@@ -201,4 +241,25 @@ SELFTEST(qr_payload_too_large)
     KT_EXPECT(t, !strcmp(e.msg, "2400 bytes do not fit in a QR code: version 40 at level M holds 2331"),
               "message: %s", e.msg);
     KT_EXPECT(t, q.version == 0 && !strcmp(q.screen, "none"), "version %u on %s", q.version, q.screen);
+}
+
+/*
+ * Where the code goes on 1024x768 (48 rows of 16 pixels): the report of ten
+ * strategies ends on row 25, leaving 352 pixels, too few for version 17 at
+ * 4 pixels a module (372 with the quiet zone). A screen of its own under a
+ * one-row caption draws version 17 at 7 pixels, and holds up to version 39
+ * (2213 bytes) at 4; version 40 does not fit.
+ */
+SELFTEST(qr_placement_1024x768)
+{
+    struct screen_geometry g = { .width = 1024, .height = 768, .cols = 128, .rows = 48, .row_px = 16 };
+    unsigned v17 = QR_SIZE(17) + 2 * QR_QUIET, v39 = QR_SIZE(39) + 2 * QR_QUIET;
+    unsigned v40 = QR_SIZE(40) + 2 * QR_QUIET;
+
+    KT_EXPECT(t, room_px(&g, 25) == 352, "room below row 25: %u", room_px(&g, 25));
+    KT_EXPECT(t, module_px(&g, 25, v17) == 0, "version 17 below the report: %u px", module_px(&g, 25, v17));
+    KT_EXPECT(t, module_px(&g, 1, v17) == 7, "version 17 alone: %u px", module_px(&g, 1, v17));
+    KT_EXPECT(t, module_px(&g, 1, v39) == 4, "version 39 alone: %u px", module_px(&g, 1, v39));
+    KT_EXPECT(t, module_px(&g, 1, v40) == 0, "version 40 alone: %u px", module_px(&g, 1, v40));
+    KT_EXPECT(t, qr_capacity(39) == 2213, "version 39 holds %zu bytes", qr_capacity(39));
 }

@@ -21,23 +21,27 @@ struct qrscreen {
     unsigned version, mask;         /* of the symbol; 0 when none was made */
     unsigned module_px;             /* pixels a module on the framebuffer, 0 elsewhere */
     const char *screen;             /* "framebuffer", "text" or "none" */
+    const char *place;              /* "under_report", "own_screen"; "" when not drawn */
     uint64_t encode_ticks, draw_ticks;
 };
 
 /*
  * Encodes payload as a QR code, draws it below the cursor with its quiet
  * zone (framebuffer: square modules of QRSCREEN_MIN_PX to _MAX_PX pixels,
- * centred; EGA text: half-block characters) leaving the last text row free,
- * and prints it on serial as text blocks. Returns 0 when drawn; -E2BIG when
- * the payload is too large for any version, -ENOSPC when the screen has no
- * room for a readable code, -ENODEV when there is no screen (serial still
- * carries the blocks); e says why.
+ * centred; EGA text: half-block characters) leaving the last text row free;
+ * a framebuffer with too little room below the cursor is cleared and the
+ * code drawn on it alone, under a caption. Prints the code on serial as
+ * text blocks. Returns 0 when drawn; -E2BIG when the payload is too large
+ * for any version, -ENOSPC when the screen has no room for a readable code
+ * even alone, -ENODEV when there is no screen (serial still carries the
+ * blocks); e says why.
  */
 int qrscreen_show(const char *payload, struct qrscreen *out, struct err *e);
 
 /*
  * The final screen of a run: clears it, writes the report at the top,
- * shows the payload below, and pins both so later output never scrolls them
+ * shows the payload below it or, when it does not fit there, on a screen
+ * of its own, and pins what is drawn so later output never scrolls it
  * away. When no code can be drawn it says why and prints the payload as
  * text. Records everything as a `qr` record.
  */

@@ -7,6 +7,8 @@ import subprocess
 
 import pytest
 
+from harness.results import qrpayload
+
 from bootlib import AUDIT_BLOCKS, check_heap, explain, record, records
 from screenlib import (BG, FG, GLYPH_H, GLYPH_W, boot_and_dump, load_font, read_ppm, read_screen,
                        screen_text)
@@ -155,18 +157,77 @@ def white_box(w, h, pixels):
     return min(xs), min(ys), max(xs) + 1, max(ys) + 1
 
 
-@pytest.mark.parametrize("resolution", ["800x600", "1280x800"])
+def check_code_on_screen(r, ppm, report):
+    """The drawn code on the screendump: the report whole at the top with
+    the code below it, or, when the code does not fit there, a caption and
+    the code on a screen of its own; the white square is the code with its
+    quiet zone, the run's last line sits under it, zbarimg reads the record's
+    payload from the screen and from serial's blocks, and the harness reads
+    that payload back. Returns the qr record."""
+    w, h, pixels = read_ppm(ppm)
+    rows = read_screen(w, h, pixels, load_font())
+    text = ["".join(c or "\0" for c in row).rstrip() for row in rows]
+
+    q = record(r, "qr")
+    assert q["drawn"] and q["screen"] == "framebuffer" and q["reason"] == "", q
+    assert q["module_px"] >= 4, q
+    assert q["payload"] == payload_from_records(r)
+    # The kernel's rule, from the screen alone: below the report when
+    # 4-pixel modules fit between it and the last row, else alone.
+    side4 = (17 + 4 * q["version"] + 8) * 4
+    below = (h // GLYPH_H - 1 - len(report)) * GLYPH_H
+    assert q["place"] == ("under_report" if side4 <= min(below, w) else "own_screen"), (q, below)
+    if q["place"] == "under_report":
+        assert text[:len(report)] == report, "the report is not whole at the top of the screen"
+        first = len(report)
+    else:
+        caption = f"bootheap: the results as a QR code, {q['bytes']} bytes (harness add reads them back)"
+        assert text[0] == caption, text[:2]
+        first = 1
+    assert f"qr: {q['bytes']} bytes as version {q['version']}-M with {q['module_px']}-pixel modules " \
+           f"on the framebuffer, {'below the report' if first > 1 else 'on a screen of its own'}" in r.log
+    assert zbar(ppm) == q["payload"]
+
+    # The code with its quiet zone is the white square under the report or
+    # the caption, 4 modules wider than the symbol on each side, and the
+    # last line of the run sits under it.
+    left, top, right, bottom = white_box(w, h, pixels)
+    side = (17 + 4 * q["version"] + 8) * q["module_px"]
+    assert (right - left, bottom - top) == (side, side), (left, top, right, bottom, q)
+    assert top == first * GLYPH_H and left == (w - side) // 2, (left, top, q)
+    done_rows = [i for i, line in enumerate(text) if line == "bootheap: finished, status ok"]
+    assert done_rows and done_rows[-1] * GLYPH_H >= bottom, (done_rows, bottom)
+
+    # Serial carries the same code in half blocks.
+    pgm = ppm[:-4] + "-serial.pgm"
+    write_pgm(pgm, serial_modules(r.log))
+    assert zbar(pgm) == q["payload"]
+    # What a phone reads from the screen is what `harness add` reads back.
+    recs = qrpayload.parse(zbar(ppm))
+    assert [x["strategy"] for x in recs if x["type"] == "comparison"] == record(r, "bench")["strategies"]
+    return q
+
+
+# (resolution, strategies, where the code goes): 800x600 holds Xen's four
+# strategies' code below their report; every strategy's, with the peers,
+# needs a screen of its own at the ISO's own 1024x768 and fits below the
+# report at 1280x800 (None: the test works out which from the screen).
+SCREENS = [("800x600", "page,chunk,once,lazy", "under_report"), ("1024x768", None, "own_screen"),
+           ("1280x800", None, None)]
+
+
+@pytest.mark.parametrize("resolution,strategies,place", SCREENS, ids=[s[0] for s in SCREENS])
 @pytest.mark.parametrize("mode", ["iso-bios", "iso-uefi"])
-def test_final_report_and_qr_code(mode, resolution):
+def test_final_report_and_qr_code(mode, resolution, strategies, place):
     """A benchmark on the relocated image ends with the report at the top of
-    the screen, every line whole, the QR code below it with modules of 4
-    pixels or more, the last line under it; zbarimg reads the code from the
-    screendump and from serial's blocks, and it holds the run's records."""
-    # 800x600 holds the report of Xen's four strategies and its code; every
-    # strategy's, with the peers, needs a larger screen (1024x768 up).
-    args = "runs=1" if resolution != "800x600" else "runs=1 strategies=page,chunk,once,lazy"
-    r, ppm, err = boot_and_dump(f"qr-{mode}-{resolution}", mode, f"{args} {AUDIT_BLOCKS}",
-                                gfxmode=resolution + "x32")
+    the screen, every line whole, and the QR code below it or on a screen of
+    its own, with modules of 4 pixels or more, the last line under it;
+    zbarimg reads the code from the screendump and from serial's blocks,
+    and it holds the run's records. 1024x768 is the ISO's own choice
+    (iso/grub.cfg), booted as a user boots it."""
+    args = "runs=1" + (f" strategies={strategies}" if strategies else "")
+    gfxmode = None if resolution == "1024x768" else resolution + "x32"
+    r, ppm, err = boot_and_dump(f"qr-{mode}-{resolution}", mode, f"{args} {AUDIT_BLOCKS}", gfxmode=gfxmode)
     assert err is None, err + "\n" + explain(r)
     assert record(r, "done")["status"] == "ok", explain(r)
     check_placement(r)
@@ -178,32 +239,12 @@ def test_final_report_and_qr_code(mode, resolution):
     assert report[0].startswith("==== bootheap ") and "faster than" in report[-1], report
     long = [line for line in report if len(line) > REPORT_COLS]
     assert not long, f"report lines wider than {REPORT_COLS} columns: {long}"
+    if not strategies:
+        assert len(record(r, "bench")["strategies"]) == 10, record(r, "bench")
 
-    w, h, pixels = read_ppm(ppm)
-    rows = read_screen(w, h, pixels, load_font())
-    text = ["".join(c or "\0" for c in row).rstrip() for row in rows]
-    assert text[:len(report)] == report, "the report is not whole at the top of the screen"
-
-    q = record(r, "qr")
-    assert q["drawn"] and q["screen"] == "framebuffer" and q["reason"] == "", q
-    assert q["module_px"] >= 4, q
-    assert q["payload"] == payload_from_records(r)
-    assert zbar(ppm) == q["payload"]
-
-    # The code with its quiet zone is the white square below the report,
-    # 4 modules wider than the symbol on each side, and the last line of
-    # the run sits under it.
-    left, top, right, bottom = white_box(w, h, pixels)
-    side = (17 + 4 * q["version"] + 8) * q["module_px"]
-    assert (right - left, bottom - top) == (side, side), (left, top, right, bottom, q)
-    assert top >= len(report) * GLYPH_H
-    done_rows = [i for i, line in enumerate(text) if line == "bootheap: finished, status ok"]
-    assert done_rows and done_rows[-1] * GLYPH_H >= bottom, (done_rows, bottom)
-
-    # Serial carries the same code in half blocks.
-    pgm = ppm[:-4] + "-serial.pgm"
-    write_pgm(pgm, serial_modules(r.log))
-    assert zbar(pgm) == q["payload"]
+    q = check_code_on_screen(r, ppm, report)
+    if place:
+        assert q["place"] == place, q
 
 
 def test_text_mode_says_why_and_prints_the_payload():
@@ -220,17 +261,13 @@ def test_text_mode_says_why_and_prints_the_payload():
     assert f"qr: {q['reason']}; the payload as text:\n{q['payload']}\n" in r.log, explain(r)
 
 
-def test_small_screen_says_why_and_prints_the_payload():
-    """At 640x480 the report leaves too little room for 4-pixel modules:
-    the screen says so and shows the payload as text."""
+def test_small_screen_draws_the_code_alone():
+    """At 640x480 the report leaves too little room below it for 4-pixel
+    modules: the code gets a screen of its own, and zbarimg reads it."""
     r, ppm, err = boot_and_dump("qr-640", "iso-uefi", f"runs=1 {AUDIT_BLOCKS}", gfxmode="640x480x32")
     assert err is None, err + "\n" + explain(r)
     check_heap(r, min_audits=4)
-    q = record(r, "qr")
-    assert q["screen"] == "framebuffer" and not q["drawn"] and q["module_px"] == 0, q
-    assert q["reason"].startswith("no room for a readable QR code on this 640x480 screen: "), q
-    assert q["payload"] == payload_from_records(r)
-    screen, _ = screen_text(ppm)
-    for line in q["payload"].splitlines():
-        assert line in screen, f"payload line {line!r} is not on the screen"
-    assert any(line.startswith("qr: no room for a readable QR code") for line in screen), screen
+    fb = record(r, "boot")["fb"]
+    assert (fb["width"], fb["height"]) == (640, 480), fb
+    q = check_code_on_screen(r, ppm, report_lines(r.log))
+    assert q["place"] == "own_screen", q
