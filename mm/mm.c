@@ -55,6 +55,34 @@ static void print_map(const char *title, const struct e820_map *m)
                fmt_size(sz, sizeof(sz), m->e[i].len));
 }
 
+static void print_raw_map(const struct bootinfo *bi)
+{
+    printk("memory map from the %s (%u entries):\n", bi->mmap_source, bi->mmap_count);
+    for (unsigned i = 0; i < bi->mmap_count; i++)
+        printk("  [%016llx-%016llx) type %u\n", (unsigned long long)bi->mmap[i].addr,
+               (unsigned long long)(bi->mmap[i].addr + bi->mmap[i].len), bi->mmap[i].type);
+}
+
+/*
+ * True when sanitising changed nothing but the order: every sanitised entry
+ * is one of the loader's, type and all. The raw map then says nothing the
+ * sanitised one does not, and only its count is printed.
+ */
+static bool map_kept_as_given(const struct bootinfo *bi, const struct e820_map *m)
+{
+    if (bi->mmap_count != m->count)
+        return false;
+    for (unsigned i = 0; i < m->count; i++) {
+        bool found = false;
+        for (unsigned j = 0; j < bi->mmap_count && !found; j++)
+            found = bi->mmap[j].addr == m->e[i].addr && bi->mmap[j].len == m->e[i].len &&
+                    bi->mmap[j].type == m->e[i].type;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
 static void print_regions(const struct bootmem_region *reg, unsigned n)
 {
     char sz[24];
@@ -182,12 +210,15 @@ void mm_init(const struct bootinfo *bi)
     struct record r;
 
     /* The firmware's map, made trustworthy. */
-    printk("memory map from the %s (%u entries):\n", bi->mmap_source, bi->mmap_count);
-    for (unsigned i = 0; i < bi->mmap_count; i++)
-        printk("  [%016llx-%016llx) type %u\n", (unsigned long long)bi->mmap[i].addr,
-               (unsigned long long)(bi->mmap[i].addr + bi->mmap[i].len), bi->mmap[i].type);
-    if (e820_sanitise(bi->mmap, bi->mmap_count, &e820, &e))
+    if (e820_sanitise(bi->mmap, bi->mmap_count, &e820, &e)) {
+        print_raw_map(bi);
         panic("bad memory map from %s: %s", bi->mmap_source, e.msg);
+    }
+    if (map_kept_as_given(bi, &e820))
+        printk("memory map from the %s: %u entries, each kept as given, sorted below\n",
+               bi->mmap_source, bi->mmap_count);
+    else
+        print_raw_map(bi);
     print_map("memory map, sanitised", &e820);
     record_begin(&r, "e820");
     record_u64(&r, "raw_count", bi->mmap_count);
