@@ -159,3 +159,16 @@ def test_the_report_shows_the_merges_the_after_boot_heaps_and_the_named_cases(tm
     got = {t: (ok, fig) for t, ok, fig in variants_report.targets(variants_report.Variants(folder))}
     assert got["every dom0 boot's heap, at boot and after its boot modules were freed, one across the variants"] \
         == (True, "1 builds, 0 with a problem; 5 blocks merged across a range's edge after boot, over all the boots")
+
+
+def test_make_xen_srcs_boots_count_their_merges_at_boot_variant_by_variant():
+    """Two touching regions, [0x100, 0x180) and [0x180, 0x200): a block
+    across 0x180 merged; the canonical heap (one order-8 block) has it."""
+    merged, apart = heapdump.Dump(), heapdump.Dump()
+    for d, blocks in ((merged, [(0, 9, 8, 0x100, 8, 0)]), (apart, [(0, 9, 7, 0x100, 7, 0), (0, 9, 7, 0x180, 7, 0)])):
+        d.regions, d.blocks = [(0x100, 0x180), (0x180, 0x200)], blocks
+        d.digest_blocks, d.digest_pages = sum(heapdump.block_hash(n, z, o, m, fd) for n, z, o, m, _, fd in blocks), 0
+    rec = variants.digests_record("4.17", GIB, [1024], {"chunk": merged, "sweep": apart})
+    assert rec["merges"] == {"chunk": 1, "sweep": 0} and rec["problems"]
+    assert variants_report._merges(rec["merges"]) == "chunk 1, sweep 0"
+    assert variants_report._merges({"chunk": 0, "sweep": 0}) == "0"

@@ -160,7 +160,8 @@ def digests_record(release, mem, nodes, dumps):
     problems = heapdump.compare(dumps, layout, 0, notes) if len(dumps) > 1 else []
     return {"type": "digests", "release": release, "mem_bytes": mem, "nodes": nodes,
             "variants": sorted(dumps), "digest": next(iter(dumps.values())).digest() if dumps else None,
-            "problems": problems, "notes": notes}
+            "problems": problems, "notes": notes,
+            "merges": {v: len(afterboot.across(d.blocks, d.regions)) for v, d in dumps.items()}}
 
 
 def measure(builds, sizes, topologies, variants, out, say, jobs=2, models=True, unpatched=()):

@@ -99,6 +99,14 @@ def models_table(v, release, nodes):
     return md_table(["RAM", "Xen variant", "bootheap model", "Xen", "model", "model against Xen"], rows)
 
 
+def _merges(by_variant):
+    """One count when every variant has it, else each variant's."""
+    if not by_variant:
+        return ""
+    counts = set(by_variant.values())
+    return str(counts.pop()) if len(counts) == 1 else ", ".join(f"{v} {n}" for v, n in sorted(by_variant.items()))
+
+
 def digests_table(v):
     rows = []
     for r in v.get("digests"):
@@ -107,8 +115,10 @@ def digests_table(v):
         rows.append([r["release"], _where(r["mem_bytes"], len(r["nodes"])), ", ".join(r["variants"]),
                      "equal" if not r["problems"] else "**DIFFER**",
                      "canonical" if all(not x["problems"] for x in oracle) else "**NOT CANONICAL**",
-                     "/".join(r["digest"] or ["", ""])])
-    return md_table(["Xen", "guest", "variants", "digests", "against the oracle", "block / page digest"], rows)
+                     "/".join(r["digest"] or ["", ""]),
+                     _merges(r.get("merges"))])
+    return md_table(["Xen", "guest", "variants", "digests", "against the oracle", "block / page digest",
+                     "merged across a region's edge"], rows)
 
 
 def notes_list(recs):
