@@ -132,7 +132,8 @@ def dom0_table(v):
     rows = []
     for r in v.get("dom0"):
         heap = "" if "merges_after" not in r else \
-            ("**PROBLEMS**" if r.get("problems") else "holds") + f" ({len(r['ranges'])} ranges)"
+            ("**PROBLEMS**" if r.get("problems") else "holds") + \
+            f" ({len(r['ranges'])} range{'' if len(r['ranges']) == 1 else 's'})"
         rows.append([r["release"], r["config"], r["variant"], f"{r['mem_bytes'] / GIB:g} GiB", r["status"],
                      _f(r["wall_s"], 1), r.get("dom0_memtotal_kib") or "", heap, r.get("merges_boot", ""),
                      r.get("merges_after", "")])
