@@ -7,11 +7,19 @@ allocator's regions before end_boot_allocator() and the whole heap after
 it, each line "heapdump: ...":
 
   region <i> <first mfn> <end mfn>                   (end exclusive)
-  block <node> <zone> <order> <mfn> <PFN_ORDER> <first_dirty>   (list order)
+  block <node> <zone> <order> <mfn> <PFN_ORDER> <first_dirty>
+        [<need_tlbflush> <scrub_state>]             (list order)
   avail <node> <zone> <pages>                        (non-zero entries)
   node <node> need_scrub <pages>
   total_avail_pages <pages> listed <pages> blocks <n> notfree <n>
   digest blocks <hex> pages <hex>
+  fields <hex>
+
+and again after boot, when the boot modules have gone to the heap: each
+range handed over on the way ("range <first mfn> <end mfn>"), then
+"stage <name>" and the same dump (4.17's discard_initial_images(), 4.20's
+free_boot_modules()). The fields digest (the free word, the order word,
+the TLB-flush stamp and the owner of every listed page) is Xen's alone.
 
 The block digest is the sum modulo 2^64 over the blocks of
 mix(mfn ^ mix(node << 48 | zone << 40 | order << 32 | first_dirty)), with
@@ -68,6 +76,8 @@ class Dump:
         # (need_tlbflush, scrub_state) of each block's head, in list order,
         # and the fields digest: None from a dump that predates them.
         self.heads, self.fields = [], None
+        # The ranges handed over since the dump before (a later stage's).
+        self.ranges = []
         self.nodes = None               # [(s, e, node)] when the caller read them from the log
 
     def digest(self):
@@ -83,7 +93,8 @@ class Dump:
                 "listed": self.listed, "total_avail_pages": self.total, "notfree": self.notfree,
                 "avail": {f"{n}/{z}": p for (n, z), p in sorted(self.avail.items())},
                 "need_scrub": {str(n): p for n, p in sorted(self.need_scrub.items())},
-                "regions": [[s, e] for s, e in self.regions]}
+                "regions": [[s, e] for s, e in self.regions],
+                "fields": None if self.fields is None else f"{self.fields:016x}"}
 
 
 def _ints(fields, what, line):
@@ -102,15 +113,21 @@ def parse(log, stage=BOOT):
     dump patch names ("discard_initial_images"). Raises DumpError naming
     what is missing: no dump at all (the patch or `heap-dump` absent), or
     one cut short before its digest line."""
-    d, seen, at = Dump(), False, BOOT
+    d, seen, at, pending = Dump(), False, BOOT, []
     for raw in log.splitlines():
         m = LINE.search(raw)
         if not m:
             continue
         f = m.group(1).split()
         kind = f[0] if f else ""
+        if kind == "range" and len(f) == 3:
+            pending.append(tuple(_ints(f[1:], "range", raw)))
+            continue
         if kind == "stage" and len(f) == 2:
             at = f[1]
+            if at == stage:
+                d.ranges = pending
+            pending = []
             continue
         if at != stage:
             continue
@@ -143,6 +160,11 @@ def parse(log, stage=BOOT):
         raise DumpError(f"the heap dump is cut short: {len(d.blocks)} blocks and no "
                         f"{'total' if d.total is None else 'digest'} line")
     return d
+
+
+def stages(log):
+    """The names of the log's later dumps, in the order Xen printed them."""
+    return [m.group(1) for m in re.finditer(r"heapdump: stage (\S+)", log)]
 
 
 def check(d):

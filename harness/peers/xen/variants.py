@@ -9,7 +9,9 @@ variant's heap dump must hold together, be the canonical heap of the
 boot allocator's regions, and equal every other variant's
 (harness/peers/xen/heapdump.py). bootheap's models of the variants boot on the
 same guests. Then each variant of each release's debug build boots a real
-dom0 to its init (harness/peers/xen/dom0.py). Records go to variants.jsonl in
+dom0 to its init (harness/peers/xen/dom0.py), its heap dumped at boot and
+after the boot modules were freed, and held to the other variants'
+(harness/peers/xen/afterboot.py). Records go to variants.jsonl in
 a results folder, with the serial logs, report.md and plot.png
 (harness/peers/xen/variants_report.py)."""
 import concurrent.futures
@@ -21,7 +23,7 @@ import time
 
 from harness.common import MIB, size_label
 from harness.peers.bracket import boot as peers_boot, initramfs, profile
-from harness.peers.xen import carveout, dom0, heapdump, source
+from harness.peers.xen import afterboot, carveout, dom0, heapdump, source
 from harness.peers.debian.fetch import DOM0_BYTES
 from harness.peers.xen.variants_report import MODELS, RECORDS, UNPATCHED
 from harness.qemu import command
@@ -158,7 +160,8 @@ def digests_record(release, mem, nodes, dumps):
     problems = heapdump.compare(dumps, layout, 0, notes) if len(dumps) > 1 else []
     return {"type": "digests", "release": release, "mem_bytes": mem, "nodes": nodes,
             "variants": sorted(dumps), "digest": next(iter(dumps.values())).digest() if dumps else None,
-            "problems": problems, "notes": notes}
+            "problems": problems, "notes": notes,
+            "merges": {v: len(afterboot.across(d.blocks, d.regions)) for v, d in dumps.items()}}
 
 
 def measure(builds, sizes, topologies, variants, out, say, jobs=2, models=True, unpatched=()):
@@ -228,8 +231,11 @@ def measure(builds, sizes, topologies, variants, out, say, jobs=2, models=True, 
 
 
 def functional(builds, variants, mem, out, kernel, say, jobs=2):
-    """Each variant of each debug build boots dom0 to its init, `jobs` at a
-    time -> records, in a fixed order."""
+    """Each variant of each debug build boots dom0 to its init with
+    `heap-dump`, `jobs` at a time -> records, in a fixed order: one a boot
+    (its heap at boot and after the boot modules were freed, and how many
+    blocks merged across a range's edge), then one `dom0-digests` a build
+    holding its variants' heaps to one another (harness/peers/xen/afterboot.py)."""
     initrd = os.path.join(out, "dom0.cpio.gz")
     initramfs.initramfs(initrd)
     mem = command.guest_mem(mem)
@@ -239,20 +245,39 @@ def functional(builds, variants, mem, out, kernel, say, jobs=2):
         log = os.path.join(out, f"serial-dom0-xen-{b.release}-{b.config}-{v}.log")
         rec = {"type": "dom0", "release": b.release, "config": b.config, "variant": v, "mem_bytes": mem}
         try:
-            r = dom0.boot(b.kernel, kernel, initrd, mem, xen_append=f"heap-init={v}", log_path=log)
-            return dict(rec, status=r.status, lines=r.lines, wall_s=round(r.elapsed, 1),
-                        log=os.path.basename(log), dom0_memtotal_kib=r.facts.get("dom0_memtotal_kib"))
+            r = dom0.boot(b.kernel, kernel, initrd, mem, xen_append=f"heap-init={v} heap-dump", log_path=log)
         except (ValueError, OSError) as e:
-            return dict(rec, status="error", lines=[str(e)], wall_s=0)
+            return dict(rec, status="error", lines=[str(e)], wall_s=0), None
+        rec = dict(rec, status=r.status, lines=r.lines, wall_s=round(r.elapsed, 1), log=os.path.basename(log),
+                   dom0_memtotal_kib=r.facts.get("dom0_memtotal_kib"))
+        try:
+            reading = afterboot.read(r.log, carveout.RULE_OF.get(v, "4.17"))
+        except heapdump.DumpError as e:
+            return dict(rec, problems=[f"the heap dump: {e}"]), None
+        return dict(rec, problems=reading.problems, **reading.as_record()), reading
 
     plan = [(b, v) for b in builds for v in variants]
-    recs = []
+    recs, readings = [], {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for rec in pool.map(one, plan):
+        for (b, v), (rec, reading) in zip(plan, pool.map(one, plan)):
             say(f"xen-src: dom0 on Xen {rec['release']} ({rec['config']}) heap-init={rec['variant']}: "
                 f"{rec['status']} in {rec['wall_s']:.0f} s"
-                + ("" if rec["status"] == "init" else ": " + "; ".join(rec["lines"][:2])))
+                + ("" if rec["status"] == "init" else ": " + "; ".join(rec["lines"][:2]))
+                + (f", {rec['merges_boot']} blocks merged across a range's edge at boot, "
+                   f"{rec['merges_after']} after {rec['stage']}" if reading else "")
+                + "".join(f"; {p}" for p in rec.get("problems", [])[:2]))
             recs.append(rec)
+            if reading:
+                readings.setdefault((b.release, b.config), {})[v] = reading
+    for (release, config), rs in readings.items():
+        problems, notes = afterboot.compare(rs)
+        recs.append({"type": "dom0-digests", "release": release, "config": config, "variants": sorted(rs),
+                     "stage": next(iter(rs.values())).stage, "problems": problems, "notes": notes,
+                     "merges": {v: [len(r.merged_at_boot()), len(r.merged_after())] for v, r in rs.items()}})
+        for p in problems:
+            say(f"xen-src: dom0 on Xen {release} ({config}): {p}")
+        for n in notes:
+            say(f"xen-src: dom0 on Xen {release} ({config}), a named case: {n}")
     return recs
 
 

@@ -99,6 +99,14 @@ def models_table(v, release, nodes):
     return md_table(["RAM", "Xen variant", "bootheap model", "Xen", "model", "model against Xen"], rows)
 
 
+def _merges(by_variant):
+    """One count when every variant has it, else each variant's."""
+    if not by_variant:
+        return ""
+    counts = set(by_variant.values())
+    return str(counts.pop()) if len(counts) == 1 else ", ".join(f"{v} {n}" for v, n in sorted(by_variant.items()))
+
+
 def digests_table(v):
     rows = []
     for r in v.get("digests"):
@@ -107,14 +115,36 @@ def digests_table(v):
         rows.append([r["release"], _where(r["mem_bytes"], len(r["nodes"])), ", ".join(r["variants"]),
                      "equal" if not r["problems"] else "**DIFFER**",
                      "canonical" if all(not x["problems"] for x in oracle) else "**NOT CANONICAL**",
-                     "/".join(r["digest"] or ["", ""])])
-    return md_table(["Xen", "guest", "variants", "digests", "against the oracle", "block / page digest"], rows)
+                     "/".join(r["digest"] or ["", ""]),
+                     _merges(r.get("merges"))])
+    return md_table(["Xen", "guest", "variants", "digests", "against the oracle", "block / page digest",
+                     "merged across a region's edge"], rows)
+
+
+def notes_list(recs):
+    """The named cases of digests records (the carve-out rules), one bullet each."""
+    return "".join(f"- Xen {r['release']}" + (f" at {_where(r['mem_bytes'], len(r['nodes']))}" if "nodes" in r
+                                             else f" ({r['config']})") + f": {n}\n"
+                   for r in recs for n in r.get("notes", []))
 
 
 def dom0_table(v):
-    rows = [[r["release"], r["config"], r["variant"], f"{r['mem_bytes'] / GIB:g} GiB", r["status"],
-             _f(r["wall_s"], 1), r.get("dom0_memtotal_kib") or ""] for r in v.get("dom0")]
-    return md_table(["Xen", "build", "heap-init", "guest", "status", "wall s (TCG)", "dom0 MemTotal KiB"], rows)
+    rows = []
+    for r in v.get("dom0"):
+        heap = "" if "merges_after" not in r else \
+            ("**PROBLEMS**" if r.get("problems") else "holds") + \
+            f" ({len(r['ranges'])} range{'' if len(r['ranges']) == 1 else 's'})"
+        rows.append([r["release"], r["config"], r["variant"], f"{r['mem_bytes'] / GIB:g} GiB", r["status"],
+                     _f(r["wall_s"], 1), r.get("dom0_memtotal_kib") or "", heap, r.get("merges_boot", ""),
+                     r.get("merges_after", "")])
+    return md_table(["Xen", "build", "heap-init", "guest", "status", "wall s (TCG)", "dom0 MemTotal KiB",
+                     "heap dumps", "merged at boot", "merged after boot"], rows)
+
+
+def after_table(v):
+    rows = [[r["release"], r["config"], ", ".join(r["variants"]), f"`{r['stage']}()`",
+             "equal" if not r["problems"] else "**DIFFER**", str(len(r["notes"]))] for r in v.get("dom0-digests")]
+    return md_table(["Xen", "build", "variants", "after", "heaps at boot and after", "named cases"], rows)
 
 
 def builds_table(v):
@@ -155,6 +185,12 @@ def targets(v):
         bad = [r for r in v.get("dom0") if r["status"] != "init"]
         out.append(("every dom0 boot reaches init", not bad, f"{len(v.get('dom0')) - len(bad)} of "
                     f"{len(v.get('dom0'))}"))
+    if v.get("dom0-digests"):
+        differ = [r for r in v.get("dom0-digests") if r["problems"]] + [r for r in v.get("dom0") if r.get("problems")]
+        merged = sum(r.get("merges_after", 0) for r in v.get("dom0"))
+        out.append(("every dom0 boot's heap, at boot and after its boot modules were freed, one across the "
+                    "variants", not differ, f"{len(v.get('dom0-digests'))} builds, {len(differ)} with a problem; "
+                    f"{merged} blocks merged across a range's edge after boot, over all the boots"))
     end = next((r for r in v.recs if r["type"] == "end"), None)
     if end:
         building = end.get("building_s", 0.0)
@@ -206,10 +242,29 @@ def report_text(v):
       "order and `first_dirty`, every free page's `count_info`, `avail[]`, `total_avail_pages` and the "
       "per-node scrub counts; the canonical heap is harness/results/oracle.py's decomposition of the "
       "boot allocator's regions at the call's entry.\n\n")
+    notes = notes_list(v.get("digests"))
+    if notes:
+        w("Named cases (the heaps differ only where each release's rule puts a node's heap metadata, "
+          "harness/peers/xen/carveout.py):\n\n" + notes + "\n")
     if v.get("dom0"):
         w("## Past the heap: dom0 to its init\n\n" + dom0_table(v) + "\n\nDebian's Linux 6.1 as dom0 "
-          "with a busybox initramfs, under TCG (not -icount), Xen's debug build: init prints a line "
-          "and checks 16 MiB written to tmpfs, then powers off.\n\n")
+          "with a busybox initramfs, under TCG (not -icount), Xen's debug build with `heap-dump`: init "
+          "prints a line and checks 16 MiB written to tmpfs, then powers off. The heap is dumped after "
+          "`end_boot_allocator()` and again once the boot modules have gone to the heap; *merged* counts "
+          "the blocks with an edge of a boot allocator's region, or of a range handed over after boot, "
+          "strictly inside them: blocks that only the merge code (free_heap_pages()'s, or sweep's "
+          "sweep_merge()) builds.\n\n")
+    if v.get("dom0-digests"):
+        w("### The heap after boot, variant against variant\n\n" + after_table(v) + "\n\n`chunk` and "
+          "`sweep` are held to one list order entry by entry, with the heads' `need_tlbflush` and "
+          "`scrub_state` and the fields digest (the free word, order word, TLB-flush stamp and owner of "
+          "every listed page); the other variants to chunk's digests.\n\n")
+        notes = notes_list(v.get("dom0-digests"))
+        w(("Named cases:\n\n" + notes + "\n") if notes else "")
+        for r in v.get("dom0-digests"):
+            for p in r["problems"]:
+                w(f"- Xen {r['release']} ({r['config']}): {p}\n")
+        w("\n" if any(r["problems"] for r in v.get("dom0-digests")) else "")
     w("## Targets\n\n")
     for what, ok, figure in targets(v):
         w(f"- {what}: {'met' if ok else 'MISSED'} ({figure})\n")
