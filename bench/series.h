@@ -18,6 +18,14 @@
 #define BENCH_MAX_FLOORS (1 + PEER_LAYOUTS)
 #define BENCH_MAX_WAYS 5
 
+/*
+ * The sweep's index of this boot's first run (run0=): a hosted sweep spreads
+ * its runs over passes of one boot a size each, and each pass's runs rotate
+ * the order of the strategies and of the floor's ways as the sweep's runs
+ * of that index would.
+ */
+unsigned bench_run0(void);
+
 /* The floor of Xen's page_info (and M2P), beside the peers' (enum peer_layout). */
 #define FLOOR_XEN (-1)
 
