@@ -155,6 +155,14 @@ def parser():
     r.add_argument("--full", action="store_true",
                    help="with --hosted: time the first touch in every run at every size (by default "
                         f"the first run only from {hosted.TOUCH_SAMPLED_FROM >> 30} GiB up)")
+    r.add_argument("--passes", type=int,
+                   help="with --hosted: spread each size's runs over N passes of the sweep, a boot a size "
+                        "each (default: a pass a run)")
+    r.add_argument("--budget", type=seconds,
+                   help="with --hosted: seconds for the runs added where a window's 95%% interval is wider "
+                        "than --target (default: what is left of 280 s from the sweep's start)")
+    r.add_argument("--target", type=float, default=5.0,
+                   help="with --hosted: the interval half-width, in %% of the median, that added runs aim for")
     r.add_argument("--timeout", type=seconds, default=sweep_plan.DEFAULT_TIMEOUT, help="seconds per boot")
     r.add_argument("--verbose", "-v", action="store_true", help="show the serial output and QEMU command")
     p = sub.add_parser("report", help="rewrite summary.csv, report.md and plot.png of a results folder")
