@@ -160,7 +160,7 @@ def parser():
                         "each (default: a pass a run)")
     r.add_argument("--budget", type=seconds,
                    help="with --hosted: seconds for the runs added where a window's 95%% interval is wider "
-                        "than --target (default: what is left of 280 s from the sweep's start)")
+                        "than --target (default: none, and for the default sweep what is left of 280 s from its start)")
     r.add_argument("--target", type=float, default=5.0,
                    help="with --hosted: the interval half-width, in %% of the median, that added runs aim for")
     r.add_argument("--timeout", type=seconds, default=sweep_plan.DEFAULT_TIMEOUT, help="seconds per boot")

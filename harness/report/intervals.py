@@ -38,6 +38,11 @@ def window_intervals(run):
             out[(s, phase)] = Interval(by.values()).scaled(pages)
     if pooled:
         out[(SHARED, FIRST_TOUCH)] = Interval(pooled).scaled(pages)
+    # A window with results but no CPU time left (every run of it lost) has no interval.
+    for r in run.of("result") if out else []:
+        k = (r.get("strategy"), r.get("phase", INIT))
+        if k not in out and not (k[0] in shared and k[1] == FIRST_TOUCH):
+            out[k] = Interval([])
     return out
 
 
@@ -51,7 +56,7 @@ def ratio_intervals(run):
 def cell(iv, digits=3):
     """`median [lo-hi]`, or `median (no interval: n runs)`."""
     if iv.median is None:
-        return ""
+        return iv.text()
     if not iv.known:
         return f"{iv.median:.{digits}f} ({iv.text()})"
     return f"{iv.median:.{digits}f} [{iv.text(digits)}]"
@@ -113,7 +118,7 @@ def interval_section(sweep):
     rows, ratio_rows = [], []
     for run in sweep.sizes:
         for (s, phase), iv in window_intervals(run).items():
-            rows.append([gib_text(run.nbytes), s, phase, iv.n, cell(iv),
+            rows.append([gib_text(run.nbytes), s, phase, iv.n, cell(iv) if iv.n else f"({iv.text()})",
                          f"{iv.half_width:.1%}" if iv.known else NO_INTERVAL])
         ratios = ratio_intervals(run)
         if ratios:

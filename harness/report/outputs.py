@@ -41,7 +41,7 @@ def csv_rows(sweep):
                            min_ns=st.min, max_ns=st.max, cv_pct=fmt(st.cv, 2),
                            ns_per_page=fmt(st.per_page(), 3), kernel_check=check_text(checks[(s, phase)]))
                 iv = cpu.get((s, phase))
-                if iv is not None and iv.median is not None:
+                if iv is not None:
                     # By CPU time (hosted): the median a page and its 95 % interval, or why none.
                     row.update(cpu_ns_per_page=fmt(iv.median, 4), cpu_interval_lo=fmt(iv.lo, 4),
                                cpu_interval_hi=fmt(iv.hi, 4), cpu_interval=iv.text(4))

@@ -180,7 +180,8 @@ def _add_pass(run, k, run0, source, rec):
 
 def passes_of(run):
     """The boots a size's records came from: its passes, or the size itself."""
-    return [run.passes[k] for k in sorted(run.passes)] or [run]
+    passes = getattr(run, "passes", None) or {}
+    return [passes[k] for k in sorted(passes)] or [run]
 
 
 def load_logs(folder):

@@ -44,8 +44,8 @@ def choose(sweep, plan, left):
 
 def add_runs(plan, args, path, start, boot):
     """Passes of one run at the sizes whose intervals are wide, within the
-    budget: args.budget seconds from now, else what is left of
-    SWEEP_BUDGET_S from the sweep's start -> False when stopped."""
+    budget: args.budget seconds from now, else (the default sweep) what is
+    left of SWEEP_BUDGET_S from the sweep's start -> False when stopped."""
     budget = getattr(args, "budget", None)
     deadline = time.monotonic() + budget if budget is not None else start + SWEEP_BUDGET_S
     k = plan.passes

@@ -27,6 +27,7 @@ class Plan:
         self.mode, self.accel, self.sizes, self.runs = mode, accel, sizes, runs
         self.append, self.notes, self.full = append, notes, full
         self.passes, self.one_boot = passes, set(one_boot)
+        self.default = False            # the hosted sweep at its default sizes, runs and passes
 
     @property
     def hosted(self):
@@ -125,4 +126,7 @@ def make(args):
                      + (f"; {', '.join(gib_text(n) for n in one_boot)} in one boot of "
                         f"{min(runs, hosted.ONE_BOOT_RUNS)} runs, whose setup costs as much as a run"
                         if one_boot else ""))
-    return Plan(mode, accel, sizes, runs, kernel_args(runs, args.strategies), notes, full, passes, one_boot)
+    plan = Plan(mode, accel, sizes, runs, kernel_args(runs, args.strategies), notes, full, passes, one_boot)
+    plan.default = bool(args.hosted and args.sizes is None and args.runs is None and not args.quick and
+                        getattr(args, "passes", None) is None)
+    return plan

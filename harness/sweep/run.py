@@ -153,7 +153,9 @@ def cmd_run(args):
             if not boot(plan, args, out, put, k, nbytes, runs, done, where):
                 interrupted = True
                 break
-        if not interrupted and plan.hosted and plan.passes > 1:
+        # Runs are added to the default sweep, or to any given a --budget.
+        if not interrupted and plan.hosted and plan.passes > 1 and \
+                (plan.default or getattr(args, "budget", None) is not None):
             interrupted = not adding.add_runs(plan, args, jsonl_path, start,
                                               lambda k, n, where: boot(plan, args, out, put, k, n, 1, done, where))
         info["elapsed_s"] = round(time.monotonic() - start, 3)
