@@ -139,7 +139,7 @@ def report_sections(sweep):
     """Everything a report adds for hosted sizes; [] when there are none."""
     if not any(r.accel == "host" for r in sweep.sizes):
         return []
-    hosts = [r.first("host") for r in sweep.sizes if r.first("host")]
+    hosts = [h for r in sweep.sizes for h in r.of("host")]      # every boot, every pass
     lines = [f"## Hosted: {MEANS}", ""]
     if hosts:
         h = hosts[0]

@@ -116,7 +116,7 @@ def repeat_text(a, b):
          "counts as its mean repetition; a floor as its fastest way each run). Difference is B over A "
          f"less one; within {AGREE:.0%} counts from {gib_text(FROM_BYTES)} up.", ""]
     for s, label in ((a, "A"), (b, "B")):
-        hosts = [r.first("host") for r in s.sizes if r.first("host")]
+        hosts = [h for r in s.sizes for h in r.of("host")]
         if hosts:
             L.append(f"- {label}: load average {min(h['load_start'] for h in hosts):.2f} to "
                      f"{max(h['load_end'] for h in hosts):.2f}, "
