@@ -50,6 +50,16 @@ CMDLINE_OPT(touch_runs, .key = "touch_runs", .type = OPT_UINT, .dst = &opt_touch
 CMDLINE_OPT(touch_shared, .key = "touch_shared", .type = OPT_FLAG, .dst = &opt_touch_shared,
             .help = "time the first touch after one eager strategy a run, in turn, for all of them");
 
+/*
+ * A hosted sweep spreads its runs over passes, one boot a size each: run0=
+ * names the sweep's index of this boot's first run. It turns the rotations
+ * on by that many places, and touch_runs= counts the sweep's runs, so a
+ * later pass times no first touch when the first touch is sampled.
+ */
+static unsigned opt_run0;
+CMDLINE_OPT(run0, .key = "run0", .type = OPT_UINT, .dst = &opt_run0, .min = 0, .max = 1000000,
+            .help = "the sweep's index of this boot's first run (default 0)");
+
 /* Under QEMU's -icount shift=0 the TSC advances one tick per guest
  * instruction (1000000 kHz): every figure is then an instruction count. */
 static bool opt_icount;
@@ -83,7 +93,7 @@ static const struct series *touch_owner(unsigned run)
     if (!neager)
         return NULL;
     for (unsigned i = 0; i < nstrat; i++)
-        if (series[i].s && series[i].s->eager && k++ == run % neager)
+        if (series[i].s && series[i].s->eager && k++ == (opt_run0 + run) % neager)
             return &series[i];
     return NULL;
 }
@@ -202,7 +212,11 @@ int bench_main(struct err *e)
         return err_set(e, -EINVAL, "icount: the TSC runs at %llu kHz, not the %u kHz of QEMU's "
                        "-icount shift=0 (is QEMU run with it?)",
                        (unsigned long long)tsc_khz(), ICOUNT_KHZ);
-    touch_runs = opt_touch_runs && opt_touch_runs < opt_runs ? opt_touch_runs : opt_runs;
+    /* The first touch in the sweep's runs [0, touch_runs=): this boot's first touch_runs. */
+    touch_runs = opt_runs;
+    if (opt_touch_runs)
+        touch_runs = opt_touch_runs <= opt_run0 ? 0
+                     : opt_touch_runs - opt_run0 < opt_runs ? opt_touch_runs - opt_run0 : opt_runs;
     bench_result_setup(pages, calibrated, cost_model, touch_runs);
     record_begin(&r, "bench");
     /* What was tested: RAM above MAX_PHYS_ADDR never reaches the heap. */
@@ -217,6 +231,7 @@ int bench_main(struct err *e)
     record_str(&r, "source", tsc_source());
     record_u64(&r, "runs", opt_runs);
     record_u64(&r, "touch_runs", touch_runs);
+    record_u64(&r, "run0", opt_run0);
     record_bool(&r, "touch_shared", opt_touch_shared);
     record_u64(&r, "cpus", par_cpus);
     record_str(&r, "xen_costs", cost_model);
@@ -266,15 +281,15 @@ int bench_main(struct err *e)
     for (unsigned run = 0; run < opt_runs; run++) {
         const struct series *owner = touch_owner(run);
         for (unsigned k = 0; k < nall; k++) {
-            unsigned i = (run + k) % nall;
+            unsigned i = (opt_run0 + run + k) % nall;
             struct series *x = i < nstrat ? &series[i] : &floors[i - nstrat];
             bool touch = run < touch_runs && (!owner || !x->s || !x->s->eager || owner == x);
-            if ((rc = i < nstrat ? run_one(x, run, touch, e) : bench_run_floor(x, run, e)))
+            if ((rc = i < nstrat ? run_one(x, run, touch, e) : bench_run_floor(x, run, opt_run0 + run, e)))
                 return rc;
         }
         /* Xen's and the floors' records in the run's order, now that a shared first touch is known. */
         for (unsigned k = 0; k < nall; k++) {
-            unsigned i = (run + k) % nall;
+            unsigned i = (opt_run0 + run + k) % nall;
             if (i >= nstrat)
                 bench_record_result(&floors[i - nstrat], run, "init", floors[i - nstrat].init_ticks, 0,
                                     floors[i - nstrat].cpus);

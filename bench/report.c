@@ -112,7 +112,7 @@ static struct figures figures_of(const struct report_input *in, const struct rep
     struct figures f = { 0 };
 
     f.init = stat_median(x->init, in->runs);
-    if (x->touch || x->later) {
+    if ((x->touch && in->touch_runs) || x->later) {
         f.has_later = true;
         f.later = stat_median(x->touch ? x->touch : x->later, x->touch ? in->touch_runs : in->runs);
         f.later_kind = x->touch ? 't' : x->later_phase[0] == 'd' && x->later_phase[1] == 'e' ? 'd' : 'r';
@@ -168,7 +168,7 @@ static void records(const struct report_input *in, bool equal, bool same_pages)
     for (unsigned i = 0; i < in->nstrat; i++) {
         const struct report_series *x = &in->s[i];
         record_summary(in, x, in->runs, "init", x->init);
-        if (x->touch)
+        if (x->touch && in->touch_runs)
             record_summary(in, x, in->touch_runs, "first_touch", x->touch);
         if (x->later)
             record_summary(in, x, in->runs, x->later_phase, x->later);
@@ -188,7 +188,7 @@ static void records(const struct report_input *in, bool equal, bool same_pages)
         record_str(&r, "floor", in->floors[x->floor].name);
         record_fixed(&r, "x_xen_floor", (int64_t)f.x_xen_centi, 2);
         record_ns(&r, "init_median_ns", f.init, in->calibrated);
-        if (x->touch)
+        if (x->touch && in->touch_runs)
             record_ns(&r, "first_touch_median_ns", f.later, in->calibrated);
         else
             record_null(&r, "first_touch_median_ns");

@@ -200,7 +200,7 @@ static int floor_way(struct series *f, unsigned run, const char *way, uint64_t *
     return rc;
 }
 
-int bench_run_floor(struct series *f, unsigned run, struct err *e)
+int bench_run_floor(struct series *f, unsigned run, unsigned turn, struct err *e)
 {
     const char *names[BENCH_MAX_WAYS];
     heap_fill_fn *fills[BENCH_MAX_WAYS];
@@ -210,7 +210,7 @@ int bench_run_floor(struct series *f, unsigned run, struct err *e)
     /* Each way from the same prelude, in turn from run to run; the fastest is the floor. */
     f->init_ticks = UINT64_MAX;
     for (unsigned k = 0; k < n && !rc; k++) {
-        unsigned i = (run + k) % n;
+        unsigned i = (turn + k) % n;
         uint64_t ticks;
         heap_floor_fill = fills[i];
         if (!(rc = bench_prelude(f, e)) && !(rc = floor_way(f, run, names[i], &ticks, e))) {

@@ -22,11 +22,12 @@ int bench_run_strategy(struct series *x, unsigned run, bool touch, uint64_t page
 
 /*
  * Times floor f once with every way of filling its bytes (bench_floor_ways()),
- * each from the prelude and repeated while short, in a turn that moves from
- * run to run; the fastest is the run's floor (f->init_ticks, f->way).
- * Returns 0, or a peer floor's error with e set.
+ * each from the prelude and repeated while short, starting at way `turn`
+ * (modulo their number: the sweep's index of the run, so that the turn moves
+ * from run to run across passes); the fastest is the run's floor
+ * (f->init_ticks, f->way). Returns 0, or a peer floor's error with e set.
  */
-int bench_run_floor(struct series *f, unsigned run, struct err *e);
+int bench_run_floor(struct series *f, unsigned run, unsigned turn, struct err *e);
 
 /* The block digest of the first Xen heap built, and the page digest every strategy shares (0: none yet). */
 uint64_t bench_xen_ref(void);

@@ -14,7 +14,7 @@ from harness.peers.xen import run as xen_src
 from harness.qemu import accel, boot, command
 from harness.report import answer, hosted as hosted_report
 from harness.report.compare import compare_text
-from harness.report import run_folder
+from harness.qemu import folder as run_folder
 from harness.report.outputs import finish
 from harness.results import maps, qrpayload
 from harness.results.records import load_folder
@@ -67,7 +67,7 @@ def cmd_boot(args):
     """One boot, as `make run`, `run-iso`, `run-uefi` and `debug` do -> 0 ok,
     1 the kernel failed, 2 no verdict (timeout, stall, QEMU error). The
     terminal gets the kernel's human lines (its records too with
-    --verbose), the results folder everything (harness/report/run_folder.py)."""
+    --verbose), the results folder everything (harness/qemu/folder.py)."""
     notes = []
 
     def said(msg):
@@ -176,6 +176,14 @@ def parser():
     r.add_argument("--full", action="store_true",
                    help="with --hosted: time the first touch in every run at every size (by default "
                         f"the first run only from {hosted.TOUCH_SAMPLED_FROM >> 30} GiB up)")
+    r.add_argument("--passes", type=int,
+                   help="with --hosted: spread each size's runs over N passes of the sweep, a boot a size "
+                        "each (default: a pass a run)")
+    r.add_argument("--budget", type=seconds,
+                   help="with --hosted: seconds for the runs added where a window's 95%% interval is wider "
+                        "than --target (default: none, and for the default sweep what is left of 280 s from its start)")
+    r.add_argument("--target", type=float, default=5.0,
+                   help="with --hosted: the interval half-width, in %% of the median, that added runs aim for")
     r.add_argument("--timeout", type=seconds, default=sweep_plan.DEFAULT_TIMEOUT, help="seconds per boot")
     r.add_argument("--verbose", "-v", action="store_true", help="show the serial output and QEMU command")
     p = sub.add_parser("report", help="rewrite summary.csv, report.md and plot.png of a results folder")

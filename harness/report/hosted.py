@@ -7,6 +7,7 @@ from harness.common import TCG_LABEL, gib_text, md_table
 from harness.hosted.runner import LETTER, MEANS
 from harness.report.cputime import (HEADLINE, SHARED, SHARED_CORE, clock_mhz, cpu_medians, cpu_times, headline,
                                     repetitions, shared_core, shared_touch)
+from harness.report.intervals import interval_section
 from harness.report.probe import believed, clock_of, probe_text
 from harness.report.targets import targets_section
 from harness.results.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SizeStats, cv_pct
@@ -88,7 +89,7 @@ def cpu_section(sweep):
             "(an SMT sibling on the machine's host; docs/hosted-speeds.md). Sharing inside a window "
             "that the probes beside it miss does not show.", "",
             probe_text(sweep), "",
-            md_table(head, rows), ""]
+            md_table(head, rows), ""] + interval_section(sweep)
 
 
 def xen_section(sweep):
@@ -138,7 +139,7 @@ def report_sections(sweep):
     """Everything a report adds for hosted sizes; [] when there are none."""
     if not any(r.accel == "host" for r in sweep.sizes):
         return []
-    hosts = [r.first("host") for r in sweep.sizes if r.first("host")]
+    hosts = [h for r in sweep.sizes for h in r.of("host")]      # every boot, every pass
     lines = [f"## Hosted: {MEANS}", ""]
     if hosts:
         h = hosts[0]

@@ -6,6 +6,7 @@ import csv
 import os
 
 from harness.common import GIB, TCG_LABEL, BenchError, fmt, gib_text, say, warn
+from harness.report.intervals import cell, ratio_intervals, window_intervals
 from harness.report.markdown import render_markdown
 from harness.report.plot import write_plot
 from harness.results.stats import (FLOOR, INIT, SizeStats, check_text, cross_check, disagreements, failures,
@@ -15,13 +16,15 @@ from harness.results.stats import (FLOOR, INIT, SizeStats, check_text, cross_che
 CSV_COLUMNS = ["size_gib", "mem_bytes", "pages", "accel", "emulated", "timings", "status",
                "strategy", "phase", "runs", "median_ns", "min_ns", "max_ns", "cv_pct",
                "ns_per_page", "speedup_vs_page", "x_floor", "init_plus_first_touch_ns",
-               "init_plus_first_touch_ns_per_page", "first_alloc_median_ns", "kernel_check"]
+               "init_plus_first_touch_ns_per_page", "first_alloc_median_ns", "kernel_check",
+               "cpu_ns_per_page", "cpu_interval_lo", "cpu_interval_hi", "cpu_interval",
+               "ratio_intervals"]
 
 
 def csv_rows(sweep):
     rows = []
     for run in sweep.sizes:
-        ss = SizeStats(run)
+        ss, cpu, ratios = SizeStats(run), window_intervals(run), ratio_intervals(run)
         checks = cross_check(ss)
         timings = TCG_LABEL if run.emulated else {"kvm": "KVM", "host": "hosted (user space, real CPU)"}.get(
             run.accel, "unknown accelerator")
@@ -37,6 +40,14 @@ def csv_rows(sweep):
                 row = dict(base, strategy=s, phase=phase, runs=st.runs, median_ns=st.median,
                            min_ns=st.min, max_ns=st.max, cv_pct=fmt(st.cv, 2),
                            ns_per_page=fmt(st.per_page(), 3), kernel_check=check_text(checks[(s, phase)]))
+                iv = cpu.get((s, phase))
+                if iv is not None:
+                    # By CPU time (hosted): the median a page and its 95 % interval, or why none.
+                    row.update(cpu_ns_per_page=fmt(iv.median, 4), cpu_interval_lo=fmt(iv.lo, 4),
+                               cpu_interval_hi=fmt(iv.hi, 4), cpu_interval=iv.text(4))
+                if phase == INIT and ratios:
+                    row["ratio_intervals"] = "; ".join(f"{a}/{b} {cell(v, 3)}" for (a, b), v in ratios.items()
+                                                       if s in (a, b))
                 if phase == INIT and s != FLOOR:
                     e2e = ss.end_to_end(s)
                     row.update(speedup_vs_page=fmt(ss.speedup(s), 2), x_floor=fmt(ss.x_floor(s), 2),

@@ -9,7 +9,9 @@ import subprocess
 
 from harness.common import GIB, TCG_LABEL, BenchError
 from harness.results.xen import XEN_ARM, XEN_X86, xen_ns_per_page
+from harness.report.cputime import cpu_times
 from harness.report.hosted import cpu_medians
+from harness.results.intervals import Interval
 from harness.results.stats import FLOOR, FLOORS, INIT, SizeStats
 
 
@@ -38,6 +40,7 @@ def plot_script(sweep, terminal="pngcairo", output="plot.png"):
     one line per strategy and the floor, Xen's published points marked."""
     emulated = sweep.emulated
     series = {}                 # strategy -> [(gib, ns_per_page)]
+    bars = {}                   # strategy -> [(gib, ns_per_page, interval low, high)]
     titles = {}
     by_cpu = False
     for run in sweep.sizes:
@@ -53,6 +56,9 @@ def plot_script(sweep, terminal="pngcairo", output="plot.png"):
                                                       if later else 0)
                 titles[s] = f"{s} (boot + {later})" if later else s
                 series.setdefault(s, []).append((run.nbytes / GIB, ns / st.pages))
+                iv = run_interval(run, s, later)
+                if iv is not None and iv.known and ns / st.pages > 0 and iv.lo > 0:
+                    bars.setdefault(s, []).append((run.nbytes / GIB, ns / st.pages, iv.lo, iv.hi))
     # The floors last so they draw above the others, strategies in run order.
     names = [s for s in series if s not in FLOORS] + [f for f in FLOORS if f in series]
     xen = {"v1 before": [], "v1 after": [], "v2 before": [], "v2 after": []}
@@ -65,7 +71,7 @@ def plot_script(sweep, terminal="pngcairo", output="plot.png"):
     xs = [x for pts in list(series.values()) + list(xen.values()) for x, _ in pts]
     title = "bootheap: boot memory to buddy heap, ns per page (init phase)"
     if by_cpu:
-        title += "\nhosted sizes by the runner's CPU time"
+        title += "\nhosted sizes by the runner's CPU time" + (", bars the median's 95% interval" if bars else "")
     if emulated:
         title += "\n" + TCG_LABEL + "\n(Xen's points: real hardware under KVM, for reference only)"
     out = io.StringIO()
@@ -96,6 +102,17 @@ def plot_script(sweep, terminal="pngcairo", output="plot.png"):
                          f'title {gp_str(f"{s} (memset of {what})")}')
         else:
             plots.append(f"$s{i} using 1:2 with linespoints lw 2 pt 7 title {gp_str(titles[s])}")
+    # Each line's 95 % intervals as bars in its colour, after every line so
+    # the lines keep their colours; a point without an interval has none.
+    colours = {s: k + 1 for k, s in enumerate(s for s in names if s in series and s not in FLOORS)}
+    err = []
+    for i, s in enumerate(names):
+        if s not in bars:
+            continue
+        w(f"$e{i} << EOD\n" + "".join(f"{x:g} {y:.6g} {lo:.6g} {hi:.6g}\n" for x, y, lo, hi in bars[s]) + "EOD\n")
+        colour = f'lc rgb "{ {FLOOR: "black", "floor_linux": "#555555", "floor_freebsd": "#999999"}[s]}"' \
+            if s in FLOORS else f"lt {colours[s]}"
+        err.append(f"$e{i} using 1:2:3:4 with yerrorbars {colour} pt 0 notitle")
     # Xen's points in grey: reference marks, not another curve of this run.
     styles = {"v1 before": "pt 8", "v1 after": "pt 10", "v2 before": "pt 9", "v2 after": "pt 11",
               "Arm64 N1 before -> after": "pt 12"}
@@ -103,8 +120,22 @@ def plot_script(sweep, terminal="pngcairo", output="plot.png"):
         w(f"$x{j} << EOD\n" + "".join(f"{x:g} {y:.6g}\n" for x, y in pts) + "EOD\n")
         plots.append(f'$x{j} using 1:2 with points {styles[key]} ps 1.6 lc rgb "#666666" '
                      f'title {gp_str("Xen " + key + " (published)")}')
-    w("plot " + ", \\\n     ".join(plots) + "\n")
+    w("plot " + ", \\\n     ".join(plots + err) + "\n")
     return out.getvalue()
+
+
+def run_interval(run, s, later):
+    """The 95 % interval of a strategy's CPU time a page at one size, a
+    peer's later part added run by run; None where the size has no CPU time."""
+    cpu = cpu_times(run)
+    pages = (run.first("bench") or {}).get("pages")
+    if (s, INIT) not in cpu or not pages:
+        return None
+    by = cpu[(s, INIT)]
+    if later:
+        other = cpu.get((s, later), {})
+        by = {r: ns + other[r] for r, ns in by.items() if r in other}
+    return Interval(by.values()).scaled(pages)
 
 
 def write_plot(sweep, folder):

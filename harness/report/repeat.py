@@ -9,12 +9,17 @@ import statistics
 
 from harness.common import GIB, gib_text, md_table
 from harness.report.cputime import ESTIMATORS, HEADLINE, cpu_times, headline
+from harness.report.intervals import summary_line, window_intervals
+from harness.results.intervals import CONFIDENCE
 from harness.results.stats import INIT, LATER
 
 # Two sweeps agree on a strategy-size when their headlines differ by at
 # most this, from this size up (issue 28's target).
 AGREE = 0.03
 FROM_BYTES = 8 * GIB
+# Each sweep's headline inside the other's 95 % interval for this share of
+# the strategy-sizes from FROM_BYTES up (issue 37).
+INSIDE_TARGET = 0.90
 FIRST_ALLOC = "first_alloc"
 
 
@@ -40,6 +45,36 @@ def compare(a, b, estimator=HEADLINE):
     for k in sorted(set(fa) & set(fb)):
         rows.append((*k, fa[k], fb[k], (fb[k] - fa[k]) / fa[k] if fa[k] else None))
     return rows
+
+
+def intervals(sweep):
+    """{(size bytes, strategy, phase): Interval of ns a page} of the windows figures() holds."""
+    out = {}
+    for run in sweep.sizes:
+        for (s, phase), iv in window_intervals(run).items():
+            if phase in (INIT, FIRST_ALLOC) + LATER:
+                out[(run.nbytes, s, phase)] = iv
+    return out
+
+
+def crossed(a, b):
+    """[(size bytes, strategy, phase, A's Interval, B's, B's median inside
+    A's interval, A's inside B's)] for the strategy-sizes both sweeps have;
+    an inside is None where that interval is missing."""
+    ia, ib = intervals(a), intervals(b)
+    return [(*k, ia[k], ib[k], ia[k].holds(ib[k].median), ib[k].holds(ia[k].median))
+            for k in sorted(set(ia) & set(ib))]
+
+
+def verdict(rows):
+    """(both inside, with both intervals, all) over the crossed rows from FROM_BYTES up."""
+    big = [r for r in rows if r[0] >= FROM_BYTES]
+    known = [r for r in big if r[5] is not None and r[6] is not None]
+    return sum(bool(r[5] and r[6]) for r in known), len(known), len(big)
+
+
+def _inside(x):
+    return "no interval" if x is None else "yes" if x else "NO"
 
 
 def agreement(rows):
@@ -81,13 +116,25 @@ def repeat_text(a, b):
          "counts as its mean repetition; a floor as its fastest way each run). Difference is B over A "
          f"less one; within {AGREE:.0%} counts from {gib_text(FROM_BYTES)} up.", ""]
     for s, label in ((a, "A"), (b, "B")):
-        hosts = [r.first("host") for r in s.sizes if r.first("host")]
+        hosts = [h for r in s.sizes for h in r.of("host")]
         if hosts:
             L.append(f"- {label}: load average {min(h['load_start'] for h in hosts):.2f} to "
                      f"{max(h['load_end'] for h in hosts):.2f}, "
                      f"{s.info.get('elapsed_s', 0):.1f} s, runs {s.info.get('runs', '?')}")
     within, n, worst = agreement(rows)
-    L += ["", f"From {gib_text(FROM_BYTES)} up: {within} of {n} strategy-sizes within {AGREE:.0%} "
+    cross = crossed(a, b)
+    inside, known, big = verdict(cross)
+    L += ["", f"From {gib_text(FROM_BYTES)} up, by {CONFIDENCE:.0%} intervals: {inside} of {known} strategy-sizes "
+          f"with an interval in both sweeps have each sweep's headline inside the other's interval "
+          f"({inside / known:.0%}; target {INSIDE_TARGET:.0%}): {'met' if known and inside >= INSIDE_TARGET * known else 'MISSED'}"
+          if known else f"From {gib_text(FROM_BYTES)} up, by {CONFIDENCE:.0%} intervals: no strategy-size has an "
+          "interval in both sweeps (six runs are the fewest that give one)", ]
+    if known < big:
+        L[-1] += f"; {big - known} of {big} without an interval in one sweep or both"
+    L[-1] += "."
+    for s, label in ((a, "A"), (b, "B")):
+        L.append(f"- {label}: {summary_line(s)[0]}.")
+    L += ["", f"From {gib_text(FROM_BYTES)} up, by the old rule: {within} of {n} strategy-sizes within {AGREE:.0%} "
           f"(worst {worst:.1%}): {'met' if n and within == n else 'MISSED'}.", ""]
     study = []
     for est in ESTIMATORS:
@@ -99,8 +146,17 @@ def repeat_text(a, b):
           md_table(["estimator", f"within {AGREE:.0%}", "median |difference|", "worst"], study), ""]
     L += ["## The init windows, a column a strategy", "", "ns a page, A / B (difference):", "",
           compact_table(rows), ""]
+    by = {(r[0], r[1], r[2]): r for r in cross}
+    table = []
+    for r in rows:
+        c = by.get(r[:3])
+        table.append([gib_text(r[0]), r[1], r[2], f"{r[3]:.4f}", f"{r[4]:.4f}",
+                      f"{r[5]:+.1%}" if r[5] is not None else ""]
+                     + ([c[3].text(4), c[4].text(4), _inside(c[5]), _inside(c[6])] if c else [""] * 4)
+                     + [("yes" if abs(r[5]) <= AGREE else "no") if r[5] is not None else ""])
     L += ["## Every strategy-size", "",
-          md_table(["RAM", "strategy", "phase", "A ns/page", "B ns/page", "difference"],
-                   [[gib_text(r[0]), r[1], r[2], f"{r[3]:.4f}", f"{r[4]:.4f}",
-                     f"{r[5]:+.1%}" if r[5] is not None else ""] for r in rows]), ""]
+          f"Each sweep's {CONFIDENCE:.0%} interval of its median (harness/results/intervals.py), whether "
+          f"each headline lies inside the other sweep's, and the old rule, within {AGREE:.0%}, beside them.", "",
+          md_table(["RAM", "strategy", "phase", "A ns/page", "B ns/page", "difference", "A interval",
+                    "B interval", "B inside A's", "A inside B's", f"within {AGREE:.0%}"], table), ""]
     return "\n".join(L)

@@ -51,6 +51,7 @@ class SizeRun:
         self.records = []
         self.harness = None
         self.problems = []
+        self.passes = {}        # a hosted sweep's passes: pass -> SizeRun of its boot, runs as the boot numbered them
 
     def of(self, rtype):
         return [r for r in self.records if r.get("type") == rtype]
@@ -122,11 +123,14 @@ def new_folder(out, prefix=""):
     return out
 
 
-def wrap(nbytes, source, rec):
+def wrap(nbytes, source, rec, tag=None):
     """One line of records.jsonl: a record, the size it came from (None for
-    the harness's `sweep` record) and its source, `kernel` or `harness`."""
+    the harness's `sweep` record), the tag of the sweep's pass it came from
+    (`pass`, `run0`; none for a boot's folder) and its source, `kernel` or
+    `harness`."""
     return json.dumps({"size_bytes": nbytes, "size": size_label(nbytes) if nbytes else None,
-                       "size_gib": nbytes / GIB if nbytes else None, "source": source, "record": rec}) + "\n"
+                       "size_gib": nbytes / GIB if nbytes else None, **(tag or {}),
+                       "source": source, "record": rec}) + "\n"
 
 
 def load_jsonl(path):
@@ -169,7 +173,9 @@ def load_jsonl(path):
         run = by_label.get(label)
         if run is None:
             run = by_label[label] = SizeRun(nbytes, label)
-        if w.get("source") == "harness":
+        if "pass" in w:
+            _add_pass(run, w["pass"], w.get("run0") or 0, w.get("source"), rec)
+        elif w.get("source") == "harness":
             if rec.get("type") == "boot_result":
                 run.harness = rec
                 run.problems.extend(rec.get("parse_problems", []))
@@ -177,6 +183,35 @@ def load_jsonl(path):
             run.records.append(rec)
     sweep.sizes = sorted(by_label.values(), key=lambda s: s.nbytes)
     return sweep
+
+
+def _add_pass(run, k, run0, source, rec):
+    """One record of pass k of a size, whose boot's first run is the sweep's
+    run run0: kept as its boot gave it in run.passes[k] (what the kernel's
+    own summaries are checked against), and in the size's records with its
+    run renumbered as the sweep's. The size's harness record is its
+    passes': the first that did not end ok, else the last, with their wall
+    times summed."""
+    one = run.passes.get(k)
+    if one is None:
+        one = run.passes[k] = SizeRun(run.nbytes, run.label)
+    if source == "harness":
+        if rec.get("type") == "boot_result":
+            one.harness = rec
+            run.problems.extend(rec.get("parse_problems", []))
+            boots = [p.harness for p in run.passes.values() if p.harness]
+            bad = [h for h in boots if h.get("status") != "ok"]
+            run.harness = dict(bad[0] if bad else rec,
+                               elapsed_s=round(sum(h.get("elapsed_s") or 0 for h in boots), 3))
+        return
+    one.records.append(rec)
+    run.records.append(dict(rec, run=rec["run"] + run0) if isinstance(rec.get("run"), int) else rec)
+
+
+def passes_of(run):
+    """The boots a size's records came from: its passes, or the size itself."""
+    passes = getattr(run, "passes", None) or {}
+    return [passes[k] for k in sorted(passes)] or [run]
 
 
 def load_logs(folder):

@@ -4,6 +4,8 @@
 trusted, and the cross-check against the kernel's own summary records."""
 import statistics
 
+from harness.results.records import passes_of
+
 OLD, NEW, FLOOR = "page", "chunk", "floor"   # Xen before 4.17, Xen 4.17, memset of the eager metadata
 INIT, FIRST_TOUCH = "init", "first_touch"
 # The peers (mm/peers/peer.h): each one's floor, the memset of its own page array, and the floors in report order.
@@ -217,7 +219,11 @@ class SizeStats:
 
 
 def failures(run):
-    """Why one boot of the sweep cannot be trusted; empty when it can."""
+    """Why one size of the sweep cannot be trusted, boot by boot (a hosted
+    sweep's passes each); empty when it can."""
+    boots = passes_of(run)
+    if len(boots) > 1:
+        return [f"pass {k}: {m}" for k, one in zip(sorted(run.passes), boots) for m in failures(one)]
     out = []
     h = run.harness
     if h and h.get("status") != "ok":
@@ -269,7 +275,15 @@ def cross_check(ss):
     """The kernel's summary/comparison records against the host's own
     statistics -> {(strategy, phase): [disagreement, ...]}; a missing
     kernel record shows as 'absent'. A run read back from its QR code has
-    only the kernel's medians: nothing to recompute."""
+    only the kernel's medians: nothing to recompute. A size run in passes
+    is checked boot by boot, each against its own records."""
+    boots = passes_of(ss.run)
+    if len(boots) > 1:
+        out = {key: [] for key in ss.stats}
+        for one in boots:
+            for key, probs in cross_check(SizeStats(one)).items():
+                out.setdefault(key, []).extend(p for p in probs if p not in out.get(key, []))
+        return out
     if ss.medians_only:
         return {key: [MEDIANS_ONLY] for key in ss.stats}
     out = {key: [] for key in ss.stats}

@@ -4,7 +4,7 @@ the sizes, runs and kernel arguments that follow from it. Everything the
 sweep boots runs under the plan's accelerator; nothing below re-decides it."""
 import re
 
-from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, BenchError, parse_sizes, say
+from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, BenchError, gib_text, parse_sizes, say
 from harness.hosted import runner as hosted
 from harness.qemu import accel as accel_mod
 
@@ -23,13 +23,28 @@ class Plan:
     strategy, the kernel arguments, the notes a reader of its report needs,
     and whether every first touch is timed (hosted --full)."""
 
-    def __init__(self, mode, accel, sizes, runs, append, notes, full=False):
+    def __init__(self, mode, accel, sizes, runs, append, notes, full=False, passes=1, one_boot=()):
         self.mode, self.accel, self.sizes, self.runs = mode, accel, sizes, runs
         self.append, self.notes, self.full = append, notes, full
+        self.passes, self.one_boot = passes, set(one_boot)
+        self.default = False            # the hosted sweep at its default sizes, runs and passes
 
     @property
     def hosted(self):
         return self.accel == "host"
+
+    def pass_runs(self, nbytes):
+        """[runs of each pass] at one size: the runs spread as evenly as the
+        passes allow, the first passes taking one more; a size in one_boot
+        runs ONE_BOOT_RUNS (or fewer) in the first pass alone."""
+        if nbytes in self.one_boot:
+            return [min(self.runs, hosted.ONE_BOOT_RUNS)] + [0] * (self.passes - 1)
+        return [self.runs // self.passes + (k < self.runs % self.passes) for k in range(self.passes)]
+
+    def boot_append(self, nbytes, runs, run0):
+        """The kernel arguments of one boot of one pass: runs= that pass's, run0= the sweep's first."""
+        append = re.sub(r"\bruns=\d+", f"runs={runs}", self.append)
+        return append + (f" run0={run0}" if self.passes > 1 else "")
 
 
 def sizes_and_runs(args, accel):
@@ -90,4 +105,28 @@ def make(args):
     sizes, runs, notes = sizes_and_runs(args, accel)
     if args.hosted and not full and any(n >= hosted.TOUCH_SAMPLED_FROM for n in sizes):
         notes.append(hosted.sampling_note())
-    return Plan(mode, accel, sizes, runs, kernel_args(runs, args.strategies), notes, full)
+    if getattr(args, "target", None) is not None and args.target <= 0:
+        raise BenchError("--target must be a half-width over 0 (in % of the median)")
+    passes = getattr(args, "passes", None)
+    if passes is not None and passes < 1:
+        raise BenchError("--passes must be at least 1")
+    if not args.hosted:
+        if passes not in (None, 1):
+            raise BenchError("--passes is for the hosted sweep (--hosted): a boot under QEMU costs its setup again")
+        passes = 1
+    elif passes is None:
+        passes = runs
+    passes = min(passes, runs)
+    # The default sweep runs its largest sizes in one boot (hosted.PASSES_UP_TO); --runs or --passes
+    # asks for the runs as given.
+    one_boot = [n for n in sizes if n > hosted.PASSES_UP_TO] if args.hosted and args.runs is None and \
+        getattr(args, "passes", None) is None and not full else []
+    if passes > 1:
+        notes.append(f"each size's runs spread over {passes} passes of the sweep, a boot a size each (run0=)"
+                     + (f"; {', '.join(gib_text(n) for n in one_boot)} in one boot of "
+                        f"{min(runs, hosted.ONE_BOOT_RUNS)} runs, whose setup costs as much as a run"
+                        if one_boot else ""))
+    plan = Plan(mode, accel, sizes, runs, kernel_args(runs, args.strategies), notes, full, passes, one_boot)
+    plan.default = bool(args.hosted and args.sizes is None and args.runs is None and not args.quick and
+                        getattr(args, "passes", None) is None)
+    return plan

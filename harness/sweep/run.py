@@ -14,23 +14,23 @@ from harness.qemu import command, runner
 from harness.report.outputs import banner, finish
 from harness.results.records import SizeRun, load_folder, new_folder, parse_serial, wrap
 from harness.results.stats import failures
-from harness.sweep import plan as plan_mod
+from harness.sweep import adding, plan as plan_mod
 
 
 def make_out_dir(out):
     return new_folder(out)
 
 
-def run_size(plan, nbytes, log_path, args, collect):
-    """One size of the plan: a boot under the plan's accelerator, or a run
-    of the hosted runner -> a runner's Result."""
+def run_size(plan, nbytes, append, log_path, args, collect):
+    """One boot of the plan with the kernel arguments append: under the
+    plan's accelerator, or a run of the hosted runner -> a runner's Result."""
     if plan.hosted:
-        r = hosted.run(nbytes, hosted.size_append(nbytes, plan.append, plan.full), log_path, args.timeout)
+        r = hosted.run(nbytes, hosted.size_append(nbytes, append, plan.full), log_path, args.timeout)
         for m in r.stderr.splitlines():
             if m.strip():
                 collect(m)
         return r
-    return runner.run(mode=plan.mode, mem=f"{nbytes // MIB}M", append=plan.append, acc=plan.accel,
+    return runner.run(mode=plan.mode, mem=f"{nbytes // MIB}M", append=append, acc=plan.accel,
                       timeout=args.timeout, quiet=not args.verbose, log_path=log_path, say=collect,
                       stall=args.stall)
 
@@ -47,6 +47,57 @@ def _stop(signum, frame):
     if _STOP["running"]:
         _STOP["running"] = False
         raise KeyboardInterrupt
+
+
+def boot(plan, args, out, put, k, nbytes, runs, done, where):
+    """One boot of pass k at one size, of `runs` runs numbered from the
+    sweep's done[nbytes]; its records written with put -> False when a stop
+    was asked for (before it, or while it ran)."""
+    log_name = f"serial-{size_label(nbytes)}.log" if k == 0 else f"pass{k}-{size_label(nbytes)}.log"
+    said = []
+
+    def collect(*a):
+        said.append(" ".join(str(x) for x in a))
+    if _STOP["asked"]:
+        warn(f"bench: stopped before {gib_text(nbytes)}; writing what was collected")
+        return False
+    run0 = done[nbytes]
+    append = plan.boot_append(nbytes, runs, run0)
+    try:
+        _STOP["running"] = True
+        say(f"bench: {where} {gib_text(nbytes)}: {'running' if plan.hosted else 'booting'} ...")
+        r = run_size(plan, nbytes, append, os.path.join(out, log_name), args, collect)
+        _STOP["running"] = False
+    except KeyboardInterrupt:
+        _STOP["running"] = False
+        warn(f"bench: interrupted before {gib_text(nbytes)} finished; writing what was collected")
+        return False
+    except (RuntimeError, ValueError) as e:
+        _STOP["running"] = False
+        raise BenchError(str(e))
+    done[nbytes] += runs
+    # Keep what the runner said that matters for reading the numbers
+    # (reserve=off, QEMU errors); the full command goes to records.jsonl.
+    notes = [m.replace("harness: ", "") for m in said if not m.startswith("harness: qemu-system")]
+    for m in said if args.verbose else notes:
+        say("bench:   " + m.replace("harness: ", ""))
+    tag = {"pass": k, "run0": run0} if plan.hosted else {}
+    records, problems = parse_serial(r.log)
+    for rec in records:
+        put(nbytes, "kernel", rec, tag)
+    rc = {"runner_rc": r.runner_rc} if plan.hosted else {}
+    put(nbytes, "harness", {"type": "boot_result", "status": r.status, "qemu_rc": r.qemu_rc, **rc,
+                            "accel": r.accel, "mode": plan.mode, "append": append,
+                            "elapsed_s": round(r.elapsed, 3), "log": log_name,
+                            "parse_problems": problems, "notes": notes, "cmd": r.cmd}, tag)
+    run = SizeRun(nbytes)
+    run.records, run.harness = records, {"status": r.status, "qemu_rc": r.qemu_rc, "accel": r.accel, **rc}
+    f = failures(run)
+    tag = f" [{TCG_LABEL}]" if r.accel == "tcg" else ""
+    say(f"bench: {where} {gib_text(nbytes)}: {'ok' if not f else 'FAILED'} in {r.elapsed:.1f} s{tag}")
+    for msg in f:
+        warn(f"bench:   {msg} (serial log: {os.path.join(out, log_name)})")
+    return True
 
 
 def cmd_run(args):
@@ -75,56 +126,24 @@ def cmd_run(args):
     start = time.monotonic()
     interrupted = False
     with open(jsonl_path, "w", encoding="utf-8") as jf:
-        def put(nbytes, source, rec):
-            jf.write(wrap(nbytes, source, rec))
+        def put(nbytes, source, rec, tag=None):
+            jf.write(wrap(nbytes, source, rec, tag))
             jf.flush()
         put(None, "harness", info)
         _STOP["running"] = False
-        for k, nbytes in enumerate(sizes, 1):
-            log_name = f"serial-{size_label(nbytes)}.log"
-            said = []
-
-            def collect(*a):
-                said.append(" ".join(str(x) for x in a))
-            if _STOP["asked"]:
+        done = {n: 0 for n in sizes}           # runs each size has had
+        jobs = [(k, n, plan.pass_runs(n)[k]) for k in range(plan.passes) for n in sizes]
+        jobs = [j for j in jobs if j[2]]
+        for i, (k, nbytes, runs) in enumerate(jobs, 1):
+            where = (f"pass {k + 1} of {plan.passes}, " if plan.passes > 1 else "") + f"[{i}/{len(jobs)}]"
+            if not boot(plan, args, out, put, k, nbytes, runs, done, where):
                 interrupted = True
-                warn(f"bench: stopped before {gib_text(nbytes)}; writing what was collected")
                 break
-            try:
-                _STOP["running"] = True
-                say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: "
-                    f"{'running' if plan.hosted else 'booting'} ...")
-                r = run_size(plan, nbytes, os.path.join(out, log_name), args, collect)
-                _STOP["running"] = False
-            except KeyboardInterrupt:
-                _STOP["running"] = False
-                interrupted = True
-                warn(f"bench: interrupted before {gib_text(nbytes)} finished; writing what was collected")
-                break
-            except (RuntimeError, ValueError) as e:
-                _STOP["running"] = False
-                raise BenchError(str(e))
-            # Keep what the runner said that matters for reading the numbers
-            # (reserve=off, QEMU errors); the full command goes to records.jsonl.
-            notes = [m.replace("harness: ", "") for m in said if not m.startswith("harness: qemu-system")]
-            for m in said if args.verbose else notes:
-                say("bench:   " + m.replace("harness: ", ""))
-            records, problems = parse_serial(r.log)
-            for rec in records:
-                put(nbytes, "kernel", rec)
-            rc = {"runner_rc": r.runner_rc} if plan.hosted else {}
-            put(nbytes, "harness", {"type": "boot_result", "status": r.status, "qemu_rc": r.qemu_rc, **rc,
-                                    "accel": r.accel, "mode": mode, "append": append,
-                                    "elapsed_s": round(r.elapsed, 3), "log": log_name,
-                                    "parse_problems": problems, "notes": notes, "cmd": r.cmd})
-            run = SizeRun(nbytes)
-            run.records, run.harness = records, {"status": r.status, "qemu_rc": r.qemu_rc, "accel": r.accel, **rc}
-            f = failures(run)
-            tag = f" [{TCG_LABEL}]" if r.accel == "tcg" else ""
-            say(f"bench: [{k}/{len(sizes)}] {gib_text(nbytes)}: {'ok' if not f else 'FAILED'} "
-                f"in {r.elapsed:.1f} s{tag}")
-            for msg in f:
-                warn(f"bench:   {msg} (serial log: {os.path.join(out, log_name)})")
+        # Runs are added to the default sweep, or to any given a --budget.
+        if not interrupted and plan.hosted and plan.passes > 1 and \
+                (plan.default or getattr(args, "budget", None) is not None):
+            interrupted = not adding.add_runs(plan, args, jsonl_path, start,
+                                              lambda k, n, where: boot(plan, args, out, put, k, n, 1, done, where))
         info["elapsed_s"] = round(time.monotonic() - start, 3)
         info["interrupted"] = interrupted
     # The sweep record goes first in the file; rewrite it with the wall time.

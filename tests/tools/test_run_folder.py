@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The results folder of one boot (harness/report/run_folder.py), from the
+"""The results folder of one boot (harness/qemu/folder.py), from the
 synthetic sweep's 1 GiB log: what it holds, `report` writing the same
 report.md again, a folder that cannot be made or filled (one line, and
 nothing else lost), and how a log that ends badly is told to a person."""
@@ -8,7 +8,7 @@ import os
 
 from harness import cli
 from harness.qemu import runner
-from harness.report import run_folder
+from harness.qemu import folder as run_folder
 from conftest import GIB, SYNTHETIC
 
 PAYLOAD = "bootheap 0.1 qr1\nTCG 1073741824 262144 4 pit 2000000\npage 65000000 247.955 1.00 9.53\n"

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: MIT
+"""The 95 % interval of a headline median: the distribution-free interval
+between two order statistics (docs/hosted-speeds.md, "Intervals", says why
+this and not a bootstrap). For n runs sorted x(1) <= ... <= x(n), the pair
+x(k), x(n + 1 - k) holds the true median with probability
+1 - 2 P(B <= k - 1), B binomial(n, 1/2), whatever the runs' distribution
+(continuous, the runs independent); the narrowest such pair of at least
+CONFIDENCE is the interval. Under six runs no pair reaches 95 %: the figure
+then has no interval, which the reports say in words, never as a zero
+width. A ratio (page/chunk, once/floor) is taken within each run first,
+then given the same interval over its runs."""
+import math
+
+from harness.results.stats import median
+
+CONFIDENCE = 0.95
+NO_INTERVAL = "no interval"
+
+
+def binomial_cdf(k, n):
+    """P(B <= k) for B binomial(n, 1/2), exactly."""
+    return sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n if k >= 0 else 0.0
+
+
+def coverage(n, k):
+    """The chance that [x(k), x(n + 1 - k)] of n runs holds the median."""
+    return 1 - 2 * binomial_cdf(k - 1, n)
+
+
+def median_ranks(n, confidence=CONFIDENCE):
+    """(k, n + 1 - k), 1-based, of the narrowest pair of order statistics
+    whose coverage is at least confidence; None when not even the
+    extremes reach it (n under 6 at 95 %)."""
+    best = None
+    for k in range(1, n // 2 + 1):
+        if coverage(n, k) < confidence:
+            break
+        best = k
+    return (best, n + 1 - best) if best else None
+
+
+class Interval:
+    """A median over runs and its interval [lo, hi] (None when too few runs)."""
+
+    def __init__(self, values, confidence=CONFIDENCE):
+        s = sorted(values)
+        self.n, self.median = len(s), median(s) if s else None
+        ranks = median_ranks(len(s), confidence)
+        self.lo, self.hi = (s[ranks[0] - 1], s[ranks[1] - 1]) if ranks else (None, None)
+        self.coverage = coverage(len(s), ranks[0]) if ranks else None
+
+    @property
+    def known(self):
+        return self.lo is not None
+
+    @property
+    def half_width(self):
+        """Half the interval's width over the median (0.05 is 5 %); None without one."""
+        if not self.known or not self.median:
+            return None
+        return (self.hi - self.lo) / 2 / self.median
+
+    def holds(self, x):
+        """Whether x lies inside the interval; None without one."""
+        return self.lo <= x <= self.hi if self.known else None
+
+    def scaled(self, d):
+        """The same interval with every figure divided by d (ns a page from ns)."""
+        out = Interval([])
+        out.n, out.coverage = self.n, self.coverage
+        out.median = self.median / d if self.median is not None else None
+        out.lo, out.hi = (self.lo / d, self.hi / d) if self.known else (None, None)
+        return out
+
+    def text(self, digits=3):
+        """`lo-hi`, or "no interval" (with the runs it had)."""
+        if not self.known:
+            return f"{NO_INTERVAL}: {self.n} run{'' if self.n == 1 else 's'}"
+        return f"{self.lo:.{digits}f}-{self.hi:.{digits}f}"
+
+
+def ratio_interval(num_by_run, den_by_run, confidence=CONFIDENCE):
+    """The ratio num/den taken within each run both have (by run index),
+    then its median and interval over those runs."""
+    return Interval([num_by_run[r] / den_by_run[r] for r in sorted(num_by_run)
+                     if r in den_by_run and den_by_run[r] > 0], confidence)
