@@ -207,6 +207,7 @@ def extract(tree, max_order, out):
 
 def build(tree, max_order, out=OUT):
     """The tester built against `tree` for MAX_ORDER `max_order` -> binary path."""
+    out = os.path.abspath(out)
     os.makedirs(out, exist_ok=True)
     cut = extract(tree, max_order, out)
     binary = os.path.join(out, f"xenheap-test-{max_order}")
