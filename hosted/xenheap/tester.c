@@ -237,7 +237,7 @@ static void make_frames(const struct sequence *q)
     unsigned long i;
 
     xh_nr_frames = q->frames;
-    memset(xh_frame_table, 0, MAX_FRAMES * sizeof(*xh_frame_table));
+    memset(xh_frame_table, 0, q->frames * sizeof(*xh_frame_table));
     for ( i = 0; i < q->frames; i++ )
     {
         struct page_info *pg = &xh_frame_table[i];

@@ -213,7 +213,7 @@ def build(tree, max_order, out=OUT):
     binary = os.path.join(out, f"xenheap-test-{max_order}")
     cmd = ["gcc"] + CFLAGS + [f"-DXH_MAX_ORDER={max_order}", f'-DXH_EXTRACT="{cut}"', "-I", HOSTED,
                               os.path.join(HOSTED, "tester.c"), "-o", binary]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
     if r.returncode != 0:
         said = r.stderr.strip()
         names = sorted(set(re.findall(r"implicit declaration of function '(\w+)'|undefined reference to `(\w+)'"
@@ -222,3 +222,74 @@ def build(tree, max_order, out=OUT):
         raise HostHeapError(f"the tester does not build against {tree}"
                             f"{': the stand-ins lack ' + named if named else ''}\n{said[-4000:]}")
     return binary
+
+
+def run(tree, sequences, seed=1, orders=MAX_ORDERS, page=False, say=print, jobs=2, out=OUT):
+    """The tester built against `tree` for each MAX_ORDER, `sequences`
+    sequences split across them from `seed` on -> (every build passed,
+    [(max_order, passed, seconds, output)]). HostHeapError when it does
+    not build."""
+    import concurrent.futures
+    import time
+    binaries = {o: build(tree, o, out) for o in orders}
+    share = -(-sequences // len(orders))
+
+    def one(i, o):
+        cmd = [binaries[o], "--seed", str(seed + i * share), "--sequences", str(share)] + (["--page"] if page else [])
+        t0 = time.monotonic()
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        took = time.monotonic() - t0
+        said = (r.stdout + r.stderr).strip()
+        if r.returncode not in (0, 1):
+            said += f"\n(the tester exited {r.returncode})"
+        return o, r.returncode == 0, took, said
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = list(pool.map(lambda a: one(*a), enumerate(orders)))
+    return all(ok for _, ok, _, _ in results), results
+
+
+def add_parser(sub):
+    p = sub.add_parser("xen-heap-test", help="Xen's own init_heap_pages() of a patched tree on the host: "
+                       "sweep and chunk-72b02bc against chunk, every page_info and free list in order",
+                       description="Builds the real heap functions of a Xen tree's page_alloc.c "
+                       "(Debian's source with patches/xen/<release>/, or --tree) into a user-space "
+                       "tester with stand-ins for the rest of Xen, and drives every heap-init= variant "
+                       "over the same random sequences of init_heap_pages() calls at each MAX_ORDER; "
+                       "a difference prints its seed, the calls and the first differing field.")
+    p.add_argument("--release", default="4.17", help=f"Debian's source of this release, with its series "
+                   f"({', '.join(source.RELEASES)}; default 4.17)")
+    p.add_argument("--tree", help="a Xen tree with the series applied, instead of Debian's source")
+    p.add_argument("--sequences", type=int, default=3000, help="in all, split across the MAX_ORDERs "
+                   "(default 3000)")
+    p.add_argument("--seed", type=int, default=1, help="the first sequence's seed (default 1)")
+    p.add_argument("--max-orders", default=",".join(map(str, MAX_ORDERS)),
+                   help=f"MAX_ORDER of each build (default {','.join(map(str, MAX_ORDERS))})")
+    p.add_argument("--page", action="store_true", help="also run heap-init=page, compared as sets")
+    p.add_argument("--jobs", type=int, default=2, help="builds tested at a time (default 2)")
+    return p
+
+
+def cmd_xen_heap_test(args):
+    import time
+    try:
+        orders = [int(x) for x in args.max_orders.split(",") if x.strip()]
+    except ValueError:
+        orders = []
+    if not orders or any(not 1 <= o <= 20 for o in orders):
+        print(f"xen-heap-test: --max-orders {args.max_orders}: want MAX_ORDERs from 1 to 20, e.g. 20,4,2")
+        return 2
+    if args.sequences < 1 or args.seed < 0:
+        print("xen-heap-test: --sequences must be at least 1 and --seed at least 0")
+        return 2
+    t0 = time.monotonic()
+    try:
+        tree = os.path.abspath(args.tree) if args.tree else patched_tree(args.release)
+        ok, results = run(tree, args.sequences, args.seed, orders, args.page, jobs=args.jobs)
+    except (HostHeapError, source.SourceError) as e:
+        print(f"xen-heap-test: {e}")
+        return 2
+    for o, passed, took, said in results:
+        print(f"-- MAX_ORDER {o}: {'ok' if passed else 'FAILED'} ({took:.1f} s)\n{said}")
+    print(f"xen-heap-test: {args.sequences} sequences on {tree}: {'ok' if ok else 'FAILED'} "
+          f"({time.monotonic() - t0:.1f} s in all)")
+    return 0 if ok else 1
