@@ -254,8 +254,12 @@ static void make_frames(const struct sequence *q)
     {
         struct page_info *pg = &xh_frame_table[below(q->frames)];
 
-        switch ( below(5) )
+        switch ( below(6) )
         {
+        case 5:                                     /* a domain's page, no reference left */
+            pg->count_info = 0;
+            pg->v.inuse._domain = 1 + below(3);
+            break;
         case 0:                                     /* a domain's page */
             pg->count_info = PGC_allocated | 1;
             pg->v.inuse._domain = 1 + below(3);
