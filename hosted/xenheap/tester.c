@@ -322,6 +322,7 @@ struct record { uint32_t kind, a, b, c; uint64_t value; };
 #define MAX_RECORDS (MAX_FRAMES * 6 + 4096)
 
 static struct record *slot[NVARIANTS];
+static unsigned char listed[MAX_FRAMES];     /* heads of free blocks, for as_sets() */
 static unsigned long *slot_len;
 
 static void put(struct record *r, unsigned long *n, uint32_t kind, uint32_t a, uint32_t b, uint32_t c,
@@ -339,7 +340,10 @@ static void put_list(struct record *r, unsigned long *n, uint32_t kind, uint32_t
     uint32_t i = 0;
 
     for ( p = h->next; p; p = p->list.next, i++ )
+    {
         put(r, n, kind, a, b, i, page_to_mfn(p).mfn);
+        listed[page_to_mfn(p).mfn] = 1;
+    }
     if ( kind == R_LIST )
         put(r, n, R_LIST_LEN, a, b, 0, i);
 }
@@ -350,6 +354,7 @@ static void snapshot(const struct sequence *q, struct record *r, unsigned long *
     unsigned int node, zone, order;
 
     *n = 0;
+    memset(listed, 0, sizeof(listed));
     for ( node = 0; node < MAX_NUMNODES; node++ )
     {
         put(r, n, R_SCRUB, node, 0, 0, node_need_scrub[node]);
@@ -379,15 +384,22 @@ static void snapshot(const struct sequence *q, struct record *r, unsigned long *
         const struct page_info *pg = &xh_frame_table[i];
 
         put(r, n, R_COUNT, i, 0, 0, pg->count_info);
-        put(r, n, R_U, i, 0, 0, pg->u.free.val);
-        put(r, n, R_V, i, 0, 0, pg->v.free.order);
+        /* c = 1: a free page inside a block, whose u and v no path reads. */
+        bool inside = page_state_is(pg, free) && !listed[i];
+
+        put(r, n, R_U, i, 0, inside, pg->u.free.val);
+        put(r, n, R_V, i, 0, inside, pg->v.free.order);
         put(r, n, R_TLB, i, 0, 0, pg->tlbflush_timestamp);
         put(r, n, R_M2P, i, 0, 0, xh_m2p[i]);
     }
     put(r, n, R_END, 0, 0, 0, 0);
 }
 
-/* Free blocks as a set: each list's entries sorted, for page against chunk. */
+/*
+ * Free blocks as a set, for page against chunk: each list's entries
+ * sorted, and the u and v of free pages inside a block (what a block's
+ * earlier heads left there) not compared.
+ */
 static int by_entry(const void *x, const void *y)
 {
     const struct record *a = x, *b = y;
@@ -399,6 +411,9 @@ static void as_sets(struct record *r, unsigned long n)
 {
     unsigned long i = 0, j;
 
+    for ( j = 0; j < n; j++ )
+        if ( (r[j].kind == R_U || r[j].kind == R_V) && r[j].c )
+            r[j].value = 0;
     while ( i < n )
     {
         for ( j = i; j < n && r[j].kind == R_LIST && r[j].a == r[i].a && r[j].b == r[i].b; j++ )
