@@ -68,6 +68,18 @@ typedef uint8_t nodeid_t;
 typedef uint64_t paddr_t;
 typedef unsigned int __pdx_t;
 
+/*
+ * The stand-ins' calls, counted in the timing tester's counting build
+ * (-DXH_COUNT) so that what each costs can be named; nothing elsewhere.
+ */
+enum { XH_C_LOCK, XH_C_NID, XH_C_VALID, XH_C_LIST, XH_C_M2P, XH_C_N };
+#ifdef XH_COUNT
+extern unsigned long xh_count[XH_C_N];
+#define XH_COUNTED(k) (xh_count[k]++)
+#else
+#define XH_COUNTED(k) ((void)0)
+#endif
+
 /* Hard failures: the tester's driver prints the sequence that got here. */
 _Noreturn void xh_fail(const char *file, int line, const char *what);
 #define BUG() xh_fail(__FILE__, __LINE__, "BUG()")
@@ -160,7 +172,7 @@ extern unsigned long xh_nr_frames;
 #define mfn_to_page(m) (xh_frame_table + mfn_x(m))
 #define page_to_pdx(pg) ((unsigned long)((pg) - xh_frame_table))
 #define page_to_maddr(pg) mfn_to_maddr(page_to_mfn(pg))
-static inline bool mfn_valid(mfn_t m) { return m.mfn < xh_nr_frames; }
+static inline bool mfn_valid(mfn_t m) { XH_COUNTED(XH_C_VALID); return m.mfn < xh_nr_frames; }
 
 /* Owners: _domain indexes the tester's domains, 0 for none. */
 struct domain { unsigned int id; };
@@ -176,14 +188,15 @@ extern u32 xh_tlbflush_clock;
 /* NUMA: memnodemap[], one node per 2^memnode_shift frames. */
 extern unsigned int memnode_shift;
 extern nodeid_t xh_memnodemap[];
-#define phys_to_nid(pa) ((unsigned int)xh_memnodemap[((pa) >> PAGE_SHIFT) >> memnode_shift])
+#define phys_to_nid(pa) \
+    (XH_COUNTED(XH_C_NID), (unsigned int)xh_memnodemap[((pa) >> PAGE_SHIFT) >> memnode_shift])
 
 /* The M2P, live once paging_init() has run (the tester's after-boot calls). */
 extern bool machine_to_phys_mapping_valid;
 extern unsigned long *xh_m2p;
 #define INVALID_M2P_ENTRY (~0UL)
 #define set_gpfn_from_mfn(mfn, pfn) do { \
-        if ( machine_to_phys_mapping_valid ) xh_m2p[(mfn)] = (pfn); } while ( 0 )
+        if ( machine_to_phys_mapping_valid ) XH_COUNTED(XH_C_M2P), xh_m2p[(mfn)] = (pfn); } while ( 0 )
 
 /* The direct map, over the tester's memory behind the frames. */
 void *mfn_to_virt(unsigned long mfn);
@@ -204,7 +217,7 @@ extern int system_state;
 /* The heap lock: one CPU, so a count that must balance. */
 typedef struct { int held; } spinlock_t;
 #define DEFINE_SPINLOCK(l) spinlock_t l = { 0 }
-#define spin_lock(l) do { ASSERT(!(l)->held); (l)->held = 1; } while ( 0 )
+#define spin_lock(l) do { XH_COUNTED(XH_C_LOCK); ASSERT(!(l)->held); (l)->held = 1; } while ( 0 )
 #define spin_unlock(l) do { ASSERT((l)->held); (l)->held = 0; } while ( 0 )
 #define spin_is_locked(l) ((l)->held)
 #define spin_lock_kick() do { } while ( 0 )
@@ -216,6 +229,7 @@ typedef struct { int held; } spinlock_t;
 static inline bool page_list_empty(const struct page_list_head *h) { return !h->next; }
 static inline void page_list_add(struct page_info *pg, struct page_list_head *h)
 {
+    XH_COUNTED(XH_C_LIST);
     pg->list.prev = NULL;
     pg->list.next = h->next;
     if ( h->next )
@@ -226,6 +240,7 @@ static inline void page_list_add(struct page_info *pg, struct page_list_head *h)
 }
 static inline void page_list_add_tail(struct page_info *pg, struct page_list_head *h)
 {
+    XH_COUNTED(XH_C_LIST);
     pg->list.next = NULL;
     pg->list.prev = h->tail;
     if ( h->tail )
@@ -237,7 +252,10 @@ static inline void page_list_add_tail(struct page_info *pg, struct page_list_hea
 void xh_list_check(const struct page_info *pg, const struct page_list_head *h);
 static inline void page_list_del(struct page_info *pg, struct page_list_head *h)
 {
+    XH_COUNTED(XH_C_LIST);
+#ifndef XH_TIMING
     xh_list_check(pg, h);
+#endif
     if ( pg->list.prev )
         pg->list.prev->list.next = pg->list.next;
     else

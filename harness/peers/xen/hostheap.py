@@ -167,9 +167,10 @@ def _names(toks):
     return defined, idents - defined
 
 
-def extract(tree, max_order, out):
-    """The tree's page_alloc.c, preprocessed for MAX_ORDER `max_order`, cut
-    to what ROOTS reach -> the path of the C file written into `out`."""
+def extract(tree, max_order, out, defines=()):
+    """The tree's page_alloc.c, preprocessed for MAX_ORDER `max_order` (and
+    -D`defines`), cut to what ROOTS reach -> the path of the C file written
+    into `out`."""
     path = check_tree(tree)
     inc = os.path.join(out, "include")
     shutil.rmtree(inc, ignore_errors=True)
@@ -177,7 +178,7 @@ def extract(tree, max_order, out):
         for name in re.findall(r"^\s*#\s*include\s*<([^>]+)>", f.read(), re.M):
             os.makedirs(os.path.dirname(os.path.join(inc, name)), exist_ok=True)
             open(os.path.join(inc, name), "w").close()
-    cmd = ["gcc", "-E", f"-DXH_MAX_ORDER={max_order}", "-I", inc,
+    cmd = ["gcc", "-E", f"-DXH_MAX_ORDER={max_order}", *(f"-D{d}" for d in defines), "-I", inc,
            "-include", os.path.join(HOSTED, "xen_stand.h"), path]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -197,7 +198,7 @@ def extract(tree, max_order, out):
             if i not in keep and not (found[i][2] & STAND_INS):
                 keep.add(i)
                 todo.extend(found[i][3])
-    target = os.path.join(out, f"page_alloc-{max_order}.c")
+    target = os.path.join(out, f"page_alloc-{max_order}{''.join('-' + d.lower() for d in defines)}.c")
     with open(target, "w") as f:
         f.write(f"/* Cut at build time from {path} (MAX_ORDER {max_order}): not kept in the repository. */\n")
         for i in sorted(keep):
@@ -266,6 +267,9 @@ def add_parser(sub):
                    help=f"MAX_ORDER of each build (default {','.join(map(str, MAX_ORDERS))})")
     p.add_argument("--page", action="store_true", help="also run heap-init=page, compared as sets")
     p.add_argument("--jobs", type=int, default=2, help="builds tested at a time (default 2)")
+    p.add_argument("--time", metavar="GIB", help="instead of testing, time each variant on this CPU at "
+                   "these frame table sizes (GiB list, e.g. 1,4,16,64; harness/peers/xen/hosttime.py)")
+    p.add_argument("--runs", type=int, default=3, help="with --time: windows of each variant a size (default 3)")
     return p
 
 
@@ -284,6 +288,16 @@ def cmd_xen_heap_test(args):
     t0 = time.monotonic()
     try:
         tree = os.path.abspath(args.tree) if args.tree else patched_tree(args.release)
+        if args.time:
+            from harness.peers.xen import hosttime
+            try:
+                sizes = [int(x) for x in args.time.split(",")]
+            except ValueError:
+                sizes = []
+            if not sizes or any(not 1 <= g <= 256 for g in sizes) or not 1 <= args.runs <= 100:
+                print(f"xen-heap-test: --time {args.time} --runs {args.runs}: want GiB from 1 to 256, runs 1 to 100")
+                return 2
+            return hosttime.cmd_time(tree, sizes, args.runs)
         ok, results = run(tree, args.sequences, args.seed, orders, args.page, jobs=args.jobs)
     except (HostHeapError, source.SourceError) as e:
         print(f"xen-heap-test: {e}")
