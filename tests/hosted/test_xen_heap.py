@@ -79,3 +79,15 @@ def test_a_call_the_stand_ins_lack_fails_the_build_by_name(tree, tmp_path):
 def test_a_tree_that_is_not_xen_is_refused(tmp_path):
     with pytest.raises(hostheap.HostHeapError, match=r"is not a Xen tree: it has no xen/common/page_alloc.c"):
         hostheap.build(str(tmp_path), 4, str(tmp_path / "out"))
+
+
+def test_the_timer_builds_one_heap_a_variant_and_counts_its_stand_ins(tree, tmp_path):
+    from harness.peers.xen import hosttime
+    timed = hosttime.windows(hosttime.build_timer(tree, out=str(tmp_path)), [1], 1)
+    assert sorted(w["way"] for w in timed) == sorted(hosttime.WAYS)
+    assert all(w["ns"] > 0 and w["pages"] == (1 << 18) - 0x100 for w in timed)
+    counted = {w["way"]: w for w in hosttime.windows(hosttime.build_timer(tree, True, str(tmp_path)), [1], 1)}
+    # sweep: no node lookup and no lock a page; chunk looks up every page's node, page locks every page.
+    assert counted["sweep"]["node_lookups"] < 8 and counted["sweep"]["locks"] < 8
+    assert counted["chunk"]["node_lookups"] >= counted["chunk"]["pages"]
+    assert counted["page"]["locks"] >= counted["page"]["pages"]
