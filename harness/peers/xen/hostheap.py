@@ -15,6 +15,7 @@ name (-Werror=implicit-function-declaration, no weak definitions).
 The tree is Debian's Xen source with the release's series applied
 (harness/peers/xen/source.py), unpacked once into build/xen-src/tree-*, or
 any tree given by path."""
+import fcntl
 import hashlib
 import os
 import re
@@ -48,12 +49,21 @@ def patched_tree(release, say=print, patches=None):
     applied, unpacked once into build/xen-src/tree-<release>-<key>/ ->
     the tree's path. SourceError when the source cannot be had."""
     patches = source.series(release) if patches is None else list(patches)
-    version, dsc = source.fetch(release, say=say)
-    h = hashlib.sha256(version.encode())
-    for p in patches:
-        with open(p, "rb") as f:
-            h.update(os.path.basename(p).encode() + b"\0" + f.read())
-    folder = os.path.join(source.SRC, f"tree-{release}-{h.hexdigest()[:12]}")
+    os.makedirs(source.SRC, exist_ok=True)
+    # One process fetches and unpacks at a time (make test's hosted stage
+    # runs two); another waits and reuses what it made.
+    with open(os.path.join(source.SRC, ".tree-lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        version, dsc = source.fetch(release, say=say)
+        h = hashlib.sha256(version.encode())
+        for p in patches:
+            with open(p, "rb") as f:
+                h.update(os.path.basename(p).encode() + b"\0" + f.read())
+        folder = os.path.join(source.SRC, f"tree-{release}-{h.hexdigest()[:12]}")
+        return _unpack(release, dsc, patches, folder)
+
+
+def _unpack(release, dsc, patches, folder):
     tree = os.path.join(folder, "src")
     if os.path.isfile(os.path.join(folder, "done")):
         return tree
