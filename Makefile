@@ -499,7 +499,7 @@ xen-src: setup
 # Xen's own init_heap_pages() of the patched 4.17 tree (or XEN_TREE=DIR) on
 # the host: sweep and chunk-72b02bc against chunk over random call sequences
 # at MAX_ORDER 20, 4 and 2, every page_info and free list in order compared
-# (docs/testing.md, "Xen's heap code on the host"). xen-heap-test is make
+# (docs/testing-xen-heap.md). xen-heap-test is make
 # test's quick mode; xen-fuzz runs 102,000 sequences.
 XEN_HEAP_ARGS ?=
 XEN_TREE ?=

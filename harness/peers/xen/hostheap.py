@@ -3,7 +3,7 @@
 tree's xen/common/page_alloc.c and every function and variable of that file
 it reaches, compiled into a user-space program with the stand-ins of
 hosted/xenheap/xen_stand.h for the rest of Xen (`make xen-heap-test`,
-docs/testing.md, "Xen's heap code on the host").
+docs/testing-xen-heap.md).
 
 Nothing of Xen is kept in this repository: at build time the tree's
 page_alloc.c is preprocessed with the stand-in header forced in and its
