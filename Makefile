@@ -85,7 +85,7 @@ KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_
             $(B)/gen/font.o
 
 .PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz mutants mutants-build \
-        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-host-full bench-host-repeat bench-ablation test-big peers xen-src \
+        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-host-full bench-host-repeat bench-ablation test-big peers xen-src xen-heap-test xen-fuzz \
         debug clean setup \
         check-fresh compile_commands.json
 .DEFAULT_GOAL := all
@@ -495,6 +495,21 @@ xen-src: setup
 	@$(MAKE) --no-print-directory all
 	$(call say,BENCH,xen-src)
 	$(Q)$(PYTHON) -m harness xen-src $(XEN_SRC_ARGS)
+
+# Xen's own init_heap_pages() of the patched 4.17 tree (or XEN_TREE=DIR) on
+# the host: sweep and chunk-72b02bc against chunk over random call sequences
+# at MAX_ORDER 20, 4 and 2, every page_info and free list in order compared
+# (docs/testing-xen-heap.md). xen-heap-test is make
+# test's quick mode; xen-fuzz runs 102,000 sequences.
+XEN_HEAP_ARGS ?=
+XEN_TREE ?=
+xen-heap-test: setup
+	$(call say,TEST,xen-heap-test)
+	$(Q)$(PYTHON) -m harness xen-heap-test $(if $(XEN_TREE),--tree $(XEN_TREE)) $(XEN_HEAP_ARGS)
+
+xen-fuzz: setup
+	$(call say,TEST,xen-fuzz)
+	$(Q)$(PYTHON) -m harness xen-heap-test --sequences 102000 --seed 1000000 $(if $(XEN_TREE),--tree $(XEN_TREE)) $(XEN_HEAP_ARGS)
 
 # Which stores write page_info fastest on this CPU: the once strategy's
 # marking loop, measured in user space (the kernel only runs under TCG here).

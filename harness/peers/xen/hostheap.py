@@ -1,0 +1,260 @@
+# SPDX-License-Identifier: MIT
+"""Xen's own heap code on the host: the real init_heap_pages() of a patched
+tree's xen/common/page_alloc.c and every function and variable of that file
+it reaches, compiled into a user-space program with the stand-ins of
+hosted/xenheap/xen_stand.h for the rest of Xen (`make xen-heap-test`,
+docs/testing-xen-heap.md).
+
+Nothing of Xen is kept in this repository: at build time the tree's
+page_alloc.c is preprocessed with the stand-in header forced in and its
+own #includes answered by empty files, and the top-level definitions that
+init_heap_pages() reaches are cut out of the preprocessed text. A name the
+real code needs that the stand-ins lack fails the compile or the link by
+name (-Werror=implicit-function-declaration, no weak definitions).
+
+The tree is Debian's Xen source with the release's series applied
+(harness/peers/xen/source.py), unpacked once into build/xen-src/tree-*, or
+any tree given by path."""
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+
+from harness import ROOT
+from harness.peers.xen import source
+
+HOSTED = os.path.join(ROOT, "hosted", "xenheap")
+OUT = os.path.join(ROOT, "build", "xenheap")
+PAGE_ALLOC = os.path.join("xen", "common", "page_alloc.c")
+# Where the tester enters the real code, and the names the stand-ins answer
+# although page_alloc.c defines them (they reach into xenheap allocation).
+ROOTS = ("init_heap_pages",)
+STAND_INS = {"alloc_xenheap_pages"}
+# Xen's MAX_ORDER on x86 (xen/include/xen/mm.h) and two small ones, so
+# that small layouts reach chunks of MAX_ORDER and ranges past them.
+MAX_ORDERS = (20, 4, 2)
+CFLAGS = ["-O1", "-g", "-std=gnu11", "-Wall", "-Wno-unused-function", "-Wno-unused-variable", "-Wno-address",
+          "-Werror=implicit-function-declaration", "-Werror=implicit-int", "-Werror=int-conversion",
+          "-Werror=incompatible-pointer-types", "-Werror=return-type", "-fno-strict-aliasing"]
+
+
+class HostHeapError(Exception):
+    """A tree the tester cannot be built from, with what went wrong."""
+
+
+def patched_tree(release, say=print, patches=None):
+    """Debian's source of `release` with `patches` (default: its series)
+    applied, unpacked once into build/xen-src/tree-<release>-<key>/ ->
+    the tree's path. SourceError when the source cannot be had."""
+    patches = source.series(release) if patches is None else list(patches)
+    os.makedirs(source.SRC, exist_ok=True)
+    # One process fetches and unpacks at a time (make test's hosted stage
+    # runs two); another waits and reuses what it made.
+    with open(os.path.join(source.SRC, ".tree-lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        version, dsc = source.fetch(release, say=say)
+        h = hashlib.sha256(version.encode())
+        for p in patches:
+            with open(p, "rb") as f:
+                h.update(os.path.basename(p).encode() + b"\0" + f.read())
+        folder = os.path.join(source.SRC, f"tree-{release}-{h.hexdigest()[:12]}")
+        return _unpack(release, dsc, patches, folder)
+
+
+def _unpack(release, dsc, patches, folder):
+    tree = os.path.join(folder, "src")
+    if os.path.isfile(os.path.join(folder, "done")):
+        return tree
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    r = subprocess.run(["dpkg-source", "--no-check", "-x", dsc, tree], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise source.SourceError(f"dpkg-source cannot unpack {dsc}:\n{(r.stdout + r.stderr).strip()}")
+    for copy in os.listdir(folder):
+        if ".orig.tar." in copy:
+            os.remove(os.path.join(folder, copy))
+    source.apply_series(tree, patches)
+    open(os.path.join(folder, "done"), "w").close()
+    for old in os.listdir(source.SRC):
+        if old.startswith(f"tree-{release}-") and old != os.path.basename(folder):
+            shutil.rmtree(os.path.join(source.SRC, old), ignore_errors=True)
+    return tree
+
+
+def check_tree(tree):
+    """The tree's page_alloc.c, or HostHeapError naming what is missing."""
+    path = os.path.join(tree, PAGE_ALLOC)
+    if not os.path.isfile(path):
+        raise HostHeapError(f"{tree} is not a Xen tree: it has no {PAGE_ALLOC}")
+    with open(path, errors="replace") as f:
+        text = f.read()
+    for name in ROOTS + ("free_heap_pages", "init_node_heap"):
+        if not re.search(rf"\b{name}\s*\(", text):
+            raise HostHeapError(f"{path} defines no {name}(): not a page_alloc.c the tester knows")
+    if "heap-init" not in text:
+        raise HostHeapError(f"{path} has no heap-init= option: the series (patches/xen/) is not applied")
+    return path
+
+
+TOKEN = re.compile(r'\s+|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]*'
+                   r'|->|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\.\.\.|\S')
+MARKER = re.compile(r'^# (\d+) "([^"]*)"')
+
+
+def items(preprocessed, origin):
+    """The top-level items of gcc -E output that come from `origin`:
+    [(line, text, names defined, names used)], in file order."""
+    out, cur, lines, line, depth, opener = [], [], [], None, 0, None
+    cur_file, cur_line = None, 0
+    for raw in preprocessed.splitlines():
+        m = MARKER.match(raw)
+        if m:
+            cur_line, cur_file = int(m.group(1)), m.group(2)
+            continue
+        mine = os.path.basename(cur_file or "") == os.path.basename(origin)
+        for tok in TOKEN.findall(raw):
+            if tok.isspace():
+                continue
+            if not cur:
+                line = cur_line if mine else None
+            cur.append(tok)
+            lines.append(cur_line)
+            if tok in "({[":
+                if tok == "{" and depth == 0:
+                    opener = cur[-2] if len(cur) > 1 else None
+                depth += 1
+            elif tok in ")}]":
+                depth -= 1
+            if depth == 0 and (tok == ";" or (tok == "}" and opener == ")")):
+                if line is not None and cur != [";"] and cur[0] != "_Static_assert":
+                    out.append((line, _text(cur, lines)) + _names(cur))
+                cur, lines, opener = [], [], None
+        cur_line += 1
+    return out
+
+
+def _text(toks, lines):
+    """The tokens laid out on their source lines, so that the compiler's
+    messages name page_alloc.c's own line numbers."""
+    out, at = [], lines[0]
+    for tok, n in zip(toks, lines):
+        if n > at:
+            out.append("\n" * (n - at))
+            at = n
+        elif out:
+            out.append(" ")
+        out.append(tok)
+    return "".join(out)
+
+
+def _names(toks):
+    """(what an item defines, the identifiers it uses)."""
+    idents = {t for t in toks if re.match(r"[A-Za-z_]\w*$", t)}
+    defined = set()
+    if toks[0] == "enum" or (len(toks) > 2 and toks[:2] == ["typedef", "enum"]):
+        defined |= {toks[i] for i in range(1, len(toks))
+                    if re.match(r"[A-Za-z_]\w*$", toks[i]) and toks[i - 1] in ("{", ",")}
+    depth, last = 0, None
+    for i, t in enumerate(toks):
+        if t in "([{":
+            if depth == 0 and last and (t == "(" or t == "[") and toks[i - 1] == last:
+                defined.add(last)
+                if t == "(":
+                    break
+            depth += 1
+        elif t in ")]}":
+            depth -= 1
+        elif depth == 0 and re.match(r"[A-Za-z_]\w*$", t):
+            last = t
+        elif depth == 0 and t in ("=", ";", ",") and last:
+            defined.add(last)
+            if t == "=":
+                break
+    if toks[0] in ("struct", "union", "enum") and len(toks) > 2 and toks[2] == "{":
+        defined.add(toks[1])
+    return defined, idents - defined
+
+
+def extract(tree, max_order, out, defines=()):
+    """The tree's page_alloc.c, preprocessed for MAX_ORDER `max_order` (and
+    -D`defines`), cut to what ROOTS reach -> the path of the C file written
+    into `out`."""
+    path = check_tree(tree)
+    inc = os.path.join(out, "include")
+    shutil.rmtree(inc, ignore_errors=True)
+    with open(path, errors="replace") as f:
+        for name in re.findall(r"^\s*#\s*include\s*<([^>]+)>", f.read(), re.M):
+            os.makedirs(os.path.dirname(os.path.join(inc, name)), exist_ok=True)
+            open(os.path.join(inc, name), "w").close()
+    cmd = ["gcc", "-E", f"-DXH_MAX_ORDER={max_order}", *(f"-D{d}" for d in defines), "-I", inc,
+           "-include", os.path.join(HOSTED, "xen_stand.h"), path]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise HostHeapError(f"preprocessing {path} failed:\n{r.stderr.strip()}")
+    found = items(r.stdout, path)
+    by_name = {}
+    for i, (_, _, defined, _) in enumerate(found):
+        for n in defined:
+            by_name.setdefault(n, []).append(i)
+    missing = [n for n in ROOTS if n not in by_name]
+    if missing:
+        raise HostHeapError(f"{path} defines no {', '.join(missing)}")
+    keep, todo = set(), [n for n in ROOTS]
+    while todo:
+        n = todo.pop()
+        for i in by_name.get(n, []):
+            if i not in keep and not (found[i][2] & STAND_INS):
+                keep.add(i)
+                todo.extend(found[i][3])
+    target = os.path.join(out, f"page_alloc-{max_order}{''.join('-' + d.lower() for d in defines)}.c")
+    with open(target, "w") as f:
+        f.write(f"/* Cut at build time from {path} (MAX_ORDER {max_order}): not kept in the repository. */\n")
+        for i in sorted(keep):
+            f.write(f'# {found[i][0]} "{path}"\n{found[i][1]}\n')
+    return target
+
+
+def build(tree, max_order, out=OUT):
+    """The tester built against `tree` for MAX_ORDER `max_order` -> binary path."""
+    out = os.path.abspath(out)
+    os.makedirs(out, exist_ok=True)
+    cut = extract(tree, max_order, out)
+    binary = os.path.join(out, f"xenheap-test-{max_order}")
+    cmd = ["gcc"] + CFLAGS + [f"-DXH_MAX_ORDER={max_order}", f'-DXH_EXTRACT="{cut}"', "-I", HOSTED,
+                              os.path.join(HOSTED, "tester.c"), "-o", binary]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
+    if r.returncode != 0:
+        said = r.stderr.strip()
+        names = sorted(set(re.findall(r"implicit declaration of function '(\w+)'|undefined reference to `(\w+)'"
+                                      r"|'(\w+)' undeclared", said)))
+        named = ", ".join(next(x for x in n if x) for n in names)
+        raise HostHeapError(f"the tester does not build against {tree}"
+                            f"{': the stand-ins lack ' + named if named else ''}\n{said[-4000:]}")
+    return binary
+
+
+def run(tree, sequences, seed=1, orders=MAX_ORDERS, page=False, say=print, jobs=2, out=OUT):
+    """The tester built against `tree` for each MAX_ORDER, `sequences`
+    sequences split across them from `seed` on -> (every build passed,
+    [(max_order, passed, seconds, output)]). HostHeapError when it does
+    not build."""
+    import concurrent.futures
+    import time
+    binaries = {o: build(tree, o, out) for o in orders}
+    share = -(-sequences // len(orders))
+
+    def one(i, o):
+        cmd = [binaries[o], "--seed", str(seed + i * share), "--sequences", str(share)] + (["--page"] if page else [])
+        t0 = time.monotonic()
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        took = time.monotonic() - t0
+        said = (r.stdout + r.stderr).strip()
+        if r.returncode not in (0, 1):
+            said += f"\n(the tester exited {r.returncode})"
+        return o, r.returncode == 0, took, said
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = list(pool.map(lambda a: one(*a), enumerate(orders)))
+    return all(ok for _, ok, _, _ in results), results
+

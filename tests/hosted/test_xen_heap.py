@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: MIT
+"""Xen's own init_heap_pages() on the host (harness/peers/xen/hostheap.py,
+hosted/xenheap/): the quick mode of `make xen-heap-test` on Debian's 4.17
+source with the series, and the tester's own failures: a planted bug is
+found with its seed and first differing field, a tree that is no Xen tree
+or that calls a function the stand-ins lack is refused by name. The source
+comes through build/xen-src/ (downloaded once, then kept); a machine that
+cannot reach the Debian mirror and has no earlier download fails here with
+apt's reason."""
+import os
+import re
+import shutil
+
+import pytest
+
+from harness.peers.xen import hostheap, source
+
+# The quick mode: about 8 s of the tester's own on two CPUs, beside its builds.
+QUICK = 2400
+SWEEP_LIST_DIRTY = "    unsigned int first_dirty = need_scrub ? 0 : INVALID_DIRTY_IDX;\n    bool merging = true;"
+
+
+@pytest.fixture(scope="module")
+def tree():
+    try:
+        return hostheap.patched_tree("4.17", say=lambda *a: None)
+    except source.SourceError as e:
+        pytest.fail(f"Debian's Xen 4.17 source cannot be had, so Xen's heap code cannot be tested: {e}")
+
+
+def copy_of(tree, tmp_path):
+    """A tree holding only the page_alloc.c of `tree`, to change."""
+    dst = tmp_path / "xen" / "xen" / "common"
+    dst.mkdir(parents=True)
+    shutil.copy(os.path.join(tree, hostheap.PAGE_ALLOC), dst / "page_alloc.c")
+    return str(tmp_path / "xen"), dst / "page_alloc.c"
+
+
+def test_quick_sweep_and_72b02bc_equal_chunk_in_everything(tree, tmp_path):
+    ok, results = hostheap.run(tree, QUICK, seed=1, out=str(tmp_path))
+    said = "\n".join(r[3] for r in results)
+    assert ok, said
+    assert [r[0] for r in results] == list(hostheap.MAX_ORDERS)
+    for o, passed, _, out in results:
+        assert passed and f"MAX_ORDER {o}: {QUICK // len(results)} sequences" in out, out
+        assert "equal chunk in every page_info, free list (in order) and counter" in out
+
+
+def test_the_issue_s_list_order_case_is_now_equal(tree, tmp_path):
+    binary = hostheap.build(tree, 20, str(tmp_path))
+    import subprocess
+    for calls in ("0x900+0x80,0x980+0x180", "0x900+0x80@,0x980+0x180@"):
+        r = subprocess.run([binary, "--calls", calls], capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_planted_bug_is_found_with_its_seed_and_first_field(tree, tmp_path):
+    fake, path = copy_of(tree, tmp_path)
+    text = path.read_text()
+    assert SWEEP_LIST_DIRTY in text, "sweep_list() changed: write this test's mutant again"
+    path.write_text(text.replace(SWEEP_LIST_DIRTY, SWEEP_LIST_DIRTY.replace("need_scrub ? 0 : INVALID_DIRTY_IDX",
+                                                                            "0")))
+    ok, results = hostheap.run(fake, 300, orders=(4,), out=str(tmp_path / "out"))
+    out = results[0][3]
+    assert not ok
+    assert re.search(r"heap-init=sweep differs from chunk on seed \d+:", out), out
+    assert "where chunk has" in out and "init_heap_pages(" in out
+
+
+def test_a_call_the_stand_ins_lack_fails_the_build_by_name(tree, tmp_path):
+    fake, path = copy_of(tree, tmp_path)
+    text = path.read_text()
+    path.write_text(text.replace("    bool need_scrub = scrub_debug;\n",
+                                 "    bool need_scrub = scrub_debug;\n\n    xen_new_helper(nr_pages);\n", 1))
+    with pytest.raises(hostheap.HostHeapError, match=r"the stand-ins lack xen_new_helper"):
+        hostheap.build(fake, 4, str(tmp_path / "out"))
+
+
+def test_a_tree_that_is_not_xen_is_refused(tmp_path):
+    with pytest.raises(hostheap.HostHeapError, match=r"is not a Xen tree: it has no xen/common/page_alloc.c"):
+        hostheap.build(str(tmp_path), 4, str(tmp_path / "out"))
+
+
+def test_the_timer_builds_one_heap_a_variant_and_counts_its_stand_ins(tree, tmp_path):
+    from harness.peers.xen import hosttime
+    timed = hosttime.windows(hosttime.build_timer(tree, out=str(tmp_path)), [1], 1)
+    assert sorted(w["way"] for w in timed) == sorted(hosttime.WAYS)
+    assert all(w["ns"] > 0 and w["pages"] == (1 << 18) - 0x100 for w in timed)
+    counted = {w["way"]: w for w in hosttime.windows(hosttime.build_timer(tree, True, str(tmp_path)), [1], 1)}
+    # sweep: no node lookup and no lock a page; chunk looks up every page's node, page locks every page.
+    assert counted["sweep"]["node_lookups"] < 8 and counted["sweep"]["locks"] < 8
+    assert counted["chunk"]["node_lookups"] >= counted["chunk"]["pages"]
+    assert counted["page"]["locks"] >= counted["page"]["pages"]
