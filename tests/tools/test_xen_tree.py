@@ -35,7 +35,7 @@ def test_a_missing_path_is_named(tmp_path):
 
 def test_a_folder_without_page_alloc_is_no_xen_tree(tmp_path):
     t = fake_tree(tmp_path / "t", page_alloc=None)
-    with pytest.raises(source.SourceError, match=r"is not a Xen source tree: it has no xen/common/page_alloc.c"):
+    with pytest.raises(source.SourceError, match=r"not a Xen source tree: it has no xen/common/page_alloc.c"):
         tree.version_of(t)
 
 
@@ -72,7 +72,7 @@ def test_a_series_that_does_not_apply_names_the_patch_file_and_hunk(tmp_path, mo
     assert "xen/common/page_alloc.c, hunk #1" in msg
     with open(os.path.join(t, "xen", "common", "page_alloc.c")) as f:
         assert f.read() == "int nothing_of_xen_here;\n"          # the tree given is only read
-    assert not [n for n in os.listdir(tmp_path / "build") if n.startswith("tree-")]
+    assert not [n for n in os.listdir(tmp_path / "build") if n.startswith("bypath-")]
 
 
 def test_the_command_fails_cleanly_on_a_path_that_is_no_xen_tree(tmp_path):

@@ -9,9 +9,10 @@ proposal series of its own (4.23, staging) has two: the proposal
 (patches/xen/staging/), with no measuring options, and the measuring series
 (patches/xen/staging-measure/: heap-init= and heap-dump), which the variant
 boots need. The tree is copied before it is patched: the path given is only
-read. A build is kept in build/xen-src/tree-<version>-<series>-<config>-<key>/,
-the key digesting the tree's git commit (or, outside git, its page_alloc.c),
-the patches, the config and the toolchain.
+read. A build is kept in
+build/xen-src/bypath-<version>-<series>-<config>-<key>/, the key digesting
+the tree's git commit (or, outside git, its page_alloc.c), the patches, the
+config and the toolchain; this version's older builds of a series go.
 
 Bad input is a SourceError naming what is wrong: a path that is no Xen tree
 (the file it lacks), a version with no series, a patch that does not apply
@@ -87,7 +88,7 @@ def build(tree, folder_name, config, say=print, jobs=None, with_series=True):
     ident = fingerprint(tree)
     key = source.build_key(f"{version}\0{ident}", patches, config, tools)
     label = folder_name if with_series else "unpatched"
-    folder = os.path.join(source.SRC, f"tree-{version}-{label}-{config}-{key}")
+    folder = os.path.join(source.SRC, f"bypath-{version}-{label}-{config}-{key}")
     if os.path.isfile(os.path.join(folder, "build.json")):
         return source.Build(folder)
     shutil.rmtree(folder, ignore_errors=True)
@@ -117,6 +118,7 @@ def build(tree, folder_name, config, say=print, jobs=None, with_series=True):
     with open(os.path.join(folder, "build.json.tmp"), "w") as f:
         json.dump(info, f, indent=1)
     os.replace(os.path.join(folder, "build.json.tmp"), os.path.join(folder, "build.json"))
+    source._prune(folder)                       # this version's older builds of the same series
     say(f"xen-src: the tree's {label} build ({config}) took {took:.0f} s, {len(info['warnings'])} warnings")
     return source.Build(folder)
 
