@@ -12,7 +12,7 @@ import time
 from harness import ROOT
 from harness.common import BenchError, parse_sizes, say, warn
 from harness.peers.debian import fetch
-from harness.peers.xen import source, variants, variants_report
+from harness.peers.xen import source, tree, variants, variants_report
 from harness.peers.debian.apt import FetchError, PrivateApt
 from harness.peers.xen.variants import RELEASES, TOPOLOGIES
 from harness.peers.xen.variants_report import VARIANTS
@@ -118,6 +118,12 @@ def cmd_xen_src(args):
     """`xen-src`: build, measure, prove the heap the same, boot dom0, report -> exit status."""
     if args.report:
         return variants_report.write(args.report)
+    if args.tree:
+        try:
+            tree.series_of(tree.version_of(args.tree), args.tree)
+        except source.SourceError as e:
+            warn(f"xen-src: {e}")
+            return 2
     # A default run measures the releases it can get; one named is needed.
     args.optional = () if args.releases else RELEASES
     args.releases = parse_list(args.releases or ",".join(RELEASES), RELEASES, "no Xen release")
@@ -134,6 +140,8 @@ def cmd_xen_src(args):
         raise BenchError(f"{command.ELF} is missing: run `make`")
     os.makedirs(out, exist_ok=True)
     try:
+        if args.build_only and args.tree:
+            return tree.build_only(args.tree, say)
         if args.build_only:
             releases = args.releases
             for config in source.CONFIGS:
@@ -145,7 +153,7 @@ def cmd_xen_src(args):
                 releases = [b.release for b in builds]
             return 0
         kernel = None if args.no_dom0 else dom0_kernel(say)
-        records = run_all(args, out, say, kernel)
+        records = (tree.measure if args.tree else run_all)(args, out, say, kernel)
     except (source.SourceError, FetchError) as e:
         warn(f"xen-src: {e}")
         return 2
@@ -170,6 +178,9 @@ def add_parser(sub):
                        "report.md and plot.png into a results folder.")
     p.add_argument("--releases", help=f"default {','.join(RELEASES)}: those whose source apt can get, "
                    "each left out named; a release named here that cannot be had fails the run")
+    p.add_argument("--tree", metavar="DIR", help="a Xen source tree (an upstream checkout, e.g. staging) "
+                   "built and measured with the series of its version (4.23: patches/xen/staging and "
+                   "staging-measure) in place of the releases")
     p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"GiB list (default {DEFAULT_SIZES})")
     p.add_argument("--nodes", default="1,2", help="1, 2 or both (default 1,2: one node, two unequal)")
     p.add_argument("--variants", default=",".join(VARIANTS), help=f"default {','.join(VARIANTS)}")
