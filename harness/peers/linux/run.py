@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: MIT
+"""`python3 -m harness linux-src` (`make linux-src`): Linux 6.12 built from
+Debian's source (harness/peers/linux/source.py, config.py), booted under
+TCG with -icount shift=0 at each size with the brackets `make peers` takes
+of Debian's binary (harness/peers/bracket/boot.py: memmap init,
+memblock_free_all(), the deferred init), and reported beside Debian's
+binary's figures from a `make peers` folder (harness/peers/linux/report.py)."""
+import datetime
+import json
+import os
+import time
+
+from harness import ROOT
+from harness.common import BenchError, parse_sizes, say, size_label, warn
+from harness.peers.bracket import boot as peers_boot
+from harness.peers.debian.apt import FetchError
+from harness.peers.linux import report, source
+
+DEFAULT_SIZES = "1,4"
+DEBIAN = os.path.join(ROOT, "docs", "results", "peers-linux")
+RECORDS = "linux-src.jsonl"
+TARGET = peers_boot.TARGETS["linux-6.12"]
+
+
+def boot_records(build, mem, nodes, out):
+    """The source build booted once at mem bytes on `nodes` -> its three
+    phase records, or one error record naming why it gave no bracket."""
+    log = os.path.join(out, f"serial-linux-src-{size_label(mem)}-{nodes}n.log")
+    base = {"type": "phase", "mem_bytes": mem, "nodes": nodes, "version": build.info["source_version"],
+            "key": build.info["key"]}
+    t = time.monotonic()
+    try:
+        results, text = peers_boot.boot_peer(TARGET, build.files(), mem, log, nodes=nodes)
+        r = peers_boot.linux_result(results, text)
+    except peers_boot.PeerError as e:
+        warn(f"linux-src: {e}")
+        return [dict(base, type="error", message=str(e))]
+    wall = round(time.monotonic() - t, 1)
+    return [dict(base, phase=phase, instructions=p["instructions"], pages=p["pages"],
+                 pages_total=r["pages_total"], present_pages=r["present_pages"], bracket=p["bracket"],
+                 log_facts=r["log"], wall_s=wall) for phase, p in r["phases"].items()]
+
+
+def run(args, out):
+    """Builds, boots every size and node count -> records (written as they come)."""
+    t0 = time.monotonic()
+    b = source.build(args.release, say=say, refresh=args.refresh)
+    built = time.monotonic() - t0
+    say(f"linux-src: Linux {b.info['source_version']}: {b.folder} ({'built' if built > 60 else 'cached'})")
+    records = [{"type": "linux-src", "clock": "icount", "icount": peers_boot.ICOUNT, "machine": "q35",
+                "cpus": 1, "date": datetime.datetime.now().isoformat(timespec="seconds"),
+                "sizes": args.sizes, "nodes": args.nodes, "debian": os.path.relpath(args.debian, ROOT)},
+               dict(b.info, type="build")]
+    path = os.path.join(out, RECORDS)
+    with open(path, "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+        for mem in args.sizes:
+            for nodes in args.nodes:
+                say(f"linux-src: booting at {size_label(mem)}, {nodes} node{'s' if nodes > 1 else ''}")
+                more = boot_records(b, mem, nodes, out)
+                for r in more:
+                    f.write(json.dumps(r) + "\n")
+                f.flush()
+                records += more
+        end = {"type": "end", "wall_s": round(time.monotonic() - t0, 1), "building_s": round(built, 1)}
+        f.write(json.dumps(end) + "\n")
+    return records + [end]
+
+
+def cmd_linux_src(args):
+    """`linux-src`: build, boot, report -> 0, 1 when a boot gave no bracket, 2 when nothing could be built."""
+    if args.report:
+        return report.write(args.report)
+    args.sizes = parse_sizes(args.sizes)
+    try:
+        args.nodes = sorted({int(n) for n in args.nodes.split(",")})
+    except ValueError:
+        args.nodes = []
+    if not args.nodes or any(n not in (1, 2) for n in args.nodes):
+        raise BenchError("--nodes takes 1, 2 or 1,2")
+    if args.release not in source.RELEASES:
+        raise BenchError(f"no Linux release {args.release}: the source builds are {', '.join(source.RELEASES)}")
+    try:
+        if args.build_only:
+            b = source.build(args.release, say=say, refresh=args.refresh)
+            say(f"linux-src: {b.folder}")
+            return 0
+        out = args.out or os.path.join(ROOT, "results",
+                                       "linux-src-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+        os.makedirs(out, exist_ok=True)
+        records = run(args, out)
+    except (source.SourceError, FetchError) as e:
+        warn(f"linux-src: {e}")
+        return 2
+    report.write(out, args.debian)
+    say(f"linux-src: {out}/report.md")
+    return 1 if any(r["type"] == "error" for r in records) else 0
+
+
+def add_parser(sub):
+    p = sub.add_parser("linux-src", help="Linux 6.12 built from Debian's source with a minimal config that "
+                       "keeps Debian's memory-init options, its three phases under -icount beside Debian's binary",
+                       description="Builds Linux from Debian's source package (build/linux-src, cached): "
+                       "tinyconfig plus what the boot needs plus every option of Debian's amd64 config that "
+                       "the memory-init sources and the code generation test; boots it under TCG with "
+                       "-icount shift=0 and the brackets of `make peers` (memmap init, memblock_free_all(), "
+                       "the deferred init); writes linux-src.jsonl, the serial logs and report.md, beside "
+                       "Debian's 6.12 binary's figures of a `make peers` folder.")
+    p.add_argument("--release", default="6.12", help="default 6.12 (trixie)")
+    p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"GiB list (default {DEFAULT_SIZES})")
+    p.add_argument("--nodes", default="1", help="1, 2 or 1,2 (default 1)")
+    p.add_argument("--debian", default=DEBIAN, help="a `make peers` folder with Debian's 6.12 figures "
+                   "(default docs/results/peers-linux)")
+    p.add_argument("--refresh", action="store_true", help="ask the mirror again though a source is downloaded")
+    p.add_argument("--build-only", action="store_true", help="only build")
+    p.add_argument("--out", help="results folder (default results/linux-src-<date-time>)")
+    p.add_argument("--report", metavar="FOLDER", help="only rewrite FOLDER's report.md")
+    return p
