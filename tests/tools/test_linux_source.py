@@ -219,3 +219,33 @@ def test_the_comparison_holds_each_phase_to_ten_percent_of_debians_by_one_rule()
         ("memmap", 40.0, 38.0, True), ("memblock_free_all", 30.0, 39.0, False),
         ("deferred", 46.0, None, None)]       # Debian's figures are of one node only
     assert report.totals(ours) == {(GIB, 1): (7500, 1000), (GIB, 2): (4600, 1000)}
+
+
+def test_a_build_that_fails_ends_with_the_logs_tail(tmp_path):
+    from harness.peers.debian import source as debsrc
+    write(tmp_path, "t/Makefile", "bzImage:\n\t@echo 'mm/mm_init.c:712:9: error: implicit declaration of "
+          "function deferred_bogus'\n\t@echo 'make[3]: *** [scripts/Makefile.build:229: mm/mm_init.o] Error 1'"
+          "\n\t@exit 2\n")
+    log = str(tmp_path / "build.log")
+    with pytest.raises(source.SourceError) as e:
+        debsrc.make(str(tmp_path / "t"), ["bzImage"], log, "the build of Linux 6.12.107-1", shown="linux")
+    msg = str(e.value)
+    assert msg.startswith("the build of Linux 6.12.107-1 failed (make exit 2);")
+    assert "mm/mm_init.o] Error 1\nmake: *** [Makefile:4: bzImage] Error 2" in msg and "deferred_bogus" in msg
+    with open(log) as f:
+        assert f.readline() == "\n" and f.readline() == "$ make -C linux bzImage\n"
+
+
+def test_a_source_apt_cannot_get_ends_the_command_with_exit_2_and_apts_reason(monkeypatch, tmp_path, capsys):
+    from harness.peers.linux import run
+
+    def unavailable(*a, **k):
+        raise source.SourceUnavailable("apt cannot get the source of Linux 6.12 from http://m/debian (trixie): "
+                                       "every version failed to download:\n  6.12.118-1: E: 404  Not Found")
+    monkeypatch.setattr(source, "build", unavailable)
+    args = run.add_parser(__import__("argparse").ArgumentParser().add_subparsers()).parse_args(
+        ["--out", str(tmp_path / "out")])
+    assert run.cmd_linux_src(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("linux-src: apt cannot get the source of Linux 6.12") and "404" in err
+    assert not os.path.exists(tmp_path / "out" / "report.md")
