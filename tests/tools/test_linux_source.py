@@ -249,3 +249,32 @@ def test_a_source_apt_cannot_get_ends_the_command_with_exit_2_and_apts_reason(mo
     err = capsys.readouterr().err
     assert err.startswith("linux-src: apt cannot get the source of Linux 6.12") and "404" in err
     assert not os.path.exists(tmp_path / "out" / "report.md")
+
+
+def test_the_report_sets_each_phase_beside_debians_and_lists_the_options(tmp_path):
+    import json
+    debian = tmp_path / "peers"
+    os.makedirs(debian)
+    d = [{"type": "peers", "qemu": "QEMU 7.2", "packages": {"linux-6.12": {"package": "linux-image-x",
+                                                                          "version": "6.12.118-1"}}}]
+    d += [dict(phase(GIB, p, n, 100), type="peer", peer="linux-6.12") for p, n in
+          (("memmap", 3800), ("memblock_free_all", 3000), ("deferred", 4700))]
+    (debian / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in d))
+    build = {"type": "build", "source_version": "6.12.107-1", "suite": "trixie", "patches": [], "key": "abc",
+             "build_s": 300.0, "toolchain": {"gcc": "gcc 12.2.0"}, "warnings": [],
+             "config": {"base": ["64BIT"], "sources": ["mm/mm_init.c"], "needs": {"FTRACE": "y"},
+                        "excluded": {"DEBUG_INFO": "debug sections only"},
+                        "options": [{"symbol": "DEFERRED_STRUCT_PAGE_INIT", "debian": "y", "built": "y",
+                                     "tested_in": ["mm/mm_init.c:1"]},
+                                    {"symbol": "UNACCEPTED_MEMORY", "debian": "y", "built": None,
+                                     "tested_in": ["mm/page_alloc.c:2"], "depends_on": "(EFI_STUB)"}]}}
+    recs = [{"type": "linux-src", "icount": "shift=0,sleep=off", "date": "d", "debian": str(debian)}, build]
+    recs += [phase(GIB, "memmap", 3000, 100), phase(GIB, "memblock_free_all", 3050, 100),
+             phase(GIB, "deferred", 4600, 100), {"type": "end", "wall_s": 400, "building_s": 300}]
+    text = report.render(recs, str(debian))
+    assert "| 1 GiB | 1 | memmap | 3,000 / 100 = 30.00 | 38.00 | -21.1% (outside 10%) |" in text
+    assert "| 1 GiB | 1 | memblock_free_all | 3,050 / 100 = 30.50 | 30.00 | +1.7% |" in text
+    assert "| 1 GiB | 1 | 10,650 / 1,000 = 10.65 | 11.50 |" in text
+    assert "- 1 GiB, memmap: 30.00 against 38.00 instructions a page (-21.1%)" in text
+    assert "| `UNACCEPTED_MEMORY` | `y` | not set **differs** |" in text
+    assert "- `UNACCEPTED_MEMORY`: (EFI_STUB)" in text and "`linux-image-x` 6.12.118-1" in text

@@ -100,6 +100,17 @@ def render(recs, debian_folder):
         out += ["", "### Outside 10 %", ""]
         out += [f"- {m // GIB} GiB, {ph}: {mine:.2f} against {real:.2f} instructions a page "
                 f"({(mine / real - 1) * 100:+.1f}%)" for m, _, ph, mine, _, real, _ in outside]
+    for prof in (r for r in recs if r["type"] == "profile"):
+        pages = next((r["pages"] for r in ours if (r["mem_bytes"], r["nodes"], r["phase"]) ==
+                      (prof["mem_bytes"], 1, prof["phase"])), None)
+        out += ["", f"### {prof['phase']} at {prof['mem_bytes'] // GIB} GiB, function by function", "",
+                f"{prof['total']:,} instructions from the entry of its opening function to its return, each "
+                "given to the function it ran in (harness/peers/binaries/linux_profile.py)"
+                + (f", over the phase's {pages:,} pages." if pages else "."), "",
+                "| function | calls | instructions | a page |", "|---|---|---|---|"]
+        for name, n in sorted(prof["exclusive"].items(), key=lambda kv: -kv[1]):
+            out.append(f"| `{name}` | {prof['calls'].get(name, 0):,} | {n:,} | "
+                       f"{f'{n / pages:.2f}' if pages else '-'} |")
     for e in errors:
         out += ["", f"**No bracket at {e['mem_bytes'] // GIB} GiB, {e['nodes']} node(s):** "
                 + e["message"].splitlines()[0]]

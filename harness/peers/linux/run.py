@@ -41,6 +41,25 @@ def boot_records(build, mem, nodes, out):
                  log_facts=r["log"], wall_s=wall) for phase, p in r["phases"].items()]
 
 
+def profile_records(build, phase, mem, out):
+    """The source build's phase at mem bytes, one node, function by function
+    (harness/peers/binaries/linux_profile.py: every instruction given to the
+    function it ran in) -> one `profile` record, or an error record."""
+    from harness.peers.binaries import linux_profile
+    opener, names = linux_profile.PHASES[phase][0][0], linux_profile.PHASES[phase][1]
+
+    def drive(stub, syms, deadline):
+        irqs = sorted(n for n in syms if n.startswith("asm_sysvec_")) + ["asm_common_interrupt"]
+        return linux_profile.profile(stub, syms, opener, names, irqs, deadline)
+    log = os.path.join(out, f"serial-linux-src-profile-{phase}-{size_label(mem)}.log")
+    try:
+        prof, _ = peers_boot.boot_peer(TARGET, build.files(), mem, log, drive=drive)
+    except peers_boot.PeerError as e:
+        warn(f"linux-src: profile of {phase}: {e}")
+        return [{"type": "error", "mem_bytes": mem, "nodes": 1, "message": f"profile of {phase}: {e}"}]
+    return [{"type": "profile", "phase": phase, "mem_bytes": mem, **prof}]
+
+
 def run(args, out):
     """Builds, boots every size and node count -> records (written as they come)."""
     t0 = time.monotonic()
@@ -63,6 +82,11 @@ def run(args, out):
                     f.write(json.dumps(r) + "\n")
                 f.flush()
                 records += more
+        for phase in args.profile:
+            say(f"linux-src: profiling {phase} at {size_label(args.sizes[-1])}")
+            more = profile_records(b, phase, args.sizes[-1], out)
+            f.write("".join(json.dumps(r) + "\n" for r in more))
+            records += more
         end = {"type": "end", "wall_s": round(time.monotonic() - t0, 1), "building_s": round(built, 1)}
         f.write(json.dumps(end) + "\n")
     return records + [end]
@@ -79,6 +103,10 @@ def cmd_linux_src(args):
         args.nodes = []
     if not args.nodes or any(n not in (1, 2) for n in args.nodes):
         raise BenchError("--nodes takes 1, 2 or 1,2")
+    from harness.peers.binaries.linux_profile import PHASES
+    args.profile = [x for x in (args.profile or "").split(",") if x]
+    if any(x not in PHASES for x in args.profile):
+        raise BenchError(f"--profile {','.join(args.profile)}: a comma list of {', '.join(PHASES)}")
     if args.release not in source.RELEASES:
         raise BenchError(f"no Linux release {args.release}: the source builds are {', '.join(source.RELEASES)}")
     try:
@@ -113,6 +141,8 @@ def add_parser(sub):
     p.add_argument("--debian", default=DEBIAN, help="a `make peers` folder with Debian's 6.12 figures "
                    "(default docs/results/peers-linux)")
     p.add_argument("--refresh", action="store_true", help="ask the mirror again though a source is downloaded")
+    p.add_argument("--profile", metavar="PHASES", help="also profile these phases (a comma list of memmap, "
+                   "memblock_free_all, deferred) function by function at the largest size, one node")
     p.add_argument("--build-only", action="store_true", help="only build")
     p.add_argument("--out", help="results folder (default results/linux-src-<date-time>)")
     p.add_argument("--report", metavar="FOLDER", help="only rewrite FOLDER's report.md")
