@@ -83,8 +83,8 @@ def run(args, out):
                 f.flush()
                 records += more
         for phase in args.profile:
-            say(f"linux-src: profiling {phase} at {size_label(args.sizes[-1])}")
-            more = profile_records(b, phase, args.sizes[-1], out)
+            say(f"linux-src: profiling {phase} at {size_label(args.sizes[0])}")
+            more = profile_records(b, phase, args.sizes[0], out)
             f.write("".join(json.dumps(r) + "\n" for r in more))
             records += more
         end = {"type": "end", "wall_s": round(time.monotonic() - t0, 1), "building_s": round(built, 1)}
@@ -142,7 +142,7 @@ def add_parser(sub):
                    "(default docs/results/peers-linux)")
     p.add_argument("--refresh", action="store_true", help="ask the mirror again though a source is downloaded")
     p.add_argument("--profile", metavar="PHASES", help="also profile these phases (a comma list of memmap, "
-                   "memblock_free_all, deferred) function by function at the largest size, one node")
+                   "memblock_free_all, deferred) function by function at the smallest size, one node")
     p.add_argument("--build-only", action="store_true", help="only build")
     p.add_argument("--out", help="results folder (default results/linux-src-<date-time>)")
     p.add_argument("--report", metavar="FOLDER", help="only rewrite FOLDER's report.md")
