@@ -52,6 +52,37 @@ def totals(ours):
     return out
 
 
+def profile_tables(recs, ours, theirs):
+    """Each profiled phase, function by function, the source build beside
+    Debian's binary: calls and instructions a page of the phase's pages."""
+    profs = {}
+    for r in recs:
+        if r["type"] == "profile":
+            profs.setdefault((r["phase"], r["mem_bytes"]), {})[r.get("side", "source")] = r
+    out = []
+    for (phase, mem), sides in profs.items():
+        mine = next((r["pages"] for r in ours if (r["mem_bytes"], r["nodes"], r["phase"]) == (mem, 1, phase)), None)
+        d = theirs.get((mem, phase))
+        pages = {"source": mine, "debian": d["pages"] if d else None}
+        out += ["", f"### {phase} at {mem // GIB} GiB, function by function", "",
+                "Every instruction from the entry of the phase's function to its return given to the function "
+                "it ran in (harness/peers/binaries/linux_profile.py), over the phase's pages: "
+                + ", ".join(f"{side} {p['total']:,} instructions" + (f" / {pages[side]:,} pages" if pages[side] else "")
+                            for side, p in sides.items()) + ".", "",
+                "| function | " + " | ".join(f"{s}: calls | {s}: a page" for s in sides) + " |",
+                "|---|" + "---|---|" * len(sides)]
+        names = sorted({n for p in sides.values() for n in p["exclusive"]},
+                       key=lambda n: -max(p["exclusive"].get(n, 0) for p in sides.values()))
+        for n in names:
+            cells = []
+            for side, p in sides.items():
+                x = p["exclusive"].get(n)
+                cells += ["-", "-"] if x is None else \
+                    [f"{p['calls'].get(n, 0):,}", f"{x / pages[side]:.2f}" if pages[side] else f"{x:,}"]
+            out.append(f"| `{n}` | " + " | ".join(cells) + " |")
+    return out
+
+
 def _value(v):
     return "not set" if v is None else f"`{v}`"
 
@@ -100,17 +131,7 @@ def render(recs, debian_folder):
         out += ["", "### Outside 10 %", ""]
         out += [f"- {m // GIB} GiB, {ph}: {mine:.2f} against {real:.2f} instructions a page "
                 f"({(mine / real - 1) * 100:+.1f}%)" for m, _, ph, mine, _, real, _ in outside]
-    for prof in (r for r in recs if r["type"] == "profile"):
-        pages = next((r["pages"] for r in ours if (r["mem_bytes"], r["nodes"], r["phase"]) ==
-                      (prof["mem_bytes"], 1, prof["phase"])), None)
-        out += ["", f"### {prof['phase']} at {prof['mem_bytes'] // GIB} GiB, function by function", "",
-                f"{prof['total']:,} instructions from the entry of its opening function to its return, each "
-                "given to the function it ran in (harness/peers/binaries/linux_profile.py)"
-                + (f", over the phase's {pages:,} pages." if pages else "."), "",
-                "| function | calls | instructions | a page |", "|---|---|---|---|"]
-        for name, n in sorted(prof["exclusive"].items(), key=lambda kv: -kv[1]):
-            out.append(f"| `{name}` | {prof['calls'].get(name, 0):,} | {n:,} | "
-                       f"{f'{n / pages:.2f}' if pages else '-'} |")
+    out += profile_tables(recs, ours, theirs)
     for e in errors:
         out += ["", f"**No bracket at {e['mem_bytes'] // GIB} GiB, {e['nodes']} node(s):** "
                 + e["message"].splitlines()[0]]

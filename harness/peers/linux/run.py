@@ -41,23 +41,35 @@ def boot_records(build, mem, nodes, out):
                  log_facts=r["log"], wall_s=wall) for phase, p in r["phases"].items()]
 
 
-def profile_records(build, phase, mem, out):
-    """The source build's phase at mem bytes, one node, function by function
+def debian_files(say):
+    """Debian's 6.12 binary and its System.map, as `make peers` fetches them
+    (build/peers/bin; the -dbg package is 0.9 to 1 GB) -> files, or None."""
+    from harness.peers.debian import fetch
+    try:
+        return fetch.files_of(fetch.fetch(["linux-6.12"], say=say), "linux-6.12")
+    except FetchError as e:
+        warn(f"linux-src: Debian's 6.12 binary, to profile beside the source build: {e}")
+        return None
+
+
+def profile_records(files, side, phase, mem, out):
+    """One kernel's phase at mem bytes, one node, function by function
     (harness/peers/binaries/linux_profile.py: every instruction given to the
-    function it ran in) -> one `profile` record, or an error record."""
+    function it ran in) -> one `profile` record, or an error record.
+    side: "source" (the build) or "debian" (Debian's binary)."""
     from harness.peers.binaries import linux_profile
     opener, names = linux_profile.PHASES[phase][0][0], linux_profile.PHASES[phase][1]
 
     def drive(stub, syms, deadline):
         irqs = sorted(n for n in syms if n.startswith("asm_sysvec_")) + ["asm_common_interrupt"]
         return linux_profile.profile(stub, syms, opener, names, irqs, deadline)
-    log = os.path.join(out, f"serial-linux-src-profile-{phase}-{size_label(mem)}.log")
+    log = os.path.join(out, f"serial-profile-{side}-{phase}-{size_label(mem)}.log")
     try:
-        prof, _ = peers_boot.boot_peer(TARGET, build.files(), mem, log, drive=drive)
+        prof, _ = peers_boot.boot_peer(TARGET, files, mem, log, drive=drive)
     except peers_boot.PeerError as e:
-        warn(f"linux-src: profile of {phase}: {e}")
-        return [{"type": "error", "mem_bytes": mem, "nodes": 1, "message": f"profile of {phase}: {e}"}]
-    return [{"type": "profile", "phase": phase, "mem_bytes": mem, **prof}]
+        warn(f"linux-src: profile of {side}'s {phase}: {e}")
+        return [{"type": "error", "mem_bytes": mem, "nodes": 1, "message": f"profile of {side}'s {phase}: {e}"}]
+    return [{"type": "profile", "side": side, "phase": phase, "mem_bytes": mem, **prof}]
 
 
 def run(args, out):
@@ -82,11 +94,16 @@ def run(args, out):
                     f.write(json.dumps(r) + "\n")
                 f.flush()
                 records += more
+        sides = [("source", b.files())]
+        if args.profile:
+            theirs = debian_files(say)
+            sides += [("debian", theirs)] if theirs else []
         for phase in args.profile:
-            say(f"linux-src: profiling {phase} at {size_label(args.sizes[0])}")
-            more = profile_records(b, phase, args.sizes[0], out)
-            f.write("".join(json.dumps(r) + "\n" for r in more))
-            records += more
+            for side, files in sides:
+                say(f"linux-src: profiling {side}'s {phase} at {size_label(args.sizes[0])}")
+                more = profile_records(files, side, phase, args.sizes[0], out)
+                f.write("".join(json.dumps(r) + "\n" for r in more))
+                records += more
         end = {"type": "end", "wall_s": round(time.monotonic() - t0, 1), "building_s": round(built, 1)}
         f.write(json.dumps(end) + "\n")
     return records + [end]
@@ -142,7 +159,8 @@ def add_parser(sub):
                    "(default docs/results/peers-linux)")
     p.add_argument("--refresh", action="store_true", help="ask the mirror again though a source is downloaded")
     p.add_argument("--profile", metavar="PHASES", help="also profile these phases (a comma list of memmap, "
-                   "memblock_free_all, deferred) function by function at the smallest size, one node")
+                   "memblock_free_all, deferred) function by function at the smallest size, one node, in "
+                   "the source build and in Debian's binary (fetched as `make peers` does)")
     p.add_argument("--build-only", action="store_true", help="only build")
     p.add_argument("--out", help="results folder (default results/linux-src-<date-time>)")
     p.add_argument("--report", metavar="FOLDER", help="only rewrite FOLDER's report.md")
