@@ -153,6 +153,13 @@ def render(recs, debian_folder):
         mark = "" if "depends_on" not in o else " **differs**"
         out.append(f"| `{o['symbol']}` | {_value(o['debian'])} | {_value(o['built'])}{mark} | "
                    f"{', '.join(o['tested_in'][:3])} |")
+    binary = next((r for r in recs if r["type"] == "binary_config"), None)
+    if binary:
+        off = [o for o in opts if (binary["values"].get(o["symbol"]) or None) != (o["debian"] or None)]
+        out += ["", f"Debian's binary's own config (`{pkg.get('package', '?')}` {pkg.get('version', '?')}) has "
+                f"{len(opts) - len(off)} of the {len(opts)} kept options at the value derived from the "
+                "source package's fragments" + (": all of them." if not off else ", all but " + ", ".join(
+                    f"`{o['symbol']}` ({_value(binary['values'].get(o['symbol']))} there)" for o in off) + ".")]
     differ = [o for o in opts if "depends_on" in o]
     if differ:
         out += ["", "Where this build differs from Debian, the option's Kconfig conditions (kconfig "

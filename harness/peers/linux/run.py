@@ -52,6 +52,17 @@ def debian_files(say):
         return None
 
 
+def binary_config(build, path):
+    """The kept options in Debian's binary's own config (its /boot/config,
+    as `make peers` fetched it) -> a `binary_config` record: a check of the
+    derivation from the source package's fragments."""
+    from harness.peers.linux.config import parse_config
+    with open(path) as f:
+        real = parse_config(f.read())
+    return {"type": "binary_config", "path": os.path.relpath(path, ROOT),
+            "values": {o["symbol"]: real.get(o["symbol"]) for o in build.info["config"]["options"]}}
+
+
 def profile_records(files, side, phase, mem, out):
     """One kernel's phase at mem bytes, one node, function by function
     (harness/peers/binaries/linux_profile.py: every instruction given to the
@@ -66,6 +77,10 @@ def profile_records(files, side, phase, mem, out):
     log = os.path.join(out, f"serial-profile-{side}-{phase}-{size_label(mem)}.log")
     try:
         prof, _ = peers_boot.boot_peer(TARGET, files, mem, log, drive=drive)
+    except OSError as e:            # QEMU gone mid-profile: the replay ended before the phase returned
+        e = f"QEMU ended before {opener}() returned ({e.__class__.__name__}: {e})"
+        warn(f"linux-src: profile of {side}'s {phase}: {e}")
+        return [{"type": "error", "mem_bytes": mem, "nodes": 1, "message": f"profile of {side}'s {phase}: {e}"}]
     except peers_boot.PeerError as e:
         warn(f"linux-src: profile of {side}'s {phase}: {e}")
         return [{"type": "error", "mem_bytes": mem, "nodes": 1, "message": f"profile of {side}'s {phase}: {e}"}]
@@ -98,6 +113,10 @@ def run(args, out):
         if args.profile:
             theirs = debian_files(say)
             sides += [("debian", theirs)] if theirs else []
+            if theirs and theirs.get("config"):
+                more = [binary_config(b, theirs["config"])]
+                f.write(json.dumps(more[0]) + "\n")
+                records += more
         for phase in args.profile:
             for side, files in sides:
                 say(f"linux-src: profiling {side}'s {phase} at {size_label(args.sizes[0])}")
@@ -120,6 +139,11 @@ def cmd_linux_src(args):
         args.nodes = []
     if not args.nodes or any(n not in (1, 2) for n in args.nodes):
         raise BenchError("--nodes takes 1, 2 or 1,2")
+    if 2 in args.nodes:
+        # boot.memmap_pages() counts the pages of one node's deferral (the
+        # last zone of the machine): on two nodes it miscounts the memmap's.
+        raise BenchError("--nodes 2: the memmap init's page count (harness/peers/bracket/boot.py, "
+                         "memmap_pages) follows one node's deferral only; two nodes are not measured yet")
     from harness.peers.binaries.linux_profile import PHASES
     args.profile = [x for x in (args.profile or "").split(",") if x]
     if any(x not in PHASES for x in args.profile):
@@ -154,7 +178,8 @@ def add_parser(sub):
                        "Debian's 6.12 binary's figures of a `make peers` folder.")
     p.add_argument("--release", default="6.12", help="default 6.12 (trixie)")
     p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"GiB list (default {DEFAULT_SIZES})")
-    p.add_argument("--nodes", default="1", help="1, 2 or 1,2 (default 1)")
+    p.add_argument("--nodes", default="1", help="1 (two nodes are refused until the memmap's page count "
+                   "follows each node's deferral)")
     p.add_argument("--debian", default=DEBIAN, help="a `make peers` folder with Debian's 6.12 figures "
                    "(default docs/results/peers-linux)")
     p.add_argument("--refresh", action="store_true", help="ask the mirror again though a source is downloaded")
