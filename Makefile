@@ -85,7 +85,7 @@ KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_
             $(B)/gen/font.o
 
 .PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz mutants mutants-build \
-        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-host-full bench-host-repeat bench-ablation test-big peers xen-src xen-heap-test xen-fuzz \
+        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-host-full bench-host-repeat bench-ablation test-big peers xen-src xen-heap-test xen-fuzz linux-src \
         debug clean setup \
         check-fresh compile_commands.json
 .DEFAULT_GOAL := all
@@ -510,6 +510,17 @@ xen-heap-test: setup
 xen-fuzz: setup
 	$(call say,TEST,xen-fuzz)
 	$(Q)$(PYTHON) -m harness xen-heap-test --sequences 102000 --seed 1000000 $(if $(XEN_TREE),--tree $(XEN_TREE)) $(XEN_HEAP_ARGS)
+
+# Linux 6.12 built from Debian's source package (into build/linux-src, cached
+# under the source version, the patches, the .config and the toolchain):
+# tinyconfig with every option of Debian's amd64 config that the memory-init
+# path tests, its three phases under -icount beside Debian's binary of
+# docs/results/peers-linux (docs/usage.md, "Linux from source"), e.g.
+# LINUX_SRC_ARGS="--sizes 1,4 --nodes 1,2".
+LINUX_SRC_ARGS ?=
+linux-src: setup
+	$(call say,BENCH,linux-src)
+	$(Q)$(PYTHON) -m harness linux-src $(LINUX_SRC_ARGS)
 
 # Which stores write page_info fastest on this CPU: the once strategy's
 # marking loop, measured in user space (the kernel only runs under TCG here).

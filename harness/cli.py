@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The command line: `python3 -m harness [run|report|compare|beside|boot|accel|counts|codegen|ablation|hosted|map|peers] ...`.
+"""The command line: `python3 -m harness [run|report|compare|beside|boot|accel|counts|codegen|ablation|hosted|map|peers|peers-icount|xen-src|linux-src] ...`.
 `run` (the sweep) is the default: `python3 -m harness --sizes 1,2` runs it."""
 import argparse
 import sys
@@ -10,6 +10,7 @@ from harness.counts import callgrind as counts
 from harness.hosted import runner as hosted
 from harness.peers.binaries import icount as peer_icount
 from harness.peers.binaries import run as peers
+from harness.peers.linux import run as linux_src
 from harness.peers.xen import hostcli, run as xen_src
 from harness.qemu import accel, boot, command
 from harness.report import answer, hosted as hosted_report
@@ -23,7 +24,7 @@ from harness.sweep import plan as sweep_plan, repeat as sweep_repeat, run as swe
 MAP_KINDS = ("a memory map: bootheap's serial log, records.jsonl or results folder; a Linux boot log "
              "(dmesg, journalctl -k); a Xen boot log; a /sys/firmware/memmap folder; or a map file")
 COMMANDS = ("run", "report", "add", "compare", "beside", "repeat", "boot", "accel", "counts", "codegen", "ablation",
-            "hosted", "map", "peers", "peers-icount", "xen-src", "xen-heap-test")
+            "hosted", "map", "peers", "peers-icount", "xen-src", "xen-heap-test", "linux-src")
 
 
 def cmd_report(args):
@@ -283,6 +284,7 @@ def parser():
     peers.add_parser(sub)
     xen_src.add_parser(sub)
     hostcli.add_parser(sub)
+    linux_src.add_parser(sub)
     a = sub.add_parser("accel", help="the accelerator a boot would get, and why (probes when KVM is offered)")
     add_boot_options(a)
     a.add_argument("--mem", default="8G", help="guest memory of the boot in question")
@@ -311,7 +313,7 @@ def main(argv=None):
            "codegen": codegen.cmd_codegen, "ablation": ablation.cmd_ablation, "hosted": hosted.cmd_hosted,
            "map": cmd_map, "peers": peers.cmd_peers, "peers-icount": peer_icount.cmd_peers_icount,
            "xen-src": xen_src.cmd_xen_src,
-           "xen-heap-test": hostcli.cmd_xen_heap_test}[args.cmd]
+           "xen-heap-test": hostcli.cmd_xen_heap_test, "linux-src": linux_src.cmd_linux_src}[args.cmd]
     try:
         return run(args)
     except BenchError as e:

@@ -44,28 +44,28 @@ $d4 << EOD
 16 58.0049
 64 58.0018
 EOD
-$d10 << EOD
+$d5 << EOD
 1 379.414
 4 379.283
 8 379.14
 16 379.067
 64 379.013
 EOD
-$d11 << EOD
+$d6 << EOD
 1 26.032
 4 26.012
 8 26.0064
 16 26.0035
 64 26.0015
 EOD
-$d12 << EOD
+$d7 << EOD
 1 53.0314
 4 53.0118
 8 53.0063
 16 53.0035
 64 53.0015
 EOD
-$d13 << EOD
+$d8 << EOD
 1 4.02286
 4 4.00861
 8 4.00447
@@ -77,7 +77,7 @@ plot $d0 using 1:2 with linespoints pt 7 lw 2 dt 1 lc rgb '#c00000' title "Xen 4
      $d2 using 1:2 with linespoints pt 7 lw 2 dt 1 lc rgb '#0050c0' title "Xen 4.17 chunk", \
      $d3 using 1:2 with linespoints pt 7 lw 2 dt 1 lc rgb '#008000' title "Xen 4.17 sweep", \
      $d4 using 1:2 with linespoints pt 7 lw 2 dt 1 lc rgb '#8000a0' title "Xen 4.17 chunk, without the series", \
-     $d10 using 1:2 with linespoints pt 1 dt 3 lc rgb '#c00000' title "bootheap page", \
-     $d11 using 1:2 with linespoints pt 1 dt 3 lc rgb '#e08000' title "bootheap chunk_72b02bc", \
-     $d12 using 1:2 with linespoints pt 1 dt 3 lc rgb '#0050c0' title "bootheap chunk", \
-     $d13 using 1:2 with linespoints pt 1 dt 3 lc rgb '#008000' title "bootheap once"
+     $d5 using 1:2 with linespoints pt 1 dt 3 lc rgb '#c00000' title "bootheap page", \
+     $d6 using 1:2 with linespoints pt 1 dt 3 lc rgb '#e08000' title "bootheap chunk_72b02bc", \
+     $d7 using 1:2 with linespoints pt 1 dt 3 lc rgb '#0050c0' title "bootheap chunk", \
+     $d8 using 1:2 with linespoints pt 1 dt 3 lc rgb '#008000' title "bootheap once"

@@ -15,121 +15,35 @@ Each failure is a SourceError that names its cause: a source package apt
 cannot get, a patch that does not apply (the patch, the file and the hunk),
 a build that fails (the build log's tail)."""
 import fcntl
-import functools
-import glob
-import hashlib
 import json
 import os
 import re
 import shutil
-import subprocess
 import time
 
 from harness import ROOT
-from harness.peers.debian.apt import FetchError, PrivateApt, compare_versions
+from harness.peers.debian import source as debsrc
+from harness.peers.debian.apt import PrivateApt
+# The shared pieces, by the names this module has always given them.
+from harness.peers.debian.source import (SourceError, SourceUnavailable, apply_series, build_key,  # noqa: F401
+                                         log_tail, patch_failures, toolchain, warnings_in)
 
 SRC = os.path.join(ROOT, "build", "xen-src")
 PATCHES = os.path.join(ROOT, "patches", "xen")
 # Xen release -> the Debian suite whose source package carries it.
 RELEASES = {"4.17": "bookworm", "4.20": "trixie"}
 CONFIGS = ("release", "debug")
-COVER = "0000-cover-letter.patch"
-LOG_TAIL = 25
-
-
-class SourceError(Exception):
-    """A source build that cannot be had, with what went wrong."""
-
-
-class SourceUnavailable(SourceError):
-    """apt cannot get the release's source: the mirror lacks it, or apt
-    cannot reach the mirror. Nothing about the series or the build."""
 
 
 def series(release, folder=None):
     """The patches of `release` in order, the cover letter left out -> [path]."""
-    folder = folder or os.path.join(PATCHES, release)
-    paths = sorted(glob.glob(os.path.join(folder, "*.patch")))
-    paths = [p for p in paths if os.path.basename(p) != COVER]
-    if not paths:
-        raise SourceError(f"no patches for Xen {release} in {os.path.relpath(folder, ROOT)}")
-    return paths
-
-
-def toolchain():
-    """The compiler and assembler a build used, as they name themselves."""
-    out = {}
-    for tool in ("gcc", "as", "ld"):
-        r = subprocess.run([tool, "--version"], capture_output=True, text=True)
-        out[tool] = r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else "unknown"
-    return out
-
-
-def build_key(version, patches, config, tools):
-    """What decides a binary, digested: a build is reused while it holds."""
-    h = hashlib.sha256()
-    h.update(f"{version}\0{config}\0{json.dumps(tools, sort_keys=True)}\0".encode())
-    for p in patches:
-        with open(p, "rb") as f:
-            h.update(os.path.basename(p).encode() + b"\0" + f.read() + b"\0")
-    return h.hexdigest()[:12]
-
-
-def patch_failures(output):
-    """What `patch` says of the hunks that do not apply -> [(file, hunk, where)]."""
-    out, current = [], None
-    for line in output.splitlines():
-        m = re.match(r"(?:checking|patching) file (\S+)", line)
-        if m:
-            current = m.group(1)
-            continue
-        m = re.match(r"Hunk #(\d+) FAILED at (\d+)", line)
-        if m:
-            out.append((current, int(m.group(1)), int(m.group(2))))
-            continue
-        m = re.match(r"can't find file to patch|No file to patch", line)
-        if m:
-            out.append((current, 0, 0))
-    return out
-
-
-def apply_series(tree, patches, run=subprocess.run):
-    """Applies the patches to the unpacked source tree, each checked first
-    with --dry-run, so a patch that does not apply changes nothing and is
-    named with its file and hunk. No fuzz: a hunk whose context lines are
-    not all where they were does not apply (patch's default fuzz of 2 would
-    land it, shifted, without a word)."""
-    for p in patches:
-        base = ["patch", "-p1", "--forward", "--batch", "--fuzz=0", "-d", tree, "-i", p]
-        r = run(base + ["--dry-run"], capture_output=True, text=True)
-        if r.returncode != 0:
-            said = (r.stdout + r.stderr).strip()
-            where = "; ".join(f"{f}, hunk #{h} at line {n}" if h else f"{f or 'a file'}: not in the tree"
-                              for f, h, n in patch_failures(said)) or said.splitlines()[-1:]
-            raise SourceError(f"{os.path.relpath(p, ROOT)} does not apply to {os.path.basename(tree)}: "
-                              f"{where}\npatch said:\n{said}")
-        r = run(base, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise SourceError(f"{os.path.relpath(p, ROOT)}: patch failed after its dry run passed:\n"
-                              f"{(r.stdout + r.stderr).strip()}")
-
-
-def log_tail(path, n=LOG_TAIL):
-    with open(path, errors="replace") as f:
-        return "\n".join(f.read().rstrip().splitlines()[-n:])
+    return debsrc.series(folder or os.path.join(PATCHES, release), f"Xen {release}")
 
 
 def _make(tree, args, log, what):
     """make -C xen with args, its output appended to log; SourceError with
     the log's tail when it fails."""
-    with open(log, "a") as f:
-        f.write(f"\n$ make -C xen {' '.join(args)}\n")
-        f.flush()
-        r = subprocess.run(["make", "--no-print-directory", "-C", os.path.join(tree, "xen")] + args, stdout=f,
-                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    if r.returncode != 0:
-        raise SourceError(f"{what} failed (make exit {r.returncode}); {os.path.relpath(log, ROOT)} ends:\n"
-                          f"{log_tail(log)}")
+    debsrc.make(os.path.join(tree, "xen"), args, log, what, shown="xen")
 
 
 def configure(tree, config, log):
@@ -149,12 +63,6 @@ def configure(tree, config, log):
     with open(path) as f:
         if want not in f.read().splitlines():
             raise SourceError(f"CONFIG_DEBUG did not stay {'on' if config == 'debug' else 'off'} in {path}")
-
-
-def warnings_in(log):
-    """The compiler's warning lines of a build log."""
-    with open(log, errors="replace") as f:
-        return [line.rstrip() for line in f if re.search(r": warning: ", line)]
 
 
 class Build:
@@ -183,41 +91,18 @@ def source_apt(release):
 
 def downloaded(release):
     """[(version, .dsc)] of the release already in build/xen-src/dl/, newest first."""
-    out = []
-    for dsc in glob.glob(os.path.join(SRC, "dl", f"xen_{release}.*.dsc")):
-        out.append((os.path.basename(dsc)[len("xen_"):-len(".dsc")], dsc))
-    return sorted(out, key=functools.cmp_to_key(lambda x, y: compare_versions(x[0], y[0])), reverse=True)
+    return debsrc.downloaded("xen", release + ".", os.path.join(SRC, "dl"))
 
 
 def fetch(release, apt=None, say=print, refresh=False):
     """A xen source package of the release's suite -> (version, .dsc path):
     the newest already downloaded into build/xen-src/dl/ (no network), or
-    else the newest the mirror serves, trying older versions of the suite
-    (its security and point-release updates) when a newer one's files will
-    not download. SourceError names every version tried and why."""
-    have = [] if refresh else downloaded(release)
-    if have:
-        return have[0]
-    apt = apt or source_apt(release)
-    tried = []
-    try:
-        apt.update()
-        versions = [v for v in apt.source_versions("xen") if v.startswith(release + ".")]
-    except FetchError as e:
-        raise SourceUnavailable(f"the source of Xen {release}: {e}")
-    if not versions:
-        raise SourceUnavailable(f"{RELEASES[release]}'s xen source packages hold no Xen {release}")
-    for version in versions:
-        try:
-            say(f"xen-src: fetching xen {version} ({RELEASES[release]}) from the Debian mirror")
-            return version, apt.source("xen", version, os.path.join(SRC, "dl"))
-        except FetchError as e:
-            lines = str(e).strip().splitlines() or [""]
-            why = next((x for x in lines if "Failed to fetch http" in x), lines[-1])
-            why = re.sub(r"\s*\[IP: [^]]*\]", "", why)       # the mirror's address: not the reason
-            tried.append(f"{version}: {why.strip()}")
-    raise SourceUnavailable(f"apt cannot get the source of Xen {release} from {apt.archive} "
-                      f"({RELEASES[release]}): every version failed to download:\n  " + "\n  ".join(tried))
+    else the newest the mirror serves, falling back to older versions
+    (harness/peers/debian/source.fetch)."""
+    if not refresh and downloaded(release):
+        return downloaded(release)[0]
+    return debsrc.fetch("xen", release + ".", f"Xen {release}", RELEASES[release], apt or source_apt(release),
+                        os.path.join(SRC, "dl"), say, refresh=True, tag="xen-src")
 
 
 def build(release, config="release", patches=None, say=print, apt=None, jobs=None, refresh=False):
@@ -246,11 +131,7 @@ def _build(release, config, version, dsc, patches, tools, key, folder, say, jobs
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     tree, log = os.path.join(folder, "src"), os.path.join(folder, "build.log")
-    r = subprocess.run(["dpkg-source", "--no-check", "-x", dsc, tree], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SourceError(f"dpkg-source cannot unpack {dsc}:\n{(r.stdout + r.stderr).strip()}")
-    for copy in glob.glob(os.path.join(folder, "*.orig.tar.*")):
-        os.remove(copy)                     # dpkg-source's copy beside the tree: dl/ has it
+    debsrc.unpack(dsc, tree)
     apply_series(tree, patches)
     say(f"xen-src: building Xen {version} ({config}) with {len(patches)} patches into "
         f"{os.path.relpath(folder, ROOT)}")
@@ -262,28 +143,18 @@ def _build(release, config, version, dsc, patches, tools, key, folder, say, jobs
         shutil.copy(os.path.join(tree, "xen", name), os.path.join(folder, name))
     shutil.copy(os.path.join(tree, "xen", ".config"), os.path.join(folder, "config"))
     info = {"release": release, "suite": RELEASES[release], "source_version": version, "config": config,
-            "key": key, "patches": [{"name": os.path.basename(p), "sha256": _sha256(p)} for p in patches],
+            "key": key, "patches": [{"name": os.path.basename(p), "sha256": debsrc.sha256(p)} for p in patches],
             "toolchain": tools, "build_s": round(took, 1), "warnings": warnings_in(log)}
     # The source tree is large and rebuilt from the .dsc when needed.
     shutil.rmtree(tree)
-    with open(os.path.join(folder, "build.json.tmp"), "w") as f:
-        json.dump(info, f, indent=1)
-    os.replace(os.path.join(folder, "build.json.tmp"), os.path.join(folder, "build.json"))
+    debsrc.write_json(os.path.join(folder, "build.json"), info)
     _prune(folder)
     say(f"xen-src: Xen {version} ({config}) built in {took:.0f} s, {len(info['warnings'])} warnings")
     return Build(folder)
-
-
-def _sha256(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def _prune(keep):
     """Older builds of the same release, config and kind (with the series or
     without) go: they were built from patches, a source or a toolchain that
     are no longer these."""
-    stem = os.path.basename(keep).rsplit("-", 1)[0]
-    for old in glob.glob(os.path.join(SRC, f"{stem}-*")):
-        if old != keep and os.path.basename(old).rsplit("-", 1)[0] == stem:
-            shutil.rmtree(old, ignore_errors=True)
+    debsrc.prune(SRC, keep)

@@ -108,6 +108,8 @@ def _merges(by_variant):
 
 
 def digests_table(v):
+    # Runs made before the merges were counted have no such column.
+    counted = any("merges" in r for r in v.get("digests"))
     rows = []
     for r in v.get("digests"):
         oracle = [x for x in v.get("variant") if (x["release"], x["mem_bytes"], x["nodes"]) ==
@@ -115,10 +117,9 @@ def digests_table(v):
         rows.append([r["release"], _where(r["mem_bytes"], len(r["nodes"])), ", ".join(r["variants"]),
                      "equal" if not r["problems"] else "**DIFFER**",
                      "canonical" if all(not x["problems"] for x in oracle) else "**NOT CANONICAL**",
-                     "/".join(r["digest"] or ["", ""]),
-                     _merges(r.get("merges"))])
-    return md_table(["Xen", "guest", "variants", "digests", "against the oracle", "block / page digest",
-                     "merged across a region's edge"], rows)
+                     "/".join(r["digest"] or ["", ""])] + ([_merges(r.get("merges"))] if counted else []))
+    return md_table(["Xen", "guest", "variants", "digests", "against the oracle", "block / page digest"] +
+                    (["merged across a region's edge"] if counted else []), rows)
 
 
 def notes_list(recs):
@@ -129,16 +130,22 @@ def notes_list(recs):
 
 
 def dom0_table(v):
+    dumped = dumps_after_boot(v)
     rows = []
     for r in v.get("dom0"):
         heap = "" if "merges_after" not in r else \
             ("**PROBLEMS**" if r.get("problems") else "holds") + \
             f" ({len(r['ranges'])} range{'' if len(r['ranges']) == 1 else 's'})"
         rows.append([r["release"], r["config"], r["variant"], f"{r['mem_bytes'] / GIB:g} GiB", r["status"],
-                     _f(r["wall_s"], 1), r.get("dom0_memtotal_kib") or "", heap, r.get("merges_boot", ""),
-                     r.get("merges_after", "")])
-    return md_table(["Xen", "build", "heap-init", "guest", "status", "wall s (TCG)", "dom0 MemTotal KiB",
-                     "heap dumps", "merged at boot", "merged after boot"], rows)
+                     _f(r["wall_s"], 1), r.get("dom0_memtotal_kib") or ""] +
+                    ([heap, r.get("merges_boot", ""), r.get("merges_after", "")] if dumped else []))
+    return md_table(["Xen", "build", "heap-init", "guest", "status", "wall s (TCG)", "dom0 MemTotal KiB"] +
+                    (["heap dumps", "merged at boot", "merged after boot"] if dumped else []), rows)
+
+
+def dumps_after_boot(v):
+    """Whether the dom0 boots dumped their heap (runs made before they did have no dumps)."""
+    return any("merges_after" in r for r in v.get("dom0"))
 
 
 def after_table(v):
@@ -247,13 +254,15 @@ def report_text(v):
         w("Named cases (the heaps differ only where each release's rule puts a node's heap metadata, "
           "harness/peers/xen/carveout.py):\n\n" + notes + "\n")
     if v.get("dom0"):
+        dumped = dumps_after_boot(v)
         w("## Past the heap: dom0 to its init\n\n" + dom0_table(v) + "\n\nDebian's Linux 6.1 as dom0 "
-          "with a busybox initramfs, under TCG (not -icount), Xen's debug build with `heap-dump`: init "
-          "prints a line and checks 16 MiB written to tmpfs, then powers off. The heap is dumped after "
-          "`end_boot_allocator()` and again once the boot modules have gone to the heap; *merged* counts "
-          "the blocks with an edge of a boot allocator's region, or of a range handed over after boot, "
-          "strictly inside them: blocks that only the merge code (free_heap_pages()'s, or sweep's "
-          "sweep_merge()) builds.\n\n")
+          "with a busybox initramfs, under TCG (not -icount), Xen's debug build" +
+          (" with `heap-dump`" if dumped else "") + ": init prints a line and checks 16 MiB written to "
+          "tmpfs, then powers off." +
+          (" The heap is dumped after `end_boot_allocator()` and again once the boot modules have gone "
+           "to the heap; *merged* counts the blocks with an edge of a boot allocator's region, or of a "
+           "range handed over after boot, strictly inside them: blocks that only the merge code "
+           "(free_heap_pages()'s, or sweep's sweep_merge()) builds." if dumped else "") + "\n\n")
     if v.get("dom0-digests"):
         w("### The heap after boot, variant against variant\n\n" + after_table(v) + "\n\n`chunk` and "
           "`sweep` are held to one list order entry by entry, with the heads' `need_tlbflush` and "
@@ -292,7 +301,11 @@ STYLES = {"page": "#c00000", "chunk-72b02bc": "#e08000", "chunk": "#0050c0", "sw
 
 def plot_script(v, terminal):
     series = []
-    for rel, pt, dash in (("4.17", 7, 1), ("4.20", 5, 4)):
+    # Each release the records hold (a tree by path is one of its own), a point shape and dash apiece.
+    marks = {"4.17": (7, 1), "4.20": (5, 4)}
+    others = iter([(9, 2), (11, 5), (13, 3)])
+    for rel in v.releases:
+        pt, dash = marks.get(rel) or next(others)
         for name in VARIANTS + (UNPATCHED,):
             title = f"Xen {rel} {name}" if name != UNPATCHED else f"Xen {rel} chunk, without the series"
             series.append((title, lambda m, rel=rel, name=name: v.per_page(rel, name, m, 1),

@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: MIT
+"""`python3 -m harness linux-src` (`make linux-src`): Linux 6.12 built from
+Debian's source (harness/peers/linux/source.py, config.py), booted under
+TCG with -icount shift=0 at each size with the brackets `make peers` takes
+of Debian's binary (harness/peers/bracket/boot.py: memmap init,
+memblock_free_all(), the deferred init), and reported beside Debian's
+binary's figures from a `make peers` folder (harness/peers/linux/report.py)."""
+import datetime
+import json
+import os
+import time
+
+from harness import ROOT
+from harness.common import BenchError, parse_sizes, say, size_label, warn
+from harness.peers.bracket import boot as peers_boot
+from harness.peers.debian.apt import FetchError
+from harness.peers.linux import report, source
+
+DEFAULT_SIZES = "1,4"
+DEBIAN = os.path.join(ROOT, "docs", "results", "peers-linux")
+RECORDS = "linux-src.jsonl"
+TARGET = peers_boot.TARGETS["linux-6.12"]
+
+
+def boot_records(build, mem, nodes, out):
+    """The source build booted once at mem bytes on `nodes` -> its three
+    phase records, or one error record naming why it gave no bracket."""
+    log = os.path.join(out, f"serial-linux-src-{size_label(mem)}-{nodes}n.log")
+    base = {"type": "phase", "mem_bytes": mem, "nodes": nodes, "version": build.info["source_version"],
+            "key": build.info["key"]}
+    t = time.monotonic()
+    try:
+        results, text = peers_boot.boot_peer(TARGET, build.files(), mem, log, nodes=nodes)
+        r = peers_boot.linux_result(results, text)
+    except peers_boot.PeerError as e:
+        warn(f"linux-src: {e}")
+        return [dict(base, type="error", message=str(e))]
+    wall = round(time.monotonic() - t, 1)
+    return [dict(base, phase=phase, instructions=p["instructions"], pages=p["pages"],
+                 pages_total=r["pages_total"], present_pages=r["present_pages"], bracket=p["bracket"],
+                 log_facts=r["log"], wall_s=wall) for phase, p in r["phases"].items()]
+
+
+def debian_files(say):
+    """Debian's 6.12 binary and its System.map, as `make peers` fetches them
+    (build/peers/bin; the -dbg package is 0.9 to 1 GB) -> files, or None."""
+    from harness.peers.debian import fetch
+    try:
+        return fetch.files_of(fetch.fetch(["linux-6.12"], say=say), "linux-6.12")
+    except FetchError as e:
+        warn(f"linux-src: Debian's 6.12 binary, to profile beside the source build: {e}")
+        return None
+
+
+def binary_config(build, path):
+    """The kept options in Debian's binary's own config (its /boot/config,
+    as `make peers` fetched it) -> a `binary_config` record: a check of the
+    derivation from the source package's fragments."""
+    from harness.peers.linux.config import parse_config
+    with open(path) as f:
+        real = parse_config(f.read())
+    return {"type": "binary_config", "path": os.path.relpath(path, ROOT),
+            "values": {o["symbol"]: real.get(o["symbol"]) for o in build.info["config"]["options"]}}
+
+
+def profile_records(files, side, phase, mem, out):
+    """One kernel's phase at mem bytes, one node, function by function
+    (harness/peers/binaries/linux_profile.py: every instruction given to the
+    function it ran in) -> one `profile` record, or an error record.
+    side: "source" (the build) or "debian" (Debian's binary)."""
+    from harness.peers.binaries import linux_profile
+    opener, names = linux_profile.PHASES[phase][0][0], linux_profile.PHASES[phase][1]
+
+    def drive(stub, syms, deadline):
+        irqs = sorted(n for n in syms if n.startswith("asm_sysvec_")) + ["asm_common_interrupt"]
+        return linux_profile.profile(stub, syms, opener, names, irqs, deadline)
+    log = os.path.join(out, f"serial-profile-{side}-{phase}-{size_label(mem)}.log")
+    try:
+        prof, _ = peers_boot.boot_peer(TARGET, files, mem, log, drive=drive)
+    except OSError as e:            # QEMU gone mid-profile: the replay ended before the phase returned
+        e = f"QEMU ended before {opener}() returned ({e.__class__.__name__}: {e})"
+        warn(f"linux-src: profile of {side}'s {phase}: {e}")
+        return [{"type": "error", "mem_bytes": mem, "nodes": 1, "message": f"profile of {side}'s {phase}: {e}"}]
+    except peers_boot.PeerError as e:
+        warn(f"linux-src: profile of {side}'s {phase}: {e}")
+        return [{"type": "error", "mem_bytes": mem, "nodes": 1, "message": f"profile of {side}'s {phase}: {e}"}]
+    return [{"type": "profile", "side": side, "phase": phase, "mem_bytes": mem, **prof}]
+
+
+def run(args, out):
+    """Builds, boots every size and node count -> records (written as they come)."""
+    t0 = time.monotonic()
+    b = source.build(args.release, say=say, refresh=args.refresh)
+    built = time.monotonic() - t0
+    say(f"linux-src: Linux {b.info['source_version']}: {b.folder} ({'built' if built > 60 else 'cached'})")
+    records = [{"type": "linux-src", "clock": "icount", "icount": peers_boot.ICOUNT, "machine": "q35",
+                "cpus": 1, "date": datetime.datetime.now().isoformat(timespec="seconds"),
+                "sizes": args.sizes, "nodes": args.nodes, "debian": os.path.relpath(args.debian, ROOT)},
+               dict(b.info, type="build")]
+    path = os.path.join(out, RECORDS)
+    with open(path, "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+        for mem in args.sizes:
+            for nodes in args.nodes:
+                say(f"linux-src: booting at {size_label(mem)}, {nodes} node{'s' if nodes > 1 else ''}")
+                more = boot_records(b, mem, nodes, out)
+                for r in more:
+                    f.write(json.dumps(r) + "\n")
+                f.flush()
+                records += more
+        sides = [("source", b.files())]
+        if args.profile:
+            theirs = debian_files(say)
+            sides += [("debian", theirs)] if theirs else []
+            if theirs and theirs.get("config"):
+                more = [binary_config(b, theirs["config"])]
+                f.write(json.dumps(more[0]) + "\n")
+                records += more
+        for phase in args.profile:
+            for side, files in sides:
+                say(f"linux-src: profiling {side}'s {phase} at {size_label(args.sizes[0])}")
+                more = profile_records(files, side, phase, args.sizes[0], out)
+                f.write("".join(json.dumps(r) + "\n" for r in more))
+                records += more
+        end = {"type": "end", "wall_s": round(time.monotonic() - t0, 1), "building_s": round(built, 1)}
+        f.write(json.dumps(end) + "\n")
+    return records + [end]
+
+
+def cmd_linux_src(args):
+    """`linux-src`: build, boot, report -> 0, 1 when a boot gave no bracket, 2 when nothing could be built."""
+    if args.report:
+        return report.write(args.report)
+    args.sizes = parse_sizes(args.sizes)
+    try:
+        args.nodes = sorted({int(n) for n in args.nodes.split(",")})
+    except ValueError:
+        args.nodes = []
+    if not args.nodes or any(n not in (1, 2) for n in args.nodes):
+        raise BenchError("--nodes takes 1, 2 or 1,2")
+    if 2 in args.nodes:
+        # boot.memmap_pages() counts the pages of one node's deferral (the
+        # last zone of the machine): on two nodes it miscounts the memmap's.
+        raise BenchError("--nodes 2: the memmap init's page count (harness/peers/bracket/boot.py, "
+                         "memmap_pages) follows one node's deferral only; two nodes are not measured yet")
+    from harness.peers.binaries.linux_profile import PHASES
+    args.profile = [x for x in (args.profile or "").split(",") if x]
+    if any(x not in PHASES for x in args.profile):
+        raise BenchError(f"--profile {','.join(args.profile)}: a comma list of {', '.join(PHASES)}")
+    if args.release not in source.RELEASES:
+        raise BenchError(f"no Linux release {args.release}: the source builds are {', '.join(source.RELEASES)}")
+    try:
+        if args.build_only:
+            b = source.build(args.release, say=say, refresh=args.refresh)
+            say(f"linux-src: {b.folder}")
+            return 0
+        out = args.out or os.path.join(ROOT, "results",
+                                       "linux-src-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+        os.makedirs(out, exist_ok=True)
+        records = run(args, out)
+    except (source.SourceError, FetchError) as e:
+        warn(f"linux-src: {e}")
+        return 2
+    report.write(out, args.debian)
+    say(f"linux-src: {out}/report.md")
+    return 1 if any(r["type"] == "error" for r in records) else 0
+
+
+def add_parser(sub):
+    p = sub.add_parser("linux-src", help="Linux 6.12 built from Debian's source with a minimal config that "
+                       "keeps Debian's memory-init options, its three phases under -icount beside Debian's binary",
+                       description="Builds Linux from Debian's source package (build/linux-src, cached): "
+                       "tinyconfig plus what the boot needs plus every option of Debian's amd64 config that "
+                       "the memory-init sources and the code generation test; boots it under TCG with "
+                       "-icount shift=0 and the brackets of `make peers` (memmap init, memblock_free_all(), "
+                       "the deferred init); writes linux-src.jsonl, the serial logs and report.md, beside "
+                       "Debian's 6.12 binary's figures of a `make peers` folder.")
+    p.add_argument("--release", default="6.12", help="default 6.12 (trixie)")
+    p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"GiB list (default {DEFAULT_SIZES})")
+    p.add_argument("--nodes", default="1", help="1 (two nodes are refused until the memmap's page count "
+                   "follows each node's deferral)")
+    p.add_argument("--debian", default=DEBIAN, help="a `make peers` folder with Debian's 6.12 figures "
+                   "(default docs/results/peers-linux)")
+    p.add_argument("--refresh", action="store_true", help="ask the mirror again though a source is downloaded")
+    p.add_argument("--profile", metavar="PHASES", help="also profile these phases (a comma list of memmap, "
+                   "memblock_free_all, deferred) function by function at the smallest size, one node, in "
+                   "the source build and in Debian's binary (fetched as `make peers` does)")
+    p.add_argument("--build-only", action="store_true", help="only build")
+    p.add_argument("--out", help="results folder (default results/linux-src-<date-time>)")
+    p.add_argument("--report", metavar="FOLDER", help="only rewrite FOLDER's report.md")
+    return p

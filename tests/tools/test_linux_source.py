@@ -1,0 +1,280 @@
+# SPDX-License-Identifier: MIT
+"""Linux from Debian's source (harness/peers/linux/): the configuration's
+derivation on synthetic trees (the memory-init sources MAINTAINERS names,
+the symbols they test, what is kept of Debian's config, the Kconfig
+conditions and what kept options need), the source fetch's fallbacks, a
+failed configuration's message, and the report's comparison."""
+import os
+
+import pytest
+
+from harness.common import GIB
+from harness.peers.debian.apt import FetchError
+from harness.peers.linux import config, report, source
+
+
+def write(root, rel, text):
+    path = os.path.join(str(root), rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+MAINTAINERS = """\
+MEMBLOCK AND MEMORY MANAGEMENT INITIALIZATION
+M:\tSomeone <a@b>
+F:\tinclude/linux/memblock.h
+F:\tmm/memblock.c
+F:\tmm/mm_init.c
+
+MEMORY MANAGEMENT
+F:\tinclude/linux/mm.h
+F:\tinclude/linux/mm_*.h
+F:\tmm/
+
+NETWORKING
+F:\tinclude/linux/skbuff.h
+"""
+
+
+def fake_tree(root):
+    """A tree with the three memory-init sources, headers in and out of
+    memory management, and the Makefiles the code generation comes from."""
+    write(root, "MAINTAINERS", MAINTAINERS)
+    write(root, "mm/mm_init.c", '#include <linux/memblock.h>\n#include <linux/skbuff.h>\n#include "internal.h"\n'
+          "#ifdef CONFIG_DEFERRED_STRUCT_PAGE_INIT\nint a;\n#endif\n"
+          "if (IS_ENABLED(CONFIG_NUMA) && x) {}\n/* CONFIG_IN_A_COMMENT is not a test */\n")
+    write(root, "mm/page_alloc.c", "#include <linux/mm_types.h>\n#if defined(CONFIG_ZONE_DMA) || "
+          "defined(CONFIG_ZONE_DMA32)\n#endif\n")
+    write(root, "mm/memblock.c", "#include <asm/sections.h>\n#ifndef CONFIG_MODULES\n#endif\n")
+    write(root, "mm/internal.h", "#ifdef CONFIG_MEMORY_HOTPLUG\n#endif\n")
+    write(root, "include/linux/memblock.h", "#if IS_ENABLED(CONFIG_SPARSEMEM_VMEMMAP)\n#endif\n")
+    write(root, "include/linux/mm_types.h", "#ifdef CONFIG_PAGE_POISONING\n#endif\n")
+    write(root, "include/linux/skbuff.h", "#ifdef CONFIG_NET_SCHED\n#endif\n")
+    write(root, "arch/x86/include/asm/sections.h", "#ifdef CONFIG_X86_SECTIONS\n#endif\n")
+    write(root, "mm/Makefile", "obj-$(CONFIG_SHUFFLE_PAGE_ALLOCATOR) += shuffle.o\n")
+    write(root, "Makefile", "ifdef CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE\nKBUILD_CFLAGS += -O2\nendif\n"
+          "stackp-flags-$(CONFIG_STACKPROTECTOR_STRONG) := -fstack-protector-strong\n"
+          "core-$(CONFIG_BLOCK) += block/\n")
+    write(root, "arch/x86/Makefile", "ifdef CONFIG_MITIGATION_RETHUNK\nRETHUNK_CFLAGS := -mfunction-return\n"
+          "endif\ndrivers-$(CONFIG_PCI) += arch/x86/pci/\n")
+    return str(root)
+
+
+def test_a_config_is_read_as_kconfig_reads_it():
+    text = "CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=\"x y\"\nCONFIG_A=m\n# a comment\n"
+    assert config.parse_config(text) == {"A": "m", "B": None, "C": '"x y"'}
+    assert config.config_line("B", None) == "# CONFIG_B is not set"
+    assert config.config_line("A", "y") == "CONFIG_A=y"
+
+
+def test_the_memory_init_sources_are_the_three_files_and_the_headers_mm_maintains(tmp_path):
+    tree = fake_tree(tmp_path)
+    assert config.init_sources(tree) == ["mm/mm_init.c", "mm/page_alloc.c", "mm/memblock.c",
+                                         "include/linux/memblock.h", "mm/internal.h", "include/linux/mm_types.h"]
+
+
+def test_the_symbols_derived_are_those_tested_and_no_other(tmp_path):
+    derived = config.derive(fake_tree(tmp_path))
+    assert set(derived) == {"DEFERRED_STRUCT_PAGE_INIT", "NUMA", "ZONE_DMA", "ZONE_DMA32", "MODULES",
+                            "MEMORY_HOTPLUG", "SPARSEMEM_VMEMMAP", "PAGE_POISONING", "SHUFFLE_PAGE_ALLOCATOR",
+                            "CC_OPTIMIZE_FOR_PERFORMANCE", "STACKPROTECTOR_STRONG", "MITIGATION_RETHUNK"}
+    assert derived["DEFERRED_STRUCT_PAGE_INIT"] == ["mm/mm_init.c:4"]
+    # Not a test, a header outside memory management, a driver or object line of the top Makefiles:
+    assert not {"IN_A_COMMENT", "NET_SCHED", "X86_SECTIONS", "PCI", "BLOCK"} & set(derived)
+
+
+def test_a_tree_without_the_memory_init_sources_is_refused(tmp_path):
+    write(tmp_path, "MAINTAINERS", MAINTAINERS)
+    with pytest.raises(config.ConfigError, match="mm/mm_init.c is not in"):
+        config.init_sources(str(tmp_path))
+    write(tmp_path, "MAINTAINERS", "NETWORKING\nF:\tnet/\n")
+    with pytest.raises(config.ConfigError, match="no section"):
+        config.init_sources(str(tmp_path))
+
+
+def test_kept_takes_debians_value_and_leaves_what_debian_and_tinyconfig_agree_off():
+    derived = {s: ["f:1"] for s in ("NUMA", "SPARSEMEM", "KASAN", "SLUB_TINY", "ZSWAP", "DEBUG_INFO", "NOT_IN_DEBIAN",
+                                    "FUNCTION_TRACER")}
+    debian = {"NUMA": "y", "SPARSEMEM": "y", "KASAN": None, "SLUB_TINY": None, "ZSWAP": "m", "DEBUG_INFO": "y",
+              "FUNCTION_TRACER": "y"}
+    tiny = {"SLUB_TINY": "y", "KASAN": None}
+    keep = config.kept(derived, debian, tiny)
+    # NUMA is in BASE; DEBUG_INFO excluded; a module stays off; KASAN off in both.
+    assert keep == {"FUNCTION_TRACER": "y", "SLUB_TINY": None, "SPARSEMEM": "y"}
+    frag = config.fragment(keep, {"FTRACE": "y"})
+    assert frag.splitlines()[-4:] == ["CONFIG_FUNCTION_TRACER=y", "# CONFIG_SLUB_TINY is not set",
+                                      "CONFIG_SPARSEMEM=y", "CONFIG_FTRACE=y"]
+    assert "CONFIG_PVH=y" in frag
+
+
+def test_kconfig_conditions_are_indexed_with_their_if_blocks(tmp_path):
+    write(tmp_path, "mm/Kconfig", "config SPARSEMEM\n\tbool\n\nif MMU\nconfig DEFERRED_STRUCT_PAGE_INIT\n"
+          "\tbool \"Defer\"\n\tdepends on SPARSEMEM && 64BIT\n\tdepends on !KMSAN\n\tselect PADATA\n"
+          "endif # MMU\n\nconfig SWAP\n\tbool \"Swap\"\n\tdepends on MMU && BLOCK || ARCH_X\n")
+    index = config.kconfig_index(str(tmp_path))
+    assert index["DEFERRED_STRUCT_PAGE_INIT"] == ["MMU", "SPARSEMEM && 64BIT", "!KMSAN"]
+    assert index["SWAP"] == ["MMU && BLOCK || ARCH_X"]          # after endif: no MMU block
+    assert config.plain_needs(index["DEFERRED_STRUCT_PAGE_INIT"]) == ["MMU", "SPARSEMEM", "64BIT"]
+    assert config.plain_needs(index["SWAP"]) == []              # an alternative: kconfig's to weigh
+    final = {"MMU": "y", "SPARSEMEM": None, "64BIT": "y"}
+    need = config.missing_needs({"DEFERRED_STRUCT_PAGE_INIT": "y", "SWAP": None}, final,
+                                {"SPARSEMEM": "y", "MMU": "y"}, index)
+    assert need == {"SPARSEMEM": "y"}
+    rows = config.compare({"DEFERRED_STRUCT_PAGE_INIT": "y", "MMU": "y"},
+                          {"DEFERRED_STRUCT_PAGE_INIT": None, "MMU": "y"},
+                          {"DEFERRED_STRUCT_PAGE_INIT": ["mm/mm_init.c:9"], "MMU": ["mm/mm.h:1"]}, index)
+    assert rows[0]["depends_on"] == "(MMU) && (SPARSEMEM && 64BIT) && (!KMSAN)" and "depends_on" not in rows[1]
+    assert config.base_missing({"PVH": "y"})[0] == "64BIT"
+
+
+class FakeApt:
+    """Stands in for PrivateApt: the suite's linux source versions, those
+    whose files download, and the calls made; a failed download leaves a
+    partial file behind, as apt does."""
+
+    archive = "http://m/debian"
+
+    def __init__(self, versions=(), serves=()):
+        self.versions, self.serves, self.calls = list(versions), set(serves), []
+
+    def update(self):
+        self.calls.append("update")
+
+    def source_versions(self, package):
+        if not self.versions:
+            raise FetchError(f"source package {package} is not on {self.archive} in trixie")
+        return self.versions
+
+    def source(self, package, version, into):
+        self.calls.append(version)
+        os.makedirs(into, exist_ok=True)
+        open(os.path.join(into, f"linux_{version}.debian.tar.xz"), "w").close()
+        if version not in self.serves:
+            raise FetchError(f"apt-get source {package}={version} failed:\nE: Failed to fetch {self.archive}/"
+                             f"pool/main/l/linux/linux_{version}.orig.tar.xz  404  Not Found [IP: 192.0.2.1 80]")
+        path = os.path.join(into, f"linux_{version}.dsc")
+        open(path, "w").close()
+        return path
+
+
+@pytest.fixture
+def src(tmp_path, monkeypatch):
+    monkeypatch.setattr(source, "SRC", str(tmp_path))
+    return tmp_path
+
+
+def quiet(*a):
+    pass
+
+
+def test_a_linux_source_apt_cannot_get_is_named(src):
+    with pytest.raises(source.SourceUnavailable, match="the source of Linux 6.12: source package linux is not on"):
+        source.fetch("6.12", FakeApt(), say=quiet)
+    with pytest.raises(source.SourceUnavailable, match="trixie's linux source packages hold no Linux 6.12"):
+        source.fetch("6.12", FakeApt(["7.2.13-1"], serves={"7.2.13-1"}), say=quiet)
+    with pytest.raises(source.SourceError, match="no Linux release 6.2"):
+        source.fetch("6.2", FakeApt(), say=quiet)
+
+
+def test_versions_that_answer_404_fall_back_and_leave_nothing_behind(src):
+    apt = FakeApt(["6.12.118-1", "6.12.111-1", "6.12.107-1"], serves={"6.12.107-1"})
+    version, dsc = source.fetch("6.12", apt, say=quiet)
+    assert version == "6.12.107-1" and dsc.endswith("linux_6.12.107-1.dsc")
+    assert apt.calls == ["update", "6.12.118-1", "6.12.111-1", "6.12.107-1"]
+    assert sorted(os.listdir(src / "dl")) == ["linux_6.12.107-1.debian.tar.xz", "linux_6.12.107-1.dsc"]
+    # Downloaded once, it is used without the network.
+    again = FakeApt()
+    assert source.fetch("6.12", again, say=quiet)[0] == "6.12.107-1" and again.calls == []
+
+
+def test_when_no_version_downloads_each_is_named_with_apts_reason(src):
+    with pytest.raises(source.SourceUnavailable) as e:
+        source.fetch("6.12", FakeApt(["6.12.118-1", "6.12.117-1"]), say=quiet)
+    msg = str(e.value)
+    assert msg.startswith("apt cannot get the source of Linux 6.12 from http://m/debian (trixie)")
+    assert "6.12.118-1: E: Failed to fetch" in msg and "6.12.117-1: E: Failed" in msg and "[IP:" not in msg
+
+
+def test_a_source_package_without_debians_config_is_refused_before_any_build(tmp_path):
+    tree = fake_tree(tmp_path / "src")
+    with pytest.raises(source.SourceError, match="debian/config/config is not in the source package"):
+        source.configure(tree, str(tmp_path / "work"), str(tmp_path / "build.log"))
+
+
+def phase(mem, name, instructions, pages, nodes=1, reserve=0, total=1000):
+    return {"type": "phase", "mem_bytes": mem, "nodes": nodes, "phase": name, "instructions": instructions,
+            "pages": pages, "pages_total": total,
+            "bracket": {"parts": {"reserve_bootmem_region": {"instructions": reserve}}}}
+
+
+def test_the_comparison_holds_each_phase_to_ten_percent_of_debians_by_one_rule():
+    ours = [phase(GIB, "memmap", 4000, 100), phase(GIB, "memblock_free_all", 3500, 100, reserve=500),
+            phase(GIB, "deferred", 4600, 100, nodes=2)]
+    theirs = {(GIB, "memmap"): phase(GIB, "memmap", 3800, 100),
+              (GIB, "memblock_free_all"): phase(GIB, "memblock_free_all", 4100, 100, reserve=200),
+              (GIB, "deferred"): phase(GIB, "deferred", 4600, 100)}
+    rows = report.comparison(ours, theirs)
+    assert [(r[2], round(r[3], 2), r[5], r[6]) for r in rows] == [
+        ("memmap", 40.0, 38.0, True), ("memblock_free_all", 30.0, 39.0, False),
+        ("deferred", 46.0, None, None)]       # Debian's figures are of one node only
+    assert report.totals(ours) == {(GIB, 1): (7500, 1000), (GIB, 2): (4600, 1000)}
+
+
+def test_a_build_that_fails_ends_with_the_logs_tail(tmp_path):
+    from harness.peers.debian import source as debsrc
+    write(tmp_path, "t/Makefile", "bzImage:\n\t@echo 'mm/mm_init.c:712:9: error: implicit declaration of "
+          "function deferred_bogus'\n\t@echo 'make[3]: *** [scripts/Makefile.build:229: mm/mm_init.o] Error 1'"
+          "\n\t@exit 2\n")
+    log = str(tmp_path / "build.log")
+    with pytest.raises(source.SourceError) as e:
+        debsrc.make(str(tmp_path / "t"), ["bzImage"], log, "the build of Linux 6.12.107-1", shown="linux")
+    msg = str(e.value)
+    assert msg.startswith("the build of Linux 6.12.107-1 failed (make exit 2);")
+    assert "mm/mm_init.o] Error 1\nmake: *** [Makefile:4: bzImage] Error 2" in msg and "deferred_bogus" in msg
+    with open(log) as f:
+        assert f.readline() == "\n" and f.readline() == "$ make -C linux bzImage\n"
+
+
+def test_a_source_apt_cannot_get_ends_the_command_with_exit_2_and_apts_reason(monkeypatch, tmp_path, capsys):
+    from harness.peers.linux import run
+
+    def unavailable(*a, **k):
+        raise source.SourceUnavailable("apt cannot get the source of Linux 6.12 from http://m/debian (trixie): "
+                                       "every version failed to download:\n  6.12.118-1: E: 404  Not Found")
+    monkeypatch.setattr(source, "build", unavailable)
+    args = run.add_parser(__import__("argparse").ArgumentParser().add_subparsers()).parse_args(
+        ["--out", str(tmp_path / "out")])
+    assert run.cmd_linux_src(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("linux-src: apt cannot get the source of Linux 6.12") and "404" in err
+    assert not os.path.exists(tmp_path / "out" / "report.md")
+
+
+def test_the_report_sets_each_phase_beside_debians_and_lists_the_options(tmp_path):
+    import json
+    debian = tmp_path / "peers"
+    os.makedirs(debian)
+    d = [{"type": "peers", "qemu": "QEMU 7.2", "packages": {"linux-6.12": {"package": "linux-image-x",
+                                                                          "version": "6.12.118-1"}}}]
+    d += [dict(phase(GIB, p, n, 100), type="peer", peer="linux-6.12") for p, n in
+          (("memmap", 3800), ("memblock_free_all", 3000), ("deferred", 4700))]
+    (debian / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in d))
+    build = {"type": "build", "source_version": "6.12.107-1", "suite": "trixie", "patches": [], "key": "abc",
+             "build_s": 300.0, "toolchain": {"gcc": "gcc 12.2.0"}, "warnings": [],
+             "config": {"base": ["64BIT"], "sources": ["mm/mm_init.c"], "needs": {"FTRACE": "y"},
+                        "excluded": {"DEBUG_INFO": "debug sections only"},
+                        "options": [{"symbol": "DEFERRED_STRUCT_PAGE_INIT", "debian": "y", "built": "y",
+                                     "tested_in": ["mm/mm_init.c:1"]},
+                                    {"symbol": "UNACCEPTED_MEMORY", "debian": "y", "built": None,
+                                     "tested_in": ["mm/page_alloc.c:2"], "depends_on": "(EFI_STUB)"}]}}
+    recs = [{"type": "linux-src", "icount": "shift=0,sleep=off", "date": "d", "debian": str(debian)}, build]
+    recs += [phase(GIB, "memmap", 3000, 100), phase(GIB, "memblock_free_all", 3050, 100),
+             phase(GIB, "deferred", 4600, 100), {"type": "end", "wall_s": 400, "building_s": 300}]
+    text = report.render(recs, str(debian))
+    assert "| 1 GiB | 1 | memmap | 3,000 / 100 = 30.00 | 38.00 | -21.1% (outside 10%) |" in text
+    assert "| 1 GiB | 1 | memblock_free_all | 3,050 / 100 = 30.50 | 30.00 | +1.7% |" in text
+    assert "| 1 GiB | 1 | 10,650 / 1,000 = 10.65 | 11.50 |" in text
+    assert "- 1 GiB, memmap: 30.00 against 38.00 instructions a page (-21.1%)" in text
+    assert "| `UNACCEPTED_MEMORY` | `y` | not set **differs** |" in text
+    assert "- `UNACCEPTED_MEMORY`: (EFI_STUB)" in text and "`linux-image-x` 6.12.118-1" in text
