@@ -23,7 +23,7 @@ def documented_options():
     table = text[start:text.index("\n## ", start + 1)]
     rows = {}
     for line in table.splitlines():
-        m = re.match(r"\| `([a-z_]+)(=[^`]*)?` \| ([^|]+) \| ([^|]+) \|", line)
+        m = re.match(r"\| `([a-z_][a-z0-9_]*)(=[^`]*)?` \| ([^|]+) \| ([^|]+) \|", line)
         if m:
             assert m.group(1) not in rows, f"{m.group(1)} is in the table twice"
             rows[m.group(1)] = (m.group(3).strip(), m.group(4).strip())
