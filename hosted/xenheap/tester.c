@@ -30,6 +30,7 @@ struct domain xh_domains[4];
 u32 xh_tlbflush_clock;
 unsigned int memnode_shift;
 nodeid_t xh_memnodemap[1 << 16];
+unsigned long xh_memnodemapsize;
 bool machine_to_phys_mapping_valid;
 unsigned long *xh_m2p;
 int system_state;
@@ -59,6 +60,12 @@ void *mfn_to_virt(unsigned long mfn)
     if ( mfn >= xh_nr_frames )
         xh_fail(__FILE__, __LINE__, "mfn_to_virt() of a frame past the frame table");
     return ram + mfn * PAGE_SIZE;
+}
+
+unsigned int page_to_llc_color(const struct page_info *pg)
+{
+    (void)pg;
+    xh_fail(__FILE__, __LINE__, "page_to_llc_color(): a coloured page, with LLC colouring off (x86)");
 }
 
 static unsigned long xenheap_allocs;
@@ -186,6 +193,7 @@ static void make_sequence(struct sequence *q, uint64_t seed)
             bounds[k] = bounds[k - 1], bounds[k - 1] = t;
         }
     memnode_shift = q->shift;
+    xh_memnodemapsize = (q->frames >> q->shift) + 1;
     for ( s = 0; s <= (q->frames >> q->shift); s++ )
     {
         for ( i = 0; s >= bounds[i + 1]; i++ )
@@ -227,6 +235,7 @@ static void parse_calls(struct sequence *q, const char *text)
         exit(2);
     }
     memnode_shift = q->shift;
+    xh_memnodemapsize = (q->frames >> q->shift) + 1;
     for ( i = 0; i <= (q->frames >> q->shift); i++ )
         xh_memnodemap[i] = 0;
 }
@@ -311,12 +320,13 @@ static void run(const struct sequence *q, unsigned int variant)
 
 /* ---- the state, as records compared in order ---- */
 enum { R_COUNT, R_U, R_V, R_TLB, R_M2P, R_LIST, R_LIST_LEN, R_AVAIL, R_TOTAL, R_SCRUB,
-       R_OFFLINED, R_BROKEN, R_META, R_FIRST_VALID, R_PRINTK, R_XENHEAP, R_END };
+       R_OFFLINED, R_BROKEN, R_META, R_FIRST_VALID, R_PRINTK, R_XENHEAP, R_NODE_AVAIL, R_END };
 static const char *const RECORD[] = {
     "count_info", "u (first_dirty, need_tlbflush, scrub_state)", "v (order or owner)",
     "tlbflush_timestamp", "the M2P entry", "free list entry", "free list length", "avail[]",
     "total_avail_pages", "node_need_scrub[]", "page_offlined_list entry", "page_broken_list entry",
-    "heap metadata's frame", "first_valid_mfn", "printk() calls", "xenheap allocations", "end",
+    "heap metadata's frame", "first_valid_mfn", "printk() calls", "xenheap allocations",
+    "node_avail_pages[]", "end",
 };
 struct record { uint32_t kind, a, b, c; uint64_t value; };
 #define MAX_RECORDS (MAX_FRAMES * 6 + 4096)
@@ -358,6 +368,9 @@ static void snapshot(const struct sequence *q, struct record *r, unsigned long *
     for ( node = 0; node < MAX_NUMNODES; node++ )
     {
         put(r, n, R_SCRUB, node, 0, 0, node_need_scrub[node]);
+#ifdef XH_NODE_AVAIL
+        put(r, n, R_NODE_AVAIL, node, 0, 0, node_avail_pages[node]);
+#endif
         if ( !avail[node] )
         {
             put(r, n, R_META, node, 0, 0, ~0ULL);
@@ -446,7 +459,7 @@ static void describe(const struct record *r, FILE *f)
     case R_AVAIL:
         fprintf(f, "avail[%u][%u] = %llu", r->a, r->b, (unsigned long long)r->value);
         break;
-    case R_SCRUB: case R_META:
+    case R_SCRUB: case R_META: case R_NODE_AVAIL:
         fprintf(f, "node %u %s = %#llx", r->a, RECORD[r->kind], (unsigned long long)r->value);
         break;
     case R_OFFLINED: case R_BROKEN:

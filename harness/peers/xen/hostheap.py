@@ -98,6 +98,31 @@ def check_tree(tree):
     return path
 
 
+# Where x86's asm/mm.h is (4.17 on), and how its need_scrub bit reads in
+# each count_info layout xen_stand.h knows (XH_PGC_LAYOUT).
+ARCH_MM = (os.path.join("xen", "arch", "x86", "include", "asm", "mm.h"),
+           os.path.join("xen", "include", "asm-x86", "mm.h"))
+PGC_LAYOUTS = {1: r"#define\s+_PGC_need_scrub\s+_PGC_allocated\b", 2: r"#define\s+_PGC_need_scrub\s+PG_shift\(7\)"}
+
+
+def tree_defines(tree):
+    """What xen_stand.h is told of the tree: its count_info layout, and
+    whether page_alloc.c keeps node_avail_pages[] (staging) -> ["X=V", ...].
+    HostHeapError names the header whose layout the stand-ins lack."""
+    path = next((os.path.join(tree, p) for p in ARCH_MM if os.path.isfile(os.path.join(tree, p))), None)
+    if path is None:
+        raise HostHeapError(f"{tree} has no x86 asm/mm.h ({' or '.join(ARCH_MM)}): its count_info bits are unknown")
+    with open(path, errors="replace") as f:
+        header = f.read()
+    layout = [k for k, pattern in PGC_LAYOUTS.items() if re.search(pattern, header)]
+    if len(layout) != 1:
+        raise HostHeapError(f"{path}: _PGC_need_scrub is defined in none of the count_info layouts the "
+                            f"stand-ins know (hosted/xenheap/xen_stand.h, XH_PGC_LAYOUT)")
+    with open(os.path.join(tree, PAGE_ALLOC), errors="replace") as f:
+        node_avail = re.search(r"^static unsigned long node_avail_pages\[", f.read(), re.M)
+    return [f"XH_PGC_LAYOUT={layout[0]}"] + (["XH_NODE_AVAIL=1"] if node_avail else [])
+
+
 TOKEN = re.compile(r'\s+|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]*'
                    r'|->|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\.\.\.|\S')
 MARKER = re.compile(r'^# (\d+) "([^"]*)"')
@@ -188,7 +213,8 @@ def extract(tree, max_order, out, defines=()):
         for name in re.findall(r"^\s*#\s*include\s*<([^>]+)>", f.read(), re.M):
             os.makedirs(os.path.dirname(os.path.join(inc, name)), exist_ok=True)
             open(os.path.join(inc, name), "w").close()
-    cmd = ["gcc", "-E", f"-DXH_MAX_ORDER={max_order}", *(f"-D{d}" for d in defines), "-I", inc,
+    cmd = ["gcc", "-E", f"-DXH_MAX_ORDER={max_order}", *(f"-D{d}" for d in list(defines) + tree_defines(tree)),
+           "-I", inc,
            "-include", os.path.join(HOSTED, "xen_stand.h"), path]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -222,7 +248,8 @@ def build(tree, max_order, out=OUT):
     os.makedirs(out, exist_ok=True)
     cut = extract(tree, max_order, out)
     binary = os.path.join(out, f"xenheap-test-{max_order}")
-    cmd = ["gcc"] + CFLAGS + [f"-DXH_MAX_ORDER={max_order}", f'-DXH_EXTRACT="{cut}"', "-I", HOSTED,
+    cmd = ["gcc"] + CFLAGS + [f"-D{d}" for d in tree_defines(tree)] + [
+        f"-DXH_MAX_ORDER={max_order}", f'-DXH_EXTRACT="{cut}"', "-I", HOSTED,
                               os.path.join(HOSTED, "tester.c"), "-o", binary]
     r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
     if r.returncode != 0:
