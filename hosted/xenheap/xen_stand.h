@@ -239,6 +239,8 @@ unsigned int page_to_llc_color(const struct page_info *pg);
 extern bool machine_to_phys_mapping_valid;
 extern unsigned long *xh_m2p;
 #define INVALID_M2P_ENTRY (~0UL)
+/* The proposal series' hook (patches/xen/staging/ 0002), as x86 defines it. */
+#define arch_m2p_ready() machine_to_phys_mapping_valid
 #define set_gpfn_from_mfn(mfn, pfn) do { \
         if ( machine_to_phys_mapping_valid ) XH_COUNTED(XH_C_M2P), xh_m2p[(mfn)] = (pfn); } while ( 0 )
 

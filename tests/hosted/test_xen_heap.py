@@ -124,12 +124,29 @@ def test_staging_s_names_build_and_node_avail_pages_is_compared(tree, tmp_path):
 
 def test_a_count_info_layout_the_stand_ins_lack_is_refused(tree, tmp_path):
     fake, _ = copy_of(tree, tmp_path)
-    assert hostheap.tree_defines(fake) == ["XH_PGC_LAYOUT=1"]
+    assert hostheap.tree_defines(fake) == ["XH_PGC_LAYOUT=1", "XH_HEAP_INIT=1"]
     mm = next(tmp_path / "xen" / rel for rel in hostheap.ARCH_MM if (tmp_path / "xen" / rel).is_file())
     staging = mm.read_text().replace("#define _PGC_need_scrub   _PGC_allocated", "#define _PGC_need_scrub   PG_shift(7)")
     mm.write_text(staging)
-    assert hostheap.tree_defines(fake) == ["XH_PGC_LAYOUT=2"]
+    assert hostheap.tree_defines(fake) == ["XH_PGC_LAYOUT=2", "XH_HEAP_INIT=1"]
     mm.write_text(staging.replace("PG_shift(7)", "PG_shift(9)"))
     with pytest.raises(hostheap.HostHeapError, match=r"asm/mm.h: _PGC_need_scrub is defined in none of the "
                        r"count_info layouts"):
         hostheap.build(fake, 4, str(tmp_path / "out"))
+
+
+def test_stock_against_series_finds_a_bug_on_one_side_only(tree, tmp_path):
+    """The --proposal build: two trees' page_alloc.c in one tester, each
+    with statics of its own. A copy equals its original; a bug planted in
+    the copy's free_heap_pages() (every block's first_dirty 0) is found."""
+    same, _ = copy_of(tree, tmp_path / "same")
+    ok, results = hostheap.run(same, 200, orders=(4,), out=str(tmp_path / "out-same"), stock=tree)
+    assert ok and "the tree with the series equals the stock tree" in results[0][3], results[0][3]
+    fake, path = copy_of(tree, tmp_path / "bug")
+    text = path.read_text()
+    clean = "    }\n    else\n        pg->u.free.first_dirty = INVALID_DIRTY_IDX;\n"
+    assert text.count(clean) == 1, "free_heap_pages() changed: write this test's mutant again"
+    path.write_text(text.replace(clean, clean.replace("INVALID_DIRTY_IDX", "0")))
+    ok, results = hostheap.run(fake, 200, orders=(4,), out=str(tmp_path / "out-bug"), stock=tree)
+    assert not ok and re.search(r"the tree with the series differs from the stock tree on seed \d+:\n  .*\n"
+                                r"  where the stock tree has ", results[0][3]), results[0][3]
