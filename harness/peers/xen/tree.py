@@ -28,6 +28,7 @@ import time
 from harness import ROOT
 from harness.common import size_label
 from harness.peers.bracket import initramfs
+from harness.peers.debian import source as debsrc
 from harness.peers.xen import dom0, source, variants
 
 # The tree's version -> (proposal series, measuring series), folders of patches/xen/.
@@ -112,7 +113,7 @@ def build(tree, folder_name, config, say=print, jobs=None, with_series=True):
     # `release` labels the records and the serial logs: the version and the series.
     info = {"release": f"{version}-{label}", "suite": "tree", "source_version": f"{version} ({ident[:12]})",
             "config": config, "key": key, "series": label,
-            "patches": [{"name": os.path.basename(p), "sha256": source._sha256(p)} for p in patches],
+            "patches": [{"name": os.path.basename(p), "sha256": debsrc.sha256(p)} for p in patches],
             "toolchain": tools, "build_s": round(took, 1), "warnings": source.warnings_in(log)}
     shutil.rmtree(work)
     with open(os.path.join(folder, "build.json.tmp"), "w") as f:
