@@ -4,7 +4,9 @@
  * functions of a patched page_alloc.c (cut from the tree at build time,
  * XH_EXTRACT) run each heap-init= variant over the same random sequences
  * of calls, each in a child of its own, and every page_info, every free
- * list in order and every counter is compared against chunk's.
+ * list in order and every counter is compared against chunk's. Built with
+ * XH_PAIR, it holds a tree with the proposal series (side 1) against the
+ * same tree stock (side 0) instead, each run with its default heap-init.
  *
  *   xenheap-test [--seed S] [--sequences N] [--page] [--all] [--show SEED]
  *                [--calls S+N[@],...]
@@ -21,7 +23,7 @@
 #include <unistd.h>
 
 #include "xen_stand.h"
-#include XH_EXTRACT
+#include "tester.h"
 
 /* ---- the stand-ins' state ---- */
 struct page_info *xh_frame_table;
@@ -30,21 +32,19 @@ struct domain xh_domains[4];
 u32 xh_tlbflush_clock;
 unsigned int memnode_shift;
 nodeid_t xh_memnodemap[1 << 16];
+unsigned long xh_memnodemapsize;
 bool machine_to_phys_mapping_valid;
 unsigned long *xh_m2p;
 int system_state;
-static unsigned long printks;
-static char *ram;                    /* what the direct map shows of the frames */
+unsigned long xh_printks, xh_xenheap_allocs;
+char *xh_ram;
+unsigned char xh_listed[MAX_FRAMES];
 
-#define MAX_FRAMES (1UL << 14)
-/* page_alloc.c's own macros are gone after preprocessing: its types give them back. */
-#define XH_NR_ZONES (sizeof(heap_by_zone_and_order_t) / sizeof((*(heap_by_zone_and_order_t *)0)[0]))
-#define xh_heap(node, zone, order) ((*_heap[node])[zone][order])
 
 void printk(const char *fmt, ...)
 {
     (void)fmt;
-    printks++;
+    xh_printks++;
 }
 
 _Noreturn void xh_fail(const char *file, int line, const char *what)
@@ -58,21 +58,25 @@ void *mfn_to_virt(unsigned long mfn)
 {
     if ( mfn >= xh_nr_frames )
         xh_fail(__FILE__, __LINE__, "mfn_to_virt() of a frame past the frame table");
-    return ram + mfn * PAGE_SIZE;
+    return xh_ram + mfn * PAGE_SIZE;
 }
 
-static unsigned long xenheap_allocs;
+unsigned int page_to_llc_color(const struct page_info *pg)
+{
+    (void)pg;
+    xh_fail(__FILE__, __LINE__, "page_to_llc_color(): a coloured page, with LLC colouring off (x86)");
+}
 
 void *alloc_xenheap_pages(unsigned int order, unsigned int memflags)
 {
     (void)memflags;
-    xenheap_allocs++;
+    xh_xenheap_allocs++;
     return calloc(1, PAGE_SIZE << order);
 }
 
 void *xh_xmalloc(size_t bytes)
 {
-    xenheap_allocs++;
+    xh_xenheap_allocs++;
     return calloc(1, bytes);
 }
 
@@ -98,16 +102,6 @@ static uint64_t next(void)
 }
 
 static unsigned long below(unsigned long n) { return n ? next() % n : 0; }
-
-#define MAX_CALLS 24
-struct call { unsigned long s, n; bool after_boot; };
-struct sequence {
-    uint64_t seed;
-    unsigned long frames;
-    unsigned int shift, nodes, calls, specials;
-    bool bootscrub, garbage;
-    struct call call[MAX_CALLS];
-};
 
 /*
  * The layout and calls of `seed`: frames split into ranges that touch or
@@ -186,6 +180,7 @@ static void make_sequence(struct sequence *q, uint64_t seed)
             bounds[k] = bounds[k - 1], bounds[k - 1] = t;
         }
     memnode_shift = q->shift;
+    xh_memnodemapsize = (q->frames >> q->shift) + 1;
     for ( s = 0; s <= (q->frames >> q->shift); s++ )
     {
         for ( i = 0; s >= bounds[i + 1]; i++ )
@@ -227,6 +222,7 @@ static void parse_calls(struct sequence *q, const char *text)
         exit(2);
     }
     memnode_shift = q->shift;
+    xh_memnodemapsize = (q->frames >> q->shift) + 1;
     for ( i = 0; i <= (q->frames >> q->shift); i++ )
         xh_memnodemap[i] = 0;
 }
@@ -281,119 +277,47 @@ static void make_frames(const struct sequence *q)
     }
 }
 
+/*
+ * The variants, each run by a side: every heap-init= variant of one tree
+ * against chunk, or (XH_PAIR) the series against the same tree stock.
+ */
+#ifdef XH_PAIR
+static const char *const VARIANT[] = { "stock", "series" };
+static void (*const RUN[])(const struct sequence *, unsigned int) = { xh_run_0, xh_run_1 };
+static void (*const SNAPSHOT[])(const struct sequence *, struct record *, unsigned long *) = {
+    xh_snapshot_0, xh_snapshot_1,
+};
+#define NVARIANTS 2
+#define CHUNK 0                               /* the reference every other variant is held to */
+#define IS_PAGE(v) ((void)(v), false)        /* no variant compared as sets */
+static const unsigned int ORDER[] = { CHUNK, 1 };
+#define WHO "the tree with the "             /* before VARIANT[v] in what is printed */
+#define REF "the stock tree"
+#else
 static const char *const VARIANT[] = { "page", "chunk-72b02bc", "chunk", "sweep" };
-static const enum heap_init VARIANT_VALUE[] = {
-    HEAP_INIT_PAGE, HEAP_INIT_CHUNK_72B02BC, HEAP_INIT_CHUNK, HEAP_INIT_SWEEP,
+static void (*const RUN[])(const struct sequence *, unsigned int) = { xh_run_0, xh_run_0, xh_run_0, xh_run_0 };
+static void (*const SNAPSHOT[])(const struct sequence *, struct record *, unsigned long *) = {
+    xh_snapshot_0, xh_snapshot_0, xh_snapshot_0, xh_snapshot_0,
 };
 #define NVARIANTS 4
 #define CHUNK 2
+#define IS_PAGE(v) ((v) == 0)
+/* chunk first; page last, as its comparison sorts chunk's lists. */
+static const unsigned int ORDER[] = { CHUNK, 1, 3, 0 };
+#define WHO "heap-init="
+#define REF "chunk"
+#endif
 
-static void run(const struct sequence *q, unsigned int variant)
-{
-    unsigned int i;
-
-    opt_heap_init = VARIANT_VALUE[variant];
-    opt_bootscrub = q->bootscrub ? BOOTSCRUB_IDLE : BOOTSCRUB_OFF;
-    system_state = SYS_STATE_boot;
-    machine_to_phys_mapping_valid = false;
-    for ( i = 0; i < q->calls; i++ )
-    {
-        if ( q->call[i].after_boot )
-        {
-            system_state = SYS_STATE_active;
-            machine_to_phys_mapping_valid = true;
-        }
-        xh_tlbflush_clock = 100 + i;
-        init_heap_pages(mfn_to_page(_mfn(q->call[i].s)), q->call[i].n);
-    }
-    ASSERT(!spin_is_locked(&heap_lock));
-}
-
-/* ---- the state, as records compared in order ---- */
-enum { R_COUNT, R_U, R_V, R_TLB, R_M2P, R_LIST, R_LIST_LEN, R_AVAIL, R_TOTAL, R_SCRUB,
-       R_OFFLINED, R_BROKEN, R_META, R_FIRST_VALID, R_PRINTK, R_XENHEAP, R_END };
 static const char *const RECORD[] = {
     "count_info", "u (first_dirty, need_tlbflush, scrub_state)", "v (order or owner)",
     "tlbflush_timestamp", "the M2P entry", "free list entry", "free list length", "avail[]",
     "total_avail_pages", "node_need_scrub[]", "page_offlined_list entry", "page_broken_list entry",
-    "heap metadata's frame", "first_valid_mfn", "printk() calls", "xenheap allocations", "end",
+    "heap metadata's frame", "first_valid_mfn", "printk() calls", "xenheap allocations",
+    "node_avail_pages[]", "end",
 };
-struct record { uint32_t kind, a, b, c; uint64_t value; };
-#define MAX_RECORDS (MAX_FRAMES * 6 + 4096)
 
 static struct record *slot[NVARIANTS];
-static unsigned char listed[MAX_FRAMES];     /* heads of free blocks, for as_sets() */
 static unsigned long *slot_len;
-
-static void put(struct record *r, unsigned long *n, uint32_t kind, uint32_t a, uint32_t b, uint32_t c,
-                uint64_t value)
-{
-    if ( *n >= MAX_RECORDS )
-        xh_fail(__FILE__, __LINE__, "more records than a slot holds");
-    r[(*n)++] = (struct record){ kind, a, b, c, value };
-}
-
-static void put_list(struct record *r, unsigned long *n, uint32_t kind, uint32_t a, uint32_t b,
-                     const struct page_list_head *h)
-{
-    const struct page_info *p;
-    uint32_t i = 0;
-
-    for ( p = h->next; p; p = p->list.next, i++ )
-    {
-        put(r, n, kind, a, b, i, page_to_mfn(p).mfn);
-        listed[page_to_mfn(p).mfn] = 1;
-    }
-    if ( kind == R_LIST )
-        put(r, n, R_LIST_LEN, a, b, 0, i);
-}
-
-static void snapshot(const struct sequence *q, struct record *r, unsigned long *n)
-{
-    unsigned long i;
-    unsigned int node, zone, order;
-
-    *n = 0;
-    memset(listed, 0, sizeof(listed));
-    for ( node = 0; node < MAX_NUMNODES; node++ )
-    {
-        put(r, n, R_SCRUB, node, 0, 0, node_need_scrub[node]);
-        if ( !avail[node] )
-        {
-            put(r, n, R_META, node, 0, 0, ~0ULL);
-            continue;
-        }
-        put(r, n, R_META, node, 0, 0, (char *)_heap[node] >= ram &&
-            (char *)_heap[node] < ram + MAX_FRAMES * PAGE_SIZE ?
-            (uint64_t)((char *)_heap[node] - ram) / PAGE_SIZE : ~1ULL);
-        for ( zone = 0; zone < XH_NR_ZONES; zone++ )
-        {
-            put(r, n, R_AVAIL, node, zone, 0, avail[node][zone]);
-            for ( order = 0; order <= MAX_ORDER; order++ )
-                put_list(r, n, R_LIST, node, zone * 100 + order, &xh_heap(node, zone, order));
-        }
-    }
-    put(r, n, R_TOTAL, 0, 0, 0, total_avail_pages);
-    put_list(r, n, R_OFFLINED, 0, 0, &page_offlined_list);
-    put_list(r, n, R_BROKEN, 0, 0, &page_broken_list);
-    put(r, n, R_FIRST_VALID, 0, 0, 0, first_valid_mfn.mfn);
-    put(r, n, R_PRINTK, 0, 0, 0, printks);
-    put(r, n, R_XENHEAP, 0, 0, 0, xenheap_allocs);
-    for ( i = 0; i < q->frames; i++ )
-    {
-        const struct page_info *pg = &xh_frame_table[i];
-
-        put(r, n, R_COUNT, i, 0, 0, pg->count_info);
-        /* c = 1: a free page inside a block, whose u and v no path reads. */
-        bool inside = page_state_is(pg, free) && !listed[i];
-
-        put(r, n, R_U, i, 0, inside, pg->u.free.val);
-        put(r, n, R_V, i, 0, inside, pg->v.free.order);
-        put(r, n, R_TLB, i, 0, 0, pg->tlbflush_timestamp);
-        put(r, n, R_M2P, i, 0, 0, xh_m2p[i]);
-    }
-    put(r, n, R_END, 0, 0, 0, 0);
-}
 
 /*
  * Free blocks as a set, for page against chunk: each list's entries
@@ -446,7 +370,7 @@ static void describe(const struct record *r, FILE *f)
     case R_AVAIL:
         fprintf(f, "avail[%u][%u] = %llu", r->a, r->b, (unsigned long long)r->value);
         break;
-    case R_SCRUB: case R_META:
+    case R_SCRUB: case R_META: case R_NODE_AVAIL:
         fprintf(f, "node %u %s = %#llx", r->a, RECORD[r->kind], (unsigned long long)r->value);
         break;
     case R_OFFLINED: case R_BROKEN:
@@ -495,8 +419,8 @@ static int in_child(const struct sequence *q, unsigned int variant)
 
         make_sequence(&copy, q->seed);
         make_frames(&copy);
-        run(&copy, variant);
-        snapshot(&copy, slot[variant], &slot_len[variant]);
+        RUN[variant](&copy, variant);
+        SNAPSHOT[variant](&copy, slot[variant], &slot_len[variant]);
         _exit(0);
     }
     if ( waitpid(pid, &status, 0) < 0 )
@@ -560,7 +484,7 @@ int main(int argc, char **argv)
 
     xh_frame_table = mmap(NULL, MAX_FRAMES * sizeof(*xh_frame_table), PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ram = mmap(NULL, MAX_FRAMES * PAGE_SIZE, PROT_READ | PROT_WRITE,
+    xh_ram = mmap(NULL, MAX_FRAMES * PAGE_SIZE, PROT_READ | PROT_WRITE,
                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     xh_m2p = calloc(MAX_FRAMES, sizeof(*xh_m2p));
     slot_len = mmap(NULL, NVARIANTS * sizeof(*slot_len), PROT_READ | PROT_WRITE,
@@ -568,7 +492,7 @@ int main(int argc, char **argv)
     for ( a = 0; a < NVARIANTS; a++ )
         slot[a] = mmap(NULL, MAX_RECORDS * sizeof(struct record), PROT_READ | PROT_WRITE,
                        MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if ( xh_frame_table == MAP_FAILED || ram == MAP_FAILED || !xh_m2p || slot_len == MAP_FAILED )
+    if ( xh_frame_table == MAP_FAILED || xh_ram == MAP_FAILED || !xh_m2p || slot_len == MAP_FAILED )
     {
         perror("xenheap-test: mmap");
         return 2;
@@ -586,8 +510,6 @@ int main(int argc, char **argv)
 
     for ( i = 0; i < sequences; i++ )
     {
-        /* chunk first; page last, as its comparison sorts chunk's lists. */
-        static const unsigned int order[] = { CHUNK, 1, 3, 0 };
         struct sequence q;
         unsigned int k;
         int failed = 0;
@@ -595,31 +517,31 @@ int main(int argc, char **argv)
         make_sequence(&q, seed + i);
         for ( k = 0; k < NVARIANTS; k++ )
         {
-            unsigned int v = order[k];
+            unsigned int v = ORDER[k];
             int rc;
             long at;
 
-            if ( v == 0 && !with_page )
+            if ( IS_PAGE(v) && !with_page )
                 continue;
             rc = in_child(&q, v);
             if ( rc )
             {
-                printf("heap-init=%s failed (exit %d) on seed %llu:\n", VARIANT[v], rc,
+                printf(WHO "%s failed (exit %d) on seed %llu:\n", VARIANT[v], rc,
                        (unsigned long long)q.seed);
                 failed = 1;
                 break;
             }
-            if ( v == CHUNK || (at = first_difference(v, v == 0)) < 0 )
+            if ( v == CHUNK || (at = first_difference(v, IS_PAGE(v))) < 0 )
                 continue;
-            if ( v == 0 && ++page_differ > 1 )
+            if ( IS_PAGE(v) && ++page_differ > 1 )
                 continue;
-            printf("heap-init=%s differs from chunk%s on seed %llu%s:\n  ", VARIANT[v],
-                   v == 0 ? " as sets" : "", (unsigned long long)q.seed, v == 0 ? " (the first such)" : "");
+            printf(WHO "%s differs from " REF "%s on seed %llu%s:\n  ", VARIANT[v],
+                   IS_PAGE(v) ? " as sets" : "", (unsigned long long)q.seed, IS_PAGE(v) ? " (the first such)" : "");
             describe(&slot[v][at], stdout);
-            printf("\n  where chunk has ");
+            printf("\n  where " REF " has ");
             describe(&slot[CHUNK][at], stdout);
             printf("\n");
-            if ( v != 0 )
+            if ( !IS_PAGE(v) )
                 failed = 1;
             else
                 show(&q, stdout);
@@ -639,9 +561,11 @@ int main(int argc, char **argv)
                (unsigned long long)failures, (unsigned long long)sequences);
         return 1;
     }
-    printf("xenheap-test: MAX_ORDER %u: %llu sequences from seed %llu: sweep and chunk-72b02bc equal "
-           "chunk in every page_info, free list (in order) and counter", MAX_ORDER,
-           (unsigned long long)sequences, (unsigned long long)seed);
+    printf("xenheap-test: MAX_ORDER %u: %llu sequences from seed %llu: %s in every page_info, free list "
+           "(in order) and counter", MAX_ORDER,
+           (unsigned long long)sequences, (unsigned long long)seed,
+           NVARIANTS == 2 ? "the tree with the series equals the stock tree"
+                          : "sweep and chunk-72b02bc equal chunk");
     if ( with_page )
         printf("; page differs from chunk as sets in %llu", (unsigned long long)page_differ);
     printf("\n");

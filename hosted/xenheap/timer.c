@@ -29,6 +29,7 @@ struct domain xh_domains[4];
 u32 xh_tlbflush_clock;
 unsigned int memnode_shift = 30;
 nodeid_t xh_memnodemap[1];
+unsigned long xh_memnodemapsize = 1;
 bool machine_to_phys_mapping_valid;
 unsigned long *xh_m2p;
 int system_state = SYS_STATE_boot;
@@ -51,6 +52,11 @@ void *mfn_to_virt(unsigned long mfn) { return ram + mfn * PAGE_SIZE; }
 void *alloc_xenheap_pages(unsigned int order, unsigned int memflags)
 { (void)memflags; return calloc(1, PAGE_SIZE << order); }
 void *xh_xmalloc(size_t bytes) { return calloc(1, bytes); }
+unsigned int page_to_llc_color(const struct page_info *pg)
+{
+    (void)pg;
+    xh_fail(__FILE__, __LINE__, "page_to_llc_color(): a coloured page, with LLC colouring off (x86)");
+}
 void xh_list_check(const struct page_info *pg, const struct page_list_head *h) { (void)pg, (void)h; }
 
 static const char *const NAME[] = { "page", "chunk-72b02bc", "chunk", "sweep", "floor" };

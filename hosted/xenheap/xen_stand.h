@@ -110,6 +110,7 @@ typedef struct { unsigned long mfn; } mfn_t;
 #define _mfn(x) ((mfn_t){ (x) })
 #define mfn_x(m) ((m).mfn)
 #define INVALID_MFN_INITIALIZER { ~0UL }
+#define INVALID_MFN ((mfn_t){ ~0UL })
 static inline mfn_t mfn_add(mfn_t m, unsigned long i) { return _mfn(m.mfn + i); }
 static inline mfn_t mfn_min(mfn_t a, mfn_t b) { return a.mfn < b.mfn ? a : b; }
 #define pfn_to_paddr(p) ((paddr_t)(p) << PAGE_SHIFT)
@@ -141,21 +142,39 @@ struct page_info {
     union { u32 tlbflush_timestamp; } ;
 };
 
+/*
+ * count_info's bits as x86's asm/mm.h of the tree has them: up to 4.20
+ * need_scrub shares PGC_allocated's bit; staging gives it bit 7 of its own
+ * (PGC_extra moves to bit 3, a shadowed page table takes bit 8, as
+ * CONFIG_SHADOW_PAGING is on by default). hostheap.py picks the layout
+ * from the tree's header and refuses one it does not know.
+ */
 #define PG_shift(idx) (BITS_PER_LONG - (idx))
 #define PG_mask(x, idx) (x##UL << PG_shift(idx))
 #define PGC_allocated PG_mask(1, 1)
 #define PGC_xen_heap PG_mask(1, 2)
-#define PGC_page_table PG_mask(1, 3)
 #define PGC_broken PG_mask(1, 4)
 #define _PGC_broken PG_shift(4)
-#define _PGC_need_scrub PG_shift(1)
 #define PGC_state PG_mask(3, 6)
 #define PGC_state_inuse PG_mask(0, 6)
 #define PGC_state_offlining PG_mask(1, 6)
 #define PGC_state_offlined PG_mask(2, 6)
 #define PGC_state_free PG_mask(3, 6)
+#if XH_PGC_LAYOUT == 2
+#define PGC_extra PG_mask(1, 3)
+#define _PGC_need_scrub PG_shift(7)
+#define PGC_need_scrub PG_mask(1, 7)
+#define PGC_shadowed_pt PG_mask(1, 8)
+#define PGC_count_mask ((1UL << PG_shift(8)) - 1)
+#elif XH_PGC_LAYOUT == 1
+#define PGC_page_table PG_mask(1, 3)
+#define PGC_extra PG_mask(1, 7)
+#define _PGC_need_scrub PG_shift(1)
 #define PGC_need_scrub PGC_allocated
 #define PGC_count_mask ((1UL << PG_shift(7)) - 1)
+#else
+#error "XH_PGC_LAYOUT (1: need_scrub on PGC_allocated's bit, 2: on bit 7) must be given"
+#endif
 #define page_state_is(pg, st) (((pg)->count_info & PGC_state) == PGC_state_##st)
 #define is_xen_heap_page(pg) ((pg)->count_info & PGC_xen_heap)
 #define PFN_ORDER(pg) ((pg)->v.free.order)
@@ -185,16 +204,43 @@ extern struct domain xh_domains[4];
 extern u32 xh_tlbflush_clock;
 #define page_set_tlbflush_timestamp(pg) ((pg)->tlbflush_timestamp = xh_tlbflush_clock)
 
-/* NUMA: memnodemap[], one node per 2^memnode_shift frames. */
+/*
+ * NUMA: memnodemap[], one node per 2^memnode_shift frames; 4.17 asks by
+ * address, staging by frame (xen/numa.h's mfn_to_nid(), ASSERTing the map).
+ */
 extern unsigned int memnode_shift;
 extern nodeid_t xh_memnodemap[];
+extern unsigned long xh_memnodemapsize;
 #define phys_to_nid(pa) \
     (XH_COUNTED(XH_C_NID), (unsigned int)xh_memnodemap[((pa) >> PAGE_SHIFT) >> memnode_shift])
+static inline nodeid_t mfn_to_nid(mfn_t m)
+{
+    XH_COUNTED(XH_C_NID);
+    ASSERT((m.mfn >> memnode_shift) < xh_memnodemapsize);
+    return xh_memnodemap[m.mfn >> memnode_shift];
+}
+#define page_to_nid(pg) mfn_to_nid(page_to_mfn(pg))
+
+/* Storage qualifiers by option (xen/kconfig.h): CONFIG_NUMA is on here. */
+#define XH_CAT_(a, b) a##b
+#define XH_CAT(a, b) XH_CAT_(a, b)
+#define XH_STATIC_1 static
+#define XH_STATIC_0
+#define STATIC_IF(option) XH_CAT(XH_STATIC_, IS_ENABLED(option))
+
+/*
+ * LLC colouring is Arm's (CONFIG_LLC_COLORING is off on x86): a coloured
+ * page never reaches the heap here, and asking for a colour is a failure.
+ */
+#define llc_coloring_enabled false
+unsigned int page_to_llc_color(const struct page_info *pg);
 
 /* The M2P, live once paging_init() has run (the tester's after-boot calls). */
 extern bool machine_to_phys_mapping_valid;
 extern unsigned long *xh_m2p;
 #define INVALID_M2P_ENTRY (~0UL)
+/* The proposal series' hook (patches/xen/staging/ 0002), as x86 defines it. */
+#define arch_m2p_ready() machine_to_phys_mapping_valid
 #define set_gpfn_from_mfn(mfn, pfn) do { \
         if ( machine_to_phys_mapping_valid ) XH_COUNTED(XH_C_M2P), xh_m2p[(mfn)] = (pfn); } while ( 0 )
 

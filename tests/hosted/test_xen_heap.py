@@ -29,10 +29,14 @@ def tree():
 
 
 def copy_of(tree, tmp_path):
-    """A tree holding only the page_alloc.c of `tree`, to change."""
+    """A tree holding only the page_alloc.c and x86 asm/mm.h of `tree`, to change."""
     dst = tmp_path / "xen" / "xen" / "common"
     dst.mkdir(parents=True)
     shutil.copy(os.path.join(tree, hostheap.PAGE_ALLOC), dst / "page_alloc.c")
+    for rel in hostheap.ARCH_MM:
+        if os.path.isfile(os.path.join(tree, rel)):
+            (tmp_path / "xen" / rel).parent.mkdir(parents=True)
+            shutil.copy(os.path.join(tree, rel), tmp_path / "xen" / rel)
     return str(tmp_path / "xen"), dst / "page_alloc.c"
 
 
@@ -91,3 +95,58 @@ def test_the_timer_builds_one_heap_a_variant_and_counts_its_stand_ins(tree, tmp_
     assert counted["sweep"]["node_lookups"] < 8 and counted["sweep"]["locks"] < 8
     assert counted["chunk"]["node_lookups"] >= counted["chunk"]["pages"]
     assert counted["page"]["locks"] >= counted["page"]["pages"]
+
+
+def test_staging_s_names_build_and_node_avail_pages_is_compared(tree, tmp_path):
+    """4.17 rewritten in staging's words (STATIC_IF(), INVALID_MFN,
+    page_to_nid(), mfn_to_nid(), node_avail_pages[]) builds against the
+    stand-ins; a node_avail_pages[] that sweep leaves behind is found."""
+    fake, path = copy_of(tree, tmp_path)
+    text = path.read_text()
+    for old, new in [("mfn_t first_valid_mfn = INVALID_MFN_INITIALIZER;",
+                      "STATIC_IF(CONFIG_NUMA) mfn_t first_valid_mfn = INVALID_MFN;"),
+                     ("node = phys_to_nid(mfn_to_maddr(mfn));", "node = mfn_to_nid(mfn);"),
+                     ("phys_to_nid(page_to_maddr(pg))", "page_to_nid(pg)"),
+                     ("static long total_avail_pages;",
+                      "static long total_avail_pages;\nstatic unsigned long node_avail_pages[MAX_NUMNODES];"),
+                     ("    avail[node][zone] += 1 << order;\n",
+                      "    avail[node][zone] += 1 << order;\n    node_avail_pages[node] += 1 << order;\n")]:
+        assert old in text, f"4.17's page_alloc.c changed: {old!r} is gone"
+        text = text.replace(old, new)
+    path.write_text(text)
+    assert "XH_NODE_AVAIL=1" in hostheap.tree_defines(fake)
+    ok, results = hostheap.run(fake, 200, orders=(4,), out=str(tmp_path / "out"))
+    out = results[0][3]
+    # chunk lists through free_heap_pages(), 4.17's sweep_list() does not bump the new counter.
+    assert not ok and re.search(r"heap-init=sweep differs from chunk on seed \d+:\n  node \d node_avail_pages\[\] = 0\n"
+                                r"  where chunk has node \d node_avail_pages\[\] = 0x[1-9a-f]", out), out
+
+
+def test_a_count_info_layout_the_stand_ins_lack_is_refused(tree, tmp_path):
+    fake, _ = copy_of(tree, tmp_path)
+    assert hostheap.tree_defines(fake) == ["XH_PGC_LAYOUT=1", "XH_HEAP_INIT=1"]
+    mm = next(tmp_path / "xen" / rel for rel in hostheap.ARCH_MM if (tmp_path / "xen" / rel).is_file())
+    staging = mm.read_text().replace("#define _PGC_need_scrub   _PGC_allocated", "#define _PGC_need_scrub   PG_shift(7)")
+    mm.write_text(staging)
+    assert hostheap.tree_defines(fake) == ["XH_PGC_LAYOUT=2", "XH_HEAP_INIT=1"]
+    mm.write_text(staging.replace("PG_shift(7)", "PG_shift(9)"))
+    with pytest.raises(hostheap.HostHeapError, match=r"asm/mm.h: _PGC_need_scrub is defined in none of the "
+                       r"count_info layouts"):
+        hostheap.build(fake, 4, str(tmp_path / "out"))
+
+
+def test_stock_against_series_finds_a_bug_on_one_side_only(tree, tmp_path):
+    """The --proposal build: two trees' page_alloc.c in one tester, each
+    with statics of its own. A copy equals its original; a bug planted in
+    the copy's free_heap_pages() (every block's first_dirty 0) is found."""
+    same, _ = copy_of(tree, tmp_path / "same")
+    ok, results = hostheap.run(same, 200, orders=(4,), out=str(tmp_path / "out-same"), stock=tree)
+    assert ok and "the tree with the series equals the stock tree" in results[0][3], results[0][3]
+    fake, path = copy_of(tree, tmp_path / "bug")
+    text = path.read_text()
+    clean = "    }\n    else\n        pg->u.free.first_dirty = INVALID_DIRTY_IDX;\n"
+    assert text.count(clean) == 1, "free_heap_pages() changed: write this test's mutant again"
+    path.write_text(text.replace(clean, clean.replace("INVALID_DIRTY_IDX", "0")))
+    ok, results = hostheap.run(fake, 200, orders=(4,), out=str(tmp_path / "out-bug"), stock=tree)
+    assert not ok and re.search(r"the tree with the series differs from the stock tree on seed \d+:\n  .*\n"
+                                r"  where the stock tree has ", results[0][3]), results[0][3]

@@ -172,3 +172,26 @@ def test_make_xen_srcs_boots_count_their_merges_at_boot_variant_by_variant():
     assert rec["merges"] == {"chunk": 1, "sweep": 0} and rec["problems"]
     assert variants_report._merges(rec["merges"]) == "chunk 1, sweep 0"
     assert variants_report._merges({"chunk": 0, "sweep": 0}) == "0"
+
+
+def staging_log(variant):
+    """A dom0 boot recorded from staging c447b7308b13 with patches/xen/staging-measure/
+    (debug, heap-init=<variant> heap-dump, 1 GiB, TCG), its dumps with node_avail lines."""
+    with open(os.path.join(DATA, f"xen-4.23-dom0-debug-{variant}.log"), encoding="utf-8") as f:
+        return f.read()
+
+
+def test_a_recorded_staging_boot_holds_node_avail_pages_and_chunk_equals_sweep():
+    readings = {v: afterboot.read(staging_log(v)) for v in ("chunk", "sweep")}
+    for r in readings.values():
+        assert r.problems == [] and r.stage == "free_boot_modules" and r.after.ranges == [(0x3aa8c, 0x3f904)]
+        assert r.boot.node_avail == {0: 238698} and r.after.node_avail == {0: 225406}
+    assert afterboot.compare(readings) == ([], [])
+    # sweep's after-boot node_avail_pages[] one page short: the dump and the variants disagree.
+    text = staging_log("sweep")
+    at = text.rindex("heapdump: node_avail 0 225406")
+    readings["sweep"] = afterboot.read(text[:at] + "heapdump: node_avail 0 225405" + text[at + 29:])
+    assert readings["sweep"].problems == ["after free_boot_modules: node 0's node_avail_pages[] is 225405, "
+                                          "its avail[] sums to 225406"]
+    problems, _ = afterboot.compare(readings)
+    assert len(problems) == 1 and problems[0].startswith("after free_boot_modules: sweep built another heap"), problems

@@ -10,6 +10,7 @@ nodes, heap-init=chunk and sweep; and the 72b02bc code as committed, which
 hands a range that crosses nodes over whole, on two nodes: a heap that is
 not canonical, which the oracle must catch."""
 import os
+import re
 
 import pytest
 
@@ -229,3 +230,21 @@ def test_page_against_chunk_on_three_unequal_nodes_is_named_by_the_carve_out_rul
     assert heapdump.compare(dumps) != []            # without the nodes: not explained
     dumps["page"].blocks = dumps["page"].blocks[1:]
     assert heapdump.compare(dumps, nodes, 0, []) != []
+
+
+def with_node_avail(text, pages):
+    """A recorded 4.17 dump given staging's node_avail line after each node line."""
+    return re.sub(r"heapdump: node (\d+) need_scrub \d+\n",
+                  lambda m: m.group(0) + f"(XEN) heapdump: node_avail {m.group(1)} {pages}\n", text)
+
+
+def test_node_avail_pages_is_read_and_held_to_avail_and_across_variants():
+    text = log("xen-4.17-chunk-1G.log")
+    d = heapdump.parse(with_node_avail(text, 258067))
+    assert d.node_avail == {0: 258067} and heapdump.check(d) == []
+    assert d.as_record()["node_avail"] == {"0": 258067}
+    assert heapdump.parse(text).node_avail == {}                 # a tree without it: nothing to hold
+    short = heapdump.parse(with_node_avail(text, 258066))
+    assert heapdump.check(short) == ["node 0's node_avail_pages[] is 258066, its avail[] sums to 258067"]
+    problems = heapdump.compare({"chunk": d, "sweep": short})
+    assert len(problems) == 1 and problems[0].startswith("sweep built another heap than chunk"), problems

@@ -80,3 +80,28 @@ def test_the_command_fails_cleanly_on_a_path_that_is_no_xen_tree(tmp_path):
                        capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 2
     assert "is not a Xen source tree: it has no xen/Makefile" in r.stderr
+
+
+def test_a_tree_that_builds_gets_its_build_json(tmp_path, monkeypatch):
+    """Past the patches: the build's record names each patch with its
+    sha256 (the make itself faked: it leaves xen, xen-syms and .config)."""
+    monkeypatch.setattr(source, "SRC", str(tmp_path / "build"))
+    t = fake_tree(tmp_path / "t")
+
+    def make(work, args, log, what):
+        for name in ("xen", "xen-syms", ".config"):
+            with open(os.path.join(work, "xen", name), "w") as f:
+                f.write("built\n")
+        open(log, "a").close()
+    monkeypatch.setattr(source, "configure", lambda work, config, log: None)
+    monkeypatch.setattr(source, "_make", make)
+    monkeypatch.setattr(source, "series", lambda name, folder: [])
+    b = tree.build(t, "staging", "release", say=lambda *a: None)
+    assert b.info["release"] == "4.23-staging" and b.info["patches"] == [] and b.info["warnings"] == []
+    monkeypatch.setattr(source, "series", lambda name, folder: [os.path.join(folder, "0001-x.patch")])
+    monkeypatch.setattr(source, "apply_series", lambda work, patches: None)
+    os.makedirs(tmp_path / "p" / "staging")
+    (tmp_path / "p" / "staging" / "0001-x.patch").write_text("a patch\n")
+    monkeypatch.setattr(source, "PATCHES", str(tmp_path / "p"))
+    b = tree.build(t, "staging", "release", say=lambda *a: None)
+    assert b.info["patches"][0]["name"] == "0001-x.patch" and len(b.info["patches"][0]["sha256"]) == 64

@@ -2,7 +2,7 @@
 """The heap after boot, as the dom0 boots of `xen-src` leave it
 (harness/peers/xen/variants.py, functional()). With `heap-dump`, Xen
 prints the heap once end_boot_allocator() returns and again once the boot
-modules have gone to the heap (4.17's discard_initial_images(), 4.20's
+modules have gone to the heap (4.17's discard_initial_images(), 4.20's and staging's
 free_boot_modules()), naming each range it handed over on the way
 (heapdump.py reads both dumps). Here each dump is checked against itself,
 the boot one against the canonical heap of its regions, the variants of

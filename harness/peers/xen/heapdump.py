@@ -11,6 +11,7 @@ it, each line "heapdump: ...":
         [<need_tlbflush> <scrub_state>]             (list order)
   avail <node> <zone> <pages>                        (non-zero entries)
   node <node> need_scrub <pages>
+  node_avail <node> <pages>                          (staging: node_avail_pages[])
   total_avail_pages <pages> listed <pages> blocks <n> notfree <n>
   digest blocks <hex> pages <hex>
   fields <hex>
@@ -79,6 +80,7 @@ class Dump:
         # The ranges handed over since the dump before (a later stage's).
         self.ranges = []
         self.nodes = None               # [(s, e, node)] when the caller read them from the log
+        self.node_avail = {}            # {node: node_avail_pages[node]}, where the tree has it
 
     def digest(self):
         """(block digest, page digest) as hex, Xen's."""
@@ -94,7 +96,8 @@ class Dump:
                 "avail": {f"{n}/{z}": p for (n, z), p in sorted(self.avail.items())},
                 "need_scrub": {str(n): p for n, p in sorted(self.need_scrub.items())},
                 "regions": [[s, e] for s, e in self.regions],
-                "fields": None if self.fields is None else f"{self.fields:016x}"}
+                "fields": None if self.fields is None else f"{self.fields:016x}",
+                "node_avail": {str(n): p for n, p in sorted(self.node_avail.items())}}
 
 
 def _ints(fields, what, line):
@@ -145,6 +148,9 @@ def parse(log, stage=BOOT):
         elif kind == "node" and len(f) == 4 and f[2] == "need_scrub":
             n, p = _ints([f[1], f[3]], "need_scrub", raw)
             d.need_scrub[n] = p
+        elif kind == "node_avail" and len(f) == 3:
+            n, p = _ints(f[1:], "node_avail entry", raw)
+            d.node_avail[n] = p
         elif kind == "total_avail_pages" and len(f) == 8:
             d.total, d.listed, d.nblocks, d.notfree = _ints(f[1::2], "total line", raw)
         elif kind == "digest" and len(f) == 5:
@@ -170,7 +176,8 @@ def stages(log):
 def check(d):
     """The dump against itself -> [problem]: the block digest worked out
     again from the block lines, the counts Xen printed against the blocks,
-    every head's order, every page free, no block overlapping another."""
+    every head's order, every page free, no block overlapping another,
+    each node's node_avail_pages[] (where printed) the sum of its avail[]."""
     out = []
     mine = sum(block_hash(n, z, o, m, fd) for n, z, o, m, _, fd in d.blocks) & MASK
     if mine != d.digest_blocks:
@@ -183,6 +190,10 @@ def check(d):
     if d.listed != d.total or sum(d.avail.values()) != d.total:
         out.append(f"total_avail_pages {d.total}, pages listed {d.listed}, avail[] sums to "
                    f"{sum(d.avail.values())}")
+    for n, p in sorted(d.node_avail.items()):
+        if p != sum(v for (m, _), v in d.avail.items() if m == n):
+            out.append(f"node {n}'s node_avail_pages[] is {p}, its avail[] sums to "
+                       f"{sum(v for (m, _), v in d.avail.items() if m == n)}")
     if d.notfree:
         out.append(f"{d.notfree} listed pages are not in the free state")
     for n, z, o, m, pfn_order, _ in d.blocks:
@@ -267,7 +278,8 @@ def compare(dumps, nodes=None, boot_node=0, notes=None):
                 out.append(f"{name} lists {ref_name}'s blocks in its order, but the heads' need_tlbflush "
                            "or scrub_state, or the fields digest, differ")
                 continue
-        if d.digest() != ref.digest() or d.avail != ref.avail or d.need_scrub != ref.need_scrub:
+        if (d.digest() != ref.digest() or d.avail != ref.avail or d.need_scrub != ref.need_scrub
+                or d.node_avail != ref.node_avail):
             note = carve_note(name, d, ref_name, ref, nodes, boot_node)
             if note:
                 if notes is not None:

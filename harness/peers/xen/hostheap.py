@@ -83,8 +83,9 @@ def _unpack(release, dsc, patches, folder):
     return tree
 
 
-def check_tree(tree):
-    """The tree's page_alloc.c, or HostHeapError naming what is missing."""
+def check_tree(tree, heap_init=True):
+    """The tree's page_alloc.c, or HostHeapError naming what is missing
+    (the heap-init= option too, unless `heap_init` is false)."""
     path = os.path.join(tree, PAGE_ALLOC)
     if not os.path.isfile(path):
         raise HostHeapError(f"{tree} is not a Xen tree: it has no {PAGE_ALLOC}")
@@ -93,9 +94,37 @@ def check_tree(tree):
     for name in ROOTS + ("free_heap_pages", "init_node_heap"):
         if not re.search(rf"\b{name}\s*\(", text):
             raise HostHeapError(f"{path} defines no {name}(): not a page_alloc.c the tester knows")
-    if "heap-init" not in text:
+    if heap_init and "heap-init" not in text:
         raise HostHeapError(f"{path} has no heap-init= option: the series (patches/xen/) is not applied")
     return path
+
+
+# Where x86's asm/mm.h is (4.17 on), and how its need_scrub bit reads in
+# each count_info layout xen_stand.h knows (XH_PGC_LAYOUT).
+ARCH_MM = (os.path.join("xen", "arch", "x86", "include", "asm", "mm.h"),
+           os.path.join("xen", "include", "asm-x86", "mm.h"))
+PGC_LAYOUTS = {1: r"#define\s+_PGC_need_scrub\s+_PGC_allocated\b", 2: r"#define\s+_PGC_need_scrub\s+PG_shift\(7\)"}
+
+
+def tree_defines(tree):
+    """What xen_stand.h is told of the tree: its count_info layout, and
+    whether page_alloc.c keeps node_avail_pages[] (staging) and has the
+    heap-init= option -> ["X=V", ...].
+    HostHeapError names the header whose layout the stand-ins lack."""
+    path = next((os.path.join(tree, p) for p in ARCH_MM if os.path.isfile(os.path.join(tree, p))), None)
+    if path is None:
+        raise HostHeapError(f"{tree} has no x86 asm/mm.h ({' or '.join(ARCH_MM)}): its count_info bits are unknown")
+    with open(path, errors="replace") as f:
+        header = f.read()
+    layout = [k for k, pattern in PGC_LAYOUTS.items() if re.search(pattern, header)]
+    if len(layout) != 1:
+        raise HostHeapError(f"{path}: _PGC_need_scrub is defined in none of the count_info layouts the "
+                            f"stand-ins know (hosted/xenheap/xen_stand.h, XH_PGC_LAYOUT)")
+    with open(os.path.join(tree, PAGE_ALLOC), errors="replace") as f:
+        text = f.read()
+    return ([f"XH_PGC_LAYOUT={layout[0]}"] + (["XH_NODE_AVAIL=1"] if re.search(
+        r"^static unsigned long node_avail_pages\[", text, re.M) else []) +
+        (["XH_HEAP_INIT=1"] if "heap-init" in text else []))
 
 
 TOKEN = re.compile(r'\s+|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]*'
@@ -177,18 +206,19 @@ def _names(toks):
     return defined, idents - defined
 
 
-def extract(tree, max_order, out, defines=()):
+def extract(tree, max_order, out, defines=(), heap_init=True):
     """The tree's page_alloc.c, preprocessed for MAX_ORDER `max_order` (and
     -D`defines`), cut to what ROOTS reach -> the path of the C file written
     into `out`."""
-    path = check_tree(tree)
+    path = check_tree(tree, heap_init)
     inc = os.path.join(out, "include")
     shutil.rmtree(inc, ignore_errors=True)
     with open(path, errors="replace") as f:
         for name in re.findall(r"^\s*#\s*include\s*<([^>]+)>", f.read(), re.M):
             os.makedirs(os.path.dirname(os.path.join(inc, name)), exist_ok=True)
             open(os.path.join(inc, name), "w").close()
-    cmd = ["gcc", "-E", f"-DXH_MAX_ORDER={max_order}", *(f"-D{d}" for d in defines), "-I", inc,
+    cmd = ["gcc", "-E", f"-DXH_MAX_ORDER={max_order}", *(f"-D{d}" for d in list(defines) + tree_defines(tree)),
+           "-I", inc,
            "-include", os.path.join(HOSTED, "xen_stand.h"), path]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -216,33 +246,61 @@ def extract(tree, max_order, out, defines=()):
     return target
 
 
-def build(tree, max_order, out=OUT):
-    """The tester built against `tree` for MAX_ORDER `max_order` -> binary path."""
+def build(tree, max_order, out=OUT, stock=None):
+    """The tester built against `tree` for MAX_ORDER `max_order` -> binary
+    path. With `stock` (the same Xen unpatched), the stock-against-series
+    build: the stock tree's page_alloc.c on one side, `tree`'s (the proposal
+    series applied, no heap-init=) on the other, held to be equal."""
     out = os.path.abspath(out)
     os.makedirs(out, exist_ok=True)
-    cut = extract(tree, max_order, out)
-    binary = os.path.join(out, f"xenheap-test-{max_order}")
-    cmd = ["gcc"] + CFLAGS + [f"-DXH_MAX_ORDER={max_order}", f'-DXH_EXTRACT="{cut}"', "-I", HOSTED,
-                              os.path.join(HOSTED, "tester.c"), "-o", binary]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
+    flags = CFLAGS + [f"-DXH_MAX_ORDER={max_order}", "-I", HOSTED]
+    if stock is None:
+        cut = extract(tree, max_order, out)
+        binary = os.path.join(out, f"xenheap-test-{max_order}")
+        _gcc(flags + [f"-D{d}" for d in tree_defines(tree)] + [
+            f'-DXH_EXTRACT="{cut}"', os.path.join(HOSTED, "side.c"), os.path.join(HOSTED, "tester.c"),
+            "-o", binary], tree)
+        return binary
+    ours, theirs = tree_defines(tree), tree_defines(stock)
+    if [d for d in ours if "HEAP_INIT" not in d] != [d for d in theirs if "HEAP_INIT" not in d]:
+        raise HostHeapError(f"{stock} and {tree} are not the same Xen: the stand-ins see {theirs} and {ours}")
+    objects = []
+    for side, t in enumerate((stock, tree)):
+        folder = os.path.join(out, ("stock", "series")[side])
+        os.makedirs(folder, exist_ok=True)
+        cut = extract(t, max_order, folder, heap_init=False)
+        objects.append(os.path.join(folder, f"side-{max_order}.o"))
+        _gcc(flags + [f"-D{d}" for d in tree_defines(t)] + [
+            "-DXH_PAIR", f"-DXH_SIDE={side}", f'-DXH_EXTRACT="{cut}"', "-c", os.path.join(HOSTED, "side.c"),
+            "-o", objects[-1]], t)
+    binary = os.path.join(out, f"xenheap-stock-test-{max_order}")
+    _gcc(flags + [f"-D{d}" for d in ours] + ["-DXH_PAIR", os.path.join(HOSTED, "tester.c")] + objects +
+         ["-o", binary], tree)
+    return binary
+
+
+def _gcc(args, tree):
+    """gcc `args`; HostHeapError naming the symbols the stand-ins lack."""
+    r = subprocess.run(["gcc"] + args, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
     if r.returncode != 0:
         said = r.stderr.strip()
         names = sorted(set(re.findall(r"implicit declaration of function '(\w+)'|undefined reference to `(\w+)'"
                                       r"|'(\w+)' undeclared", said)))
         named = ", ".join(next(x for x in n if x) for n in names)
+        twice = ", ".join(sorted(set(re.findall(r"multiple definition of `(\w+)'", said))))
         raise HostHeapError(f"the tester does not build against {tree}"
-                            f"{': the stand-ins lack ' + named if named else ''}\n{said[-4000:]}")
-    return binary
+                            f"{': the stand-ins lack ' + named if named else ''}"
+                            f"{': both trees define ' + twice if twice else ''}\n{said[-4000:]}")
 
 
-def run(tree, sequences, seed=1, orders=MAX_ORDERS, page=False, say=print, jobs=2, out=OUT):
-    """The tester built against `tree` for each MAX_ORDER, `sequences`
-    sequences split across them from `seed` on -> (every build passed,
-    [(max_order, passed, seconds, output)]). HostHeapError when it does
-    not build."""
+def run(tree, sequences, seed=1, orders=MAX_ORDERS, page=False, say=print, jobs=2, out=OUT, stock=None):
+    """The tester built against `tree` (and `stock`, see build()) for each
+    MAX_ORDER, `sequences` sequences split across them from `seed` on ->
+    (every build passed, [(max_order, passed, seconds, output)]).
+    HostHeapError when it does not build."""
     import concurrent.futures
     import time
-    binaries = {o: build(tree, o, out) for o in orders}
+    binaries = {o: build(tree, o, out, stock) for o in orders}
     share = -(-sequences // len(orders))
 
     def one(i, o):

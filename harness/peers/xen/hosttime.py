@@ -23,7 +23,7 @@ def build_timer(tree, counting=False, out=hostheap.OUT):
     cut = hostheap.extract(tree, 20, out, ("XH_TIMING", "XH_COUNT") if counting else ("XH_TIMING",))
     binary = os.path.join(out, "xenheap-count" if counting else "xenheap-time")
     flags = [f for f in hostheap.CFLAGS if f != "-O1"] + TIMING + (["-DXH_COUNT"] if counting else [])
-    cmd = ["gcc"] + flags + ["-DXH_MAX_ORDER=20", f'-DXH_EXTRACT="{cut}"', "-I", hostheap.HOSTED,
+    cmd = ["gcc"] + flags + [f"-D{d}" for d in hostheap.tree_defines(tree)] + ["-DXH_MAX_ORDER=20", f'-DXH_EXTRACT="{cut}"', "-I", hostheap.HOSTED,
                              os.path.join(hostheap.HOSTED, "timer.c"), "-o", binary]
     r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
     if r.returncode != 0:

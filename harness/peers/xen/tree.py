@@ -28,6 +28,7 @@ import time
 from harness import ROOT
 from harness.common import size_label
 from harness.peers.bracket import initramfs
+from harness.peers.debian import source as debsrc
 from harness.peers.xen import dom0, source, variants
 
 # The tree's version -> (proposal series, measuring series), folders of patches/xen/.
@@ -112,7 +113,7 @@ def build(tree, folder_name, config, say=print, jobs=None, with_series=True):
     # `release` labels the records and the serial logs: the version and the series.
     info = {"release": f"{version}-{label}", "suite": "tree", "source_version": f"{version} ({ident[:12]})",
             "config": config, "key": key, "series": label,
-            "patches": [{"name": os.path.basename(p), "sha256": source._sha256(p)} for p in patches],
+            "patches": [{"name": os.path.basename(p), "sha256": debsrc.sha256(p)} for p in patches],
             "toolchain": tools, "build_s": round(took, 1), "warnings": source.warnings_in(log)}
     shutil.rmtree(work)
     with open(os.path.join(folder, "build.json.tmp"), "w") as f:
@@ -126,9 +127,12 @@ def build(tree, folder_name, config, say=print, jobs=None, with_series=True):
 def measure(args, out, say, kernel=None):
     """`xen-src --tree`: the tree's measuring build through every variant
     (and the tree unpatched unless --no-unpatched), its proposal series'
-    build beside them as `series` where it has one, and the proposal's
-    debug build booting dom0 to its init -> records. A build that cannot be
-    had raises SourceError: the tree is the run's one subject."""
+    build beside them as `series` where it has one, the proposal's debug
+    build booting dom0 to its init, and the measuring series' debug build
+    booting dom0 with each variant and `heap-dump`, its heaps at boot and
+    after the boot modules were freed held variant against variant
+    (variants.functional()) -> records. A build that cannot be had raises
+    SourceError: the tree is the run's one subject."""
     t0 = time.monotonic()
     version = version_of(args.tree)
     proposal, measuring = series_of(version, args.tree)
@@ -136,10 +140,12 @@ def measure(args, out, say, kernel=None):
     plain = [] if args.no_unpatched else [build(args.tree, measuring, "release", say, with_series=False)]
     builds = [meter] + ([build(args.tree, proposal, "release", say)] if proposal != measuring else [])
     debug = [build(args.tree, proposal, "debug", say)] if kernel else []
-    for b in builds + plain + debug:
+    meter_debug = [build(args.tree, measuring, "debug", say)] if kernel else []
+    for b in builds + plain + debug + meter_debug:
         b.info["release"] = version                     # one release in the tables, whatever the series
     records = [variants.header([meter], args.sizes, args.topologies, args.variants, args.jobs)]
-    records += [dict(b.info, type="build") for b in builds + plain + debug]
+    records += [dict(b.info, type="build") for b in builds + plain + debug +
+                (meter_debug if proposal != measuring else [])]
     records += variants.measure([meter], args.sizes, args.topologies, args.variants, out, say, args.jobs,
                                 not args.no_model, plain)
     for b in builds[1:]:
@@ -168,6 +174,7 @@ def measure(args, out, say, kernel=None):
                         "wall_s": round(r.elapsed, 1), "log": os.path.basename(log)})
         say(f"xen-src: dom0 on Xen {version} ({b.config}) with the {proposal} series: {r.status} in "
             f"{r.elapsed:.0f} s" + ("" if r.status == "init" else ": " + "; ".join(r.lines[:2])))
+    records += variants.functional(meter_debug, args.variants, args.dom0_mem, out, kernel, say, args.jobs)
     records.append({"type": "end", "wall_s": round(time.monotonic() - t0, 1)})
     variants.write_records(out, records)
     return records
