@@ -47,7 +47,7 @@ def stand_ins(monkeypatch):
 def run(tmp_path, *extra):
     out = str(tmp_path / "out")
     rc = cli.main(["xen-src", "--sizes", "1", "--nodes", "1", "--variants", "chunk,sweep", "--no-dom0",
-                   "--no-model", "--no-unpatched", "--profile", "", "--out", out, *extra])
+                   "--no-model", "--no-unpatched", "--no-host-time", "--profile", "", "--out", out, *extra])
     return rc, out
 
 
@@ -96,3 +96,31 @@ def test_a_patch_that_does_not_apply_still_fails_a_default_run(tmp_path, monkeyp
     monkeypatch.setattr(variants, "measure", fake_measure)
     rc, _ = run(tmp_path)
     assert rc == 1
+
+
+def test_the_run_times_each_releases_own_heap_code_and_the_report_shows_it(tmp_path, stand_ins, monkeypatch):
+    """Without --no-host-time the run times Debian's release on this CPU at
+    its whole-GiB sizes, and report.md carries the table, labelled hosted."""
+    from harness.peers.xen import hosttime
+    asked = []
+
+    def timed(release, sizes, runs=5, say=print):
+        asked.append((release, sizes))
+        w = [{"gib": gib, "way": way, "ns": ns * 1000, "pages": 1000}
+             for gib in (1, 8) for way, ns in (("page", 16.0), ("chunk-72b02bc", 5.0), ("chunk", 5.0),
+                                                ("sweep", 4.0), ("floor", 2.0))]
+        c = [{"way": way, "pages": 1000, "locks": 0, "node_lookups": 0, "mfn_valid": 0, "list_ops": 0,
+              "m2p": 0} for way in hosttime.WAYS[:4]]
+        return {"type": "host-time", "release": release, "runs": runs, "sizes_gib": sizes, "load": [1.0, 1.5],
+                "windows": w, "counted": c}
+    monkeypatch.setattr(hosttime, "run_records", timed)
+    out = str(tmp_path / "out")
+    assert cli.main(["xen-src", "--sizes", "1,8", "--nodes", "1", "--variants", "chunk,sweep", "--no-dom0",
+                     "--no-model", "--no-unpatched", "--profile", "", "--out", out]) == 0
+    assert asked == [("4.17", [1, 8])]
+    with open(os.path.join(out, "report.md")) as f:
+        report = f.read()
+    assert "## Xen 4.17's own heap code on this CPU" in report and hosttime.LABEL in report
+    assert "| 1 | 16.00 (16.00-16.00) |" in report and "| 1.25x | 3.20x | 2.00x |" in report
+    assert "own sweep on this CPU at most 1.3x its page_info floor from 8 GiB up (hosted): MISSED (2.00x at 8 GiB" \
+        in report

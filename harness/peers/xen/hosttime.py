@@ -38,6 +38,20 @@ def windows(binary, sizes, runs):
     return [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
 
 
+# The issue's target: sweep's median within 1.3x of the median floor of its page_info bytes.
+FLOOR_TARGET = 1.3
+
+
+def worst_over_floor(timed, from_gib):
+    """The largest median(sweep) / median(floor) at `from_gib` GiB and up -> (ratio, GiB), or None."""
+    ratios = []
+    for gib in sorted({w["gib"] for w in timed if w["gib"] >= from_gib}):
+        med = {way: statistics.median(w["ns"] / w["pages"] for w in timed if w["gib"] == gib and w["way"] == way)
+               for way in ("sweep", "floor")}
+        ratios.append((med["sweep"] / med["floor"], gib))
+    return max(ratios) if ratios else None
+
+
 def report(timed, counted):
     """The table: ns a page (median of the runs, and the range), the ratios, and the stand-ins' calls a page."""
     lines = ["| GiB | " + " | ".join(f"{w} ns/page" for w in WAYS) +
@@ -64,3 +78,39 @@ def cmd_time(tree, sizes, runs):
     counted = windows(build_timer(tree, counting=True), sizes[:1], 1)
     print(report(timed, counted))
     return 0
+
+
+LABEL = ("HOSTED: Xen's own code in user space on this machine's CPU, thread CPU time, with this "
+         "project's stand-ins for the rest of Xen; not a boot, not Xen's own timing")
+
+
+def run_records(release, sizes, runs=5, say=print):
+    """Xen's own init_heap_pages() of `release`'s patched Debian tree timed at
+    `sizes` (GiB, 1 to 256) for `make xen-src`'s report -> one `host-time`
+    record, or an `error` record naming what failed (the run goes on)."""
+    try:
+        tree = hostheap.patched_tree(release, say=say)
+        say(f"xen-src: Xen {release}'s own heap code timed on this CPU at {', '.join(map(str, sizes))} GiB")
+        load = os.getloadavg()[0]
+        timed = windows(build_timer(tree), sizes, runs)
+        counted = windows(build_timer(tree, counting=True), sizes[:1], 1)
+        return {"type": "host-time", "release": release, "runs": runs, "sizes_gib": list(sizes),
+                "load": [round(load, 2), round(os.getloadavg()[0], 2)], "windows": timed, "counted": counted}
+    except (hostheap.HostHeapError, hostheap.source.SourceError) as e:
+        return {"type": "error", "what": f"Xen {release}'s heap code timed on this CPU", "mem_bytes": 0,
+                "nodes": [], "message": str(e)}
+
+
+def section(recs):
+    """report.md's section of the `host-time` records ('' when there are none)."""
+    out = []
+    for r in recs:
+        out.append(f"## Xen {r['release']}'s own heap code on this CPU\n\n**{LABEL}.**\n\n"
+                   f"`python3 -m harness xen-heap-test --time`'s windows (harness/peers/xen/hosttime.py): "
+                   f"the patched tree's init_heap_pages() of each variant, one range handed over as at "
+                   f"boot, MAX_ORDER 20, -O2, interleaved, each window in a fresh process on the hosted "
+                   f"runner's prelude; the floor is the faster of memset() and non-temporal stores of the "
+                   f"same page_info bytes. Median of {r['runs']} windows, ns a page (the range in "
+                   f"brackets); load average {r['load'][0]} before, {r['load'][1]} after.\n\n"
+                   + report(r["windows"], r["counted"]) + "\n\n")
+    return "".join(out)

@@ -12,7 +12,7 @@ import time
 from harness import ROOT
 from harness.common import BenchError, parse_sizes, say, warn
 from harness.peers.debian import fetch
-from harness.peers.xen import source, tree, variants, variants_report
+from harness.peers.xen import hosttime, source, tree, variants, variants_report
 from harness.peers.debian.apt import FetchError, PrivateApt
 from harness.peers.xen.variants import RELEASES, TOPOLOGIES
 from harness.peers.xen.variants_report import VARIANTS
@@ -72,6 +72,11 @@ def run_all(args, out, say, kernel=None):
     if args.profile and not args.no_model:
         for b in builds:
             records += variants.profile_records(b, args.profile, out, say)
+    if not args.no_host_time:
+        gibs = sorted({m >> 30 for m in args.sizes if 1 << 30 <= m <= 256 << 30 and not m % (1 << 30)})
+        for b in builds:
+            if gibs and b.release in source.RELEASES and not getattr(args, "tree", None):
+                records.append(hosttime.run_records(b.release, gibs, say=say))
     if kernel:
         debug, errors = timed([b.release for b in builds], "debug", say)
         records += errors + [dict(b.info, type="build") for b in debug]
@@ -187,6 +192,8 @@ def add_parser(sub):
     p.add_argument("--jobs", type=int, default=2, help="boots at a time (default 2)")
     p.add_argument("--no-model", action="store_true", help="boot no bootheap models")
     p.add_argument("--no-dom0", action="store_true", help="boot no dom0")
+    p.add_argument("--no-host-time", action="store_true",
+                   help="do not time each release's own heap code on this CPU (xen-heap-test --time)")
     p.add_argument("--no-unpatched", action="store_true",
                    help="build and boot no release without the series (the released code as GCC lays it out)")
     p.add_argument("--dom0-mem", default="1G", help="the dom0 boots' guest (default 1G)")

@@ -9,6 +9,7 @@ import os
 
 from harness.common import GIB, BenchError, md_table, read_jsonl
 from harness.peers.bracket.profile import profile_table
+from harness.peers.xen import hosttime
 from harness.report.plot import per_page_script, write_report
 
 RECORDS = "variants.jsonl"
@@ -198,6 +199,12 @@ def targets(v):
         out.append(("every dom0 boot's heap, at boot and after its boot modules were freed, one across the "
                     "variants", not differ, f"{len(v.get('dom0-digests'))} builds, {len(differ)} with a problem; "
                     f"{merged} blocks merged across a range's edge after boot, over all the boots"))
+    for r in v.get("host-time"):
+        worst = hosttime.worst_over_floor(r["windows"], 8)
+        if worst:
+            out.append((f"Xen {r['release']}'s own sweep on this CPU at most {hosttime.FLOOR_TARGET:g}x its "
+                        "page_info floor from 8 GiB up (hosted)", worst[0] <= hosttime.FLOOR_TARGET,
+                        f"{worst[0]:.2f}x at {worst[1]} GiB at worst"))
     end = next((r for r in v.recs if r["type"] == "end"), None)
     if end:
         building = end.get("building_s", 0.0)
@@ -274,6 +281,7 @@ def report_text(v):
             for p in r["problems"]:
                 w(f"- Xen {r['release']} ({r['config']}): {p}\n")
         w("\n" if any(r["problems"] for r in v.get("dom0-digests")) else "")
+    w(hosttime.section(v.get("host-time")))
     w("## Targets\n\n")
     for what, ok, figure in targets(v):
         w(f"- {what}: {'met' if ok else 'MISSED'} ({figure})\n")
