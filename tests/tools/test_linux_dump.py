@@ -18,7 +18,7 @@ LIST_HEAD = 0xffff88803fff1000
 BUDDY = 0xf0000000
 FREE_TAIL = dict(flags=0x100000000000000, ref=0, type=0xffffffff, private=0, next="=", prev="=",
                  mapping=0, index=0)
-RESERVED = dict(FREE_TAIL, flags=0x100000000000400, ref=1)
+RESERVED = dict(FREE_TAIL, flags=0x100000000002000, ref=1)      # PG_reserved: bit 13
 
 
 def run(pfn, count, **f):
@@ -185,3 +185,57 @@ def test_linux_s_refusal_of_an_early_parameter_is_read_back():
     log = "Command line: console=ttyS0 init_pages=fast\nMalformed early option 'init_pages'\n"
     assert dumpboot.refused(log) == ["init_pages"]
     assert dumpboot.refused("Command line: init_pages=stock\n") == []
+
+
+def recorded(variant):
+    """A real dump: the source build with patches/linux/6.12 at 1 GiB, one
+    node, TCG, -icount shift=0, `init_pages=stock` or the default (padded
+    to the same length); its bootheap_dump lines only."""
+    with gzip.open(os.path.join(DATA, "linux-src", f"linux-dump-6.12-1G-{variant}.log.gz"), "rt") as f:
+        return f.read()
+
+
+def test_a_real_dump_holds_together():
+    d = dump.parse(recorded("stock"))
+    assert [(z.label(), z.start, z.spanned, z.managed) for z in d.zones] == \
+        [("node 0 DMA", 1, 4095, 3840), ("node 0 DMA32", 0x1000, 258048, 248805)]
+    assert d.totalram == 3840 + 248805 and sum(z.free_pages for z in d.zones) == 3840 + 248157
+    assert len(d.zones[1].lists[(10, 1)]) == 239
+    assert dump.check(d) == []
+
+
+def test_a_real_dump_with_one_entry_moved_is_named():
+    d = dump.parse(recorded("stock"))
+    z = d.zones[1]
+    z.lists[(10, 1)].append(z.lists[(10, 1)].pop(0))        # the first block listed last
+    first = dump.parse(recorded("stock")).zones[1].lists[(10, 1)]
+    assert dump.compare(dump.parse(recorded("stock")), d) == (
+        f"node 0 DMA32: the order 10 list of migratetype 1 differs at entry 0: {first[0]:#x} in a, "
+        f"{first[1]:#x} in b")
+    z.lists[(10, 1)].pop()                                  # and then gone: the counters disagree
+    msgs = dump.check(d)
+    assert any("order 10 lists 238 blocks, nr_free says 239" in m for m in msgs)
+    assert any("the free lists hold" in m for m in msgs)
+
+
+def test_two_real_command_lines_differ_only_in_the_words_users_write():
+    a, b = dump.parse(recorded("stock")), dump.parse(recorded("default"))
+    assert dump.check(b) == []
+    exact = dump.compare(a, b, ("stock", "default"))
+    assert exact.startswith("node 0 DMA32: digest is") and "pfn 0x2456 differs: index" in exact
+    assert dump.compare(a, b, user_words=False) is None
+    assert dump.user_differences(a, b) == 24
+    # A free page's word is not left out: a tail's lru made to point at itself plus one.
+    z = b.zones[1]
+    i = next(i for i, r in enumerate(z.runs) if r.ref == 0 and r.type == 0xffffffff and r.count > 2
+             and r.next == r.prev == "=")
+    r = z.runs[i]
+    z.runs[i:i + 1] = [r._replace(count=1), r._replace(pfn=r.pfn + 1, count=1, next="+1"),
+                       r._replace(pfn=r.pfn + 2, count=r.count - 2)]
+    assert dump.compare(a, b, user_words=False) == \
+        f"node 0 DMA32: pfn {r.pfn + 1:#x} differs: next = in a, +1 in b"
+
+
+def test_a_real_refusal_is_read_back():
+    with open(os.path.join(DATA, "linux-src", "refusal-1G.log")) as f:
+        assert dumpboot.refused(f.read()) == ["init_pages"]

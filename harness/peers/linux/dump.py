@@ -34,6 +34,7 @@ from harness.results import oracle
 PREFIX = "bootheap_dump: "
 MASK = (1 << 64) - 1
 PGTY_BUDDY = 0xf0               # page_type's top byte on a buddy head (6.12)
+USER_WORDS = ("next", "prev", "mapping", "index", "private")   # what a page's user writes over
 MIGRATE_PCPTYPES = 3            # unmovable, movable, reclaimable merge with each other
 
 Run = namedtuple("Run", "pfn count flags ref type private next prev mapping index")
@@ -287,9 +288,19 @@ def _fields(r):
     return r._replace(pfn=0, count=0)
 
 
-def compare(a, b, names=("a", "b")):
+def compare(a, b, names=("a", "b"), user_words=True):
     """Two dumps -> None when they are the same, else the first difference,
-    naming the zone and the first differing pfn, pageblock or list entry."""
+    naming the zone and the first differing pfn, pageblock or list entry.
+    user_words=False leaves out, in pages with a reference held (in use, or
+    reserved) whose flags, _refcount and page_type agree, the words a user
+    writes (lru, mapping, index, private), and so the zones' digests:
+    slabs keep their free objects' order there, and the kernel draws that
+    order from its random pool (SLAB_FREELIST_RANDOM), which the command
+    line's text seeds, so boots whose command lines differ (init_pages=stock
+    and another) differ there whatever the memory init did
+    (user_differences() counts those pages). Free pages, every page's
+    flags, _refcount and page_type, the pageblocks and the lists are
+    compared whole either way."""
     if a.header != b.header:
         return f"the headers differ: {a.header} and {b.header}"
     if [(z.nid, z.name) for z in a.zones] != [(z.nid, z.name) for z in b.zones]:
@@ -298,13 +309,14 @@ def compare(a, b, names=("a", "b")):
     x, y = names
     for za, zb in zip(a.zones, b.zones):
         where = za.label()
-        for what in ("start", "spanned", "present", "managed", "free_pages", "holes", "digest"):
+        for what in ("start", "spanned", "present", "managed", "free_pages", "holes") + \
+                (("digest",) if user_words else ()):
             va, vb = getattr(za, what), getattr(zb, what)
             if va != vb:
                 diff = f"{where}: {what} is {va:#x} in {x} and {vb:#x} in {y}"
-                page = _first_page(za, zb, x, y)
+                page = _first_page(za, zb, x, y, user_words)
                 return diff + (f"; {page}" if page else "")
-        page = _first_page(za, zb, x, y)
+        page = _first_page(za, zb, x, y, user_words)
         if page:
             return f"{where}: {page}"
         if za.blocks != zb.blocks:
@@ -324,7 +336,24 @@ def compare(a, b, names=("a", "b")):
     return None
 
 
-def _first_page(za, zb, x, y):
+def _in_use_alike(p, q):
+    """Two pages in use, alike but for the words their users write."""
+    blank = {f: 0 for f in USER_WORDS}
+    return p.ref != 0 and _fields(p._replace(**blank)) == _fields(q._replace(**blank))
+
+
+def user_differences(a, b):
+    """How many pages the two dumps hold in use and alike but for the words
+    their users write, those words differing."""
+    n = 0
+    for za, zb in zip(a.zones, b.zones):
+        theirs = dict(_pages(zb))
+        n += sum(1 for pfn, p in _pages(za) if pfn in theirs and _fields(p) != _fields(theirs[pfn])
+                 and _in_use_alike(p, theirs[pfn]))
+    return n
+
+
+def _first_page(za, zb, x, y, user_words=True):
     pa, pb = _pages(za), _pages(zb)
     while True:
         p, q = next(pa, None), next(pb, None)
@@ -333,7 +362,7 @@ def _first_page(za, zb, x, y):
         if p is None or q is None or p[0] != q[0]:
             at = min(v[0] for v in (p, q) if v)
             return f"pfn {at:#x} is a page in {x if p and p[0] == at else y} only"
-        if _fields(p[1]) != _fields(q[1]):
+        if _fields(p[1]) != _fields(q[1]) and (user_words or not _in_use_alike(p[1], q[1])):
             diffs = [f"{f} {_show(f, getattr(p[1], f))} in {x}, {_show(f, getattr(q[1], f))} in {y}"
                      for f in Run._fields[2:] if getattr(p[1], f) != getattr(q[1], f)]
             return f"pfn {p[0]:#x} differs: " + "; ".join(diffs)

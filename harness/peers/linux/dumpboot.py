@@ -15,6 +15,12 @@ from harness.peers.bracket import boot as peers_boot
 from harness.peers.linux import dump
 from harness.qemu import command
 
+# What else makes two boots of one kernel leave different struct pages:
+# RDRAND (TCG asks the host for it unless -seed is given) and the RTC's
+# host time both seed the kernel's random pool, and that decides the order
+# of every slab's free objects (SLAB_FREELIST_RANDOM), so slab pages'
+# freelist words. With them fixed, two boots leave the same memory map.
+DETERMINISTIC = ("-seed", "1", "-rtc", "base=2026-01-01T00:00:00,clock=vm")
 END = re.compile(rb"bootheap_dump: end [0-9a-f]+ [0-9a-f]+\r?\n")
 # init/main.c's do_early_param(), when a parameter's setup function fails.
 MALFORMED = re.compile(r"Malformed early option '([^']*)'")
@@ -38,7 +44,7 @@ def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None):
     timeout = timeout or peers_boot.timeout_for(mem_bytes)
     with tempfile.TemporaryDirectory(prefix="ldump-", dir="/tmp") as work:
         cmd = command.qemu_command("pvh", "tcg", mem_bytes, append, workdir=work,
-                                   extra=["-icount", peers_boot.ICOUNT], say=lambda *a: None,
+                                   extra=["-icount", peers_boot.ICOUNT] + list(DETERMINISTIC), say=lambda *a: None,
                                    kernel=files["kernel"], bios=command.QBOOT, nodes=nodes)
         with open(log_path, "wb") as log, open(os.path.join(work, "qemu.stderr"), "wb") as err:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=err,
