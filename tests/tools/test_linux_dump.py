@@ -239,3 +239,21 @@ def test_two_real_command_lines_differ_only_in_the_words_users_write():
 def test_a_real_refusal_is_read_back():
     with open(os.path.join(DATA, "linux-src", "refusal-1G.log")) as f:
         assert dumpboot.refused(f.read()) == ["init_pages"]
+
+
+def test_compare_logs_exits_by_what_it_found(tmp_path):
+    from harness.peers.linux import dumprun
+    paths = {}
+    for v in ("stock", "default"):
+        paths[v] = str(tmp_path / f"{v}.log")
+        with open(paths[v], "w") as f:
+            f.write(recorded(v))
+    empty = str(tmp_path / "empty.log")
+    open(empty, "w").close()
+    said = []
+    assert dumprun.compare_logs(paths["stock"], paths["stock"], say=said.append) == 0
+    assert said[-1] == "linux-src: the dumps are the same (2246 runs, 270 free blocks)"
+    assert dumprun.compare_logs(paths["stock"], paths["default"], say=said.append) == 1
+    assert "the dumps differ: node 0 DMA32: digest is" in said[-1] and "pfn 0x2456" in said[-1]
+    assert dumprun.compare_logs(paths["stock"], empty, say=said.append) == 2
+    assert "holds no bootheap_dump" in said[-1]
