@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 """`linux-src --dump`: the source build with its series booted at each size
 for its memory map (harness/peers/linux/dumpboot.py): twice as
-`init_pages=stock`, which must give the same dump word for word, and once
-with no init_pages (the default), which must give the same but for the
-words users write in pages in use (dump.compare(), user_words); each dump
+`init_pages=stock`, which must give the same dump word for word, once as
+`init_pages=sweep` and once with no init_pages (the default), which must
+give the same but for the words users write in pages with a reference held
+(dump.compare(), user_words); each dump
 held to itself (dump.check()); and once with an init_pages value no kernel
 knows, which Linux must refuse with its own message. `linux-src --compare
 A B`: two serial logs' dumps compared."""
@@ -14,7 +15,8 @@ from harness.peers.linux import dump, dumpboot
 
 # Each variant's command line, and the default's: no init_pages, padded to
 # the same length with a parameter no code reads (Linux hands it to init).
-VARIANTS = (("stock", "init_pages=stock"), ("stock-again", "init_pages=stock"), ("default", "pad_param=xxxxxx"))
+VARIANTS = (("stock", "init_pages=stock"), ("stock-again", "init_pages=stock"), ("sweep", "init_pages=sweep"),
+            ("default", "pad_param=xxxxxx"))
 UNKNOWN = "init_pages=bogus"
 
 
@@ -45,7 +47,7 @@ def dump_records(build, mem, out, nodes=1, say=print):
         records.append(dict(base, type="dump", variant=name, params=params, problems=dump.check(d),
                             totalram=d.totalram, nr_free_pages=d.free_pages, zones=summary(d),
                             log=os.path.basename(log)))
-    for na, nb in (("stock", "stock-again"), ("stock", "default")):
+    for na, nb in (("stock", "stock-again"), ("stock", "sweep"), ("stock", "default")):
         if na in dumps and nb in dumps:
             a, b = dumps[na], dumps[nb]
             exact, loose = dump.compare(a, b, (na, nb)), dump.compare(a, b, (na, nb), user_words=False)

@@ -5,6 +5,7 @@ TCG with -icount shift=0 at each size with the brackets `make peers` takes
 of Debian's binary (harness/peers/bracket/boot.py: memmap init,
 memblock_free_all(), the deferred init), and reported beside Debian's
 binary's figures from a `make peers` folder (harness/peers/linux/report.py)."""
+import copy
 import datetime
 import json
 import os
@@ -22,15 +23,21 @@ RECORDS = "linux-src.jsonl"
 TARGET = peers_boot.TARGETS["linux-6.12"]
 
 
-def boot_records(build, mem, nodes, out):
-    """The source build booted once at mem bytes on `nodes` -> its three
-    phase records, or one error record naming why it gave no bracket."""
-    log = os.path.join(out, f"serial-linux-src-{size_label(mem)}-{nodes}n.log")
+def boot_records(build, mem, nodes, out, variant=""):
+    """The source build booted once at mem bytes on `nodes`, with
+    init_pages=`variant` unless it is "" -> its three phase records, or one
+    error record naming why it gave no bracket."""
+    log = os.path.join(out, f"serial-linux-src-{size_label(mem)}-{nodes}n{'-' + variant if variant else ''}.log")
     base = {"type": "phase", "mem_bytes": mem, "nodes": nodes, "version": build.info["source_version"],
             "key": build.info["key"]}
+    target = TARGET
+    if variant:
+        base["variant"] = variant
+        target = copy.copy(TARGET)
+        target.append = f"{TARGET.append} init_pages={variant}"
     t = time.monotonic()
     try:
-        results, text = peers_boot.boot_peer(TARGET, build.files(), mem, log, nodes=nodes)
+        results, text = peers_boot.boot_peer(target, build.files(), mem, log, nodes=nodes)
         r = peers_boot.linux_result(results, text)
     except peers_boot.PeerError as e:
         warn(f"linux-src: {e}")
@@ -103,12 +110,14 @@ def run(args, out):
             f.write(json.dumps(r) + "\n")
         for mem in args.sizes:
             for nodes in args.nodes:
-                say(f"linux-src: booting at {size_label(mem)}, {nodes} node{'s' if nodes > 1 else ''}")
-                more = boot_records(b, mem, nodes, out)
-                for r in more:
-                    f.write(json.dumps(r) + "\n")
-                f.flush()
-                records += more
+                for variant in args.variants:
+                    say(f"linux-src: booting at {size_label(mem)}, {nodes} node{'s' if nodes > 1 else ''}"
+                        + (f", init_pages={variant}" if variant else ""))
+                    more = boot_records(b, mem, nodes, out, variant)
+                    for r in more:
+                        f.write(json.dumps(r) + "\n")
+                    f.flush()
+                    records += more
         sides = [("source", b.files())]
         if args.profile:
             theirs = debian_files(say)
@@ -172,6 +181,9 @@ def cmd_linux_src(args):
         # last zone of the machine): on two nodes it miscounts the memmap's.
         raise BenchError("--nodes 2: the memmap init's page count (harness/peers/bracket/boot.py, "
                          "memmap_pages) follows one node's deferral only; two nodes are not measured yet")
+    args.variants = [v for v in (args.variants or "").split(",") if v] or [""]
+    if args.unpatched and args.variants != [""]:
+        raise BenchError("--variants needs the series (init_pages= is patches/linux/6.12's): not with --unpatched")
     from harness.peers.binaries.linux_profile import PHASES
     args.profile = [x for x in (args.profile or "").split(",") if x]
     if any(x not in PHASES for x in args.profile):
@@ -227,6 +239,8 @@ def add_parser(sub):
                    "map after deferred init (bootheap_dump) as init_pages=stock and as the default, check each "
                    "dump and compare the two, and check that an unknown init_pages is refused")
     p.add_argument("--compare", nargs=2, metavar="LOG", help="only compare the dumps of two serial logs")
+    p.add_argument("--variants", help="boot each size once a variant with init_pages=VARIANT, a comma list "
+                   "(stock,sweep; default: no init_pages)")
     p.add_argument("--out", help="results folder (default results/linux-src-<date-time>)")
     p.add_argument("--report", metavar="FOLDER", help="only rewrite FOLDER's report.md")
     return p
