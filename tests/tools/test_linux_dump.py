@@ -257,3 +257,12 @@ def test_compare_logs_exits_by_what_it_found(tmp_path):
     assert "the dumps differ: node 0 DMA32: digest is" in said[-1] and "pfn 0x2456" in said[-1]
     assert dumprun.compare_logs(paths["stock"], empty, say=said.append) == 2
     assert "holds no bootheap_dump" in said[-1]
+
+
+def test_a_reserved_page_s_words_are_never_left_out():
+    a, b = dump.parse(recorded("stock")), dump.parse(recorded("default"))
+    z = b.zones[1]
+    i = next(i for i, r in enumerate(z.runs) if r.flags & dump.PG_RESERVED and r.type == 0xffffffff)
+    z.runs[i] = z.runs[i]._replace(index=0x1234)
+    assert dump.compare(a, b, user_words=False) == \
+        f"node 0 DMA32: pfn {z.runs[i].pfn:#x} differs: index 0x0 in a, 0x1234 in b"

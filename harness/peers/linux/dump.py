@@ -34,6 +34,8 @@ from harness.results import oracle
 PREFIX = "bootheap_dump: "
 MASK = (1 << 64) - 1
 PGTY_BUDDY = 0xf0               # page_type's top byte on a buddy head (6.12)
+PGTY_SLAB = 0xf5                # ... on a slab's page
+PG_RESERVED = 1 << 13           # enum pageflags (6.12)
 USER_WORDS = ("next", "prev", "mapping", "index", "private")   # what a page's user writes over
 MIGRATE_PCPTYPES = 3            # unmovable, movable, reclaimable merge with each other
 
@@ -291,16 +293,17 @@ def _fields(r):
 def compare(a, b, names=("a", "b"), user_words=True):
     """Two dumps -> None when they are the same, else the first difference,
     naming the zone and the first differing pfn, pageblock or list entry.
-    user_words=False leaves out, in pages with a reference held (in use, or
-    reserved) whose flags, _refcount and page_type agree, the words a user
-    writes (lru, mapping, index, private), and so the zones' digests:
+    user_words=False leaves out, in pages in use (a reference held, and a
+    slab's page or not PG_reserved) whose flags, _refcount and page_type
+    agree, the words a user writes (lru, mapping, index, private), and so
+    the zones' digests:
     slabs keep their free objects' order there, and the kernel draws that
     order from its random pool (SLAB_FREELIST_RANDOM), which the command
     line's text seeds, so boots whose command lines differ (init_pages=stock
     and another) differ there whatever the memory init did
-    (user_differences() counts those pages). Free pages, every page's
-    flags, _refcount and page_type, the pageblocks and the lists are
-    compared whole either way."""
+    (user_differences() counts those pages). Free pages, reserved pages
+    that are no slab's, every page's flags, _refcount and page_type, the
+    pageblocks and the lists are compared whole either way."""
     if a.header != b.header:
         return f"the headers differ: {a.header} and {b.header}"
     if [(z.nid, z.name) for z in a.zones] != [(z.nid, z.name) for z in b.zones]:
@@ -339,7 +342,7 @@ def compare(a, b, names=("a", "b"), user_words=True):
 def _in_use_alike(p, q):
     """Two pages in use, alike but for the words their users write."""
     blank = {f: 0 for f in USER_WORDS}
-    return p.ref != 0 and _fields(p._replace(**blank)) == _fields(q._replace(**blank))
+    return p.ref != 0 and (p.type >> 24 == PGTY_SLAB or not p.flags & PG_RESERVED) and _fields(p._replace(**blank)) == _fields(q._replace(**blank))
 
 
 def user_differences(a, b):
