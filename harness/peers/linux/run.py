@@ -15,12 +15,13 @@ from harness import ROOT
 from harness.common import BenchError, parse_sizes, say, size_label, warn
 from harness.peers.bracket import boot as peers_boot
 from harness.peers.debian.apt import FetchError
-from harness.peers.linux import dumprun, report, source
+from harness.peers.linux import dumpboot, dumprun, report, source
 
 DEFAULT_SIZES = "1,4"
 DEBIAN = os.path.join(ROOT, "docs", "results", "peers-linux")
 RECORDS = "linux-src.jsonl"
 TARGET = peers_boot.TARGETS["linux-6.12"]
+INIT_PAGES = ("stock", "sweep")         # the values of patches/linux/6.12's init_pages=
 
 
 def boot_records(build, mem, nodes, out, variant=""):
@@ -39,6 +40,9 @@ def boot_records(build, mem, nodes, out, variant=""):
     try:
         results, text = peers_boot.boot_peer(target, build.files(), mem, log, nodes=nodes)
         r = peers_boot.linux_result(results, text)
+        if dumpboot.refused(text):
+            raise peers_boot.PeerError(f"Linux refused {', '.join(dumpboot.refused(text))}: "
+                                       f"Malformed early option '{dumpboot.refused(text)[0]}'")
     except peers_boot.PeerError as e:
         warn(f"linux-src: {e}")
         return [dict(base, type="error", message=str(e))]
@@ -182,6 +186,9 @@ def cmd_linux_src(args):
         raise BenchError("--nodes 2: the memmap init's page count (harness/peers/bracket/boot.py, "
                          "memmap_pages) follows one node's deferral only; two nodes are not measured yet")
     args.variants = [v for v in (args.variants or "").split(",") if v] or [""]
+    unknown = [v for v in args.variants if v and v not in INIT_PAGES]
+    if unknown:
+        raise BenchError(f"--variants {','.join(unknown)}: init_pages takes {', '.join(INIT_PAGES)}")
     if args.unpatched and args.variants != [""]:
         raise BenchError("--variants needs the series (init_pages= is patches/linux/6.12's): not with --unpatched")
     from harness.peers.binaries.linux_profile import PHASES
