@@ -42,7 +42,7 @@ def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None):
     params (named with Linux's message)."""
     append = f"{peers_boot.LINUX_APPEND} bootheap_dump {params}".strip()
     timeout = timeout or peers_boot.timeout_for(mem_bytes)
-    with tempfile.TemporaryDirectory(prefix="ldump-", dir="/tmp") as work:
+    with tempfile.TemporaryDirectory(prefix="linux-dump-", dir="/tmp") as work:
         cmd = command.qemu_command("pvh", "tcg", mem_bytes, append, workdir=work,
                                    extra=["-icount", peers_boot.ICOUNT] + list(DETERMINISTIC), say=lambda *a: None,
                                    kernel=files["kernel"], bios=command.QBOOT, nodes=nodes)
