@@ -84,11 +84,12 @@ def node_runs(memory):
     return [tuple(r) for r in runs]
 
 
-def cut(s, e):
-    """[(mfn, order)]: [s, e) as the largest naturally aligned blocks, from s up."""
+def cut(s, e, max_order=MAX_ORDER):
+    """[(mfn, order)]: [s, e) as the largest naturally aligned blocks of at
+    most 2^max_order pages (Xen's MAX_ORDER, or Linux's MAX_PAGE_ORDER), from s up."""
     out = []
     while s < e:
-        order = min(MAX_ORDER, (e - s).bit_length() - 1)
+        order = min(max_order, (e - s).bit_length() - 1)
         if s:
             order = min(order, (s & -s).bit_length() - 1)
         out.append((s, order))

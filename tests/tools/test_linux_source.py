@@ -219,7 +219,12 @@ def test_the_comparison_holds_each_phase_to_ten_percent_of_debians_by_one_rule()
     assert [(r[2], round(r[3], 2), r[5], r[6]) for r in rows] == [
         ("memmap", 40.0, 38.0, True), ("memblock_free_all", 30.0, 39.0, False),
         ("deferred", 46.0, None, None)]       # Debian's figures are of one node only
-    assert report.totals(ours) == {(GIB, 1): (7500, 1000), (GIB, 2): (4600, 1000)}
+    assert report.totals(ours) == {(GIB, 1, ""): (7500, 1000), (GIB, 2, ""): (4600, 1000)}
+    # Each init_pages variant is its own row and its own sum.
+    sweep = [dict(r, variant="sweep") for r in ours[:2]]
+    assert [r[2] for r in report.comparison(sweep, theirs)] == ["memmap (sweep)", "memblock_free_all (sweep)"]
+    assert report.totals(ours + sweep) == {(GIB, 1, ""): (7500, 1000), (GIB, 2, ""): (4600, 1000),
+                                           (GIB, 1, "sweep"): (7500, 1000)}
 
 
 def test_a_build_that_fails_ends_with_the_logs_tail(tmp_path):

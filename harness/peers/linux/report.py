@@ -39,16 +39,19 @@ def comparison(ours, theirs):
         d = theirs.get((r["mem_bytes"], r["phase"])) if r["nodes"] == 1 else None
         real = linux_per_page(d) if d else None
         within = None if real is None else abs(mine / real - 1) <= TOLERANCE
-        rows.append((r["mem_bytes"], r["nodes"], r["phase"], mine, r, real, within))
+        phase = r["phase"] + (f" ({r['variant']})" if r.get("variant") else "")
+        rows.append((r["mem_bytes"], r["nodes"], phase, mine, r, real, within))
     return rows
 
 
 def totals(ours):
-    """{(mem, nodes): (instructions of all three phases, pages handed over)}."""
+    """{(mem, nodes, init_pages variant or ""): (instructions of all three
+    phases, pages handed over)}."""
     out = {}
     for r in ours:
-        n, _ = out.get((r["mem_bytes"], r["nodes"]), (0, r["pages_total"]))
-        out[(r["mem_bytes"], r["nodes"])] = (n + r["instructions"], r["pages_total"])
+        key = (r["mem_bytes"], r["nodes"], r.get("variant", ""))
+        n, _ = out.get(key, (0, r["pages_total"]))
+        out[key] = (n + r["instructions"], r["pages_total"])
     return out
 
 
@@ -122,10 +125,11 @@ def render(recs, debian_folder):
         out.append(f"| {mem // GIB} GiB | {nodes} | {phase} | {r['instructions']:,} / {r['pages']:,} = "
                    f"{mine:.2f} | {'-' if real is None else f'{real:.2f}'} | {vs} |")
     out += ["", "| RAM | nodes | all three phases / pages handed over | Debian's binary |", "|---|---|---|---|"]
-    for (mem, nodes), (n, pages) in sorted(totals(ours).items()):
+    for (mem, nodes, variant), (n, pages) in sorted(totals(ours).items()):
         d = [theirs.get((mem, p)) for p in LINUX_PHASES] if nodes == 1 else [None]
         dt = f"{sum(x['instructions'] for x in d) / d[0]['pages_total']:.2f}" if all(d) else "-"
-        out.append(f"| {mem // GIB} GiB | {nodes} | {n:,} / {pages:,} = {n / pages:.2f} | {dt} |")
+        out.append(f"| {mem // GIB} GiB | {nodes}{f' ({variant})' if variant else ''} | {n:,} / {pages:,} = "
+                   f"{n / pages:.2f} | {dt} |")
     outside = [x for x in rows if x[6] is False]
     if outside:
         out += ["", "### Outside 10 %", ""]

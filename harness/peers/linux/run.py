@@ -5,6 +5,7 @@ TCG with -icount shift=0 at each size with the brackets `make peers` takes
 of Debian's binary (harness/peers/bracket/boot.py: memmap init,
 memblock_free_all(), the deferred init), and reported beside Debian's
 binary's figures from a `make peers` folder (harness/peers/linux/report.py)."""
+import copy
 import datetime
 import json
 import os
@@ -14,24 +15,34 @@ from harness import ROOT
 from harness.common import BenchError, parse_sizes, say, size_label, warn
 from harness.peers.bracket import boot as peers_boot
 from harness.peers.debian.apt import FetchError
-from harness.peers.linux import report, source
+from harness.peers.linux import dumpboot, dumprun, report, source
 
 DEFAULT_SIZES = "1,4"
 DEBIAN = os.path.join(ROOT, "docs", "results", "peers-linux")
 RECORDS = "linux-src.jsonl"
 TARGET = peers_boot.TARGETS["linux-6.12"]
+INIT_PAGES = ("stock", "sweep")         # the values of patches/linux/6.12's init_pages=
 
 
-def boot_records(build, mem, nodes, out):
-    """The source build booted once at mem bytes on `nodes` -> its three
-    phase records, or one error record naming why it gave no bracket."""
-    log = os.path.join(out, f"serial-linux-src-{size_label(mem)}-{nodes}n.log")
+def boot_records(build, mem, nodes, out, variant=""):
+    """The source build booted once at mem bytes on `nodes`, with
+    init_pages=`variant` unless it is "" -> its three phase records, or one
+    error record naming why it gave no bracket."""
+    log = os.path.join(out, f"serial-linux-src-{size_label(mem)}-{nodes}n{'-' + variant if variant else ''}.log")
     base = {"type": "phase", "mem_bytes": mem, "nodes": nodes, "version": build.info["source_version"],
             "key": build.info["key"]}
+    target = TARGET
+    if variant:
+        base["variant"] = variant
+        target = copy.copy(TARGET)
+        target.append = f"{TARGET.append} init_pages={variant}"
     t = time.monotonic()
     try:
-        results, text = peers_boot.boot_peer(TARGET, build.files(), mem, log, nodes=nodes)
+        results, text = peers_boot.boot_peer(target, build.files(), mem, log, nodes=nodes)
         r = peers_boot.linux_result(results, text)
+        if dumpboot.refused(text):
+            raise peers_boot.PeerError(f"Linux refused {', '.join(dumpboot.refused(text))}: "
+                                       f"Malformed early option '{dumpboot.refused(text)[0]}'")
     except peers_boot.PeerError as e:
         warn(f"linux-src: {e}")
         return [dict(base, type="error", message=str(e))]
@@ -90,7 +101,7 @@ def profile_records(files, side, phase, mem, out):
 def run(args, out):
     """Builds, boots every size and node count -> records (written as they come)."""
     t0 = time.monotonic()
-    b = source.build(args.release, say=say, refresh=args.refresh)
+    b = source.build(args.release, [] if args.unpatched else None, say=say, refresh=args.refresh)
     built = time.monotonic() - t0
     say(f"linux-src: Linux {b.info['source_version']}: {b.folder} ({'built' if built > 60 else 'cached'})")
     records = [{"type": "linux-src", "clock": "icount", "icount": peers_boot.ICOUNT, "machine": "q35",
@@ -103,12 +114,14 @@ def run(args, out):
             f.write(json.dumps(r) + "\n")
         for mem in args.sizes:
             for nodes in args.nodes:
-                say(f"linux-src: booting at {size_label(mem)}, {nodes} node{'s' if nodes > 1 else ''}")
-                more = boot_records(b, mem, nodes, out)
-                for r in more:
-                    f.write(json.dumps(r) + "\n")
-                f.flush()
-                records += more
+                for variant in args.variants:
+                    say(f"linux-src: booting at {size_label(mem)}, {nodes} node{'s' if nodes > 1 else ''}"
+                        + (f", init_pages={variant}" if variant else ""))
+                    more = boot_records(b, mem, nodes, out, variant)
+                    for r in more:
+                        f.write(json.dumps(r) + "\n")
+                    f.flush()
+                    records += more
         sides = [("source", b.files())]
         if args.profile:
             theirs = debian_files(say)
@@ -128,6 +141,34 @@ def run(args, out):
     return records + [end]
 
 
+def dump_run(args):
+    """`--dump`: the dumps at each size (harness/peers/linux/dumprun.py) ->
+    0 when every dump holds together, the two variants are the same and
+    the unknown value was refused; else 1, each failure said."""
+    b = source.build(args.release, say=say, refresh=args.refresh)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = args.out or os.path.join(ROOT, "results", "linux-dump-" + stamp)
+    os.makedirs(out, exist_ok=True)
+    bad = 0
+    with open(os.path.join(out, "dumps.jsonl"), "w") as f:
+        f.write(json.dumps(dict(b.info, type="build")) + "\n")
+        for mem in args.sizes:
+            for r in dumprun.dump_records(b, mem, out, say=say):
+                f.write(json.dumps(r) + "\n")
+                f.flush()
+                what = {"dump": lambda: f"{r['variant']}: " + ("; ".join(r["problems"]) or "holds together"),
+                        "dump_compare": lambda: f"{r['a']} and {r['b']}: " + (r["difference"] or (
+                            "the same" + (f" but for the user words of {r['user_pages']} pages in use"
+                                          if r["exact"] else " word for word"))),
+                        "refusal": lambda: f"{r['params']}: " + (r["message"] or "not refused"),
+                        "error": lambda: r["message"]}[r["type"]]()
+                bad += r["type"] == "error" or bool(r.get("problems") or r.get("difference")) or \
+                    (r["type"] == "refusal" and not r["refused"])
+                say(f"linux-src: {size_label(mem)}: {what}")
+    say(f"linux-src: {out}/dumps.jsonl")
+    return 1 if bad else 0
+
+
 def cmd_linux_src(args):
     """`linux-src`: build, boot, report -> 0, 1 when a boot gave no bracket, 2 when nothing could be built."""
     if args.report:
@@ -144,17 +185,30 @@ def cmd_linux_src(args):
         # last zone of the machine): on two nodes it miscounts the memmap's.
         raise BenchError("--nodes 2: the memmap init's page count (harness/peers/bracket/boot.py, "
                          "memmap_pages) follows one node's deferral only; two nodes are not measured yet")
+    args.variants = [v for v in (args.variants or "").split(",") if v] or [""]
+    unknown = [v for v in args.variants if v and v not in INIT_PAGES]
+    if unknown:
+        raise BenchError(f"--variants {','.join(unknown)}: init_pages takes {', '.join(INIT_PAGES)}")
+    if args.unpatched and args.variants != [""]:
+        raise BenchError("--variants needs the series (init_pages= is patches/linux/6.12's): not with --unpatched")
     from harness.peers.binaries.linux_profile import PHASES
     args.profile = [x for x in (args.profile or "").split(",") if x]
     if any(x not in PHASES for x in args.profile):
         raise BenchError(f"--profile {','.join(args.profile)}: a comma list of {', '.join(PHASES)}")
     if args.release not in source.RELEASES:
         raise BenchError(f"no Linux release {args.release}: the source builds are {', '.join(source.RELEASES)}")
+    if args.compare:
+        return dumprun.compare_logs(*args.compare, say=say)
+    patches = [] if args.unpatched else None
+    if args.unpatched and args.dump:
+        raise BenchError("--dump needs the series (patches/linux/6.12's dump patch): not with --unpatched")
     try:
         if args.build_only:
-            b = source.build(args.release, say=say, refresh=args.refresh)
+            b = source.build(args.release, patches, say=say, refresh=args.refresh)
             say(f"linux-src: {b.folder}")
             return 0
+        if args.dump:
+            return dump_run(args)
         out = args.out or os.path.join(ROOT, "results",
                                        "linux-src-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
         os.makedirs(out, exist_ok=True)
@@ -187,6 +241,13 @@ def add_parser(sub):
                    "memblock_free_all, deferred) function by function at the smallest size, one node, in "
                    "the source build and in Debian's binary (fetched as `make peers` does)")
     p.add_argument("--build-only", action="store_true", help="only build")
+    p.add_argument("--unpatched", action="store_true", help="build and measure without patches/linux/<release>")
+    p.add_argument("--dump", action="store_true", help="instead of the brackets, boot each size for the memory "
+                   "map after deferred init (bootheap_dump) as init_pages=stock and as the default, check each "
+                   "dump and compare the two, and check that an unknown init_pages is refused")
+    p.add_argument("--compare", nargs=2, metavar="LOG", help="only compare the dumps of two serial logs")
+    p.add_argument("--variants", help="boot each size once a variant with init_pages=VARIANT, a comma list "
+                   "(stock,sweep; default: no init_pages)")
     p.add_argument("--out", help="results folder (default results/linux-src-<date-time>)")
     p.add_argument("--report", metavar="FOLDER", help="only rewrite FOLDER's report.md")
     return p

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Linux built from Debian's source package `linux` (trixie's 6.12), with
 the configuration of harness/peers/linux/config.py and this project's
-patch series (patches/linux/<release>/, none yet: the build stands for
-Debian's binary unpatched).
+patch series (patches/linux/<release>/: the memory map's dump after
+deferred init, bootheap_dump, and init_pages=, whose default leaves the
+kernel as it was; `linux-src --unpatched` builds without them).
 
 The source comes through the private apt with deb-src lines and the
 fallback of harness/peers/debian/source.py; dpkg-source unpacks it with

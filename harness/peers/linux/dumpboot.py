@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: MIT
+"""A Linux source build booted for its memory map (harness/peers/linux/dump.py):
+under TCG with -icount shift=0,sleep=off (deterministic, no brackets, no
+replay), `bootheap_dump` on the command line of `make peers`' Linux boots,
+the serial log read until the dump's end line; or until Linux refuses an
+early parameter, with its own message read back."""
+import os
+import re
+import subprocess
+import tempfile
+import time
+
+from harness.common import die_with_parent
+from harness.peers.bracket import boot as peers_boot
+from harness.peers.linux import dump
+from harness.qemu import command
+
+# What else makes two boots of one kernel leave different struct pages:
+# RDRAND (TCG asks the host for it unless -seed is given) and the RTC's
+# host time both seed the kernel's random pool, and that decides the order
+# of every slab's free objects (SLAB_FREELIST_RANDOM), so slab pages'
+# freelist words. With them fixed, two boots leave the same memory map.
+DETERMINISTIC = ("-seed", "1", "-rtc", "base=2026-01-01T00:00:00,clock=vm")
+END = re.compile(rb"bootheap_dump: end [0-9a-f]+ [0-9a-f]+\r?\n")
+# init/main.c's do_early_param(), when a parameter's setup function fails.
+MALFORMED = re.compile(r"Malformed early option '([^']*)'")
+
+
+class DumpBootError(Exception):
+    """A boot that gave no dump: why, and the serial log's end."""
+
+
+def refused(log):
+    """The early parameters Linux said it could not take -> [name]."""
+    return MALFORMED.findall(log)
+
+
+def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None):
+    """Boots `files` ({"kernel": vmlinux}) at mem_bytes with `bootheap_dump`
+    and params -> (Dump, log). DumpBootError when QEMU ends or the time runs
+    out before the dump's end line, or when Linux refuses a parameter of
+    params (named with Linux's message)."""
+    append = f"{peers_boot.LINUX_APPEND} bootheap_dump {params}".strip()
+    timeout = timeout or peers_boot.timeout_for(mem_bytes)
+    with tempfile.TemporaryDirectory(prefix="linux-dump-", dir="/tmp") as work:
+        cmd = command.qemu_command("pvh", "tcg", mem_bytes, append, workdir=work,
+                                   extra=["-icount", peers_boot.ICOUNT] + list(DETERMINISTIC), say=lambda *a: None,
+                                   kernel=files["kernel"], bios=command.QBOOT, nodes=nodes)
+        with open(log_path, "wb") as log, open(os.path.join(work, "qemu.stderr"), "wb") as err:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=err,
+                                    preexec_fn=die_with_parent)
+        why, deadline = None, time.monotonic() + timeout
+        try:
+            while True:
+                time.sleep(0.2)
+                with open(log_path, "rb") as f:
+                    text = f.read()
+                ended = proc.poll() is not None
+                said = refused(text.decode("utf-8", "replace"))
+                if said:
+                    why = f"Linux refused {', '.join(said)}: Malformed early option '{said[0]}'"
+                    break
+                if END.search(text):
+                    break
+                if ended:
+                    with open(os.path.join(work, "qemu.stderr"), errors="replace") as f:
+                        err = f.read().strip()
+                    why = f"the boot ended (QEMU exit {proc.returncode}) before the dump's end line" + \
+                        (f"; QEMU said: {err}" if err else "")
+                    break
+                if time.monotonic() > deadline:
+                    why = f"no dump's end line within {timeout:.0f} s"
+                    break
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        log = f.read().replace("\r", "")
+    if why:
+        tail = "\n".join(log.rstrip().splitlines()[-12:])
+        raise DumpBootError(f"{why} ({mem_bytes >> 20} MiB, {nodes} node{'s' if nodes > 1 else ''}); "
+                            f"its serial log ends:\n{tail}")
+    try:
+        return dump.parse(log), log
+    except dump.DumpError as e:
+        raise DumpBootError(f"{e} ({os.path.basename(log_path)})")

@@ -1,0 +1,268 @@
+# SPDX-License-Identifier: MIT
+"""The Linux memory map dump (harness/peers/linux/dump.py): read back from a
+synthetic log written as patches/linux/6.12/0001 prints, its digest
+recomputed, held to its counters and the canonical decomposition; two
+dumps compared down to the first differing pfn, pageblock and list entry;
+and the dump of a real boot recorded in tests/tools/data."""
+import gzip
+import os
+
+import pytest
+
+from harness.peers.linux import dump, dumpboot
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+MEMMAP = 0xffffea0000000000
+HEADER = {"version": 1, "page": 64, "lru": 8, "orders": 11, "types": 5, "pageblock": 512, "memmap": MEMMAP}
+LIST_HEAD = 0xffff88803fff1000
+BUDDY = 0xf0000000
+FREE_TAIL = dict(flags=0x100000000000000, ref=0, type=0xffffffff, private=0, next="=", prev="=",
+                 mapping=0, index=0)
+RESERVED = dict(FREE_TAIL, flags=0x100000000002000, ref=1)      # PG_reserved: bit 13
+
+
+def run(pfn, count, **f):
+    return dump.Run(pfn, count, **dict(FREE_TAIL, **f))
+
+
+def heads(pfns, order):
+    """The runs of free blocks of `order` at pfns, listed in that order on one list."""
+    out = []
+    for i, pfn in enumerate(pfns):
+        nxt = pfns[i + 1] - pfn if i + 1 < len(pfns) else None
+        prv = pfns[i - 1] - pfn if i else None
+        out.append(run(pfn, 1, type=BUDDY, private=order, next="%+d" % nxt if nxt else LIST_HEAD,
+                       prev="%+d" % prv if prv else LIST_HEAD))
+        out.append(run(pfn + 1, (1 << order) - 1))
+    return out
+
+
+def link(v):
+    return v if isinstance(v, str) else f"{v:x}"
+
+
+def text(runs, lists, blocks, free_pages=None, nr_free=None, holes=0, start=0x1000, spanned=0x1000,
+         managed=0x1000, digest=None, totalram=None, prefix="[    1.000000] "):
+    """A log as the patch prints it, for one zone (node 0, DMA32)."""
+    z = dump.Zone(0, "DMA32", start, spanned, spanned, managed, 0)
+    z.runs = sorted(runs)
+    listed = sum(len(p) << o for (o, _), p in lists.items())
+    out = [f"begin 1 page 64 lru 8 orders 11 types 5 pageblock 512 memmap {MEMMAP:x}",
+           f"zone 0 DMA32 {start:x} {spanned:x} {spanned:x} {managed:x} "
+           f"{listed if free_pages is None else free_pages:x}"]
+    out += [f"p {r.pfn:x} {r.count:x} {r.flags:x} {r.ref} {r.type:x} {r.private:x} {link(r.next)} "
+            f"{link(r.prev)} {r.mapping:x} {r.index:x}" for r in z.runs]
+    d = dump.zone_digest(HEADER, z) if digest is None else digest
+    out.append(f"pages {start:x} {start + spanned:x} holes {holes:x} digest {d:x}")
+    out += [f"b {s:x} {n:x} {mt}" for s, n, mt in blocks]
+    for (order, mt), pfns in sorted(lists.items()):
+        out.append(f"f {order} {mt} {len(pfns):x}")
+        for i in range(0, len(pfns), 3):
+            out.append("e " + " ".join(f"{p:x}" for p in pfns[i:i + 3]))
+    for order in range(11):
+        n = sum(len(p) for (o, _), p in lists.items() if o == order) if nr_free is None else nr_free[order]
+        out.append(f"n {order} {n:x}")
+    out.append(f"end {managed if totalram is None else totalram:x} {listed:x}")
+    return "".join(f"{prefix}bootheap_dump: {x}\n" for x in ["some other line"][:0] + out) + "Run /init\n"
+
+
+def good(**kw):
+    """Three free 4 MiB blocks, listed 0x1800, 0x1000, 0x1400, and a reserved 4 MiB."""
+    pfns = [0x1800, 0x1000, 0x1400]
+    runs = heads(pfns, 10) + [run(0x1c00, 0x400, **RESERVED)]
+    return text(runs, {(10, 1): pfns}, [(0x1000, 8, 1)], **kw)
+
+
+def test_a_consistent_dump_reads_back_and_holds():
+    d = dump.parse("Linux version 6.12\n" + good())
+    assert d.header == HEADER
+    (z,) = d.zones
+    assert (z.nid, z.name, z.start, z.spanned, z.holes) == (0, "DMA32", 0x1000, 0x1000, 0)
+    assert z.lists == {(10, 1): [0x1800, 0x1000, 0x1400]}
+    assert z.nr_free[10] == 3 and z.free_pages == 3 << 10
+    assert dump.page_at(z, 0x1801).private == 0 and dump.page_at(z, 0x1800).private == 10
+    assert dump.check(d) == []
+    assert dump.compare(d, dump.parse(good())) is None
+
+
+def test_the_digest_is_checked_against_the_runs():
+    wrong = dump.parse(good(digest=12345))
+    assert any("the runs digest to" in m and "0x3039" in m for m in dump.check(wrong))
+
+
+def test_a_raw_link_is_the_pointer_the_kernel_read():
+    assert dump.raw_link(HEADER, 0x1000, "=") == MEMMAP + 0x1000 * 64 + 8
+    assert dump.raw_link(HEADER, 0x1000, "+1024") == MEMMAP + 0x1400 * 64 + 8
+    assert dump.raw_link(HEADER, 0x1000, LIST_HEAD) == LIST_HEAD
+
+
+def test_counters_that_do_not_match_the_lists_are_named():
+    msgs = dump.check(dump.parse(good(free_pages=100, nr_free=[0] * 10 + [2], totalram=7)))
+    assert any("NR_FREE_PAGES says 100" in m for m in msgs)
+    assert any("order 10 lists 3 blocks, nr_free says 2" in m for m in msgs)
+    assert any("totalram_pages() says 7" in m for m in msgs)
+
+
+def test_blocks_that_could_merge_break_the_canonical_decomposition():
+    # Two order-9 buddies at 0x1000 and 0x1200, both free in one movable pageblock pair: they merge.
+    runs = heads([0x1000], 9) + heads([0x1200], 9) + heads([0x1400, 0x1800], 10) + \
+        [run(0x1c00, 0x400, **RESERVED)]
+    lists = {(9, 1): [0x1000], (10, 1): [0x1400, 0x1800]}
+    runs = [r._replace(next=LIST_HEAD, prev=LIST_HEAD) if r.pfn == 0x1200 else r for r in runs]
+    lists[(9, 1)] = [0x1000, 0x1200]
+    d = dump.parse(text(runs, lists, [(0x1000, 8, 1)]))
+    msgs = dump.check(d)
+    assert any("free block 0 is pfn 0x1000 order 9, the canonical decomposition has pfn 0x1000 order 10"
+               in m for m in msgs)
+    # A highatomic pageblock beside a movable one: __free_one_page() does not merge them.
+    d = dump.parse(text(runs, lists, [(0x1000, 1, 3), (0x1200, 7, 1)]))
+    assert not any("canonical" in m for m in dump.check(d))
+
+
+def test_a_list_entry_that_is_no_buddy_head_is_named():
+    pfns = [0x1800, 0x1000, 0x1400]
+    runs = heads(pfns, 10) + [run(0x1c00, 0x400, **RESERVED)]
+    runs = [r._replace(private=9) if r.pfn == 0x1000 else r for r in runs]
+    msgs = dump.check(dump.parse(text(runs, {(10, 1): pfns}, [(0x1000, 8, 1)])))
+    assert any("pfn 0x1000 on the order 10 list of migratetype 1 is not a buddy head" in m for m in msgs)
+
+
+def test_runs_that_miss_pages_are_named():
+    pfns = [0x1800, 0x1000, 0x1400]
+    runs = heads(pfns, 10) + [run(0x1c00, 0x3ff, **RESERVED)]
+    msgs = dump.check(dump.parse(text(runs, {(10, 1): pfns}, [(0x1000, 8, 1)])))
+    assert any("4095 pages and 0 holes in runs, the zone spans 4096" in m for m in msgs)
+
+
+def test_compare_names_the_first_differing_pfn():
+    a = dump.parse(good())
+    pfns = [0x1800, 0x1000, 0x1400]
+    runs = heads(pfns, 10) + [run(0x1c00, 0x200, **RESERVED), run(0x1e00, 1, **dict(RESERVED, ref=2)),
+                              run(0x1e01, 0x1ff, **RESERVED)]
+    b = dump.parse(text(runs, {(10, 1): pfns}, [(0x1000, 8, 1)]))
+    diff = dump.compare(a, b, ("stock", "sweep"))
+    assert "pfn 0x1e00 differs: ref 1 in stock, 2 in sweep" in diff
+
+
+def test_compare_names_the_first_differing_list_entry():
+    a = dump.parse(good())
+    pfns = [0x1000, 0x1400, 0x1800]          # the same blocks, listed in another order
+    b = dump.parse(text(heads(pfns, 10) + [run(0x1c00, 0x400, **RESERVED)], {(10, 1): pfns},
+                        [(0x1000, 8, 1)]))
+    assert dump.check(b) == []
+    diff = dump.compare(a, b)
+    # The heads' links differ first (they name their neighbours): 0x1000 is
+    # second in a, its prev 0x1800; first in b, its prev the list's head.
+    assert diff.startswith("node 0 DMA32: digest is 0x") and \
+        f"pfn 0x1000 differs: prev +2048 in a, {LIST_HEAD:#x} in b" in diff
+    # With the pages alike, the list order itself is what differs.
+    b.zones[0].runs, b.zones[0].digest = a.zones[0].runs, a.zones[0].digest
+    assert dump.compare(a, b) == ("node 0 DMA32: the order 10 list of migratetype 1 differs at entry 0: "
+                                  "0x1800 in a, 0x1000 in b")
+
+
+def test_compare_names_the_first_differing_pageblock():
+    a = dump.parse(good())
+    b = dump.parse(good())
+    b.zones[0].blocks = [(0x1000, 3, 1), (0x1600, 1, 0), (0x1800, 4, 1)]
+    assert dump.compare(a, b) == "node 0 DMA32: the pageblock at pfn 0x1600 has migratetype 1 in a, 0 in b"
+
+
+@pytest.mark.parametrize("cut,message", [
+    (lambda t: t.replace("bootheap_dump: ", "nothing: "), "holds no bootheap_dump"),
+    (lambda t: t[:t.index("bootheap_dump: end")], "stops before its end line (it stops in node 0 DMA32)"),
+    (lambda t: t[:t.index("bootheap_dump: e ")] + t[t.index("bootheap_dump: n 0"):],
+     "the list of order 10, migratetype 1 in node 0 DMA32 holds 0 of its 3 entries"),
+    (lambda t: t.replace("bootheap_dump: b 1000 8 1", "bootheap_dump: b 1000 zz 1"), "count 'zz' is not hex"),
+    (lambda t: t.replace("bootheap_dump: b 1000", "bootheap_dump: q 1000"), "unknown line: q 1000"),
+])
+def test_a_log_whose_dump_cannot_be_read_says_why(cut, message):
+    with pytest.raises(dump.DumpError, match=".*" + message.replace("(", r"\(").replace(")", r"\)")):
+        dump.parse(cut(good()))
+
+
+def test_linux_s_refusal_of_an_early_parameter_is_read_back():
+    log = "Command line: console=ttyS0 init_pages=fast\nMalformed early option 'init_pages'\n"
+    assert dumpboot.refused(log) == ["init_pages"]
+    assert dumpboot.refused("Command line: init_pages=stock\n") == []
+
+
+def recorded(variant):
+    """A real dump: the source build with patches/linux/6.12 at 1 GiB, one
+    node, TCG, -icount shift=0, `init_pages=stock` or the default (padded
+    to the same length); its bootheap_dump lines only."""
+    with gzip.open(os.path.join(DATA, "linux-src", f"linux-dump-6.12-1G-{variant}.log.gz"), "rt") as f:
+        return f.read()
+
+
+def test_a_real_dump_holds_together():
+    d = dump.parse(recorded("stock"))
+    assert [(z.label(), z.start, z.spanned, z.managed) for z in d.zones] == \
+        [("node 0 DMA", 1, 4095, 3840), ("node 0 DMA32", 0x1000, 258048, 248805)]
+    assert d.totalram == 3840 + 248805 and sum(z.free_pages for z in d.zones) == 3840 + 248157
+    assert len(d.zones[1].lists[(10, 1)]) == 239
+    assert dump.check(d) == []
+
+
+def test_a_real_dump_with_one_entry_moved_is_named():
+    d = dump.parse(recorded("stock"))
+    z = d.zones[1]
+    z.lists[(10, 1)].append(z.lists[(10, 1)].pop(0))        # the first block listed last
+    first = dump.parse(recorded("stock")).zones[1].lists[(10, 1)]
+    assert dump.compare(dump.parse(recorded("stock")), d) == (
+        f"node 0 DMA32: the order 10 list of migratetype 1 differs at entry 0: {first[0]:#x} in a, "
+        f"{first[1]:#x} in b")
+    z.lists[(10, 1)].pop()                                  # and then gone: the counters disagree
+    msgs = dump.check(d)
+    assert any("order 10 lists 238 blocks, nr_free says 239" in m for m in msgs)
+    assert any("the free lists hold" in m for m in msgs)
+
+
+def test_two_real_command_lines_differ_only_in_the_words_users_write():
+    a, b = dump.parse(recorded("stock")), dump.parse(recorded("default"))
+    assert dump.check(b) == []
+    exact = dump.compare(a, b, ("stock", "default"))
+    assert exact.startswith("node 0 DMA32: digest is") and "pfn 0x2456 differs: index" in exact
+    assert dump.compare(a, b, user_words=False) is None
+    assert dump.user_differences(a, b) == 24
+    # A free page's word is not left out: a tail's lru made to point at itself plus one.
+    z = b.zones[1]
+    i = next(i for i, r in enumerate(z.runs) if r.ref == 0 and r.type == 0xffffffff and r.count > 2
+             and r.next == r.prev == "=")
+    r = z.runs[i]
+    z.runs[i:i + 1] = [r._replace(count=1), r._replace(pfn=r.pfn + 1, count=1, next="+1"),
+                       r._replace(pfn=r.pfn + 2, count=r.count - 2)]
+    assert dump.compare(a, b, user_words=False) == \
+        f"node 0 DMA32: pfn {r.pfn + 1:#x} differs: next = in a, +1 in b"
+
+
+def test_a_real_refusal_is_read_back():
+    with open(os.path.join(DATA, "linux-src", "refusal-1G.log")) as f:
+        assert dumpboot.refused(f.read()) == ["init_pages"]
+
+
+def test_compare_logs_exits_by_what_it_found(tmp_path):
+    from harness.peers.linux import dumprun
+    paths = {}
+    for v in ("stock", "default"):
+        paths[v] = str(tmp_path / f"{v}.log")
+        with open(paths[v], "w") as f:
+            f.write(recorded(v))
+    empty = str(tmp_path / "empty.log")
+    open(empty, "w").close()
+    said = []
+    assert dumprun.compare_logs(paths["stock"], paths["stock"], say=said.append) == 0
+    assert said[-1] == "linux-src: the dumps are the same (2246 runs, 270 free blocks)"
+    assert dumprun.compare_logs(paths["stock"], paths["default"], say=said.append) == 1
+    assert "the dumps differ: node 0 DMA32: digest is" in said[-1] and "pfn 0x2456" in said[-1]
+    assert dumprun.compare_logs(paths["stock"], empty, say=said.append) == 2
+    assert "holds no bootheap_dump" in said[-1]
+
+
+def test_a_reserved_page_s_words_are_never_left_out():
+    a, b = dump.parse(recorded("stock")), dump.parse(recorded("default"))
+    z = b.zones[1]
+    i = next(i for i, r in enumerate(z.runs) if r.flags & dump.PG_RESERVED and r.type == 0xffffffff)
+    z.runs[i] = z.runs[i]._replace(index=0x1234)
+    assert dump.compare(a, b, user_words=False) == \
+        f"node 0 DMA32: pfn {z.runs[i].pfn:#x} differs: index 0x0 in a, 0x1234 in b"
