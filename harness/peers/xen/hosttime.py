@@ -54,8 +54,11 @@ def worst_over_floor(timed, from_gib):
 
 def report(timed, counted):
     """The table: ns a page (median of the runs, and the range), the ratios, and the stand-ins' calls a page."""
+    split = all("memset_ns" in w for w in timed if w["way"] == "floor")
     lines = ["| GiB | " + " | ".join(f"{w} ns/page" for w in WAYS) +
-             " | chunk/sweep | page/chunk | sweep/floor |", "|---" * (len(WAYS) + 4) + "|"]
+             " | chunk/sweep | page/chunk | sweep/floor |" + (" floor by memset() alone | sweep/memset() |"
+                                                               if split else ""),
+             "|---" * (len(WAYS) + 4 + 2 * split) + "|"]
     for gib in sorted({w["gib"] for w in timed}):
         med = {}
         cells = []
@@ -63,8 +66,12 @@ def report(timed, counted):
             ns = [w["ns"] / w["pages"] for w in timed if w["gib"] == gib and w["way"] == way]
             med[way] = statistics.median(ns)
             cells.append(f"{med[way]:.2f} ({min(ns):.2f}-{max(ns):.2f})")
-        lines.append(f"| {gib} | " + " | ".join(cells) + f" | {med['chunk'] / med['sweep']:.2f}x | "
-                     f"{med['page'] / med['chunk']:.2f}x | {med['sweep'] / med['floor']:.2f}x |")
+        row = f"| {gib} | " + " | ".join(cells) + f" | {med['chunk'] / med['sweep']:.2f}x | " \
+              f"{med['page'] / med['chunk']:.2f}x | {med['sweep'] / med['floor']:.2f}x |"
+        if split:
+            mem = statistics.median(w["memset_ns"] / w["pages"] for w in timed if w["gib"] == gib and w["way"] == "floor")
+            row += f" {mem:.2f} | {med['sweep'] / mem:.2f}x |"
+        lines.append(row)
     lines += ["", "| stand-in calls a page | " + " | ".join(WAYS[:4]) + " |", "|---" * 5 + "|"]
     for key in ("locks", "node_lookups", "mfn_valid", "list_ops", "m2p"):
         lines.append(f"| {key} | " + " | ".join(
