@@ -42,13 +42,17 @@ def windows(binary, sizes, runs):
 FLOOR_TARGET = 1.3
 
 
-def worst_over_floor(timed, from_gib):
-    """The largest median(sweep) / median(floor) at `from_gib` GiB and up -> (ratio, GiB), or None."""
+def worst_over_floor(timed, from_gib, key="ns"):
+    """The largest median(sweep) / median(floor) at `from_gib` GiB and up ->
+    (ratio, GiB), or None. key "ns" is the floor as timed, the faster of
+    memset() and non-temporal stores; "memset_ns" memset()'s alone, where
+    the records have it."""
     ratios = []
     for gib in sorted({w["gib"] for w in timed if w["gib"] >= from_gib}):
-        med = {way: statistics.median(w["ns"] / w["pages"] for w in timed if w["gib"] == gib and w["way"] == way)
-               for way in ("sweep", "floor")}
-        ratios.append((med["sweep"] / med["floor"], gib))
+        sweep = statistics.median(w["ns"] / w["pages"] for w in timed if w["gib"] == gib and w["way"] == "sweep")
+        floor = [w[key] / w["pages"] for w in timed if w["gib"] == gib and w["way"] == "floor" and key in w]
+        if floor:
+            ratios.append((sweep / statistics.median(floor), gib))
     return max(ratios) if ratios else None
 
 
