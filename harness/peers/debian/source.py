@@ -36,6 +36,20 @@ class SourceUnavailable(SourceError):
     cannot reach the mirror. Nothing about the series or the build."""
 
 
+class Build:
+    """One build in its cache folder: the image QEMU boots (`kernel`), the
+    file with its symbols (`symbols`), and build.json's facts (`info`).
+    Each kernel names its two files."""
+    KERNEL = SYMBOLS = None
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.kernel = os.path.join(folder, self.KERNEL)
+        self.symbols = os.path.join(folder, self.SYMBOLS)
+        with open(os.path.join(folder, "build.json")) as f:
+            self.info = json.load(f)
+
+
 def series(folder, what):
     """The patches in `folder` in order, the cover letter left out -> [path];
     `what` names them in the error when there are none ("Xen 4.17")."""

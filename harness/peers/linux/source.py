@@ -69,16 +69,9 @@ def config_recipe():
         return debsrc.build_key("", [], f.read().decode(), {})
 
 
-class Build:
-    """One built kernel: vmlinux (`kernel`), System.map (`symbols`) and build.json's facts."""
-
-    def __init__(self, folder):
-        import json
-        self.folder = folder
-        self.kernel = os.path.join(folder, "vmlinux")
-        self.symbols = os.path.join(folder, "System.map")
-        with open(os.path.join(folder, "build.json")) as f:
-            self.info = json.load(f)
+class Build(debsrc.Build):
+    """One built kernel: vmlinux and its System.map."""
+    KERNEL, SYMBOLS = "vmlinux", "System.map"
 
     def files(self):
         return {"kernel": self.kernel, "symbols": self.symbols}

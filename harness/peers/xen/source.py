@@ -15,7 +15,6 @@ Each failure is a SourceError that names its cause: a source package apt
 cannot get, a patch that does not apply (the patch, the file and the hunk),
 a build that fails (the build log's tail)."""
 import fcntl
-import json
 import os
 import re
 import shutil
@@ -65,16 +64,9 @@ def configure(tree, config, log):
             raise SourceError(f"CONFIG_DEBUG did not stay {'on' if config == 'debug' else 'off'} in {path}")
 
 
-class Build:
-    """One built hypervisor: the multiboot ELF QEMU boots (`kernel`), the
-    ELF with symbols (`symbols`), and build.json's facts (`info`)."""
-
-    def __init__(self, folder):
-        self.folder = folder
-        self.kernel = os.path.join(folder, "xen")
-        self.symbols = os.path.join(folder, "xen-syms")
-        with open(os.path.join(folder, "build.json")) as f:
-            self.info = json.load(f)
+class Build(debsrc.Build):
+    """One built hypervisor: the multiboot ELF QEMU boots, and the ELF with symbols."""
+    KERNEL, SYMBOLS = "xen", "xen-syms"
 
     @property
     def release(self):
