@@ -149,29 +149,30 @@ struct page_info {
  * CONFIG_SHADOW_PAGING is on by default). hostheap.py picks the layout
  * from the tree's header and refuses one it does not know.
  */
-#define PG_shift(idx) (BITS_PER_LONG - (idx))
-#define PG_mask(x, idx) (x##UL << PG_shift(idx))
-#define PGC_allocated PG_mask(1, 1)
-#define PGC_xen_heap PG_mask(1, 2)
-#define PGC_broken PG_mask(1, 4)
-#define _PGC_broken PG_shift(4)
-#define PGC_state PG_mask(3, 6)
-#define PGC_state_inuse PG_mask(0, 6)
-#define PGC_state_offlining PG_mask(1, 6)
-#define PGC_state_offlined PG_mask(2, 6)
-#define PGC_state_free PG_mask(3, 6)
+/* Bit positions counted down from the word's top, as the tree's header counts them. */
+#define XH_FROM_TOP(n) (BITS_PER_LONG - (n))
+#define XH_TOP_FIELD(v, n) ((unsigned long)(v) << XH_FROM_TOP(n))
+#define PGC_allocated XH_TOP_FIELD(1, 1)
+#define PGC_xen_heap XH_TOP_FIELD(1, 2)
+#define PGC_broken XH_TOP_FIELD(1, 4)
+#define _PGC_broken XH_FROM_TOP(4)
+#define PGC_state XH_TOP_FIELD(3, 6)
+#define PGC_state_inuse XH_TOP_FIELD(0, 6)
+#define PGC_state_offlining XH_TOP_FIELD(1, 6)
+#define PGC_state_offlined XH_TOP_FIELD(2, 6)
+#define PGC_state_free XH_TOP_FIELD(3, 6)
 #if XH_PGC_LAYOUT == 2
-#define PGC_extra PG_mask(1, 3)
-#define _PGC_need_scrub PG_shift(7)
-#define PGC_need_scrub PG_mask(1, 7)
-#define PGC_shadowed_pt PG_mask(1, 8)
-#define PGC_count_mask ((1UL << PG_shift(8)) - 1)
+#define PGC_extra XH_TOP_FIELD(1, 3)
+#define _PGC_need_scrub XH_FROM_TOP(7)
+#define PGC_need_scrub XH_TOP_FIELD(1, 7)
+#define PGC_shadowed_pt XH_TOP_FIELD(1, 8)
+#define PGC_count_mask ((1UL << XH_FROM_TOP(8)) - 1)
 #elif XH_PGC_LAYOUT == 1
-#define PGC_page_table PG_mask(1, 3)
-#define PGC_extra PG_mask(1, 7)
-#define _PGC_need_scrub PG_shift(1)
+#define PGC_page_table XH_TOP_FIELD(1, 3)
+#define PGC_extra XH_TOP_FIELD(1, 7)
+#define _PGC_need_scrub XH_FROM_TOP(1)
 #define PGC_need_scrub PGC_allocated
-#define PGC_count_mask ((1UL << PG_shift(7)) - 1)
+#define PGC_count_mask ((1UL << XH_FROM_TOP(7)) - 1)
 #else
 #error "XH_PGC_LAYOUT (1: need_scrub on PGC_allocated's bit, 2: on bit 7) must be given"
 #endif
