@@ -286,3 +286,43 @@ def test_the_report_sets_each_phase_beside_debians_and_lists_the_options(tmp_pat
     assert "- 1 GiB, memmap: 30.00 against 38.00 instructions a page (-21.1%)" in text
     assert "| `UNACCEPTED_MEMORY` | `y` | not set **differs** |" in text
     assert "- `UNACCEPTED_MEMORY`: (EFI_STUB)" in text and "`linux-image-x` 6.12.118-1" in text
+
+
+def _dump_args(tmp_path, nodes):
+    import argparse
+    return argparse.Namespace(release="6.12", refresh=False, out=str(tmp_path), sizes=[GIB], nodes=nodes)
+
+
+def _records(default_differs, sweep_differs):
+    def rec(a, b, diff):
+        return {"type": "dump_compare", "a": a, "b": b, "difference": diff, "exact": diff, "user_pages": 0}
+    return [rec("stock", "stock-again", None),
+            rec("stock", "sweep", "pfn 0x2802 differs" if sweep_differs else None),
+            rec("stock", "default", "free_pages is 0x7787e in stock" if default_differs else None),
+            {"type": "refusal", "params": "init_pages=bogus", "refused": ["init_pages"],
+             "message": "Malformed early option 'init_pages'"}]
+
+
+@pytest.mark.parametrize("default_differs,sweep_differs,status", [
+    (False, False, 0), (False, True, 1), (True, True, 0), (True, False, 0)])
+def test_a_sweep_difference_counts_only_where_two_stock_command_lines_agree(
+        monkeypatch, tmp_path, default_differs, sweep_differs, status):
+    import json
+
+    from harness.peers.linux import dumprun, run
+
+    class FakeBuild:
+        info = {"key": "k"}
+    monkeypatch.setattr(run.source, "build", lambda *a, **k: FakeBuild())
+    seen = []
+    monkeypatch.setattr(dumprun, "dump_records",
+                        lambda b, mem, out, nodes, say: seen.append(nodes) or _records(default_differs, sweep_differs))
+    said = []
+    monkeypatch.setattr(run, "say", said.append)
+    assert run.dump_run(_dump_args(tmp_path, [1, 2])) == status
+    assert seen == [1, 2]
+    with open(tmp_path / "dumps.jsonl") as f:
+        recs = [json.loads(line) for line in f][1:]
+    judged = [r for r in recs if r["type"] == "dump_compare" and r.get("not_judged")]
+    assert len(judged) == (6 if default_differs else 0)
+    assert any("2 nodes" in s for s in said)
