@@ -324,5 +324,6 @@ def test_a_sweep_difference_counts_only_where_two_stock_command_lines_agree(
     with open(tmp_path / "dumps.jsonl") as f:
         recs = [json.loads(line) for line in f][1:]
     judged = [r for r in recs if r["type"] == "dump_compare" and r.get("not_judged")]
-    assert len(judged) == (6 if default_differs else 0)
+    assert len(judged) == (4 if default_differs else 0)
+    assert not any(r["b"] == "stock-again" for r in judged)
     assert any("2 nodes" in s for s in said)
