@@ -7,6 +7,7 @@ dom0's MemTotal and the result of a tmpfs fill-and-check, then powers off.
 The same inputs give the same bytes."""
 import gzip
 import hashlib
+import re
 import shlex
 import struct
 
@@ -38,10 +39,13 @@ def fill_md5(nbytes):
     return h.hexdigest()
 
 
-def init_script(line=INIT_LINE, memtest_mib=MEMTEST_MIB):
-    """The /init shell script (busybox ash)."""
+def init_script(line=INIT_LINE, memtest_mib=MEMTEST_MIB, tag=TAG):
+    """The /init shell script (busybox ash); every line it prints after
+    `line` starts with `tag`."""
     if "\n" in line or not line.strip():
         raise ValueError(f"init line {line!r}: give one non-empty line")
+    if not re.fullmatch(r"[A-Za-z0-9_-]+:", tag):
+        raise ValueError(f"init tag {tag!r}: give a word and a colon")
     nbytes = memtest_mib << 20
     md5 = fill_md5(nbytes)
     return f"""#!/bin/sh
@@ -52,21 +56,21 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs -o size=90% tmpfs /tmp
 echo {shlex.quote(line)}" ($(uname -r))"
-echo "{TAG} $(grep MemTotal: /proc/meminfo)"
+echo "{tag} $(grep MemTotal: /proc/meminfo)"
 yes bootheap-dom0 | head -c {nbytes} > /tmp/fill
 got=$(md5sum < /tmp/fill)
 got=${{got%% *}}
 if [ "$got" = "{md5}" ]; then
-    echo "{TAG} memtest {memtest_mib} MiB ok"
+    echo "{tag} memtest {memtest_mib} MiB ok"
 else
-    echo "{TAG} memtest {memtest_mib} MiB FAILED: md5 $got, expected {md5}"
+    echo "{tag} memtest {memtest_mib} MiB FAILED: md5 $got, expected {md5}"
 fi
 rm -f /tmp/fill
-echo "{TAG} $(grep MemFree: /proc/meminfo)"
-echo "{TAG} powering off"
+echo "{tag} $(grep MemFree: /proc/meminfo)"
+echo "{tag} powering off"
 sync
 poweroff -f
-echo "{TAG} poweroff returned"
+echo "{tag} poweroff returned"
 """
 
 
@@ -96,14 +100,14 @@ def cpio_newc(entries):
     return b"".join(out)
 
 
-def initramfs_entries(busybox_bytes, line=INIT_LINE, memtest_mib=MEMTEST_MIB):
+def initramfs_entries(busybox_bytes, line=INIT_LINE, memtest_mib=MEMTEST_MIB, tag=TAG):
     """The archive's entries: directories, /dev/console (char 5,1, mode 600),
     /bin/busybox, applet links, /init."""
     e = [(d, S_IFDIR | 0o755, b"", (0, 0)) for d in ("bin", "dev", "proc", "sys", "tmp")]
     e.append(("dev/console", S_IFCHR | 0o600, b"", (5, 1)))
     e.append(("bin/busybox", S_IFREG | 0o755, busybox_bytes, (0, 0)))
     e += [(f"bin/{a}", S_IFLNK | 0o777, b"busybox", (0, 0)) for a in APPLETS]
-    e.append(("init", S_IFREG | 0o755, init_script(line, memtest_mib).encode(), (0, 0)))
+    e.append(("init", S_IFREG | 0o755, init_script(line, memtest_mib, tag).encode(), (0, 0)))
     return e
 
 
@@ -116,7 +120,7 @@ def is_static_elf(data):
     return all(struct.unpack_from("<I", data, phoff + i * phentsize)[0] != 3 for i in range(phnum))
 
 
-def initramfs(path, busybox="/bin/busybox", line=INIT_LINE, memtest_mib=MEMTEST_MIB):
+def initramfs(path, busybox="/bin/busybox", line=INIT_LINE, memtest_mib=MEMTEST_MIB, tag=TAG):
     """Writes dom0's initramfs (gzip'd newc cpio) to path -> its sha256.
     busybox must be a static binary (Debian's busybox-static): the archive
     has no libraries."""
@@ -124,7 +128,7 @@ def initramfs(path, busybox="/bin/busybox", line=INIT_LINE, memtest_mib=MEMTEST_
         bb = f.read()
     if not is_static_elf(bb):
         raise ValueError(f"{busybox} is not a static ELF binary: install busybox-static")
-    data = gzip.compress(cpio_newc(initramfs_entries(bb, line, memtest_mib)),
+    data = gzip.compress(cpio_newc(initramfs_entries(bb, line, memtest_mib, tag)),
                          compresslevel=9, mtime=0)
     with open(path, "wb") as f:
         f.write(data)

@@ -37,9 +37,12 @@ DEBIAN_FRAGMENTS = ("debian/config/config", "debian/config/kernelarch-x86/config
 # and the measured path need, over tinyconfig: the issue's list, and
 # printk, without which the kernel says nothing; PVH needs HYPERVISOR_GUEST,
 # and ACPI_NUMA (the SRAT of two nodes) X86_64_ACPI_NUMA, which needs PCI.
+# The busybox init each variant boots to (harness/peers/linux/initboot.py)
+# needs its gzip'd archive unpacked, a script run as /init, /proc, /sys,
+# /dev and the tmpfs it fills and reads back.
 BASE = ("64BIT", "SMP", "NUMA", "ACPI", "PCI", "X86_64_ACPI_NUMA", "ACPI_NUMA", "TTY", "SERIAL_8250",
         "SERIAL_8250_CONSOLE", "BLK_DEV_INITRD", "BINFMT_ELF", "HYPERVISOR_GUEST", "PVH", "PRINTK",
-        "EARLY_PRINTK")
+        "EARLY_PRINTK", "RD_GZIP", "BINFMT_SCRIPT", "PROC_FS", "SYSFS", "DEVTMPFS", "SHMEM", "TMPFS")
 
 CONDITIONAL = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif)\b")
 TESTS = re.compile(r"\b(?:IS_ENABLED|IS_BUILTIN|IS_REACHABLE|IS_MODULE)\(\s*CONFIG_([A-Z0-9_]+)")

@@ -15,7 +15,7 @@ from harness import ROOT
 from harness.common import BenchError, parse_sizes, say, size_label, warn
 from harness.peers.bracket import boot as peers_boot
 from harness.peers.debian.apt import FetchError
-from harness.peers.linux import dumpboot, dumprun, report, source
+from harness.peers.linux import dumpboot, dumprun, initboot, report, source
 
 DEFAULT_SIZES = "1,4"
 DEBIAN = os.path.join(ROOT, "docs", "results", "peers-linux")
@@ -181,6 +181,49 @@ def dump_run(args):
     return 1 if bad else 0
 
 
+def init_run(args):
+    """`--init`: each variant booted to busybox's /init at each size and
+    node count (harness/peers/linux/initboot.py) -> 0 when every boot
+    filled and read back its tmpfs, powered off and said no trouble, and
+    each variant's MemTotal is stock's; else 1, each failure said."""
+    b = source.build(args.release, say=say, refresh=args.refresh)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = args.out or os.path.join(ROOT, "results", "linux-init-" + stamp)
+    os.makedirs(out, exist_ok=True)
+    initrd = initboot.archive(out)
+    variants = [v for v in args.variants if v] or list(INIT_PAGES) + [""]
+    bad = 0
+    with open(os.path.join(out, "inits.jsonl"), "w") as f:
+        f.write(json.dumps(dict(b.info, type="build")) + "\n")
+        for mem, nodes in [(m, n) for n in args.nodes for m in args.sizes]:
+            totals = {}
+            for variant in variants:
+                name = variant or "default"
+                log = os.path.join(out, f"serial-init-{name}-{size_label(mem)}-{nodes}n.log")
+                where = f"{size_label(mem)}, {nodes} node{'s' if nodes > 1 else ''}, {name}"
+                t = time.monotonic()
+                status, facts, text = initboot.boot(b.files(), initrd, mem, log,
+                                                    f"init_pages={variant}" if variant else "", nodes)
+                r = {"type": "init", "mem_bytes": mem, "nodes": nodes, "key": b.info["key"], "variant": name,
+                     "status": status, "wall_s": round(time.monotonic() - t, 1), "log": os.path.basename(log),
+                     **facts}
+                if status == "ok":
+                    totals[name] = facts["mem_total_kib"]
+                    if name != "stock" and "stock" in totals and totals["stock"] != totals[name]:
+                        r["status"] = status = "memtotal"
+                        r["message"] = f"MemTotal {totals[name]} kB, stock's {totals['stock']} kB"
+                else:
+                    r["message"] = initboot.why(status, facts, text)
+                f.write(json.dumps(r) + "\n")
+                f.flush()
+                bad += status != "ok"
+                say(f"linux-src: init at {where}: " + (
+                    f"{facts['memtest']}, MemTotal {facts['mem_total_kib']} kB, powered off ({r['wall_s']} s)"
+                    if status == "ok" else r["message"]))
+    say(f"linux-src: {out}/inits.jsonl")
+    return 1 if bad else 0
+
+
 def cmd_linux_src(args):
     """`linux-src`: build, boot, report -> 0, 1 when a boot gave no bracket, 2 when nothing could be built."""
     if args.report:
@@ -192,7 +235,7 @@ def cmd_linux_src(args):
         args.nodes = []
     if not args.nodes or any(n not in (1, 2) for n in args.nodes):
         raise BenchError("--nodes takes 1, 2 or 1,2")
-    if 2 in args.nodes and not args.dump:
+    if 2 in args.nodes and not (args.dump or args.init):
         # boot.memmap_pages() counts the pages of one node's deferral (the
         # last zone of the machine): on two nodes it miscounts the memmap's.
         raise BenchError("--nodes 2: the memmap init's page count (harness/peers/bracket/boot.py, "
@@ -214,6 +257,8 @@ def cmd_linux_src(args):
     patches = [] if args.unpatched else None
     if args.unpatched and args.dump:
         raise BenchError("--dump needs the series (patches/linux/6.12's dump patch): not with --unpatched")
+    if args.dump and args.init:
+        raise BenchError("--dump and --init are two runs: give one")
     try:
         if args.build_only:
             b = source.build(args.release, patches, say=say, refresh=args.refresh)
@@ -221,6 +266,8 @@ def cmd_linux_src(args):
             return 0
         if args.dump:
             return dump_run(args)
+        if args.init:
+            return init_run(args)
         out = args.out or os.path.join(ROOT, "results",
                                        "linux-src-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
         os.makedirs(out, exist_ok=True)
@@ -244,7 +291,7 @@ def add_parser(sub):
                        "Debian's 6.12 binary's figures of a `make peers` folder.")
     p.add_argument("--release", default="6.12", help="default 6.12 (trixie)")
     p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"GiB list (default {DEFAULT_SIZES})")
-    p.add_argument("--nodes", default="1", help="1; 1,2 with --dump (two nodes' brackets are refused "
+    p.add_argument("--nodes", default="1", help="1; 1,2 with --dump or --init (two nodes' brackets are refused "
                    "until the memmap's page count follows each node's deferral)")
     p.add_argument("--debian", default=DEBIAN, help="a `make peers` folder with Debian's 6.12 figures "
                    "(default docs/results/peers-linux)")
@@ -257,6 +304,9 @@ def add_parser(sub):
     p.add_argument("--dump", action="store_true", help="instead of the brackets, boot each size for the memory "
                    "map after deferred init (bootheap_dump) as init_pages=stock and as the default, check each "
                    "dump and compare the two, and check that an unknown init_pages is refused")
+    p.add_argument("--init", action="store_true", help="instead of the brackets, boot each size (and node "
+                   "count) as each variant (default stock,sweep and no init_pages) to a busybox /init that fills "
+                   f"and reads back {initboot.MEMTEST_MIB} MiB of tmpfs and powers off, under TCG")
     p.add_argument("--compare", nargs=2, metavar="LOG", help="only compare the dumps of two serial logs")
     p.add_argument("--variants", help="boot each size once a variant with init_pages=VARIANT, a comma list "
                    "(stock,sweep; default: no init_pages)")

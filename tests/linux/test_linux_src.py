@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: MIT
+"""`make test-linux-src`: the real Linux 6.12 built from Debian's source
+package with patches/linux/6.12 (harness/peers/linux/source.py; cached in
+build/linux-src after its first build, which takes some minutes), booted at
+1 GiB on one node as init_pages=stock and as init_pages=sweep:
+
+- the memory map after deferred init is one dump for both (and for a
+  second stock boot, and the default), each dump holding together;
+- sweep hands the same pages over in fewer instructions (-icount, the
+  brackets of `make peers`);
+- an init_pages value no kernel knows is refused with Linux's own message;
+- both variants boot to busybox's /init, fill and read back a tmpfs and
+  power off.
+
+Not in `make test`: a fresh build and its download take about 10 minutes
+here. CI runs it (.ci/run)."""
+import pytest
+
+from harness.peers.linux import dumpboot, dumprun, initboot, run, source
+
+GIB = 1 << 30
+
+
+@pytest.fixture(scope="module")
+def build():
+    try:
+        return source.build("6.12")
+    except source.SourceError as e:
+        pytest.fail(f"the 6.12 source build: {e}")
+
+
+def test_one_dump_for_both_variants_and_unknown_refused(build, tmp_path):
+    records = dumprun.dump_records(build, GIB, str(tmp_path), 1, say=lambda *a: None)
+    errors = [r["message"] for r in records if r["type"] == "error"]
+    assert not errors, errors
+    dumps = {r["variant"]: r for r in records if r["type"] == "dump"}
+    assert set(dumps) == {"stock", "stock-again", "sweep", "default"}
+    for name, d in dumps.items():
+        assert d["problems"] == [], (name, d["problems"])
+        assert d["totalram"] == dumps["stock"]["totalram"] > 0
+    compares = {r["b"]: r for r in records if r["type"] == "dump_compare"}
+    assert set(compares) == {"stock-again", "sweep", "default"}
+    for name, c in compares.items():
+        assert c["difference"] is None, (name, c["difference"])
+    refusal = [r for r in records if r["type"] == "refusal"]
+    assert refusal and refusal[0]["refused"] == ["init_pages"], refusal
+
+
+def test_sweep_hands_over_the_same_pages_in_fewer_instructions(build, tmp_path):
+    phases = {}
+    for variant in ("stock", "sweep"):
+        records = run.boot_records(build, GIB, 1, str(tmp_path), variant)
+        assert all(r["type"] == "phase" for r in records), records
+        phases[variant] = {r["phase"]: r for r in records}
+    assert set(phases["stock"]) == set(phases["sweep"]) == {"memmap", "memblock_free_all", "deferred"}
+    stock, sweep = ({p: (r["instructions"], r["pages"]) for p, r in phases[v].items()} for v in ("stock", "sweep"))
+    # The same pages are handed over in each phase that frees pages.
+    assert stock["memblock_free_all"][1] == sweep["memblock_free_all"][1] > 0
+    assert stock["deferred"][1] == sweep["deferred"][1] > 0
+    assert sum(i for i, _ in sweep.values()) < sum(i for i, _ in stock.values())
+
+
+@pytest.mark.parametrize("variant", ["stock", "sweep"])
+def test_variant_boots_to_init_and_its_memory_holds(build, tmp_path, variant):
+    initrd = initboot.archive(str(tmp_path))
+    status, facts, log = initboot.boot(build.files(), initrd, GIB, str(tmp_path / "serial.log"),
+                                       f"init_pages={variant}")
+    assert status == "ok", initboot.why(status, facts, log)
+    assert facts["memtest"] == f"memtest {initboot.MEMTEST_MIB} MiB ok"
+    assert 900 << 10 < facts["mem_total_kib"] <= 1 << 20
+
+
+def test_unknown_value_refused_before_init(build, tmp_path):
+    initrd = initboot.archive(str(tmp_path))
+    status, facts, log = initboot.boot(build.files(), initrd, GIB, str(tmp_path / "serial.log"),
+                                       "init_pages=bogus")
+    assert status == "refused", (status, log[-2000:])
+    assert dumpboot.refused(log) == ["init_pages"]
