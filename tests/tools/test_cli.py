@@ -33,6 +33,9 @@ CASES = [
     (["codegen", "/nonexistent/kernel.elf", "/nonexistent/host"],
      "bench: /nonexistent/kernel.elf: no such file"),
     (["counts", "--sizes", "1K"], "bench: bad size '1K' in --sizes"),
+    (["linux-src", "--init", "--unpatched"], "--init boots the series' init_pages= variants: not with --unpatched"),
+    (["linux-src", "--init", "--dump"], "--dump and --init are two runs: give one"),
+    (["linux-src", "--init", "--variants", "fast"], "--variants fast: init_pages takes stock, sweep"),
 ]
 
 

@@ -259,6 +259,8 @@ def cmd_linux_src(args):
         raise BenchError("--dump needs the series (patches/linux/6.12's dump patch): not with --unpatched")
     if args.dump and args.init:
         raise BenchError("--dump and --init are two runs: give one")
+    if args.unpatched and args.init:
+        raise BenchError("--init boots the series' init_pages= variants: not with --unpatched")
     try:
         if args.build_only:
             b = source.build(args.release, patches, say=say, refresh=args.refresh)
