@@ -274,7 +274,7 @@ def cmd_linux_src(args):
                                        "linux-src-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
         os.makedirs(out, exist_ok=True)
         records = run(args, out)
-    except (source.SourceError, FetchError) as e:
+    except (source.SourceError, FetchError, initboot.InitBootError) as e:
         warn(f"linux-src: {e}")
         return 2
     report.write(out, args.debian)
