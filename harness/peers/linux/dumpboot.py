@@ -21,7 +21,7 @@ from harness.qemu import command
 # of every slab's free objects (SLAB_FREELIST_RANDOM), so slab pages'
 # freelist words. With them fixed, two boots leave the same memory map.
 DETERMINISTIC = ("-seed", "1", "-rtc", "base=2026-01-01T00:00:00,clock=vm")
-END = re.compile(rb"bootheap_dump: end [0-9a-f]+ [0-9a-f]+\r?\n")
+END = re.compile(r"bootheap_dump: end [0-9a-f]+ [0-9a-f]+\r?\n")
 # init/main.c's do_early_param(), when a parameter's setup function fails.
 MALFORMED = re.compile(r"Malformed early option '([^']*)'")
 
@@ -35,6 +35,44 @@ def refused(log):
     return MALFORMED.findall(log)
 
 
+def boot_until(files, mem_bytes, log_path, append, nodes, extra, stop, timeout):
+    """Boots files["kernel"] by its PVH note under qboot and TCG with
+    `extra`, the serial log in log_path, until stop(log so far) holds, QEMU
+    exits or timeout seconds pass -> ("stopped" | "ended" | "timeout",
+    QEMU's exit status when it ended, QEMU's stderr). stop is asked first,
+    so a log that holds what stop waits for counts as stopped even if QEMU
+    has ended. QEMU is killed if it still runs."""
+    with tempfile.TemporaryDirectory(prefix="linux-boot-", dir="/tmp") as work:
+        cmd = command.qemu_command("pvh", "tcg", mem_bytes, append, workdir=work, extra=list(extra),
+                                   say=lambda *a: None, kernel=files["kernel"], bios=command.QBOOT, nodes=nodes)
+        with open(log_path, "wb") as log, open(os.path.join(work, "qemu.stderr"), "wb") as err:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=err,
+                                    preexec_fn=die_with_parent)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                time.sleep(0.2)
+                ended = proc.poll() is not None
+                with open(log_path, "rb") as f:
+                    text = f.read().decode("utf-8", "replace")
+                if stop(text):
+                    how = "stopped"
+                    break
+                if ended:
+                    how = "ended"
+                    break
+                if time.monotonic() > deadline:
+                    how = "timeout"
+                    break
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        with open(os.path.join(work, "qemu.stderr"), errors="replace") as f:
+            said = f.read().strip()
+    return how, proc.returncode if how == "ended" else None, said
+
+
 def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None):
     """Boots `files` ({"kernel": vmlinux}) at mem_bytes with `bootheap_dump`
     and params -> (Dump, log). DumpBootError when QEMU ends or the time runs
@@ -42,41 +80,19 @@ def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None):
     params (named with Linux's message)."""
     append = f"{peers_boot.LINUX_APPEND} bootheap_dump {params}".strip()
     timeout = timeout or peers_boot.timeout_for(mem_bytes)
-    with tempfile.TemporaryDirectory(prefix="linux-dump-", dir="/tmp") as work:
-        cmd = command.qemu_command("pvh", "tcg", mem_bytes, append, workdir=work,
-                                   extra=["-icount", peers_boot.ICOUNT] + list(DETERMINISTIC), say=lambda *a: None,
-                                   kernel=files["kernel"], bios=command.QBOOT, nodes=nodes)
-        with open(log_path, "wb") as log, open(os.path.join(work, "qemu.stderr"), "wb") as err:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=err,
-                                    preexec_fn=die_with_parent)
-        why, deadline = None, time.monotonic() + timeout
-        try:
-            while True:
-                time.sleep(0.2)
-                with open(log_path, "rb") as f:
-                    text = f.read()
-                ended = proc.poll() is not None
-                said = refused(text.decode("utf-8", "replace"))
-                if said:
-                    why = f"Linux refused {', '.join(said)}: Malformed early option '{said[0]}'"
-                    break
-                if END.search(text):
-                    break
-                if ended:
-                    with open(os.path.join(work, "qemu.stderr"), errors="replace") as f:
-                        err = f.read().strip()
-                    why = f"the boot ended (QEMU exit {proc.returncode}) before the dump's end line" + \
-                        (f"; QEMU said: {err}" if err else "")
-                    break
-                if time.monotonic() > deadline:
-                    why = f"no dump's end line within {timeout:.0f} s"
-                    break
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
+    how, rc, err = boot_until(files, mem_bytes, log_path, append, nodes,
+                              ["-icount", peers_boot.ICOUNT] + list(DETERMINISTIC),
+                              lambda text: bool(refused(text) or END.search(text)), timeout)
     with open(log_path, encoding="utf-8", errors="replace") as f:
         log = f.read().replace("\r", "")
+    said = refused(log)
+    why = None
+    if said:
+        why = f"Linux refused {', '.join(said)}: Malformed early option '{said[0]}'"
+    elif how == "ended":
+        why = f"the boot ended (QEMU exit {rc}) before the dump's end line" + (f"; QEMU said: {err}" if err else "")
+    elif how == "timeout":
+        why = f"no dump's end line within {timeout:.0f} s"
     if why:
         tail = "\n".join(log.rstrip().splitlines()[-12:])
         raise DumpBootError(f"{why} ({mem_bytes >> 20} MiB, {nodes} node{'s' if nodes > 1 else ''}); "

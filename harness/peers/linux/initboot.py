@@ -11,15 +11,11 @@ times faster), qboot loading vmlinux by its PVH note, the archive by
 -initrd."""
 import os
 import re
-import subprocess
-import tempfile
 import time
 
-from harness.common import die_with_parent
 from harness.peers.bracket import boot as peers_boot
 from harness.peers.bracket import initramfs
 from harness.peers.linux import dumpboot
-from harness.qemu import command
 
 TAG = "bootheap-linux:"
 LINE = "bootheap-linux: init reached"
@@ -86,46 +82,26 @@ def verdict(log, qemu_ended):
 
 def boot(files, initrd, mem_bytes, log_path, params="", nodes=1, timeout=None):
     """Boots files["kernel"] with initrd at mem_bytes -> (status, facts, log).
-    The boot ends when QEMU exits (the kernel powered off), when the kernel
-    says it is in trouble or refuses a parameter, or at the timeout."""
+    The boot ends when QEMU exits (the kernel powered off), 2 s after the
+    kernel says it is in trouble or refuses a parameter (the rest of its
+    report), or at the timeout (dumpboot.boot_until)."""
     append = f"{peers_boot.LINUX_APPEND} {params}".strip()
     timeout = timeout or peers_boot.timeout_for(mem_bytes) + 120
-    with tempfile.TemporaryDirectory(prefix="linux-init-", dir="/tmp") as work:
-        cmd = command.qemu_command("pvh", "tcg", mem_bytes, append, workdir=work, extra=["-initrd", initrd],
-                                   say=lambda *a: None, kernel=files["kernel"], bios=command.QBOOT,
-                                   nodes=nodes)
-        try:
-            with open(log_path, "wb") as log, open(os.path.join(work, "qemu.stderr"), "wb") as err:
-                proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=err,
-                                        preexec_fn=die_with_parent)
-        except OSError as e:
-            raise InitBootError(f"QEMU: {e}")
-        deadline, ended, late = time.monotonic() + timeout, False, None
-        try:
-            while True:
-                time.sleep(0.2)
-                ended = proc.poll() is not None
-                with open(log_path, "rb") as f:
-                    text = f.read().decode("utf-8", "replace")
-                if ended:
-                    break
-                status, _ = verdict(text, False)
-                if status in ("refused", "trouble"):
-                    late = late or time.monotonic() + 2     # the rest of its report
-                if late and time.monotonic() > late:
-                    break
-                if time.monotonic() > deadline:
-                    break
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-        with open(os.path.join(work, "qemu.stderr"), errors="replace") as f:
-            qemu_said = f.read().strip()
+    late = []
+
+    def stop(text):
+        if not late and verdict(text, False)[0] in ("refused", "trouble"):
+            late.append(time.monotonic() + 2)
+        return bool(late) and time.monotonic() > late[0]
+    try:
+        how, rc, qemu_said = dumpboot.boot_until(files, mem_bytes, log_path, append, nodes,
+                                                 ["-initrd", initrd], stop, timeout)
+    except OSError as e:
+        raise InitBootError(f"QEMU: {e}")
     with open(log_path, encoding="utf-8", errors="replace") as f:
         log = f.read().replace("\r", "")
-    status, facts = verdict(log, ended)
-    facts["qemu_exit"] = proc.returncode if ended else None
+    status, facts = verdict(log, how == "ended")
+    facts["qemu_exit"] = rc
     if qemu_said:
         facts["qemu_said"] = qemu_said[-500:]
     return status, facts, log
