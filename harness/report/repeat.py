@@ -10,7 +10,7 @@ import statistics
 from harness.common import GIB, gib_text, md_table
 from harness.report.cputime import ESTIMATORS, HEADLINE, cpu_times, headline
 from harness.report.intervals import summary_line, window_intervals
-from harness.results.intervals import CONFIDENCE
+from harness.results.intervals import CONFIDENCE, binomial_upper, exchanged
 from harness.results.stats import INIT, LATER
 
 # Two sweeps agree on a strategy-size when their headlines differ by at
@@ -20,6 +20,10 @@ FROM_BYTES = 8 * GIB
 # Each sweep's headline inside the other's 95 % interval for this share of
 # the strategy-sizes from FROM_BYTES up (issue 37).
 INSIDE_TARGET = 0.90
+# The permutation test's level: two sweeps differ at a strategy-size beyond
+# their runs' spread when fewer than this share of the splits of their
+# pooled runs set the medians as far apart.
+DIFFER_P = 0.05
 FIRST_ALLOC = "first_alloc"
 
 
@@ -71,6 +75,39 @@ def verdict(rows):
     big = [r for r in rows if r[0] >= FROM_BYTES]
     known = [r for r in big if r[5] is not None and r[6] is not None]
     return sum(bool(r[5] and r[6]) for r in known), len(known), len(big)
+
+
+def exchange(rows):
+    """What honest intervals would give over the crossed rows from FROM_BYTES
+    up with an interval in both sweeps, were both sweeps draws of one host
+    (harness/results/intervals.py, exchanged) -> (rows, the strategy-sizes
+    expected inside each other's interval, [(row, p)] of those whose sweeps
+    differ beyond their runs' spread, the most of those chance gives)."""
+    known = [r for r in rows if r[0] >= FROM_BYTES and r[3].known and r[4].known]
+    ex = [exchanged(r[3], r[4]) for r in known]
+    differ = [(r, e[1]) for r, e in zip(known, ex) if e[1] < DIFFER_P]
+    return known, sum(e[0] for e in ex), differ, binomial_upper(len(known), DIFFER_P)
+
+
+def exchange_lines(cross):
+    """repeat.md's lines on how honest the intervals are, by exchange()."""
+    known, expected, differ, chance = exchange(cross)
+    if not known:
+        return []
+    inside = sum(bool(r[5] and r[6]) for r in known)
+    named = ", ".join(f"{r[1]} {r[2]} {gib_text(r[0])} (p {p:.3g})" for r, p in differ[:8])
+    return [f"- Were A and B draws of one host (each strategy-size's runs pooled and split every way "
+            f"into two sweeps' worth), {expected:.1f} of the {len(known)} would lie inside each other's "
+            f"interval ({expected / len(known):.0%}), against {inside} measured: two medians both "
+            f"move, so honest {CONFIDENCE:.0%} intervals hold each other's medians less often than "
+            f"{CONFIDENCE:.0%}.",
+            f"- Sweeps that differ beyond their runs' spread (a permutation test of the two medians, "
+            f"p < {DIFFER_P:.0%}): {len(differ)} of {len(known)}"
+            + (f" ({named}{', ...' if len(differ) > 8 else ''})" if differ else "")
+            + f"; chance alone gives up to {chance} of {len(known)} {CONFIDENCE:.0%} of the time: "
+            + ("the sweeps are draws of one host, as far as their runs can tell."
+               if len(differ) <= chance else "MORE: the host moved between the sweeps beyond what "
+               "their runs sample.")]
 
 
 def _inside(x):
@@ -132,6 +169,7 @@ def repeat_text(a, b):
     if known < big:
         L[-1] += f"; {big - known} of {big} without an interval in one sweep or both"
     L[-1] += "."
+    L += exchange_lines(cross)
     for s, label in ((a, "A"), (b, "B")):
         L.append(f"- {label}: {summary_line(s)[0]}.")
     L += ["", f"From {gib_text(FROM_BYTES)} up, by the old rule: {within} of {n} strategy-sizes within {AGREE:.0%} "

@@ -107,6 +107,54 @@ def test_the_repeat_verdict_is_by_intervals():
     assert repeat.verdict(repeat.crossed(e, e)) == (0, 0, 0)
 
 
+def test_the_exchange_of_two_sweeps_runs():
+    """Two sweeps of six runs pooled: 924 splits. Apart (every A run below
+    every B run), a split sets the medians as far apart only when one side
+    holds the pool's four lowest and the other its four highest, the four
+    between split two and two: 6 ways each way round, p = 12/924. The share
+    inside each other's interval is what Interval.holds() says split by split."""
+    import itertools
+    pool = [float(v) for v in range(1, 13)]
+    a, b = iv.Interval(pool[:6]), iv.Interval(pool[6:])
+    inside, p = iv.exchanged(a, b)
+    assert p == pytest.approx(12 / 924)
+    held = 0
+    for pick in itertools.combinations(range(12), 6):
+        x = iv.Interval([pool[i] for i in pick])
+        y = iv.Interval([pool[i] for i in range(12) if i not in pick])
+        held += bool(x.holds(y.median) and y.holds(x.median))
+    assert inside == pytest.approx(held / 924) and 0.7 < inside < 0.9
+    # The same runs, the sweeps swapped: the same answer.
+    assert iv.exchanged(b, a) == (inside, p)
+    # Equal medians: every split sets them at least as far apart.
+    assert iv.exchanged(iv.Interval([1.0, 3, 5, 7, 9, 11]), iv.Interval([2.0, 3, 5, 7, 9, 10]))[1] == 1.0
+    # Without an interval on one side, no answer.
+    assert iv.exchanged(a, iv.Interval([7.0, 8, 9])) is None
+    # Too many ways to split: a fixed draw, so the report regenerates alike.
+    big_a, big_b = iv.Interval([float(v) for v in range(0, 40, 2)]), iv.Interval([float(v) for v in range(1, 41, 2)])
+    assert iv.exchanged(big_a, big_b) == iv.exchanged(big_a, big_b)
+    # How many of n tests at 5 % chance passes 95 % of the time: P(B <= 9) of
+    # binomial(111, 0.05) is under 0.95 and P(B <= 10) over it.
+    assert iv.binomial_upper(111, 0.05) == 10 and iv.binomial_upper(20, 0.05) == 3
+    assert iv.binomial_upper(3, 0.0) == 0
+
+
+def test_the_repeat_says_what_honest_intervals_give():
+    """repeat.md's exchange lines: two sweeps drawn alike at 8 and 16 GiB
+    read as one host; a sweep moved by 30 % at every size reads as MORE."""
+    def sweeps(shift):
+        rng = random.Random(3)
+        return [sweep_of(*[cpu_run(n * GIB, {(s, "init"): [1e7 * (1 + k * shift) * rng.uniform(0.9, 1.1)
+                                                           for _ in range(6)]
+                                             for s in ("chunk", "page", "once", "lazy")})
+                           for n in (8, 16)]) for k in (0, 1)]
+    text = "\n".join(repeat.exchange_lines(repeat.crossed(*sweeps(0.0))))
+    assert "of the 8 would lie inside" in text and "as far as their runs can tell" in text
+    moved = "\n".join(repeat.exchange_lines(repeat.crossed(*sweeps(0.3))))
+    assert "8 of 8" in moved and "MORE" in moved
+    assert repeat.exchange_lines([]) == []
+
+
 def test_the_windows_left_wide_are_named():
     run = cpu_run(8 * GIB, {("chunk", "init"): [1000000 * x for x in (10, 11, 12, 13, 14, 20)],
                             ("page", "init"): [10000000] * 6,
