@@ -121,13 +121,17 @@ def exchanged(a, b, confidence=CONFIDENCE):
     """Two Intervals' runs pooled and split every way into sets of a.n and
     b.n runs, as if both sweeps drew from one host -> (the share of splits
     whose medians lie inside each other's interval, the share whose medians
-    differ by at least as much as a's and b's do), or None where a or b
-    has no interval."""
+    differ by at least as much as a's and b's do: the p-value, never 0, as
+    the measured split is one of them), or None where a or b has no
+    interval. The medians are taken of the values themselves, as every
+    split's are, not of the Intervals' (rounded down for whole ns)."""
     if not (a.known and b.known):
         return None
     pool, ra, rb = a.values + b.values, median_ranks(a.n, confidence), median_ranks(b.n, confidence)
-    seen = abs(a.median - b.median) * (1 - 1e-12)
-    inside = wider = total = 0
+    seen = abs(median(a.values) - median(b.values)) * (1 - 1e-9)
+    every = math.comb(len(pool), a.n) <= SPLITS_MAX
+    # A drawn set of splits may miss the measured one: it is counted once more.
+    inside, wider, total = (0, 0, 0) if every else (0, 1, 1)
     for pick in splits(len(pool), a.n):
         chosen = set(pick)
         x = sorted(pool[i] for i in pick)
@@ -137,7 +141,7 @@ def exchanged(a, b, confidence=CONFIDENCE):
         inside += xlo <= my <= xhi and ylo <= mx <= yhi
         wider += abs(mx - my) >= seen
         total += 1
-    return inside / total, wider / total
+    return inside / (total - (not every)), wider / total
 
 
 def binomial_upper(n, p, confidence=CONFIDENCE):

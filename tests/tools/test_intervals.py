@@ -130,9 +130,16 @@ def test_the_exchange_of_two_sweeps_runs():
     assert iv.exchanged(iv.Interval([1.0, 3, 5, 7, 9, 11]), iv.Interval([2.0, 3, 5, 7, 9, 10]))[1] == 1.0
     # Without an interval on one side, no answer.
     assert iv.exchanged(a, iv.Interval([7.0, 8, 9])) is None
-    # Too many ways to split: a fixed draw, so the report regenerates alike.
+    # Whole ns, scaled to ns a page: the Interval's median of 1..6 is 3 (rounded
+    # down) where the split's is 3.5, and the measured split still counts.
+    ints_a, ints_b = iv.Interval([1, 2, 3, 4, 5, 6]).scaled(7), iv.Interval([7, 8, 9, 11, 12, 13]).scaled(7)
+    assert ints_a.median == 3 / 7 and iv.exchanged(ints_a, ints_b)[1] >= 1 / 924
+    # Too many ways to split: a fixed draw, so the report regenerates alike;
+    # the measured split, which the draw may miss, is counted: p is never 0.
     big_a, big_b = iv.Interval([float(v) for v in range(0, 40, 2)]), iv.Interval([float(v) for v in range(1, 41, 2)])
     assert iv.exchanged(big_a, big_b) == iv.exchanged(big_a, big_b)
+    far_a, far_b = iv.Interval([float(v) for v in range(20)]), iv.Interval([float(v) for v in range(100, 120)])
+    assert iv.exchanged(far_a, far_b)[1] == pytest.approx(1 / (iv.SPLITS_MAX + 1))
     # How many of n tests at 5 % chance passes 95 % of the time: P(B <= 9) of
     # binomial(111, 0.05) is under 0.95 and P(B <= 10) over it.
     assert iv.binomial_upper(111, 0.05) == 10 and iv.binomial_upper(20, 0.05) == 3
