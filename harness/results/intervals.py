@@ -49,6 +49,12 @@ def median_ranks(n, confidence=CONFIDENCE):
     return (best, n + 1 - best) if best else None
 
 
+def order_bounds(s, ranks):
+    """The order statistics (lo, hi) of the sorted runs s at the 1-based
+    ranks median_ranks() gave; None without ranks."""
+    return (s[ranks[0] - 1], s[ranks[1] - 1]) if ranks else None
+
+
 class Interval:
     """A median over runs and its interval [lo, hi] (None when too few runs)."""
 
@@ -57,7 +63,7 @@ class Interval:
         self.values = s
         self.n, self.median = len(s), median(s) if s else None
         ranks = median_ranks(len(s), confidence)
-        self.lo, self.hi = (s[ranks[0] - 1], s[ranks[1] - 1]) if ranks else (None, None)
+        self.lo, self.hi = order_bounds(s, ranks) or (None, None)
         self.coverage = coverage(len(s), ranks[0]) if ranks else None
 
     @property
@@ -113,10 +119,6 @@ def splits(n, k, cap=SPLITS_MAX):
     return (tuple(sorted(rng.sample(range(n), k))) for _ in range(cap))
 
 
-def _bounds(s, ranks):
-    return (s[ranks[0] - 1], s[ranks[1] - 1]) if ranks else None
-
-
 def exchanged(a, b, confidence=CONFIDENCE):
     """Two Intervals' runs pooled and split every way into sets of a.n and
     b.n runs, as if both sweeps drew from one host -> (the share of splits
@@ -129,19 +131,20 @@ def exchanged(a, b, confidence=CONFIDENCE):
         return None
     pool, ra, rb = a.values + b.values, median_ranks(a.n, confidence), median_ranks(b.n, confidence)
     seen = abs(median(a.values) - median(b.values)) * (1 - 1e-9)
-    every = math.comb(len(pool), a.n) <= SPLITS_MAX
-    # A drawn set of splits may miss the measured one: it is counted once more.
-    inside, wider, total = (0, 0, 0) if every else (0, 1, 1)
+    inside = wider = total = 0
     for pick in splits(len(pool), a.n):
         chosen = set(pick)
         x = sorted(pool[i] for i in pick)
         y = sorted(pool[i] for i in range(len(pool)) if i not in chosen)
         mx, my = median(x), median(y)
-        (xlo, xhi), (ylo, yhi) = _bounds(x, ra), _bounds(y, rb)
+        (xlo, xhi), (ylo, yhi) = order_bounds(x, ra), order_bounds(y, rb)
         inside += xlo <= my <= xhi and ylo <= mx <= yhi
         wider += abs(mx - my) >= seen
         total += 1
-    return inside / (total - (not every)), wider / total
+    if math.comb(len(pool), a.n) > SPLITS_MAX:
+        # A drawn set of splits may miss the measured one: it is counted once more.
+        return inside / total, (wider + 1) / (total + 1)
+    return inside / total, wider / total
 
 
 def binomial_upper(n, p, confidence=CONFIDENCE):

@@ -130,7 +130,8 @@ def test_the_front_page_figures_are_the_reports(reports):
     hosted = rows["bootheap, hosted"]
     # Each hosted figure with its 95 % interval, as the report's interval section gives it.
     iv = {c[1]: c[4].split(" [")[1].rstrip("]") for c in
-          ([x.strip() for x in line.strip("|").split("|")] for line in table_after(host, "Hosted: 95 % intervals"))
+          ([cell.strip() for cell in line.strip("|").split("|")]
+           for line in table_after(host, "Hosted: 95 % intervals"))
           if c[0] == "8 GiB" and c[2] == "init" and "[" in c[4]}
     assert hosted[2] == f"{x[4]} ns (`page`; 95% interval {iv['page']})"
     assert hosted[3].startswith(f"{x[5]} ns (`chunk_72b02bc`, the code Xen timed; {iv['chunk_72b02bc']});")

@@ -3,6 +3,7 @@
 harness/report/intervals.py), the repeat verdict by intervals
 (harness/report/repeat.py), and a sweep's runs spread over passes
 (harness/sweep/plan.py, harness/results/records.py): on synthetic records."""
+import itertools
 import json
 import random
 from types import SimpleNamespace
@@ -113,7 +114,6 @@ def test_the_exchange_of_two_sweeps_runs():
     holds the pool's four lowest and the other its four highest, the four
     between split two and two: 6 ways each way round, p = 12/924. The share
     inside each other's interval is what Interval.holds() says split by split."""
-    import itertools
     pool = [float(v) for v in range(1, 13)]
     a, b = iv.Interval(pool[:6]), iv.Interval(pool[6:])
     inside, p = iv.exchanged(a, b)
