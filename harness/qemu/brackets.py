@@ -8,12 +8,22 @@ to an `exclude` symbol (printing, the scheduler) are subtracted from entry to
 return; an `interrupt` entry is subtracted until the interrupted instruction
 runs again on the interrupted stack; calls to a `part` symbol stay in the
 bracket and are counted apart as well, with the arguments they were called
-with. Everything else that runs between open and close is in the bracket."""
+with. Everything else that runs between open and close is in the bracket.
+
+A bracket of `calls` more than one counts every call of `open_at` on its
+own kernel stack, as the threads of a per-node init make them (Linux's
+deferred init, one thread a node, on one vCPU): an instruction is in the
+bracket while the thread that runs it is inside a call of `open_at` and
+not inside an excluded call or an interrupt, and the bracket closes when
+`calls` calls have returned. Threads change only inside the scheduler or
+an interrupt, so each stretch between two stops ran on the thread of the
+first."""
 import subprocess
 
 from harness.qemu.gdbstub import RIP, RSP, StubError
 
 ARG_REGS = (5, 4, 3, 2, 8, 9)      # rdi, rsi, rdx, rcx, r8, r9 (System V)
+THREAD_SHIFT = 14                   # x86-64 kernel stacks: 16 KiB, aligned to their size
 
 
 class BracketError(Exception):
@@ -51,11 +61,13 @@ class Spec:
     total_avail_pages); `read_parts` are read at each part call's return."""
 
     def __init__(self, name, open_at, close_at=None, exclude=(), interrupts=(), parts=(),
-                 reads=(), part_reads=()):
+                 reads=(), part_reads=(), per_node=False):
         self.name, self.open_at = name, open_at
         self.close_at = close_at or open_at
         self.exclude, self.interrupts, self.parts = tuple(exclude), tuple(interrupts), tuple(parts)
         self.reads, self.part_reads = tuple(reads), tuple(part_reads)
+        self.per_node = per_node    # open_at is called once a node, each on its own thread
+        self.calls = 1
 
 
 class Result:
@@ -94,6 +106,17 @@ def take(stub, syms, spec, deadline):
     """Runs the guest until the bracket of `spec` closes -> Result."""
     res = Result(spec.name)
     close_fn, open_fn = _addr(syms, spec.close_at), _addr(syms, spec.open_at)
+    if spec.calls > 1:
+        if open_fn != close_fn or spec.parts:
+            raise BracketError(f"bracket {spec.name}: a bracket of {spec.calls} calls opens and closes "
+                               "at one function and has no parts")
+        try:
+            stub.set_break(open_fn)
+            stop_at(stub, open_fn, deadline, spec.open_at)
+            _run_threads(stub, syms, spec, res, open_fn, deadline)
+        except StubError as e:
+            raise BracketError(f"bracket {spec.name}: {e}")
+        return res
     try:
         stub.set_break(close_fn)
         stop_at(stub, close_fn, deadline, spec.close_at)
@@ -180,4 +203,63 @@ def _run(stub, syms, spec, res, end, end_sp, deadline):
     for a in list(kinds) + [end]:
         stub.clear_break(a)
     for a in list(ret_uses):
+        stub.clear_break(a)
+
+
+OTHERS = "(other threads)"
+
+
+def _run_threads(stub, syms, spec, res, open_fn, deadline):
+    """take() of a bracket of spec.calls calls, from the first call's entry
+    (see the module's docstring). Every stretch between two stops is booked
+    once: to the bracket, to the innermost excluded call or interrupt of
+    its thread, or to OTHERS when its thread is in no call of open_at; the
+    gross is all of them, first entry to last return."""
+    kinds = {}
+    for kind, names in (("exclude", spec.exclude), ("interrupt", spec.interrupts)):
+        for n in names:
+            kinds[_addr(syms, n)] = (kind, n)
+    for a in kinds:
+        stub.set_break(a)
+    threads, ret_uses = {}, {}      # stack -> frames, the call of open_at first
+    returned, pc, book = 0, open_fn, None
+    start = last = stub.instructions()
+
+    def push(frames, f):
+        frames.append(f)
+        ret_uses[f.ret] = ret_uses.get(f.ret, 0) + 1
+        stub.set_break(f.ret)
+
+    while True:
+        now, sp = stub.instructions(), stub.reg(RSP)
+        if book is not None:
+            res.excluded.setdefault(book, [0, 0])[1] += now - last
+        last = now
+        frames = threads.setdefault(sp >> THREAD_SHIFT, [])
+        if frames and pc == frames[-1].ret and sp == frames[-1].ret_sp:
+            f = frames.pop()
+            ret_uses[f.ret] -= 1
+            if not ret_uses[f.ret] and f.ret not in kinds and f.ret != open_fn:
+                stub.clear_break(f.ret)
+            if f.kind == "open":
+                returned += 1
+                if returned == spec.calls:
+                    break
+        elif pc == open_fn and not frames:
+            push(frames, _Frame("open", spec.open_at, stub.read(sp), sp + 8, now))
+        elif pc in kinds and frames:
+            kind, name = kinds[pc]
+            if kind == "interrupt":
+                off = 8 if name == "asm_common_interrupt" else 0
+                push(frames, _Frame(kind, name, stub.read(sp + off), stub.read(sp + off + 24), now))
+            else:
+                push(frames, _Frame(kind, name, stub.read(sp), sp + 8, now))
+            res.excluded.setdefault(name, [0, 0])[0] += 1
+        # Any other stop (a thread in no call of open_at, a return address
+        # passed by a jump) changes nothing but the booking.
+        book = OTHERS if not frames else None if len(frames) == 1 else frames[-1].symbol
+        pc = stub.resume(deadline)
+    res.gross = stub.instructions() - start
+    res.reads = {r: stub.read(_addr(syms, r)) for r in spec.reads}
+    for a in list(kinds) + [open_fn] + list(ret_uses):
         stub.clear_break(a)

@@ -59,6 +59,25 @@ def test_the_612_log():
     assert linux_facts(text("serial-linux-6.1-1G.log"))["memory_after_deferred"] is False
 
 
+def test_hash_tables_from_vmalloc_before_memory_are_counted():
+    # One node: the hash tables come from memblock ("linear"), none counted.
+    assert linux_facts(text("serial-linux-6.12-1G.log"))["vmalloc_hash_kib"] == 0
+    # More nodes spread them by vmalloc, out of the free pages that
+    # 'Memory:' then reports (a 64 GiB two-node boot's lines); one after
+    # 'Memory:' is not the boot's to subtract.
+    lines = ["Dentry cache hash table entries: 8388608 (order: 14, 67108864 bytes, vmalloc hugepage)",
+             "Inode-cache hash table entries: 4194304 (order: 13, 33554432 bytes, vmalloc hugepage)",
+             "Mount-cache hash table entries: 131072 (order: 8, 1048576 bytes, vmalloc)"]
+    log = text("serial-linux-6.12-1G.log")
+    at = log.index("Memory:")
+    at = log.rfind("\n", 0, at) + 1
+    stamp = log[at:log.index("]", at) + 1]
+    more = "".join(f"{stamp} {line}\n" for line in lines)
+    after = log + f"{stamp} Mountpoint-cache hash table entries: 1 (order: 8, 1048576 bytes, vmalloc)\n"
+    assert linux_facts(log[:at] + more + log[at:])["vmalloc_hash_kib"] == 65536 + 32768 + 1024
+    assert linux_facts(after)["vmalloc_hash_kib"] == 0
+
+
 @pytest.mark.parametrize("needle, missing", [
     ("SLUB:", "'Memory:' or 'SLUB:' around memblock_free_all"),
     ("deferred pages initialised", "deferred init did not finish"),

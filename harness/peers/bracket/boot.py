@@ -62,7 +62,7 @@ def linux_specs(syms):
         Spec("memblock_free_all", "memblock_free_all", exclude=("_printk",),
              parts=("reserve_bootmem_region",), reads=("_totalram_pages", "vm_zone_stat")),
         Spec("deferred", "deferred_init_memmap", exclude=("_printk", "__schedule"),
-             interrupts=irqs, reads=("vm_zone_stat",)),
+             interrupts=irqs, reads=("vm_zone_stat",), per_node=True),
     ]
 
 
@@ -148,6 +148,9 @@ def boot_peer(target, files, mem_bytes, log_path, drive=None, nodes=1):
     except BracketError as e:
         raise PeerError(f"{target.name}: {e}")
     specs = target.specs(syms)
+    for s in specs:
+        if s.per_node:
+            s.calls = nodes if isinstance(nodes, int) else len(nodes)
     drive = drive or (lambda stub, syms, deadline: [take(stub, syms, s, deadline) for s in specs])
     deadline = time.monotonic() + timeout_for(mem_bytes)
     results = []
@@ -194,11 +197,14 @@ def xen_result(results, log):
 
 def memmap_pages(part_calls):
     """Struct pages memmap_init_range() initialised, call by call: all of a
-    range but in the node's last zone, where defer_init() counts pages
+    range but in each node's last zone, where defer_init() counts pages
     (nr_initialised) and stops after the first section at a section
     boundary (that page is counted, not initialised). 6.1 and 6.12 count
     alike there; 6.12 leaves the counters alone in the lower zones."""
-    last_end = max(args[4] for _, args, _, _ in part_calls)
+    last_end = {}                   # node (an int: the register's low half) -> its last zone's end
+    for _, args, _, _ in part_calls:
+        nid = args[1] & 0xffffffff
+        last_end[nid] = max(last_end.get(nid, 0), args[4])
     total, prev_n, prev_end = 0, 0, None
     for _, args, after, _ in part_calls:
         size, start, zone_end = args[0], args[3], args[4]
@@ -206,7 +212,7 @@ def memmap_pages(part_calls):
         n, end = after[nr_name], after[end_name]
         before = prev_n if prev_end == zone_end else 0
         seen = n - before if end == zone_end else 0
-        if zone_end != last_end:
+        if zone_end != last_end[args[1] & 0xffffffff]:
             done = size
         elif seen == 0:
             done = 0                        # deferred in an earlier range of this zone
@@ -232,7 +238,7 @@ def linux_result(results, log):
     # pages after the free; 6.12 prints it after the deferred init, when the
     # boot has allocated more (slabs, per-CPU areas: some MiB).
     ref, slack = (total, 16384) if facts.get("memory_after_deferred") else (early, 4096)
-    if not 0 <= ref * 4 - facts["free_kib"] < slack:
+    if not 0 <= ref * 4 - facts["free_kib"] - facts.get("vmalloc_hash_kib", 0) < slack:
         raise PeerError(f"Linux's free pages ({ref}) disagree with its 'Memory: {facts['free_kib']}K' "
                         "line")
     pages = {"memmap": memmap_pages(memmap.part_calls) + facts["unavailable_pages"],

@@ -87,13 +87,14 @@ def linux_facts(log, need_deferred=True):
     init fills ('pages in unavailable ranges'), memblock_free_all() between
     'mem auto-init' and the next line after mem_init() ('Memory:' in 6.1,
     'SLUB:' in 6.12), 'Memory:' (free and present KiB; in 6.12 after the
-    deferred init, memory_after_deferred), and 'node N deferred pages
+    deferred init, memory_after_deferred), the hash tables taken from
+    vmalloc before it (vmalloc_hash_kib), and 'node N deferred pages
     initialised in M ms'. Raises LogError naming what is missing."""
     lines = linux_lines(log)
     if not lines:
         raise LogError("no time-stamped Linux line: was Linux booted with printk.time=1?\n"
                        + _tail(log))
-    f = {"unavailable_pages": 0, "deferred_ms": {}}
+    f = {"unavailable_pages": 0, "deferred_ms": {}, "vmalloc_hash_kib": 0}
     for us, text in lines:
         m = re.match(r"Linux version (\S+)", text)
         if m:
@@ -103,6 +104,11 @@ def linux_facts(log, need_deferred=True):
             f["unavailable_pages"] += int(m.group(3))
         if text.startswith("mem auto-init:"):
             f["auto_init_us"] = us
+        # Hash tables spread over more than one node come from vmalloc,
+        # out of the free pages, before 'Memory:' (on one node: memblock).
+        m = re.match(r".*hash table entries: \d+ \(order: \d+, (\d+) bytes, vmalloc", text)
+        if m and "free_kib" not in f:
+            f["vmalloc_hash_kib"] += int(m.group(1)) // 1024
         m = re.match(r"Memory: (\d+)K/(\d+)K available", text)
         if m:
             f["free_kib"], f["present_kib"] = int(m.group(1)), int(m.group(2))

@@ -111,7 +111,10 @@ def render(recs, debian_folder):
            "recorded and replayed with gdbstub breakpoints at the brackets of `make peers` "
            "(harness/peers/bracket/boot.py): memmap init (`memmap_init_range()` within `free_area_init()`), "
            "`memblock_free_all()` and the deferred init (`deferred_init_memmap()`), each less its "
-           f"`printk()` calls. Run {head['date']}, {end.get('wall_s', 0):.0f} s in all "
+           "`printk()` calls" + (", the deferred init on each node's thread, its own stack, less the "
+                                 "scheduler and interrupts (harness/qemu/brackets.py)"
+                                 if any(n > 1 for n in head.get("nodes", [1])) else "")
+           + f". Run {head['date']}, {end.get('wall_s', 0):.0f} s in all "
            f"({end.get('building_s', 0):.0f} s of it building or finding the build).", "",
            "## Instructions a page, each phase", "",
            "Memmap and the deferred init over their own pages, `memblock_free_all()` less its "

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: MIT
+"""A bracket of one call a node (harness/qemu/brackets.py, _run_threads):
+every stretch between two stops booked once, to the bracket while its
+thread is inside the call and nowhere excluded, on a scripted stub whose
+stops stand for two nodes' threads switching on one vCPU."""
+import pytest
+
+from harness.qemu import brackets
+from harness.qemu.gdbstub import RIP, RSP
+
+OPEN, SCHED, IRQ = 0x1000, 0x2000, 0x3000
+SYMS = {"deferred_init_memmap": OPEN, "__schedule": SCHED, "asm_sysvec_apic_timer_interrupt": IRQ,
+        "vm_zone_stat": 0x9000}
+
+
+class ScriptedStub:
+    """Stops in order: (pc, sp, instructions); memory a dict."""
+
+    def __init__(self, stops, memory):
+        self.stops, self.memory, self.breaks, self.at = list(stops), dict(memory), set(), None
+
+    def set_break(self, a):
+        self.breaks.add(a)
+
+    def clear_break(self, a):
+        self.breaks.discard(a)
+
+    def resume(self, deadline):
+        self.at = self.stops.pop(0)
+        assert self.at[0] in self.breaks, f"no breakpoint at {self.at[0]:#x}"
+        return self.at[0]
+
+    def reg(self, n):
+        assert n in (RSP, RIP)
+        return self.at[1] if n == RSP else self.at[0]
+
+    def read(self, addr):
+        return self.memory[addr]
+
+    def instructions(self):
+        return self.at[2]
+
+
+def spec(calls):
+    s = brackets.Spec("deferred", "deferred_init_memmap", exclude=("__schedule",),
+                      interrupts=("asm_sysvec_apic_timer_interrupt",), reads=("vm_zone_stat",), per_node=True)
+    s.calls = calls
+    return s
+
+
+A, B, X = 0x13f00, 0x23f00, 0x33e00          # three kernel stacks
+STOPS = [(OPEN, A, 100),                      # node 0's thread enters
+         (SCHED, A - 0x100, 150),             # ... and yields: 50 counted
+         (OPEN, B, 170),                      # node 1's thread enters (20 in the switch)
+         (SCHED, B - 0x100, 270),             # ... and yields: 100 counted
+         (0xA1, A - 0x100 + 8, 290),          # node 0 back (20 in the switch)
+         (IRQ, A - 0x200, 390),               # a timer: 100 counted
+         (SCHED, X, 400),                     # another thread schedules: 10 in the interrupt
+         (0xA2, A - 0x1b0, 420),              # node 0 resumes: 20 on other threads
+         (0xA0, A + 8, 470),                  # node 0 returns: 50 counted
+         (0xB1, B - 0x100 + 8, 500),          # node 1 back: 30 on other threads
+         (0xB0, B + 8, 560)]                  # node 1 returns: 60 counted
+MEMORY = {A: 0xA0, A - 0x100: 0xA1, B: 0xB0, B - 0x100: 0xB1, A - 0x200: 0xA2, A - 0x200 + 24: A - 0x1b0,
+          0x9000: 77}
+
+
+def test_two_threads_count_each_on_its_own_stack():
+    stub = ScriptedStub(STOPS, MEMORY)
+    res = brackets.take(stub, SYMS, spec(2), deadline=None)
+    assert res.instructions == 50 + 100 + 100 + 50 + 60
+    assert res.gross == 560 - 100
+    assert res.excluded == {"__schedule": [2, 40], "asm_sysvec_apic_timer_interrupt": [1, 10],
+                            brackets.OTHERS: [0, 50]}
+    assert res.reads == {"vm_zone_stat": 77}
+    assert not stub.stops and not stub.breaks
+
+
+def test_one_call_less_closes_at_the_first_thread_that_returns_its_own_count():
+    # With calls=1 the old runner takes node 0's call alone: node 1's entry
+    # falls inside its excluded __schedule, which is how two nodes went
+    # uncounted before.
+    stub = ScriptedStub(STOPS[:2] + [(0xA1, A - 0x100 + 8, 290), (0xA0, A + 8, 340)], MEMORY)
+    res = brackets.take(stub, SYMS, spec(1), deadline=None)
+    assert res.instructions == 50 + 50
+
+
+def test_a_bracket_of_calls_takes_no_parts():
+    s = brackets.Spec("x", "deferred_init_memmap", parts=("__schedule",))
+    s.calls = 2
+    with pytest.raises(brackets.BracketError, match="has no parts"):
+        brackets.take(ScriptedStub([], {}), SYMS, s, deadline=None)
