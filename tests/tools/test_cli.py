@@ -34,7 +34,8 @@ CASES = [
      "bench: /nonexistent/kernel.elf: no such file"),
     (["counts", "--sizes", "1K"], "bench: bad size '1K' in --sizes"),
     (["linux-src", "--init", "--unpatched"], "--init boots the series' init_pages= variants: not with --unpatched"),
-    (["linux-src", "--init", "--dump"], "--dump and --init are two runs: give one"),
+    (["linux-src", "--init", "--dump"], "--dump, --init and --configs are separate runs: give one"),
+    (["linux-src", "--configs", "--unpatched"], "--configs builds the series' patches: not with --unpatched"),
     (["linux-src", "--init", "--variants", "fast"], "--variants fast: init_pages takes stock, sweep"),
 ]
 

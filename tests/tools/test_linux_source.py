@@ -324,6 +324,43 @@ def test_a_sweep_difference_counts_only_where_two_stock_command_lines_agree(
     with open(tmp_path / "dumps.jsonl") as f:
         recs = [json.loads(line) for line in f][1:]
     judged = [r for r in recs if r["type"] == "dump_compare" and r.get("not_judged")]
-    assert len(judged) == (4 if default_differs else 0)
+    # Where the boot's timing decides, a sweep boot the same as a stock one
+    # stands judged; every other comparison but stock-again is said only.
+    assert len(judged) == (0 if not default_differs else 4 if sweep_differs else 2)
     assert not any(r["b"] == "stock-again" for r in judged)
     assert any("2 nodes" in s for s in said)
+
+
+def test_on_two_nodes_each_sweep_boot_is_held_to_each_stock_boot():
+    from harness.peers.linux import dumprun
+
+    assert dumprun.pairs(1) == [("stock", "stock-again"), ("stock", "sweep"), ("stock", "default")]
+    two = dumprun.pairs(2)
+    assert ("stock", "stock-again") in two and ("stock", "default") in two
+    assert {(a, b) for a, b in two if b in dumprun.SWEEPS} == {
+        ("stock", "sweep"), ("default", "sweep"), ("stock", "sweep-padded"), ("default", "sweep-padded")}
+    assert dict([dumprun.PADDED])["sweep-padded"].startswith("init_pages=sweep ")
+
+
+def test_a_padded_sweep_boot_the_same_as_stock_judges_the_others_as_timing():
+    from harness.peers.linux import run
+
+    def rec(a, b, diff):
+        return {"type": "dump_compare", "a": a, "b": b, "difference": diff}
+    records = [rec("stock", "stock-again", None), rec("stock", "default", "free_pages differ"),
+               rec("stock", "sweep", "pfn 0x2e3a differs"), rec("default", "sweep", "pfn 0x2e3a differs"),
+               rec("stock", "sweep-padded", None), rec("default", "sweep-padded", "pfn 0x25e9 differs")]
+    run.judge(records)
+    assert "not_judged" not in records[0] and "not_judged" not in records[4]
+    assert all("stock and sweep-padded are the same" in r["not_judged"] for r in records[1:4] + records[5:])
+    # No sweep boot the same as a stock one: every difference is said, none proven.
+    records = [dict(r, difference=r["difference"] or ("differs" if r["b"] == "sweep-padded" else None))
+               for r in records]
+    for r in records:
+        r.pop("not_judged", None)
+    run.judge(records)
+    assert all("no sweep boot is the same" in r["not_judged"] for r in records[1:])
+    # stock and default the same: nothing is excused.
+    records = [rec("stock", "stock-again", None), rec("stock", "default", None), rec("stock", "sweep", "x")]
+    run.judge(records)
+    assert not any("not_judged" in r for r in records)

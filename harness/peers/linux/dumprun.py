@@ -4,7 +4,8 @@ for its memory map (harness/peers/linux/dumpboot.py): twice as
 `init_pages=stock`, which must give the same dump word for word, once as
 `init_pages=sweep` and once with no init_pages (the default), which must
 give the same but for the words users write in pages with a reference held
-(dump.compare(), user_words); each dump
+(dump.compare(), user_words); on more than one node sweep once more with a
+padded command line, each sweep boot held to each stock one; each dump
 held to itself (dump.check()); and once with an init_pages value no kernel
 knows, which Linux must refuse with its own message. `linux-src --compare
 A B`: two serial logs' dumps compared."""
@@ -17,7 +18,19 @@ from harness.peers.linux import dump, dumpboot
 # the same length with a parameter no code reads (Linux hands it to init).
 VARIANTS = (("stock", "init_pages=stock"), ("stock-again", "init_pages=stock"), ("sweep", "init_pages=sweep"),
             ("default", "pad_param=xxxxxx"))
+# On more than one node the boot's allocations land by its timing, which a
+# longer command line shifts (stock and default then differ): sweep is also
+# booted with a padded line, and each sweep boot is held to each stock one.
+PADDED = ("sweep-padded", "init_pages=sweep pad_param=" + "x" * 32)
+STOCKS, SWEEPS = ("stock", "default"), ("sweep", "sweep-padded")
 UNKNOWN = "init_pages=bogus"
+
+
+def pairs(nodes):
+    """The (a, b) variant pairs a size's dumps are compared in."""
+    if nodes == 1:
+        return [("stock", "stock-again"), ("stock", "sweep"), ("stock", "default")]
+    return [("stock", "stock-again"), ("stock", "default")] + [(a, b) for b in SWEEPS for a in STOCKS]
 
 
 def summary(d):
@@ -35,7 +48,7 @@ def dump_records(build, mem, out, nodes=1, say=print):
     difference, or None), one `refusal` (what Linux said of UNKNOWN)."""
     records, dumps = [], {}
     base = {"mem_bytes": mem, "nodes": nodes, "key": build.info["key"]}
-    for name, params in VARIANTS:
+    for name, params in VARIANTS + ((PADDED,) if nodes > 1 else ()):
         log = os.path.join(out, f"serial-dump-{name}-{size_label(mem)}-{nodes}n.log")
         say(f"linux-src: dump at {size_label(mem)} ({name}: {params})")
         try:
@@ -47,11 +60,12 @@ def dump_records(build, mem, out, nodes=1, say=print):
         records.append(dict(base, type="dump", variant=name, params=params, problems=dump.check(d),
                             totalram=d.totalram, nr_free_pages=d.free_pages, zones=summary(d),
                             log=os.path.basename(log)))
-    for na, nb in (("stock", "stock-again"), ("stock", "sweep"), ("stock", "default")):
+    lines = dict(VARIANTS + (PADDED,))
+    for na, nb in pairs(nodes):
         if na in dumps and nb in dumps:
             a, b = dumps[na], dumps[nb]
             exact, loose = dump.compare(a, b, (na, nb)), dump.compare(a, b, (na, nb), user_words=False)
-            same_line = dict(VARIANTS)[na] == dict(VARIANTS)[nb]
+            same_line = lines[na] == lines[nb]
             records.append(dict(base, type="dump_compare", a=na, b=nb, exact=exact, user_words_left_out=loose,
                                 user_pages=dump.user_differences(a, b),
                                 difference=exact if same_line else loose))

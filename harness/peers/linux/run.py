@@ -141,6 +141,38 @@ def run(args, out):
     return records + [end]
 
 
+def configs_run(args):
+    """`--configs`: every patch of the series compiled with and without each
+    option of the memory-init path (harness/peers/linux/configs.py) -> 0
+    when every build passes without a warning; else 1."""
+    from harness.peers.linux import configs
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = args.out or os.path.join(ROOT, "results", "linux-configs-" + stamp)
+    os.makedirs(out, exist_ok=True)
+    status = configs.write(configs.run(args.release, out, say=say), out, args.release)
+    say(f"linux-src: {out}/configs.md")
+    return status
+
+
+def judge(records):
+    """One size's dump_compare records, judged in place. Two stock boots
+    whose command lines differ only in length (stock, default) that differ
+    say the boot is not a function of the kernel alone at this size: a
+    sweep difference then proves nothing either way, and is said, not
+    counted, but for one sweep boot the same as one stock boot, which
+    shows the difference to be the timing's. Two boots of one command line
+    (stock, stock-again) must still agree."""
+    compares = [r for r in records if r["type"] == "dump_compare"]
+    if not any(r["b"] == "default" and r["difference"] for r in compares):
+        return
+    agree = next((r for r in compares if r["b"] in dumprun.SWEEPS and not r["difference"]), None)
+    why = "stock and default differ: the boot's allocations land by timing here" + (
+        f"; {agree['a']} and {agree['b']} are the same" if agree else "; no sweep boot is the same as a stock one")
+    for r in compares:
+        if r["b"] != "stock-again" and r is not agree:
+            r["not_judged"] = why
+
+
 def dump_run(args):
     """`--dump`: the dumps at each size (harness/peers/linux/dumprun.py) ->
     0 when every dump holds together, the two variants are the same and
@@ -154,16 +186,8 @@ def dump_run(args):
         f.write(json.dumps(dict(b.info, type="build")) + "\n")
         for mem, nodes in [(m, n) for n in args.nodes for m in args.sizes]:
             records = dumprun.dump_records(b, mem, out, nodes, say=say)
-            # Two stock boots whose command lines differ only in length
-            # (stock, default) that differ say the boot is not a function of
-            # the kernel alone at this size: a sweep difference then proves
-            # nothing either way, and is said, not counted. Two boots of one
-            # command line (stock, stock-again) must still agree.
-            loose = any(r["type"] == "dump_compare" and r["b"] == "default" and r["difference"]
-                        for r in records)
+            judge(records)
             for r in records:
-                if loose and r["type"] == "dump_compare" and r["b"] != "stock-again":
-                    r["not_judged"] = "stock and default differ: the boot's allocations land by timing here"
                 f.write(json.dumps(r) + "\n")
                 f.flush()
                 what = {"dump": lambda: f"{r['variant']}: " + ("; ".join(r["problems"]) or "holds together"),
@@ -235,11 +259,6 @@ def cmd_linux_src(args):
         args.nodes = []
     if not args.nodes or any(n not in (1, 2) for n in args.nodes):
         raise BenchError("--nodes takes 1, 2 or 1,2")
-    if 2 in args.nodes and not (args.dump or args.init):
-        # boot.memmap_pages() counts the pages of one node's deferral (the
-        # last zone of the machine): on two nodes it miscounts the memmap's.
-        raise BenchError("--nodes 2: the memmap init's page count (harness/peers/bracket/boot.py, "
-                         "memmap_pages) follows one node's deferral only; two nodes are not measured yet")
     args.variants = [v for v in (args.variants or "").split(",") if v] or [""]
     unknown = [v for v in args.variants if v and v not in INIT_PAGES]
     if unknown:
@@ -257,8 +276,10 @@ def cmd_linux_src(args):
     patches = [] if args.unpatched else None
     if args.unpatched and args.dump:
         raise BenchError("--dump needs the series (patches/linux/6.12's dump patch): not with --unpatched")
-    if args.dump and args.init:
-        raise BenchError("--dump and --init are two runs: give one")
+    if sum(map(bool, (args.dump, args.init, args.configs))) > 1:
+        raise BenchError("--dump, --init and --configs are separate runs: give one")
+    if args.unpatched and args.configs:
+        raise BenchError("--configs builds the series' patches: not with --unpatched")
     if args.unpatched and args.init:
         raise BenchError("--init boots the series' init_pages= variants: not with --unpatched")
     try:
@@ -266,6 +287,8 @@ def cmd_linux_src(args):
             b = source.build(args.release, patches, say=say, refresh=args.refresh)
             say(f"linux-src: {b.folder}")
             return 0
+        if args.configs:
+            return configs_run(args)
         if args.dump:
             return dump_run(args)
         if args.init:
@@ -293,8 +316,8 @@ def add_parser(sub):
                        "Debian's 6.12 binary's figures of a `make peers` folder.")
     p.add_argument("--release", default="6.12", help="default 6.12 (trixie)")
     p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"GiB list (default {DEFAULT_SIZES})")
-    p.add_argument("--nodes", default="1", help="1; 1,2 with --dump or --init (two nodes' brackets are refused "
-                   "until the memmap's page count follows each node's deferral)")
+    p.add_argument("--nodes", default="1", help="1, 2 or 1,2 (two nodes: the deferred init's bracket counts "
+                   "each node's thread on its own stack)")
     p.add_argument("--debian", default=DEBIAN, help="a `make peers` folder with Debian's 6.12 figures "
                    "(default docs/results/peers-linux)")
     p.add_argument("--refresh", action="store_true", help="ask the mirror again though a source is downloaded")
@@ -302,6 +325,9 @@ def add_parser(sub):
                    "memblock_free_all, deferred) function by function at the smallest size, one node, in "
                    "the source build and in Debian's binary (fetched as `make peers` does)")
     p.add_argument("--build-only", action="store_true", help="only build")
+    p.add_argument("--configs", action="store_true", help="instead of booting, compile each patch of the "
+                   "series in turn with and without each option of the memory-init path (the objects of "
+                   "the C files it touches), writing configs.jsonl and configs.md")
     p.add_argument("--unpatched", action="store_true", help="build and measure without patches/linux/<release>")
     p.add_argument("--dump", action="store_true", help="instead of the brackets, boot each size for the memory "
                    "map after deferred init (bootheap_dump) as init_pages=stock and as the default, check each "
