@@ -89,3 +89,22 @@ def test_a_bracket_of_calls_takes_no_parts():
     s.calls = 2
     with pytest.raises(brackets.BracketError, match="has no parts"):
         brackets.take(ScriptedStub([], {}), SYMS, s, deadline=None)
+
+
+def test_a_profile_follows_its_own_thread_only():
+    # The profile of the phase's thread: node 1's thread calls __schedule
+    # while node 0 is switched out; that counts to node 0's __schedule frame.
+    from harness.peers.binaries import linux_profile
+    stops = [(OPEN, A, 100), (SCHED, A - 0x100, 150), (SCHED, B - 0x100, 170),
+             (0xA1, A - 0x100 + 8, 290), (0xA0, A + 8, 340)]
+    stub = ScriptedStub(stops, MEMORY)
+    stub.breaks.add(OPEN)               # as the replay's first stop finds it
+    got = linux_profile.profile(stub, SYMS, "deferred_init_memmap", ["__schedule"], [], None)
+    assert got == {"total": 240, "exclusive": {"deferred_init_memmap": 100, "__schedule": 140},
+                   "calls": {"deferred_init_memmap": 1, "__schedule": 1}}
+    # Read as one thread (bootheap's model), node 1's call nests above node
+    # 0's frames, which then never return: the profile runs off the replay.
+    stub = ScriptedStub(stops, MEMORY)
+    stub.breaks.add(OPEN)
+    with pytest.raises(IndexError):
+        linux_profile.profile(stub, SYMS, "deferred_init_memmap", ["__schedule"], [], None, threads=False)

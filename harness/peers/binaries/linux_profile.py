@@ -9,7 +9,7 @@ jump) takes its caller's frame over. An interrupt counts apart from its
 entry to the interrupted instruction. `peers-icount --profile VERSION:PHASE`
 prints both sides; docs/fidelity.md names what the models leave out with
 these figures."""
-from harness.qemu.brackets import BracketError
+from harness.qemu.brackets import THREAD_SHIFT, BracketError
 from harness.qemu.gdbstub import RSP, StubError
 
 # Per phase: the function that opens it in each side, and the functions
@@ -48,16 +48,18 @@ class _Frame:
         self.name, self.ret, self.ret_sp = name, ret, ret_sp
 
 
-def profile(stub, syms, open_at, names, interrupts, deadline):
+def profile(stub, syms, open_at, names, interrupts, deadline, threads=True):
     """Runs the guest to open_at's first entry and profiles it to its return
-    -> {"total", "exclusive": {name: n}, "calls": {name: c}}."""
+    -> {"total", "exclusive": {name: n}, "calls": {name: c}}. threads: the
+    guest is Linux, whose threads each have a kernel stack of their own
+    (bootheap's model has one thread: False)."""
     try:
-        return _profile(stub, syms, open_at, names, interrupts, deadline)
+        return _profile(stub, syms, open_at, names, interrupts, deadline, threads)
     except StubError as e:
         raise BracketError(f"profile of {open_at}: {e}")
 
 
-def _profile(stub, syms, open_at, names, interrupts, deadline):
+def _profile(stub, syms, open_at, names, interrupts, deadline, threads):
     if open_at not in syms:
         raise BracketError(f"profile: symbol {open_at} is not in the symbol table")
     entries = {syms[n]: n for n in names if n in syms and n != open_at}
@@ -67,6 +69,11 @@ def _profile(stub, syms, open_at, names, interrupts, deadline):
         raise StubError(f"stopped before {open_at}")
     stub.clear_break(syms[open_at])
     sp = stub.reg(RSP)
+    # Frames are the phase's thread's, on its kernel stack: a stop on
+    # another stack (another thread the scheduler runs, an interrupt's own
+    # stack) changes none, and what runs there counts to the innermost frame
+    # of the phase's thread (the scheduler, the interrupt).
+    mine = sp >> THREAD_SHIFT
     frames = [_Frame(open_at, stub.read(sp), sp + 8)]
     uses = {frames[0].ret: 1}
     for a in list(entries) + list(irq) + [frames[0].ret]:
@@ -79,6 +86,8 @@ def _profile(stub, syms, open_at, names, interrupts, deadline):
         excl[frames[-1].name] = excl.get(frames[-1].name, 0) + now - last
         last = now
         sp = stub.reg(RSP)
+        if threads and sp >> THREAD_SHIFT != mine:
+            continue
         if pc == frames[-1].ret and sp == frames[-1].ret_sp:
             while frames and pc == frames[-1].ret and sp == frames[-1].ret_sp:
                 f = frames.pop()
@@ -143,9 +152,9 @@ def run(version, phase, mem, out_dir, say=print):
                      "symbols": os.path.join(os.path.dirname(command.ELF), "bootheap.sym")}
             names, opener = model_names, opens[1]
 
-        def drive(stub, syms, dl, names=names, opener=opener):
+        def drive(stub, syms, dl, names=names, opener=opener, side=side):
             irqs = sorted(n for n in syms if n.startswith("asm_sysvec_")) + ["asm_common_interrupt"]
-            return profile(stub, syms, opener, names, irqs, dl)
+            return profile(stub, syms, opener, names, irqs, dl, threads=side == "real")
         log = os.path.join(out_dir or tempfile.gettempdir(), f"profile-{side}-{version}-{phase}.log")
         res, text = peers_boot.boot_peer(target, files, mem, log, drive=drive)
         if side == "model":
