@@ -338,7 +338,8 @@ def test_on_two_nodes_each_sweep_boot_is_held_to_each_stock_boot():
     two = dumprun.pairs(2)
     assert ("stock", "stock-again") in two and ("stock", "default") in two
     assert {(a, b) for a, b in two if b in dumprun.SWEEPS} == {
-        ("stock", "sweep"), ("default", "sweep"), ("stock", "sweep-padded"), ("default", "sweep-padded")}
+        ("stock", "sweep"), ("default", "sweep"), ("stock", "sweep-padded"), ("default", "sweep-padded"),
+        ("sweep", "sweep-padded")}
     assert dict([dumprun.PADDED])["sweep-padded"].startswith("init_pages=sweep ")
 
 
@@ -352,7 +353,8 @@ def test_a_padded_sweep_boot_the_same_as_stock_judges_the_others_as_timing():
                rec("stock", "sweep-padded", None), rec("default", "sweep-padded", "pfn 0x25e9 differs")]
     run.judge(records)
     assert "not_judged" not in records[0] and "not_judged" not in records[4]
-    assert all("stock and sweep-padded are the same" in r["not_judged"] for r in records[1:4] + records[5:])
+    assert all("stock and default differ" in r["not_judged"] and "stock and sweep-padded are the same"
+               in r["not_judged"] for r in records[1:4] + records[5:])
     # No sweep boot the same as a stock one: every difference is said, none proven.
     records = [dict(r, difference=r["difference"] or ("differs" if r["b"] == "sweep-padded" else None))
                for r in records]
@@ -360,7 +362,16 @@ def test_a_padded_sweep_boot_the_same_as_stock_judges_the_others_as_timing():
         r.pop("not_judged", None)
     run.judge(records)
     assert all("no sweep boot is the same" in r["not_judged"] for r in records[1:])
-    # stock and default the same: nothing is excused.
+    # stock and default the same, and so sweep and sweep-padded: nothing is excused.
     records = [rec("stock", "stock-again", None), rec("stock", "default", None), rec("stock", "sweep", "x")]
     run.judge(records)
     assert not any("not_judged" in r for r in records)
+    # stock and default the same, but the two sweep boots not: the timing
+    # shows there, and stock and sweep being the same stands.
+    records = [rec("stock", "stock-again", None), rec("stock", "default", None),
+               rec("sweep", "sweep-padded", "pfn 0x25eb differs"), rec("stock", "sweep", None),
+               rec("stock", "sweep-padded", "pfn 0x25eb differs"), rec("default", "sweep-padded", "pfn 0x25eb")]
+    run.judge(records)
+    assert "not_judged" not in records[3] and "not_judged" not in records[0]
+    assert all("sweep and sweep-padded differ" in r["not_judged"] and "stock and sweep are the same"
+               in r["not_judged"] for r in records[4:])

@@ -30,7 +30,8 @@ def pairs(nodes):
     """The (a, b) variant pairs a size's dumps are compared in."""
     if nodes == 1:
         return [("stock", "stock-again"), ("stock", "sweep"), ("stock", "default")]
-    return [("stock", "stock-again"), ("stock", "default")] + [(a, b) for b in SWEEPS for a in STOCKS]
+    return [("stock", "stock-again"), ("stock", "default"), ("sweep", "sweep-padded")] + \
+        [(a, b) for b in SWEEPS for a in STOCKS]
 
 
 def summary(d):

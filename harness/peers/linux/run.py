@@ -155,19 +155,25 @@ def configs_run(args):
 
 
 def judge(records):
-    """One size's dump_compare records, judged in place. Two stock boots
-    whose command lines differ only in length (stock, default) that differ
-    say the boot is not a function of the kernel alone at this size: a
-    sweep difference then proves nothing either way, and is said, not
-    counted, but for one sweep boot the same as one stock boot, which
-    shows the difference to be the timing's. Two boots of one command line
-    (stock, stock-again) must still agree."""
+    """One size's dump_compare records, judged in place. Two boots of one
+    variant whose command lines differ only in length (stock and default,
+    sweep and sweep-padded) that differ say the boot is not a function of
+    the kernel alone at this size: its allocations land by its timing. A
+    sweep boot the same as a stock one then stands as the comparison, and
+    every other difference is said, not counted; so is every difference
+    when no sweep boot is the same as a stock one, which proves nothing
+    either way there. Without that sign of timing each difference counts.
+    Two boots of one command line (stock, stock-again) must agree."""
     compares = [r for r in records if r["type"] == "dump_compare"]
-    if not any(r["b"] == "default" and r["difference"] for r in compares):
+    agree = next((r for r in compares if r["a"] in dumprun.STOCKS and r["b"] in dumprun.SWEEPS
+                  and not r["difference"]), None)
+    timing = [r for r in compares if (r["a"], r["b"]) in (("stock", "default"), ("sweep", "sweep-padded"))
+              and r["difference"]]
+    if not timing:
         return
-    agree = next((r for r in compares if r["b"] in dumprun.SWEEPS and not r["difference"]), None)
-    why = "stock and default differ: the boot's allocations land by timing here" + (
-        f"; {agree['a']} and {agree['b']} are the same" if agree else "; no sweep boot is the same as a stock one")
+    why = (f"{timing[0]['a']} and {timing[0]['b']} differ: the boot's allocations land by timing here" +
+           (f"; {agree['a']} and {agree['b']} are the same" if agree
+            else "; no sweep boot is the same as a stock one"))
     for r in compares:
         if r["b"] != "stock-again" and r is not agree:
             r["not_judged"] = why
