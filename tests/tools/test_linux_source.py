@@ -267,6 +267,10 @@ def test_the_report_sets_each_phase_beside_debians_and_lists_the_options(tmp_pat
                                                                           "version": "6.12.118-1"}}}]
     d += [dict(phase(GIB, p, n, 100), type="peer", peer="linux-6.12") for p, n in
           (("memmap", 3800), ("memblock_free_all", 3000), ("deferred", 4700))]
+    d += [{"type": "linux_model", "strategy": "linux612", "mem_bytes": GIB,
+           "per_page": {"memmap": 38.5, "memblock_free_all": 30.77, "deferred": 44.27}},
+          {"type": "linux_model", "strategy": "linux_deferred", "mem_bytes": GIB,
+           "per_page": {"memmap": 99.0, "memblock_free_all": 99.0, "deferred": 99.0}}]
     (debian / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in d))
     build = {"type": "build", "source_version": "6.12.107-1", "suite": "trixie", "patches": [], "key": "abc",
              "build_s": 300.0, "toolchain": {"gcc": "gcc 12.2.0"}, "warnings": [],
@@ -280,7 +284,8 @@ def test_the_report_sets_each_phase_beside_debians_and_lists_the_options(tmp_pat
     recs += [phase(GIB, "memmap", 3000, 100), phase(GIB, "memblock_free_all", 3050, 100),
              phase(GIB, "deferred", 4600, 100), {"type": "end", "wall_s": 400, "building_s": 300}]
     text = report.render(recs, str(debian))
-    assert "| 1 GiB | 1 | memmap | 3,000 / 100 = 30.00 | 38.00 | -21.1% (outside 10%) |" in text
+    assert "| 1 GiB | 1 | memmap | 3,000 / 100 = 30.00 | 38.00 | -21.1% (outside 10%) | 38.50 |" in text
+    assert "| source / Debian | the `linux612` model |" in text and "99.00" not in text
     assert "| 1 GiB | 1 | memblock_free_all | 3,050 / 100 = 30.50 | 30.00 | +1.7% |" in text
     assert "| 1 GiB | 1 | 10,650 / 1,000 = 10.65 | 11.50 |" in text
     assert "- 1 GiB, memmap: 30.00 against 38.00 instructions a page (-21.1%)" in text

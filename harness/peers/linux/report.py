@@ -15,6 +15,7 @@ from harness.common import GIB, BenchError, read_jsonl
 from harness.peers.binaries.report import LABEL, LINUX_PHASES, linux_per_page
 
 RECORDS = "linux-src.jsonl"
+MODEL = "linux612"              # bootheap's model of Debian's 6.12 (make peers)
 TOLERANCE = 0.10
 DEBIAN_PEER = "linux-6.12"
 
@@ -28,6 +29,14 @@ def debian_phases(folder):
     out = {(r["mem_bytes"], r["phase"]): r for r in recs
            if r.get("type") == "peer" and r.get("peer") == DEBIAN_PEER and r.get("pages")}
     return out, recs[0]
+
+
+def model_phases(folder):
+    """{(mem_bytes, phase): instructions a page} of bootheap's `linux612`
+    model (one node) in a `make peers` folder, by the same rule."""
+    return {(r["mem_bytes"], phase): v for r in read_jsonl(os.path.join(folder, "peers.jsonl"))
+            if r.get("type") == "linux_model" and r.get("strategy") == MODEL
+            for phase, v in r.get("per_page", {}).items()}
 
 
 def comparison(ours, theirs):
@@ -121,12 +130,15 @@ def render(recs, debian_folder):
            "reserved-page init (`reserve_bootmem_region()`) over the pages it freed: the rule of "
            "`make peers`' tables.", "",
            "| RAM | nodes | phase | source build: instructions / pages = a page | Debian's binary | "
-           "source / Debian |", "|---|---|---|---|---|---|"]
+           f"source / Debian | the `{MODEL}` model |", "|---|---|---|---|---|---|---|"]
     rows = comparison(ours, theirs)
+    models = model_phases(debian_folder)
     for mem, nodes, phase, mine, r, real, within in rows:
         vs = "-" if real is None else f"{(mine / real - 1) * 100:+.1f}%" + ("" if within else " (outside 10%)")
+        model = models.get((mem, r["phase"])) if nodes == 1 else None
         out.append(f"| {mem // GIB} GiB | {nodes} | {phase} | {r['instructions']:,} / {r['pages']:,} = "
-                   f"{mine:.2f} | {'-' if real is None else f'{real:.2f}'} | {vs} |")
+                   f"{mine:.2f} | {'-' if real is None else f'{real:.2f}'} | {vs} | "
+                   f"{'-' if model is None else f'{model:.2f}'} |")
     out += ["", "| RAM | nodes | all three phases / pages handed over | Debian's binary |", "|---|---|---|---|"]
     for (mem, nodes, variant), (n, pages) in sorted(totals(ours).items()):
         d = [theirs.get((mem, p)) for p in LINUX_PHASES] if nodes == 1 else [None]
