@@ -16,8 +16,8 @@ deferred init, one thread a node, on one vCPU): an instruction is in the
 bracket while the thread that runs it is inside a call of `open_at` and
 not inside an excluded call or an interrupt, and the bracket closes when
 `calls` calls have returned. Threads change only inside the scheduler or
-an interrupt, so each stretch between two stops ran on the thread of the
-first."""
+an interrupt, which a thread in the bracket enters through a stop, so a
+stretch counted to the bracket ran on the thread that counts it."""
 import subprocess
 
 from harness.qemu.gdbstub import RIP, RSP, StubError

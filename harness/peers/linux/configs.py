@@ -114,18 +114,18 @@ def run(release, out, say=print, jobs=None):
     try:
         say(f"linux-src: unpacking linux {version} for the configurations")
         debsrc.unpack(dsc, tree)
-        chosen, undone = [], set()
+        chosen, unbuilt = [], set()
         for name, flips in variants(base):
             left = settle(tree, os.path.join(work, f"obj-{len(chosen)}"), base_text, flips, log)
             if left:
                 records.append({"type": "config_undone", "config": name, "left": left})
                 say(f"linux-src: {name}: olddefconfig leaves {', '.join(f'{s}={v}' for s, v in left.items())}")
-                undone.add(name)
+                unbuilt.add(name)
             chosen.append((name, flips))
         for i, patch in enumerate(patches, 1):
             debsrc.apply_series(tree, [patch])
             for j, (name, flips) in enumerate(chosen):
-                if name in undone:
+                if name in unbuilt:
                     continue
                 t = time.monotonic()
                 failed, warned = compile_objects(tree, os.path.join(work, f"obj-{j}"), cfiles, log, jobs)
