@@ -96,6 +96,26 @@ class _Frame:
         self.start, self.args = start, args
 
 
+def interrupt_return(stub, name, sp):
+    """Where the interrupt entered at `name` with stack pointer sp returns
+    -> (the interrupted instruction, the interrupted stack pointer): the
+    hardware frame holds RIP, CS, RFLAGS, RSP, SS; external interrupts reach
+    their common entry with the vector pushed above it."""
+    off = 8 if name == "asm_common_interrupt" else 0
+    return stub.read(sp + off), stub.read(sp + off + 24)
+
+
+def _kinds(syms, spec):
+    """{entry address: (kind, symbol)} of a spec's excluded calls,
+    interrupts and parts."""
+    kinds = {}
+    for kind, names in (("exclude", spec.exclude), ("interrupt", spec.interrupts),
+                        ("part", spec.parts)):
+        for n in names:
+            kinds[_addr(syms, n)] = (kind, n)
+    return kinds
+
+
 def _addr(syms, name):
     if name not in syms:
         raise BracketError(f"symbol {name} is not in the symbol table")
@@ -140,11 +160,7 @@ def stop_at(stub, addr, deadline, what):
 
 
 def _run(stub, syms, spec, res, end, end_sp, deadline):
-    kinds = {}
-    for kind, names in (("exclude", spec.exclude), ("interrupt", spec.interrupts),
-                        ("part", spec.parts)):
-        for n in names:
-            kinds[_addr(syms, n)] = (kind, n)
+    kinds = _kinds(syms, spec)
     for a in kinds:
         stub.set_break(a)
     stub.set_break(end)
@@ -188,11 +204,7 @@ def _run(stub, syms, spec, res, end, end_sp, deadline):
             kind, name = kinds[pc]
             now = stub.instructions()
             if kind == "interrupt":
-                # The hardware frame: RIP, CS, RFLAGS, RSP, SS; external
-                # interrupts reach their common entry with the vector pushed
-                # above it.
-                off = 8 if name == "asm_common_interrupt" else 0
-                push(_Frame(kind, name, stub.read(sp + off), stub.read(sp + off + 24), now))
+                push(_Frame(kind, name, *interrupt_return(stub, name, sp), now))
             else:
                 args = tuple(stub.reg(r) for r in ARG_REGS) if kind == "part" else ()
                 push(_Frame(kind, name, stub.read(sp), sp + 8, now, args))
@@ -215,10 +227,7 @@ def _run_threads(stub, syms, spec, res, open_fn, deadline):
     once: to the bracket, to the innermost excluded call or interrupt of
     its thread, or to OTHERS when its thread is in no call of open_at; the
     gross is all of them, first entry to last return."""
-    kinds = {}
-    for kind, names in (("exclude", spec.exclude), ("interrupt", spec.interrupts)):
-        for n in names:
-            kinds[_addr(syms, n)] = (kind, n)
+    kinds = _kinds(syms, spec)     # no parts: take() refuses them here
     for a in kinds:
         stub.set_break(a)
     threads, ret_uses = {}, {}      # stack -> frames, the call of open_at first
@@ -250,8 +259,7 @@ def _run_threads(stub, syms, spec, res, open_fn, deadline):
         elif pc in kinds and frames:
             kind, name = kinds[pc]
             if kind == "interrupt":
-                off = 8 if name == "asm_common_interrupt" else 0
-                push(frames, _Frame(kind, name, stub.read(sp + off), stub.read(sp + off + 24), now))
+                push(frames, _Frame(kind, name, *interrupt_return(stub, name, sp), now))
             else:
                 push(frames, _Frame(kind, name, stub.read(sp), sp + 8, now))
             res.excluded.setdefault(name, [0, 0])[0] += 1

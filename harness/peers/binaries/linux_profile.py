@@ -9,7 +9,7 @@ jump) takes its caller's frame over. An interrupt counts apart from its
 entry to the interrupted instruction. `peers-icount --profile VERSION:PHASE`
 prints both sides; docs/fidelity.md names what the models leave out with
 these figures."""
-from harness.qemu.brackets import THREAD_SHIFT, BracketError
+from harness.qemu.brackets import THREAD_SHIFT, BracketError, interrupt_return
 from harness.qemu.gdbstub import RSP, StubError
 
 # Per phase: the function that opens it in each side, and the functions
@@ -100,8 +100,7 @@ def _profile(stub, syms, open_at, names, interrupts, deadline, threads):
             continue                    # a return address passed by a jump
         calls[name] = calls.get(name, 0) + 1
         if pc in irq:
-            off = 8 if name == "asm_common_interrupt" else 0
-            f = _Frame(name, stub.read(sp + off), stub.read(sp + off + 24))
+            f = _Frame(name, *interrupt_return(stub, name, sp))
         else:
             f = _Frame(name, stub.read(sp), sp + 8)
             if f.ret == frames[-1].ret and f.ret_sp == frames[-1].ret_sp:
