@@ -5,7 +5,8 @@ build/linux-src after its first build, which takes some minutes), booted at
 1 GiB on one node as init_pages=stock and as init_pages=sweep:
 
 - the memory map after deferred init is one dump for both (and for a
-  second stock boot, and the default), each dump holding together;
+  second stock boot, and the default), each dump holding together, and
+  so is the map as memblock_free_all() leaves it;
 - sweep hands the same pages over in fewer instructions (-icount, the
   brackets of `make peers`);
 - an init_pages value no kernel knows is refused with Linux's own message;
@@ -38,10 +39,13 @@ def test_one_dump_for_both_variants_and_unknown_refused(build, tmp_path):
     for name, d in dumps.items():
         assert d["problems"] == [], (name, d["problems"])
         assert d["totalram"] == dumps["stock"]["totalram"] > 0
+        assert d["early_zones"], name
     compares = {r["b"]: r for r in records if r["type"] == "dump_compare"}
     assert set(compares) == {"stock-again", "sweep", "default"}
     for name, c in compares.items():
         assert c["difference"] is None, (name, c["difference"])
+        # The maps as memblock_free_all() leaves them, before any thread ran.
+        assert "early_difference" in c and c["early_difference"] is None, (name, c.get("early_difference"))
     refusal = [r for r in records if r["type"] == "refusal"]
     assert refusal and refusal[0]["refused"] == ["init_pages"], refusal
 

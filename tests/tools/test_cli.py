@@ -35,6 +35,7 @@ CASES = [
     (["counts", "--sizes", "1K"], "bench: bad size '1K' in --sizes"),
     (["linux-src", "--init", "--unpatched"], "--init boots the series' init_pages= variants: not with --unpatched"),
     (["linux-src", "--init", "--dump"], "--dump, --init and --configs are separate runs: give one"),
+    (["linux-src", "--layouts"], "--layouts is for --dump"),
     (["linux-src", "--configs", "--unpatched"], "--configs builds the series' patches: not with --unpatched"),
     (["linux-src", "--init", "--variants", "fast"], "--variants fast: init_pages takes stock, sweep"),
 ]

@@ -42,8 +42,9 @@ def link(v):
 
 
 def text(runs, lists, blocks, free_pages=None, nr_free=None, holes=0, start=0x1000, spanned=0x1000,
-         managed=0x1000, digest=None, totalram=None, prefix="[    1.000000] "):
-    """A log as the patch prints it, for one zone (node 0, DMA32)."""
+         managed=0x1000, digest=None, totalram=None, prefix="[    1.000000] ", tag="bootheap_dump", end=None):
+    """A log as the patch prints it, for one zone (node 0, DMA32), walked to
+    end (its span's end unless given)."""
     z = dump.Zone(0, "DMA32", start, spanned, spanned, managed, 0)
     z.runs = sorted(runs)
     listed = sum(len(p) << o for (o, _), p in lists.items())
@@ -53,7 +54,7 @@ def text(runs, lists, blocks, free_pages=None, nr_free=None, holes=0, start=0x10
     out += [f"p {r.pfn:x} {r.count:x} {r.flags:x} {r.ref} {r.type:x} {r.private:x} {link(r.next)} "
             f"{link(r.prev)} {r.mapping:x} {r.index:x}" for r in z.runs]
     d = dump.zone_digest(HEADER, z) if digest is None else digest
-    out.append(f"pages {start:x} {start + spanned:x} holes {holes:x} digest {d:x}")
+    out.append(f"pages {start:x} {start + spanned if end is None else end:x} holes {holes:x} digest {d:x}")
     out += [f"b {s:x} {n:x} {mt}" for s, n, mt in blocks]
     for (order, mt), pfns in sorted(lists.items()):
         out.append(f"f {order} {mt} {len(pfns):x}")
@@ -63,7 +64,7 @@ def text(runs, lists, blocks, free_pages=None, nr_free=None, holes=0, start=0x10
         n = sum(len(p) for (o, _), p in lists.items() if o == order) if nr_free is None else nr_free[order]
         out.append(f"n {order} {n:x}")
     out.append(f"end {managed if totalram is None else totalram:x} {listed:x}")
-    return "".join(f"{prefix}bootheap_dump: {x}\n" for x in ["some other line"][:0] + out) + "Run /init\n"
+    return "".join(f"{prefix}{tag}: {x}\n" for x in out) + "Run /init\n"
 
 
 def good(**kw):
@@ -266,3 +267,75 @@ def test_a_reserved_page_s_words_are_never_left_out():
     z.runs[i] = z.runs[i]._replace(index=0x1234)
     assert dump.compare(a, b, user_words=False) == \
         f"node 0 DMA32: pfn {z.runs[i].pfn:#x} differs: index 0x0 in a, 0x1234 in b"
+
+
+def early_half(**kw):
+    """The first half of good()'s zone as the early dump walks it: two free
+    blocks, the walk stopped at the node's first deferred pfn, 0x1800."""
+    pfns = [0x1000, 0x1400]
+    return text(heads(pfns, 10), {(10, 1): pfns}, [(0x1000, 4, 1)], managed=0x800, end=0x1800, **kw)
+
+
+def test_the_early_dump_is_read_apart_from_the_late_one():
+    log = early_half(tag="bootheap_early") + good()
+    late, early = dump.parse(log), dump.parse(log, early=True)
+    assert (late.early, early.early) == (False, True)
+    assert late.zones[0].lists == {(10, 1): [0x1800, 0x1000, 0x1400]}
+    assert early.zones[0].lists == {(10, 1): [0x1000, 0x1400]} and early.zones[0].end == 0x1800
+    assert dump.check(early) == [] and dump.check(late) == []
+    # A late dump must walk its zone whole.
+    msgs = dump.check(dump.parse(early_half()))
+    assert any("pages walked to 0x1800, the zone spans to 0x2000" in m for m in msgs)
+    with pytest.raises(dump.DumpError, match="no bootheap_early dump"):
+        dump.parse(good(), early=True)
+    # A log buffer too small for the early dump loses its first lines.
+    cut = early_half(tag="bootheap_early").split("\n", 1)[1]
+    with pytest.raises(dump.DumpError, match="log_buf_len"):
+        dump.parse(cut, early=True)
+
+
+def taken(pfns, held, listed, **tail):
+    """good()'s zone with the blocks at `held` allocated (_refcount 1),
+    the rest of pfns free and listed in the order `listed`; tail: fields
+    for pfn 0x1005, a tail of the block at 0x1000."""
+    runs = heads(listed, 10) + [run(0x1c00, 0x400, **RESERVED)]
+    runs += [run(p, 0x400, ref=1) for p in held]
+    if tail:
+        runs = [r for r in runs if r.pfn != 0x1001] + [run(0x1001, 4), run(0x1005, 1, **tail), run(0x1006, 0x3fa)]
+    return dump.parse(text(runs, {(10, 1): listed}, [(0x1000, 8, 1)]))
+
+
+def test_what_no_allocation_touched_is_compared_whole():
+    a = dump.parse(good())
+    b = taken([0x1400], [0x1400], [0x1800, 0x1000])
+    assert dump.compare(a, b) is not None
+    assert dump.compare_untouched(a, b) == (None, 0x400)
+    # The blocks both list, listed in another order.
+    diff, touched = dump.compare_untouched(a, taken([0x1400], [0x1400], [0x1000, 0x1800]))
+    assert touched is None and "holds the blocks both boots list in another order" in diff
+    assert "0x1800 in a, 0x1000 in b" in diff
+    # A tail of a block both list.
+    diff, _ = dump.compare_untouched(a, taken([0x1400], [0x1400], [0x1800, 0x1000], prev="-5"))
+    assert "pfn 0x1005, in the shared block at 0x1000, differs: prev = in a, -5 in b" in diff
+    # PG_reserved is compared on every pfn, touched or not.
+    runs = heads([0x1800, 0x1000, 0x1400], 10) + [run(0x1c00, 0x400, ref=1)]
+    diff, _ = dump.compare_untouched(a, dump.parse(text(runs, {(10, 1): [0x1800, 0x1000, 0x1400]},
+                                                        [(0x1000, 8, 1)])))
+    assert "pfn 0x1c00 is PG_reserved in a only" in diff
+    diff, _ = dump.compare_untouched(a, dump.parse(good(totalram=0x999)))
+    assert "totalram_pages" in diff
+
+
+def test_compare_logs_holds_the_early_dumps_too(tmp_path):
+    from harness.peers.linux import dumprun
+    a, b = tmp_path / "a.log", tmp_path / "b.log"
+    a.write_text(early_half(tag="bootheap_early") + good())
+    b.write_text(early_half(tag="bootheap_early") + good())
+    said = []
+    assert dumprun.compare_logs(str(a), str(b), say=said.append) == 0
+    assert "linux-src: the early dumps are the same" in said
+    # The early dumps differ, the late ones not.
+    b.write_text(early_half(tag="bootheap_early", totalram=0x7ff) + good())
+    said = []
+    assert dumprun.compare_logs(str(a), str(b), say=said.append) == 1
+    assert any(s.startswith("linux-src: the early dumps differ: totalram_pages 2048") for s in said), said

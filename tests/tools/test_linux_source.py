@@ -295,7 +295,8 @@ def test_the_report_sets_each_phase_beside_debians_and_lists_the_options(tmp_pat
 
 def _dump_args(tmp_path, nodes):
     import argparse
-    return argparse.Namespace(release="6.12", refresh=False, out=str(tmp_path), sizes=[GIB], nodes=nodes)
+    return argparse.Namespace(release="6.12", refresh=False, out=str(tmp_path), sizes=[GIB], nodes=nodes,
+                              layouts=False)
 
 
 def _records(default_differs, sweep_differs):
@@ -380,3 +381,57 @@ def test_a_padded_sweep_boot_the_same_as_stock_judges_the_others_as_timing():
     assert "not_judged" not in records[3] and "not_judged" not in records[0]
     assert all("sweep and sweep-padded differ" in r["not_judged"] and "stock and sweep are the same"
                in r["not_judged"] for r in records[4:])
+
+
+def test_on_two_nodes_what_no_allocation_touched_counts_when_timing_shows():
+    from harness.peers.linux import run
+
+    def rec(a, b, diff, untouched=None):
+        return {"type": "dump_compare", "a": a, "b": b, "difference": diff, "untouched": untouched,
+                "touched_pages": None if untouched else 900, "early_difference": None}
+    records = [rec("stock", "stock-again", None), rec("stock", "default", "free_pages differ"),
+               rec("stock", "sweep", "pfn 0x2e3a differs"),
+               rec("stock", "sweep-padded", "pfn 0x25e9 differs", "the order 10 list ... another order")]
+    run.judge(records)
+    assert records[0]["difference"] is None and "timing" not in records[0]
+    assert [r["difference"] for r in records[1:]] == [None, None, "the order 10 list ... another order"]
+    assert all("stock and default differ" in r["timing"] and "not_judged" not in r for r in records[1:])
+
+
+def test_early_dumps_that_differ_count_even_where_timing_shows(monkeypatch, tmp_path):
+    from harness.peers.linux import dumprun, run
+
+    class FakeBuild:
+        info = {"key": "k"}
+    recs = _records(True, True)
+    for r in recs:
+        if r["type"] == "dump_compare":
+            r.update(untouched=None, touched_pages=10, early_difference=None)
+    monkeypatch.setattr(run.source, "build", lambda *a, **k: FakeBuild())
+    monkeypatch.setattr(dumprun, "dump_records", lambda b, mem, out, nodes, say: [dict(r) for r in recs])
+    said = []
+    monkeypatch.setattr(run, "say", said.append)
+    assert run.dump_run(_dump_args(tmp_path, [2])) == 0
+    assert any("the same outside the 10 pages" in s and "early dumps the same word for word" in s for s in said)
+    recs[1]["early_difference"] = "node 0 DMA32: pfn 0x1005 differs"
+    assert run.dump_run(_dump_args(tmp_path, [2])) == 1
+    assert any("the early dumps differ: node 0 DMA32: pfn 0x1005 differs" in s for s in said)
+
+
+def test_layouts_boot_each_with_its_parameters(monkeypatch, tmp_path):
+    from harness.peers.linux import dumprun, run
+
+    class FakeBuild:
+        info = {"key": "k"}
+    monkeypatch.setattr(run.source, "build", lambda *a, **k: FakeBuild())
+    seen = []
+    monkeypatch.setattr(dumprun, "dump_records", lambda b, mem, out, nodes, say, extra="", label=None:
+                        seen.append((mem, nodes, extra, label)) or _records(False, False))
+    monkeypatch.setattr(run, "say", lambda *a: None)
+    args = _dump_args(tmp_path, [1])
+    args.layouts = True
+    assert run.dump_run(args) == 0
+    assert seen[0] == (GIB, 1, "", None)
+    assert seen[1:] == [(mem, nodes, extra, name) for name, mem, nodes, extra in dumprun.LAYOUTS]
+    assert ("1G+3G", 4 * GIB, [1024, 3072], "") in [(n, m, k, e) for n, m, k, e in dumprun.LAYOUTS]
+    assert dumprun.pairs([1024, 3072]) == dumprun.pairs(2)

@@ -4,7 +4,10 @@ patch patches/linux/6.12/0001): read back, held to its own counters and to
 the canonical decomposition, and two dumps compared exactly.
 
 The kernel prints, after deferred init, lines that start "bootheap_dump: "
-(whatever printk put before them):
+(whatever printk put before them), and the same lines started
+"bootheap_early: " once memblock_free_all() is done, before any other
+thread has run, each zone walked only up to its node's first deferred pfn
+(the pages line's END):
 
   begin 1 page S lru O orders N types T pageblock P memmap BASE
   zone NID NAME START SPANNED PRESENT MANAGED NR_FREE_PAGES
@@ -32,6 +35,7 @@ from collections import namedtuple
 from harness.results import oracle
 
 PREFIX = "bootheap_dump: "
+EARLY = "bootheap_early: "
 MASK = (1 << 64) - 1
 PGTY_BUDDY = 0xf0               # page_type's top byte on a buddy head (6.12)
 PGTY_SLAB = 0xf5                # ... on a slab's page
@@ -58,8 +62,8 @@ class Zone:
 
 
 class Dump:
-    def __init__(self, header):
-        self.header, self.zones = header, []
+    def __init__(self, header, early=False):
+        self.header, self.zones, self.early = header, [], early
         self.totalram = self.free_pages = None
 
 
@@ -79,19 +83,20 @@ def _link(word, line):
     return _hex(word, "link", line)
 
 
-def dump_lines(text):
-    """The dump's lines, each less what came before PREFIX."""
+def dump_lines(text, prefix=PREFIX):
+    """The dump's lines, each less what came before prefix."""
     for line in text.replace("\r", "").splitlines():
-        at = line.find(PREFIX)
+        at = line.find(prefix)
         if at >= 0:
-            yield line[at + len(PREFIX):].strip()
+            yield line[at + len(prefix):].strip()
 
 
-def parse(text):
-    """A serial log -> Dump. DumpError when it has no dump, when the dump
-    stops before its end line, or when a line is malformed."""
+def parse(text, early=False):
+    """A serial log -> its Dump, or with early its bootheap_early one.
+    DumpError when it has no dump, when the dump stops before its end line,
+    or when a line is malformed."""
     dump, zone, want = None, None, None          # want: [order, mt, length, pfns] of an open list
-    for line in dump_lines(text):
+    for line in dump_lines(text, EARLY if early else PREFIX):
         w = line.split()
         kind = w[0] if w else ""
         if kind == "begin":
@@ -100,10 +105,12 @@ def parse(text):
             h = dict(zip(w[2::2], w[3::2]))
             dump = Dump({"version": int(w[1]), "page": int(h["page"]), "lru": int(h["lru"]),
                          "orders": int(h["orders"]), "types": int(h["types"]),
-                         "pageblock": int(h["pageblock"]), "memmap": _hex(h["memmap"], "memmap", line)})
+                         "pageblock": int(h["pageblock"]), "memmap": _hex(h["memmap"], "memmap", line)}, early)
             continue
         if dump is None:
-            raise DumpError(f"bootheap_dump: a line before the begin line: {line}")
+            raise DumpError(f"bootheap_dump: a line before the begin line: {line}" +
+                            (" (the log buffer lost the early dump's start: boot with a larger log_buf_len=)"
+                             if early else ""))
         if want and kind != "e":
             raise DumpError(f"bootheap_dump: the list of order {want[0]}, migratetype {want[1]} "
                             f"in {zone.label()} holds {len(want[3])} of its {want[2]} entries")
@@ -147,8 +154,8 @@ def parse(text):
                 raise
             raise DumpError(f"bootheap_dump: malformed line ({e}): {line}")
     if dump is None:
-        raise DumpError("the log holds no bootheap_dump (was the kernel booted with bootheap_dump, "
-                        "and built with patches/linux/6.12's dump patch?)")
+        raise DumpError(f"the log holds no {'bootheap_early' if early else 'bootheap_dump'} dump (was the "
+                        "kernel booted with bootheap_dump, and built with patches/linux/6.12's dump patch?)")
     where = f" (it stops in {zone.label()})" if zone else ""
     raise DumpError(f"bootheap_dump: the dump stops before its end line{where}")
 
@@ -237,7 +244,7 @@ def check(dump):
         if z.end is None:
             out.append(f"{where}: no pages line")
             continue
-        if z.end != z.start + z.spanned:
+        if z.end != z.start + z.spanned and not (dump.early and z.start <= z.end < z.start + z.spanned):
             out.append(f"{where}: pages walked to {z.end:#x}, the zone spans to {z.start + z.spanned:#x}")
         at = z.start
         for r in z.runs:
@@ -245,8 +252,9 @@ def check(dump):
                 out.append(f"{where}: the run at pfn {r.pfn:#x} overlaps the one before")
             at = r.pfn + r.count
         pages = sum(r.count for r in z.runs)
-        if pages + z.holes != z.spanned:
-            out.append(f"{where}: {pages} pages and {z.holes} holes in runs, the zone spans {z.spanned}")
+        span, what = (z.end - z.start, "walk") if dump.early else (z.spanned, "zone")
+        if pages + z.holes != span:
+            out.append(f"{where}: {pages} pages and {z.holes} holes in runs, the {what} spans {span}")
         digest = zone_digest(h, z)
         if digest != z.digest:
             out.append(f"{where}: the runs digest to {digest:#x}, the kernel's walk to {z.digest:#x}")
@@ -274,7 +282,10 @@ def check(dump):
             c = f"pfn {want[first][0]:#x} order {want[first][1]}" if first < len(want) else "nothing"
             out.append(f"{where}: free block {first} is {g}, the canonical decomposition has {c}")
     managed = sum(z.managed for z in dump.zones)
-    if managed != dump.totalram:
+    # Early, totalram_pages() already counts the deferred pages:
+    # memblock_free_all() adds every free range's pages, the deferred ones
+    # too, which memblock_free_pages() leaves for deferred init to free.
+    if managed != dump.totalram and not dump.early:
         out.append(f"the zones manage {managed} pages, totalram_pages() says {dump.totalram}")
     return out
 
@@ -384,3 +395,72 @@ def _first_block(za, zb, pageblock, x, y):
         if p != q:
             return f"the pageblock at pfn {p[0]:#x} has migratetype {p[1]} in {x}, {q[1]} in {y}"
     return f"the pageblocks end at {len(ea)} in {x}, {len(eb)} in {y}"
+
+
+def _listed(zone):
+    """{(pfn, order, migratetype)} of every list entry."""
+    return {(pfn, order, mt) for (order, mt), pfns in zone.lists.items() for pfn in pfns}
+
+
+def compare_untouched(a, b, names=("a", "b")):
+    """Two dumps of boots whose allocations landed by their timing (more
+    than one node: which node a page comes from depends on when it is
+    asked for) -> (None or the first difference, pages touched; None when
+    they differ). Touched are the pages but PG_reserved ones outside the
+    blocks that both dumps list alike (the same pfn, order and
+    migratetype): pages in use in either, on a per-CPU list, or in a block
+    an allocation split. Compared: each zone's span, present
+    and managed pages and holes, and totalram_pages; PG_reserved on every
+    pfn; each list's entries that both dumps share, in their order there;
+    every page of a shared block but the head's links, which name its list
+    neighbours; and each pageblock a shared block covers whole."""
+    if a.header != b.header or [(z.nid, z.name) for z in a.zones] != [(z.nid, z.name) for z in b.zones]:
+        return compare(a, b, names), None
+    x, y = names
+    touched, pb = 0, a.header["pageblock"]
+    for za, zb in zip(a.zones, b.zones):
+        where = za.label()
+        for what in ("start", "spanned", "present", "managed", "holes"):
+            va, vb = getattr(za, what), getattr(zb, what)
+            if va != vb:
+                return f"{where}: {what} is {va:#x} in {x} and {vb:#x} in {y}", None
+        shared = _listed(za) & _listed(zb)
+        for key in sorted(set(za.lists) | set(zb.lists)):
+            la, lb = ([p for p in z.lists.get(key, []) if (p, *key) in shared] for z in (za, zb))
+            if la != lb:
+                i = next(i for i, (p, q) in enumerate(zip(la, lb)) if p != q)
+                return (f"{where}: the order {key[0]} list of migratetype {key[1]} holds the blocks both "
+                        f"boots list in another order: its {i}th shared entry is {la[i]:#x} in {x}, "
+                        f"{lb[i]:#x} in {y}"), None
+        heads = {pfn: order for pfn, order, _ in shared}
+        end, at = 0, None               # the shared block being walked: its end, and its head
+        theirs = dict(_pages(zb))
+        for pfn, p in _pages(za):
+            q = theirs.pop(pfn, None)
+            if q is None:
+                return f"{where}: pfn {pfn:#x} is a page in {x} only", None
+            if (p.flags ^ q.flags) & PG_RESERVED:
+                return f"{where}: pfn {pfn:#x} is PG_reserved in {x if p.flags & PG_RESERVED else y} only", None
+            if pfn in heads:
+                end, at = pfn + (1 << heads[pfn]), pfn
+            if pfn >= end:
+                touched += not p.flags & PG_RESERVED
+                continue
+            if pfn == at:
+                p, q = p._replace(next=0, prev=0), q._replace(next=0, prev=0)
+            if _fields(p) != _fields(q):
+                diffs = [f"{f} {_show(f, getattr(p, f))} in {x}, {_show(f, getattr(q, f))} in {y}"
+                         for f in Run._fields[2:] if getattr(p, f) != getattr(q, f)]
+                return f"{where}: pfn {pfn:#x}, in the shared block at {at:#x}, differs: " + "; ".join(diffs), None
+        if theirs:
+            return f"{where}: pfn {min(theirs):#x} is a page in {y} only", None
+        for pfn, order, _ in sorted(shared):
+            if order >= 0 and (1 << order) >= pb:
+                for s in range(pfn, pfn + (1 << order), pb):
+                    ma, mb = migratetype_at(za, s, pb), migratetype_at(zb, s, pb)
+                    if ma != mb:
+                        return (f"{where}: the pageblock at pfn {s:#x}, in the shared block at {pfn:#x}, has "
+                                f"migratetype {ma} in {x}, {mb} in {y}"), None
+    if a.totalram != b.totalram:
+        return f"totalram_pages {a.totalram} in {x}, {b.totalram} in {y}", None
+    return None, touched

@@ -21,6 +21,10 @@ from harness.qemu import command
 # of every slab's free objects (SLAB_FREELIST_RANDOM), so slab pages'
 # freelist words. With them fixed, two boots leave the same memory map.
 DETERMINISTIC = ("-seed", "1", "-rtc", "base=2026-01-01T00:00:00,clock=vm")
+# The early dump is printed before the console is up: the log buffer must
+# hold it whole until then (it took 96 KB of serial log at 16 GiB on one
+# node, 102 KB on two; the default buffer is 128 KB, shared with the rest).
+LOG_BUF = "log_buf_len=16M"
 END = re.compile(r"bootheap_dump: end [0-9a-f]+ [0-9a-f]+\r?\n")
 # init/main.c's do_early_param(), when a parameter's setup function fails.
 MALFORMED = re.compile(r"Malformed early option '([^']*)'")
@@ -75,10 +79,11 @@ def boot_until(files, mem_bytes, log_path, append, nodes, extra, stop, timeout):
 
 def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None):
     """Boots `files` ({"kernel": vmlinux}) at mem_bytes with `bootheap_dump`
-    and params -> (Dump, log). DumpBootError when QEMU ends or the time runs
-    out before the dump's end line, or when Linux refuses a parameter of
-    params (named with Linux's message)."""
-    append = f"{peers_boot.LINUX_APPEND} bootheap_dump {params}".strip()
+    and params -> (Dump, log): the dump once deferred init is done (the
+    log's early one is dump.parse(log, early=True)). DumpBootError when
+    QEMU ends or the time runs out before the dump's end line, or when
+    Linux refuses a parameter of params (named with Linux's message)."""
+    append = f"{peers_boot.LINUX_APPEND} bootheap_dump {LOG_BUF} {params}".strip()
     timeout = timeout or peers_boot.timeout_for(mem_bytes)
     how, rc, err = boot_until(files, mem_bytes, log_path, append, nodes,
                               ["-icount", peers_boot.ICOUNT] + list(DETERMINISTIC),

@@ -5,10 +5,13 @@ for its memory map (harness/peers/linux/dumpboot.py): twice as
 `init_pages=sweep` and once with no init_pages (the default), which must
 give the same but for the words users write in pages with a reference held
 (dump.compare(), user_words); on more than one node sweep once more with a
-padded command line, each sweep boot held to each stock one; each dump
-held to itself (dump.check()); and once with an init_pages value no kernel
-knows, which Linux must refuse with its own message. `linux-src --compare
-A B`: two serial logs' dumps compared."""
+padded command line, each sweep boot held to each stock one, and also
+compared where no allocation touched (dump.compare_untouched()); each
+dump held to itself (dump.check()); every pair's early dumps, printed
+before any thread but the boot's own ran, compared word for word; and once
+with an init_pages value no kernel knows, which Linux must refuse with its
+own message. `--layouts` adds LAYOUTS. `linux-src --compare A B`: two
+serial logs' dumps compared."""
 import os
 
 from harness.common import size_label
@@ -24,11 +27,23 @@ VARIANTS = (("stock", "init_pages=stock"), ("stock-again", "init_pages=stock"), 
 PADDED = ("sweep-padded", "init_pages=sweep pad_param=" + "x" * 32)
 STOCKS, SWEEPS = ("stock", "default"), ("sweep", "sweep-padded")
 UNKNOWN = "init_pages=bogus"
+# The layouts of `--dump --layouts`: (name, RAM, nodes (a count or each
+# node's MiB), parameters every variant's boot adds). Reserved ranges
+# (memmap=nn$ss) in DMA32, inside the deferred zone's first section and
+# across its end; and nodes of unequal size, one of them holding a hole.
+LAYOUTS = (("1G-reserved", 1 << 30, 1, "memmap=64M$0x10000000 memmap=3M$0x20100000"),
+           ("4G-reserved", 4 << 30, 1, "memmap=3M$0x100100000 memmap=5M$0x108001000 memmap=64M$0x40000000"),
+           ("1G+3G", 4 << 30, [1024, 3072], ""),
+           ("3G+1G-reserved", 4 << 30, [3072, 1024], "memmap=7M$0x100300000"))
+
+
+def node_count(nodes):
+    return nodes if isinstance(nodes, int) else len(nodes)
 
 
 def pairs(nodes):
     """The (a, b) variant pairs a size's dumps are compared in."""
-    if nodes == 1:
+    if node_count(nodes) == 1:
         return [("stock", "stock-again"), ("stock", "sweep"), ("stock", "default")]
     return [("stock", "stock-again"), ("stock", "default"), ("sweep", "sweep-padded")] + \
         [(a, b) for b in SWEEPS for a in STOCKS]
@@ -43,37 +58,53 @@ def summary(d):
              "nr_free": [z.nr_free.get(o, 0) for o in range(d.header["orders"])]} for z in d.zones]
 
 
-def dump_records(build, mem, out, nodes=1, say=print):
-    """The dumps at one size -> records: one `dump` a variant (its
+def dump_records(build, mem, out, nodes=1, say=print, extra="", label=None):
+    """The dumps at one size (nodes: a count, or each node's MiB; extra:
+    parameters every boot adds; label: the layout's name) -> records: one `dump` a variant (its
     problems, [] when it holds together), one `dump_compare` (the first
     difference, or None), one `refusal` (what Linux said of UNKNOWN)."""
-    records, dumps = [], {}
+    records, dumps, early = [], {}, {}
     base = {"mem_bytes": mem, "nodes": nodes, "key": build.info["key"]}
-    for name, params in VARIANTS + ((PADDED,) if nodes > 1 else ()):
-        log = os.path.join(out, f"serial-dump-{name}-{size_label(mem)}-{nodes}n.log")
-        say(f"linux-src: dump at {size_label(mem)} ({name}: {params})")
+    if label:
+        base.update(layout=label, params=extra)
+    tag = label or f"{size_label(mem)}-{nodes}n"
+    for name, params in VARIANTS + ((PADDED,) if node_count(nodes) > 1 else ()):
+        params = f"{params} {extra}".strip()
+        log = os.path.join(out, f"serial-dump-{name}-{tag}.log")
+        say(f"linux-src: dump at {label or size_label(mem)} ({name}: {params})")
         try:
-            d, _ = dumpboot.boot(build.files(), mem, log, params, nodes)
+            d, text = dumpboot.boot(build.files(), mem, log, params, nodes)
         except dumpboot.DumpBootError as e:
             records.append(dict(base, type="error", message=f"the dump as {name}: {e}"))
             continue
         dumps[name] = d
-        records.append(dict(base, type="dump", variant=name, params=params, problems=dump.check(d),
-                            totalram=d.totalram, nr_free_pages=d.free_pages, zones=summary(d),
+        try:
+            early[name] = dump.parse(text, early=True)
+            early_problems = dump.check(early[name])
+        except dump.DumpError as e:
+            early_problems = [f"the early dump: {e}"]
+        records.append(dict(base, type="dump", variant=name, params=params,
+                            problems=dump.check(d) + early_problems, totalram=d.totalram,
+                            nr_free_pages=d.free_pages, zones=summary(d),
+                            early_zones=summary(early[name]) if name in early else None,
                             log=os.path.basename(log)))
-    lines = dict(VARIANTS + (PADDED,))
+    lines = {name: f"{params} {extra}" for name, params in VARIANTS + (PADDED,)}
     for na, nb in pairs(nodes):
         if na in dumps and nb in dumps:
             a, b = dumps[na], dumps[nb]
             exact, loose = dump.compare(a, b, (na, nb)), dump.compare(a, b, (na, nb), user_words=False)
             same_line = lines[na] == lines[nb]
-            records.append(dict(base, type="dump_compare", a=na, b=nb, exact=exact, user_words_left_out=loose,
-                                user_pages=dump.user_differences(a, b),
-                                difference=exact if same_line else loose))
-    log = os.path.join(out, f"serial-dump-unknown-{size_label(mem)}-{nodes}n.log")
-    say(f"linux-src: {UNKNOWN} at {size_label(mem)}")
+            r = dict(base, type="dump_compare", a=na, b=nb, exact=exact, user_words_left_out=loose,
+                     user_pages=dump.user_differences(a, b), difference=exact if same_line else loose)
+            if na in early and nb in early:
+                r["early_difference"] = dump.compare(early[na], early[nb], (na, nb))
+            if node_count(nodes) > 1:
+                r["untouched"], r["touched_pages"] = dump.compare_untouched(a, b, (na, nb))
+            records.append(r)
+    log = os.path.join(out, f"serial-dump-unknown-{tag}.log")
+    say(f"linux-src: {UNKNOWN} at {label or size_label(mem)}")
     try:
-        dumpboot.boot(build.files(), mem, log, UNKNOWN, nodes)
+        dumpboot.boot(build.files(), mem, log, f"{UNKNOWN} {extra}".strip(), nodes)
         said = None
     except dumpboot.DumpBootError as e:
         with open(log, errors="replace") as f:
@@ -88,13 +119,15 @@ def dump_records(build, mem, out, nodes=1, say=print):
 
 def compare_logs(a, b, say=print):
     """`--compare A B` -> 0 when both dumps hold together and are the same,
-    1 when they differ or one does not hold (each said), 2 when a log has
-    no dump that can be read."""
-    dumps = []
+    and so are their early dumps where both logs have one; 1 when they
+    differ or one does not hold (each said), 2 when a log has no dump that
+    can be read."""
+    dumps, texts = [], []
     for path in (a, b):
         try:
             with open(path, errors="replace") as f:
-                dumps.append(dump.parse(f.read()))
+                texts.append(f.read())
+            dumps.append(dump.parse(texts[-1]))
         except (OSError, dump.DumpError) as e:
             say(f"linux-src: {path}: {e}")
             return 2
@@ -103,7 +136,21 @@ def compare_logs(a, b, say=print):
         for problem in dump.check(d):
             say(f"linux-src: {path}: {problem}")
             status = 1
-    diff = dump.compare(*dumps, (os.path.basename(a), os.path.basename(b)))
+    names = (os.path.basename(a), os.path.basename(b))
+    if all(dump.EARLY in t for t in texts):
+        try:
+            early = [dump.parse(t, early=True) for t in texts]
+        except dump.DumpError as e:
+            say(f"linux-src: the early dumps: {e}")
+            return 2
+        for path, d in zip((a, b), early):
+            for problem in dump.check(d):
+                say(f"linux-src: {path}: the early dump: {problem}")
+                status = 1
+        diff = dump.compare(*early, names)
+        say(f"linux-src: the early dumps differ: {diff}" if diff else "linux-src: the early dumps are the same")
+        status = 1 if diff else status
+    diff = dump.compare(*dumps, names)
     if diff:
         say(f"linux-src: the dumps differ: {diff}")
         return 1

@@ -158,12 +158,16 @@ def judge(records):
     """One size's dump_compare records, judged in place. Two boots of one
     variant whose command lines differ only in length (stock and default,
     sweep and sweep-padded) that differ say the boot is not a function of
-    the kernel alone at this size: its allocations land by its timing. A
-    sweep boot the same as a stock one then stands as the comparison, and
-    every other difference is said, not counted; so is every difference
-    when no sweep boot is the same as a stock one, which proves nothing
-    either way there. Without that sign of timing each difference counts.
-    Two boots of one command line (stock, stock-again) must agree."""
+    the kernel alone at this size: its allocations land by its timing.
+    Where the records hold a comparison of what no allocation touched
+    (more than one node, dump.compare_untouched()), that comparison then
+    counts in place of the whole one. Else a sweep boot the same as a stock
+    one stands as the comparison, and every other difference is said, not
+    counted; so is every difference when no sweep boot is the same as a
+    stock one, which proves nothing either way there. Without that sign of
+    timing each difference counts. Two boots of one command line (stock,
+    stock-again) must agree, and so must every pair's early dumps, printed
+    before any thread but the boot's own has run."""
     compares = [r for r in records if r["type"] == "dump_compare"]
     agree = next((r for r in compares if r["a"] in dumprun.STOCKS and r["b"] in dumprun.SWEEPS
                   and not r["difference"]), None)
@@ -175,7 +179,11 @@ def judge(records):
            (f"; {agree['a']} and {agree['b']} are the same" if agree
             else "; no sweep boot is the same as a stock one"))
     for r in compares:
-        if r["b"] != "stock-again" and r is not agree:
+        if r["b"] == "stock-again":
+            continue
+        if "untouched" in r:
+            r["timing"], r["difference"] = why.split(";")[0], r["untouched"]
+        elif r is not agree:
             r["not_judged"] = why
 
 
@@ -190,22 +198,30 @@ def dump_run(args):
     bad = 0
     with open(os.path.join(out, "dumps.jsonl"), "w") as f:
         f.write(json.dumps(dict(b.info, type="build")) + "\n")
-        for mem, nodes in [(m, n) for n in args.nodes for m in args.sizes]:
-            records = dumprun.dump_records(b, mem, out, nodes, say=say)
+        cases = [(m, n, "", None) for n in args.nodes for m in args.sizes]
+        cases += [(mem, nodes, extra, name) for name, mem, nodes, extra in dumprun.LAYOUTS] if args.layouts else []
+        for mem, nodes, extra, label in cases:
+            records = dumprun.dump_records(b, mem, out, nodes, say=say, **({"extra": extra, "label": label}
+                                                                           if label else {}))
             judge(records)
             for r in records:
                 f.write(json.dumps(r) + "\n")
                 f.flush()
                 what = {"dump": lambda: f"{r['variant']}: " + ("; ".join(r["problems"]) or "holds together"),
                         "dump_compare": lambda: f"{r['a']} and {r['b']}: " + (r["difference"] or (
+                            f"the same outside the {r['touched_pages']} pages either boot's allocations "
+                            f"touched ({r['timing']})" if r.get("timing") else
                             "the same" + (f" but for the user words of {r['user_pages']} pages in use"
-                                          if r["exact"] else " word for word"))),
+                                          if r["exact"] else " word for word"))) +
+                        (f"; the early dumps differ: {r['early_difference']}" if r.get("early_difference")
+                         else "; the early dumps the same word for word" if "early_difference" in r else ""),
                         "refusal": lambda: f"{r['params']}: " + (r["message"] or "not refused"),
                         "error": lambda: r["message"]}[r["type"]]()
                 bad += r["type"] == "error" or bool(r.get("problems")) or \
-                    bool(r.get("difference") and not r.get("not_judged")) or \
+                    bool(r.get("difference") and not r.get("not_judged")) or bool(r.get("early_difference")) or \
                     (r["type"] == "refusal" and not r["refused"])
-                say(f"linux-src: {size_label(mem)}, {nodes} node{'s' if nodes > 1 else ''}: {what}"
+                where = label or f"{size_label(mem)}, {nodes} node{'s' if nodes > 1 else ''}"
+                say(f"linux-src: {where}: {what}"
                     + (f" (not judged: {r['not_judged']})" if r.get("not_judged") and r.get("difference") else ""))
     say(f"linux-src: {out}/dumps.jsonl")
     return 1 if bad else 0
@@ -282,6 +298,8 @@ def cmd_linux_src(args):
     patches = [] if args.unpatched else None
     if args.unpatched and args.dump:
         raise BenchError("--dump needs the series (patches/linux/6.12's dump patch): not with --unpatched")
+    if args.layouts and not args.dump:
+        raise BenchError("--layouts is for --dump")
     if sum(map(bool, (args.dump, args.init, args.configs))) > 1:
         raise BenchError("--dump, --init and --configs are separate runs: give one")
     if args.unpatched and args.configs:
@@ -338,6 +356,8 @@ def add_parser(sub):
     p.add_argument("--dump", action="store_true", help="instead of the brackets, boot each size for the memory "
                    "map after deferred init (bootheap_dump) as init_pages=stock and as the default, check each "
                    "dump and compare the two, and check that an unknown init_pages is refused")
+    p.add_argument("--layouts", action="store_true", help="with --dump, also boot each layout of "
+                   "harness/peers/linux/dumprun.py's LAYOUTS: reserved ranges, unequal nodes")
     p.add_argument("--init", action="store_true", help="instead of the brackets, boot each size (and node "
                    "count) as each variant (default stock,sweep and no init_pages) to a busybox /init that fills "
                    f"and reads back {initboot.MEMTEST_MIB} MiB of tmpfs and powers off, under TCG")
