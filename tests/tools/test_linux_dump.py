@@ -339,3 +339,8 @@ def test_compare_logs_holds_the_early_dumps_too(tmp_path):
     said = []
     assert dumprun.compare_logs(str(a), str(b), say=said.append) == 1
     assert any(s.startswith("linux-src: the early dumps differ: totalram_pages 2048") for s in said), said
+
+
+def test_a_guest_s_nodes_are_named_by_count_or_by_size():
+    assert dumpboot.nodes_label(1) == "1 node" and dumpboot.nodes_label(2) == "2 nodes"
+    assert dumpboot.nodes_label([1024, 3072]) == "nodes of 1024 MiB and 3072 MiB"

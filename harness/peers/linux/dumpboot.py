@@ -34,6 +34,13 @@ class DumpBootError(Exception):
     """A boot that gave no dump: why, and the serial log's end."""
 
 
+def nodes_label(nodes):
+    """A guest's nodes in words: a count, or each node's MiB."""
+    if isinstance(nodes, int):
+        return f"{nodes} node{'s' if nodes > 1 else ''}"
+    return "nodes of " + " and ".join(f"{n} MiB" for n in nodes)
+
+
 def refused(log):
     """The early parameters Linux said it could not take -> [name]."""
     return MALFORMED.findall(log)
@@ -100,7 +107,7 @@ def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None):
         why = f"no dump's end line within {timeout:.0f} s"
     if why:
         tail = "\n".join(log.rstrip().splitlines()[-12:])
-        raise DumpBootError(f"{why} ({mem_bytes >> 20} MiB, {nodes} node{'s' if nodes > 1 else ''}); "
+        raise DumpBootError(f"{why} ({mem_bytes >> 20} MiB, {nodes_label(nodes)}); "
                             f"its serial log ends:\n{tail}")
     try:
         return dump.parse(log), log
