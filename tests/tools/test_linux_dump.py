@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from harness.peers.linux import dump, dumpboot
+from harness.peers.linux import dump, dumpboot, dumpdiff
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 MEMMAP = 0xffffea0000000000
@@ -83,7 +83,7 @@ def test_a_consistent_dump_reads_back_and_holds():
     assert z.nr_free[10] == 3 and z.free_pages == 3 << 10
     assert dump.page_at(z, 0x1801).private == 0 and dump.page_at(z, 0x1800).private == 10
     assert dump.check(d) == []
-    assert dump.compare(d, dump.parse(good())) is None
+    assert dumpdiff.compare(d, dump.parse(good())) is None
 
 
 def test_the_digest_is_checked_against_the_runs():
@@ -141,7 +141,7 @@ def test_compare_names_the_first_differing_pfn():
     runs = heads(pfns, 10) + [run(0x1c00, 0x200, **RESERVED), run(0x1e00, 1, **dict(RESERVED, ref=2)),
                               run(0x1e01, 0x1ff, **RESERVED)]
     b = dump.parse(text(runs, {(10, 1): pfns}, [(0x1000, 8, 1)]))
-    diff = dump.compare(a, b, ("stock", "sweep"))
+    diff = dumpdiff.compare(a, b, ("stock", "sweep"))
     assert "pfn 0x1e00 differs: ref 1 in stock, 2 in sweep" in diff
 
 
@@ -151,14 +151,14 @@ def test_compare_names_the_first_differing_list_entry():
     b = dump.parse(text(heads(pfns, 10) + [run(0x1c00, 0x400, **RESERVED)], {(10, 1): pfns},
                         [(0x1000, 8, 1)]))
     assert dump.check(b) == []
-    diff = dump.compare(a, b)
+    diff = dumpdiff.compare(a, b)
     # The heads' links differ first (they name their neighbours): 0x1000 is
     # second in a, its prev 0x1800; first in b, its prev the list's head.
     assert diff.startswith("node 0 DMA32: digest is 0x") and \
         f"pfn 0x1000 differs: prev +2048 in a, {LIST_HEAD:#x} in b" in diff
     # With the pages alike, the list order itself is what differs.
     b.zones[0].runs, b.zones[0].digest = a.zones[0].runs, a.zones[0].digest
-    assert dump.compare(a, b) == ("node 0 DMA32: the order 10 list of migratetype 1 differs at entry 0: "
+    assert dumpdiff.compare(a, b) == ("node 0 DMA32: the order 10 list of migratetype 1 differs at entry 0: "
                                   "0x1800 in a, 0x1000 in b")
 
 
@@ -166,7 +166,7 @@ def test_compare_names_the_first_differing_pageblock():
     a = dump.parse(good())
     b = dump.parse(good())
     b.zones[0].blocks = [(0x1000, 3, 1), (0x1600, 1, 0), (0x1800, 4, 1)]
-    assert dump.compare(a, b) == "node 0 DMA32: the pageblock at pfn 0x1600 has migratetype 1 in a, 0 in b"
+    assert dumpdiff.compare(a, b) == "node 0 DMA32: the pageblock at pfn 0x1600 has migratetype 1 in a, 0 in b"
 
 
 @pytest.mark.parametrize("cut,message", [
@@ -210,7 +210,7 @@ def test_a_real_dump_with_one_entry_moved_is_named():
     z = d.zones[1]
     z.lists[(10, 1)].append(z.lists[(10, 1)].pop(0))        # the first block listed last
     first = dump.parse(recorded("stock")).zones[1].lists[(10, 1)]
-    assert dump.compare(dump.parse(recorded("stock")), d) == (
+    assert dumpdiff.compare(dump.parse(recorded("stock")), d) == (
         f"node 0 DMA32: the order 10 list of migratetype 1 differs at entry 0: {first[0]:#x} in a, "
         f"{first[1]:#x} in b")
     z.lists[(10, 1)].pop()                                  # and then gone: the counters disagree
@@ -222,10 +222,10 @@ def test_a_real_dump_with_one_entry_moved_is_named():
 def test_two_real_command_lines_differ_only_in_the_words_users_write():
     a, b = dump.parse(recorded("stock")), dump.parse(recorded("default"))
     assert dump.check(b) == []
-    exact = dump.compare(a, b, ("stock", "default"))
+    exact = dumpdiff.compare(a, b, ("stock", "default"))
     assert exact.startswith("node 0 DMA32: digest is") and "pfn 0x2456 differs: index" in exact
-    assert dump.compare(a, b, user_words=False) is None
-    assert dump.user_differences(a, b) == 24
+    assert dumpdiff.compare(a, b, user_words=False) is None
+    assert dumpdiff.user_differences(a, b) == 24
     # A free page's word is not left out: a tail's lru made to point at itself plus one.
     z = b.zones[1]
     i = next(i for i, r in enumerate(z.runs) if r.ref == 0 and r.type == 0xffffffff and r.count > 2
@@ -233,7 +233,7 @@ def test_two_real_command_lines_differ_only_in_the_words_users_write():
     r = z.runs[i]
     z.runs[i:i + 1] = [r._replace(count=1), r._replace(pfn=r.pfn + 1, count=1, next="+1"),
                        r._replace(pfn=r.pfn + 2, count=r.count - 2)]
-    assert dump.compare(a, b, user_words=False) == \
+    assert dumpdiff.compare(a, b, user_words=False) == \
         f"node 0 DMA32: pfn {r.pfn + 1:#x} differs: next = in a, +1 in b"
 
 
@@ -265,7 +265,7 @@ def test_a_reserved_page_s_words_are_never_left_out():
     z = b.zones[1]
     i = next(i for i, r in enumerate(z.runs) if r.flags & dump.PG_RESERVED and r.type == 0xffffffff)
     z.runs[i] = z.runs[i]._replace(index=0x1234)
-    assert dump.compare(a, b, user_words=False) == \
+    assert dumpdiff.compare(a, b, user_words=False) == \
         f"node 0 DMA32: pfn {z.runs[i].pfn:#x} differs: index 0x0 in a, 0x1234 in b"
 
 
@@ -308,21 +308,21 @@ def taken(pfns, held, listed, **tail):
 def test_what_no_allocation_touched_is_compared_whole():
     a = dump.parse(good())
     b = taken([0x1400], [0x1400], [0x1800, 0x1000])
-    assert dump.compare(a, b) is not None
-    assert dump.compare_untouched(a, b) == (None, 0x400)
+    assert dumpdiff.compare(a, b) is not None
+    assert dumpdiff.compare_untouched(a, b) == (None, 0x400)
     # The blocks both list, listed in another order.
-    diff, touched = dump.compare_untouched(a, taken([0x1400], [0x1400], [0x1000, 0x1800]))
+    diff, touched = dumpdiff.compare_untouched(a, taken([0x1400], [0x1400], [0x1000, 0x1800]))
     assert touched is None and "holds the blocks both boots list in another order" in diff
     assert "0x1800 in a, 0x1000 in b" in diff
     # A tail of a block both list.
-    diff, _ = dump.compare_untouched(a, taken([0x1400], [0x1400], [0x1800, 0x1000], prev="-5"))
+    diff, _ = dumpdiff.compare_untouched(a, taken([0x1400], [0x1400], [0x1800, 0x1000], prev="-5"))
     assert "pfn 0x1005, in the shared block at 0x1000, differs: prev = in a, -5 in b" in diff
     # PG_reserved is compared on every pfn, touched or not.
     runs = heads([0x1800, 0x1000, 0x1400], 10) + [run(0x1c00, 0x400, ref=1)]
-    diff, _ = dump.compare_untouched(a, dump.parse(text(runs, {(10, 1): [0x1800, 0x1000, 0x1400]},
+    diff, _ = dumpdiff.compare_untouched(a, dump.parse(text(runs, {(10, 1): [0x1800, 0x1000, 0x1400]},
                                                         [(0x1000, 8, 1)])))
     assert "pfn 0x1c00 is PG_reserved in a only" in diff
-    diff, _ = dump.compare_untouched(a, dump.parse(good(totalram=0x999)))
+    diff, _ = dumpdiff.compare_untouched(a, dump.parse(good(totalram=0x999)))
     assert "totalram_pages" in diff
 
 

@@ -4,9 +4,9 @@ for its memory map (harness/peers/linux/dumpboot.py): twice as
 `init_pages=stock`, which must give the same dump word for word, once as
 `init_pages=sweep` and once with no init_pages (the default), which must
 give the same but for the words users write in pages with a reference held
-(dump.compare(), user_words); on more than one node sweep once more with a
+(dumpdiff.compare(), user_words); on more than one node sweep once more with a
 padded command line, each sweep boot held to each stock one, and also
-compared where no allocation touched (dump.compare_untouched()); each
+compared where no allocation touched (dumpdiff.compare_untouched()); each
 dump held to itself (dump.check()); every pair's early dumps, printed
 before any thread but the boot's own ran, compared word for word; and once
 with an init_pages value no kernel knows, which Linux must refuse with its
@@ -15,7 +15,7 @@ serial logs' dumps compared."""
 import os
 
 from harness.common import size_label
-from harness.peers.linux import dump, dumpboot
+from harness.peers.linux import dump, dumpboot, dumpdiff
 
 # Each variant's command line, and the default's: no init_pages, padded to
 # the same length with a parameter no code reads (Linux hands it to init).
@@ -92,14 +92,14 @@ def dump_records(build, mem, out, nodes=1, say=print, extra="", label=None):
     for na, nb in pairs(nodes):
         if na in dumps and nb in dumps:
             a, b = dumps[na], dumps[nb]
-            exact, loose = dump.compare(a, b, (na, nb)), dump.compare(a, b, (na, nb), user_words=False)
+            exact, loose = dumpdiff.compare(a, b, (na, nb)), dumpdiff.compare(a, b, (na, nb), user_words=False)
             same_line = lines[na] == lines[nb]
             r = dict(base, type="dump_compare", a=na, b=nb, exact=exact, user_words_left_out=loose,
-                     user_pages=dump.user_differences(a, b), difference=exact if same_line else loose)
+                     user_pages=dumpdiff.user_differences(a, b), difference=exact if same_line else loose)
             if na in early and nb in early:
-                r["early_difference"] = dump.compare(early[na], early[nb], (na, nb))
+                r["early_difference"] = dumpdiff.compare(early[na], early[nb], (na, nb))
             if node_count(nodes) > 1:
-                r["untouched"], r["touched_pages"] = dump.compare_untouched(a, b, (na, nb))
+                r["untouched"], r["touched_pages"] = dumpdiff.compare_untouched(a, b, (na, nb))
             records.append(r)
     log = os.path.join(out, f"serial-dump-unknown-{tag}.log")
     say(f"linux-src: {UNKNOWN} at {label or size_label(mem)}")
@@ -147,10 +147,10 @@ def compare_logs(a, b, say=print):
             for problem in dump.check(d):
                 say(f"linux-src: {path}: the early dump: {problem}")
                 status = 1
-        diff = dump.compare(*early, names)
+        diff = dumpdiff.compare(*early, names)
         say(f"linux-src: the early dumps differ: {diff}" if diff else "linux-src: the early dumps are the same")
         status = 1 if diff else status
-    diff = dump.compare(*dumps, names)
+    diff = dumpdiff.compare(*dumps, names)
     if diff:
         say(f"linux-src: the dumps differ: {diff}")
         return 1

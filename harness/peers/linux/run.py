@@ -160,7 +160,7 @@ def judge(records):
     sweep and sweep-padded) that differ say the boot is not a function of
     the kernel alone at this size: its allocations land by its timing.
     Where the records hold a comparison of what no allocation touched
-    (more than one node, dump.compare_untouched()), that comparison then
+    (more than one node, dumpdiff.compare_untouched()), that comparison then
     counts in place of the whole one. Else a sweep boot the same as a stock
     one stands as the comparison, and every other difference is said, not
     counted; so is every difference when no sweep boot is the same as a
