@@ -435,3 +435,36 @@ def test_layouts_boot_each_with_its_parameters(monkeypatch, tmp_path):
     assert seen[1:] == [(mem, nodes, extra, name) for name, mem, nodes, extra in dumprun.LAYOUTS]
     assert ("1G+3G", 4 * GIB, [1024, 3072], "") in [(n, m, k, e) for n, m, k, e in dumprun.LAYOUTS]
     assert dumprun.pairs([1024, 3072]) == dumprun.pairs(2)
+
+
+def test_a_build_without_deferral_is_kept_apart_and_not_set_beside_debians(tmp_path):
+    import json
+    assert source.flipped_name({"DEFERRED_STRUCT_PAGE_INIT": "n"}) == "-no-deferred-struct-page-init"
+    assert source.flipped_name({}) == ""
+    debian = tmp_path / "peers"
+    os.makedirs(debian)
+    d = [{"type": "peers", "packages": {}}, dict(phase(GIB, "memmap", 3800, 100), type="peer", peer="linux-6.12"),
+         {"type": "linux_model", "strategy": "linux612", "mem_bytes": GIB, "per_page": {"memmap": 38.5}}]
+    (debian / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in d))
+    build = {"type": "build", "source_version": "6.12.107-1", "suite": "trixie", "patches": [], "key": "abc",
+             "build_s": 300.0, "toolchain": {"gcc": "gcc 12.2.0"}, "warnings": [],
+             "config": {"base": ["64BIT"], "sources": [], "needs": {}, "excluded": {}, "options": [],
+                        "flipped": {"flips": {"DEFERRED_STRUCT_PAGE_INIT": "n"}, "also_changed": {}}}}
+    recs = [{"type": "linux-src", "icount": "shift=0,sleep=off", "date": "d"}, build,
+            phase(GIB, "memmap", 6000, 100), phase(GIB, "memblock_free_all", 7000, 100)]
+    text = report.render(recs, str(debian))
+    assert "**Built with `DEFERRED_STRUCT_PAGE_INIT=n`** (`--no-defer`), olddefconfig changing nothing else" in text
+    assert "| 1 GiB | 1 | memmap | 6,000 / 100 = 60.00 | - | - | - |" in text
+    assert "| both phases / pages handed over |" in text and "| 1 GiB | 1 | 13,000 / 1,000 = 13.00 | - |" in text
+
+
+def test_no_defer_is_refused_beside_the_runs_it_does_not_measure():
+    import argparse
+    from harness.common import BenchError
+    from harness.peers.linux import run
+    parser = argparse.ArgumentParser().add_subparsers()
+    run.add_parser(parser)
+    for extra in (["--dump"], ["--init"], ["--profile", "memmap"]):
+        args = parser.choices["linux-src"].parse_args(["--no-defer"] + extra)
+        with pytest.raises(BenchError, match="--no-defer measures the brackets of a build without deferral"):
+            run.cmd_linux_src(args)

@@ -8,6 +8,7 @@ and a kernel without deferred init, refused by name."""
 import json
 import lzma
 import os
+import re
 import struct
 import subprocess
 
@@ -207,3 +208,22 @@ def test_both_payloads_unpack(tmp_path):
             assert peers_fetch.unpack_payload(path, peers_fetch.bzimage_payload(f.read())) == elf
     with pytest.raises(FetchError, match="neither XZ nor Zstandard"):
         peers_fetch.unpack_payload("bz", b"gzip?")
+
+
+def test_without_deferral_every_memmap_call_counts_whole():
+    """A kernel built without DEFERRED_STRUCT_PAGE_INIT has no defer_init()
+    statics to read: each memmap_init_range() call initialises its range."""
+    calls = [(c[0], c[1], {}, c[3]) for c in brackets("4G")[0].part_calls]
+    assert peers_boot.memmap_pages(calls) == sum(c[1][0] for c in calls) > 557056 - 98
+    spec = peers_boot.TARGETS["linux-6.12-nodefer"].specs({"asm_sysvec_x": 4})
+    assert [s.name for s in spec] == ["memmap", "memblock_free_all"] and spec[0].part_reads == ()
+
+
+def test_a_kernel_without_deferral_gives_two_phases():
+    memmap, memblock, _ = brackets("1G")
+    log = text("serial-linux-6.12-1G.log")
+    r = peers_boot.linux_result([memmap, memblock], log)
+    assert list(r["phases"]) == ["memmap", "memblock_free_all"]
+    assert r["phases"]["memblock_free_all"]["pages"] == 53999
+    with pytest.raises(peers_boot.PeerError, match="deferred pages initialised"):
+        peers_boot.linux_result(brackets("1G"), re.sub(r".*deferred pages initialised.*\n", "", log))

@@ -56,13 +56,21 @@ def defer_statics(syms):
 def linux_specs(syms):
     irqs = sorted(n for n in syms if n.startswith("asm_sysvec_")) + \
         ["asm_common_interrupt", "asm_spurious_interrupt"]
-    return [
-        Spec("memmap", "memmap_init_range", "free_area_init", exclude=("_printk",),
-             parts=("memmap_init_range",), part_reads=defer_statics(syms)),
-        Spec("memblock_free_all", "memblock_free_all", exclude=("_printk",),
-             parts=("reserve_bootmem_region",), reads=("_totalram_pages", "vm_zone_stat")),
+    return linux_early_specs(syms, defer_statics(syms)) + [
         Spec("deferred", "deferred_init_memmap", exclude=("_printk", "__schedule"),
              interrupts=irqs, reads=("vm_zone_stat",), per_node=True),
+    ]
+
+
+def linux_early_specs(syms, statics=()):
+    """The memmap init and memblock_free_all(): the whole hand-over of a
+    kernel built without DEFERRED_STRUCT_PAGE_INIT, which has no
+    defer_init() and so none of its statics."""
+    return [
+        Spec("memmap", "memmap_init_range", "free_area_init", exclude=("_printk",),
+             parts=("memmap_init_range",), part_reads=statics),
+        Spec("memblock_free_all", "memblock_free_all", exclude=("_printk",),
+             parts=("reserve_bootmem_region",), reads=("_totalram_pages", "vm_zone_stat")),
     ]
 
 
@@ -85,6 +93,9 @@ TARGETS = {
                         "deferred pages initialised"),
     "linux-6.12": Target("linux-6.12", command.QBOOT, LINUX_APPEND, linux_specs,
                          "deferred pages initialised"),
+    # 6.12 built without deferral: 'Memory:' comes after memblock_free_all().
+    "linux-6.12-nodefer": Target("linux-6.12-nodefer", command.QBOOT, LINUX_APPEND, linux_early_specs,
+                                 "Memory:"),
 }
 
 
@@ -200,7 +211,10 @@ def memmap_pages(part_calls):
     range but in each node's last zone, where defer_init() counts pages
     (nr_initialised) and stops after the first section at a section
     boundary (that page is counted, not initialised). 6.1 and 6.12 count
-    alike there; 6.12 leaves the counters alone in the lower zones."""
+    alike there; 6.12 leaves the counters alone in the lower zones.
+    Without deferral (no statics read) every call initialises its range."""
+    if all(not after for _, _, after, _ in part_calls):
+        return sum(args[0] for _, args, _, _ in part_calls)
     last_end = {}                   # node (an int: the register's low half) -> its last zone's end
     for _, args, _, _ in part_calls:
         nid = args[1] & 0xffffffff
@@ -226,18 +240,20 @@ def memmap_pages(part_calls):
 
 
 def linux_result(results, log):
-    """A Linux boot's three phases, with the pages each covers."""
-    memmap, memblock, deferred = results
+    """A Linux boot's three phases, with the pages each covers; two, the
+    memmap init and memblock_free_all(), for a kernel without deferral."""
+    memmap, memblock = results[:2]
     try:
-        facts = linux_facts(log)
+        facts = linux_facts(log, need_deferred=len(results) > 2)
     except LogError as e:
         raise PeerError(str(e))
     total = memblock.reads["_totalram_pages"]
     early = memblock.reads["vm_zone_stat"]          # NR_FREE_PAGES, the first counter
     # 6.1 prints 'Memory:' after mem_init(), which allocates a few page-table
     # pages after the free; 6.12 prints it after the deferred init, when the
-    # boot has allocated more (slabs, per-CPU areas: some MiB).
-    ref, slack = (total, 16384) if facts.get("memory_after_deferred") else (early, 4096)
+    # boot has allocated more (slabs, per-CPU areas: some MiB), as it does
+    # when built without deferral.
+    ref, slack = (total, 16384) if facts.get("memory_late") else (early, 4096)
     if not 0 <= ref * 4 - facts["free_kib"] - facts.get("vmalloc_hash_kib", 0) < slack:
         raise PeerError(f"Linux's free pages ({ref}) disagree with its 'Memory: {facts['free_kib']}K' "
                         "line")

@@ -87,9 +87,10 @@ def linux_facts(log, need_deferred=True):
     init fills ('pages in unavailable ranges'), memblock_free_all() between
     'mem auto-init' and the next line after mem_init() ('Memory:' in 6.1,
     'SLUB:' in 6.12), 'Memory:' (free and present KiB; in 6.12 after the
-    deferred init, memory_after_deferred), the hash tables taken from
-    vmalloc before it (vmalloc_hash_kib), and 'node N deferred pages
-    initialised in M ms'. Raises LogError naming what is missing."""
+    deferred init, memory_after_deferred, and after 'SLUB:', memory_late,
+    with deferral or without), the hash tables taken from vmalloc before
+    it (vmalloc_hash_kib), and 'node N deferred pages initialised in M ms'.
+    Raises LogError naming what is missing."""
     lines = linux_lines(log)
     if not lines:
         raise LogError("no time-stamped Linux line: was Linux booted with printk.time=1?\n"
@@ -113,6 +114,7 @@ def linux_facts(log, need_deferred=True):
         if m:
             f["free_kib"], f["present_kib"] = int(m.group(1)), int(m.group(2))
             f["memory_after_deferred"] = bool(f["deferred_ms"])
+            f["memory_late"] = "memory_us" in f      # after 'SLUB:' (6.12), with or without deferral
         # The first line after mem_init(): 6.1 prints 'Memory:' there; 6.12
         # prints it after the deferred init, and kmem_cache_init()'s 'SLUB:'
         # is the first line after mem_init().

@@ -12,7 +12,6 @@ only what it changed."""
 import os
 import re
 import shutil
-import subprocess
 import time
 
 from harness.peers.debian import source as debsrc
@@ -54,31 +53,6 @@ def variants(base):
     return out
 
 
-def settle(tree, obj, base_text, flips, log):
-    """obj/.config as the base with flips, settled by olddefconfig ->
-    the flips olddefconfig undid ({symbol: value it left})."""
-    os.makedirs(obj, exist_ok=True)
-    path = os.path.join(obj, ".config")
-    with open(path, "w") as f:
-        f.write(base_text)
-    for sym, val in flips.items():
-        opt = "--disable" if val == "n" else "--enable"
-        r = subprocess.run([os.path.join(tree, "scripts", "config"), "--file", path, opt, sym],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise source.SourceError(f"scripts/config {opt} {sym}: {(r.stdout + r.stderr).strip()}")
-    debsrc.make(tree, [f"O={obj}", "olddefconfig"], log, "make olddefconfig", shown="linux")
-    with open(path) as f:
-        return undone(flips, kconfig.parse_config(f.read()))
-
-
-def undone(flips, now):
-    """The flips a settled .config (parsed: None for `is not set`, absent
-    when not even that) does not hold -> {symbol: the value it holds}."""
-    held = {s: now.get(s) or "n" for s in flips}
-    return {s: v for s, v in held.items() if v != flips[s]}
-
-
 def compile_objects(tree, obj, cfiles, log, jobs):
     """The objects of cfiles in obj -> (None or the failure, warnings)."""
     start = os.path.getsize(log) if os.path.exists(log) else 0
@@ -116,7 +90,7 @@ def run(release, out, say=print, jobs=None):
         debsrc.unpack(dsc, tree)
         chosen, unbuilt = [], set()
         for name, flips in variants(base):
-            left = settle(tree, os.path.join(work, f"obj-{len(chosen)}"), base_text, flips, log)
+            left = source.settle(tree, os.path.join(work, f"obj-{len(chosen)}"), base_text, flips, log)
             if left:
                 records.append({"type": "config_undone", "config": name, "left": left})
                 say(f"linux-src: {name}: olddefconfig leaves {', '.join(f'{s}={v}' for s, v in left.items())}")

@@ -68,7 +68,8 @@ def compare(a, b, names=("a", "b"), user_words=True):
 def _in_use_alike(p, q):
     """Two pages in use, alike but for the words their users write."""
     blank = {f: 0 for f in USER_WORDS}
-    return p.ref != 0 and (p.type >> 24 == PGTY_SLAB or not p.flags & PG_RESERVED) and _fields(p._replace(**blank)) == _fields(q._replace(**blank))
+    return p.ref != 0 and (p.type >> 24 == PGTY_SLAB or not p.flags & PG_RESERVED) and \
+        _fields(p._replace(**blank)) == _fields(q._replace(**blank))
 
 
 def user_differences(a, b):

@@ -109,13 +109,23 @@ def render(recs, debian_folder):
     end = next((r for r in recs if r["type"] == "end"), {})
     theirs, dhead = debian_phases(debian_folder)
     pkg = dhead.get("packages", {}).get(DEBIAN_PEER, {})
+    flipped = b["config"].get("flipped")
+    if flipped:                     # another configuration than Debian's: nothing to set beside it
+        theirs = {}
     out = ["# Linux 6.12 from Debian's source beside Debian's binary", "",
            f"**{LABEL}.**", "",
            f"Source: Debian's `linux` {b['source_version']} ({b['suite']}), {len(b['patches'])} patches of "
            f"this project; build key `{b['key']}`; built in {b['build_s']:.0f} s with "
            f"`{b['toolchain']['gcc']}` ({len(b['warnings'])} compiler warnings). Debian's binary: "
            f"`{pkg.get('package', '?')}` {pkg.get('version', '?')}, from `make peers` in "
-           f"`{os.path.relpath(debian_folder, ROOT)}` ({dhead.get('qemu', '?')}).", "",
+           f"`{os.path.relpath(debian_folder, ROOT)}` ({dhead.get('qemu', '?')}).", ""]
+    if flipped:
+        also = ", ".join(f"`{k}` to {_value(v)}" for k, v in flipped["also_changed"].items())
+        out += ["**Built with " + ", ".join(f"`{k}={v}`" for k, v in flipped["flips"].items()) + "** (`--no-defer`), "
+                f"olddefconfig changing {also or 'nothing else'}: not Debian's configuration, so neither "
+                "Debian's binary nor the model is set beside it.", ""]
+    out += [
+
            f"Both boot by their PVH note under qboot, q35, 1 vCPU, `-icount {head['icount']}`, one boot "
            "recorded and replayed with gdbstub breakpoints at the brackets of `make peers` "
            "(harness/peers/bracket/boot.py): memmap init (`memmap_init_range()` within `free_area_init()`), "
@@ -132,14 +142,15 @@ def render(recs, debian_folder):
            "| RAM | nodes | phase | source build: instructions / pages = a page | Debian's binary | "
            f"source / Debian | the `{MODEL}` model |", "|---|---|---|---|---|---|---|"]
     rows = comparison(ours, theirs)
-    models = model_phases(debian_folder)
+    models = {} if flipped else model_phases(debian_folder)
     for mem, nodes, phase, mine, r, real, within in rows:
         vs = "-" if real is None else f"{(mine / real - 1) * 100:+.1f}%" + ("" if within else " (outside 10%)")
         model = models.get((mem, r["phase"])) if nodes == 1 else None
         out.append(f"| {mem // GIB} GiB | {nodes} | {phase} | {r['instructions']:,} / {r['pages']:,} = "
                    f"{mine:.2f} | {'-' if real is None else f'{real:.2f}'} | {vs} | "
                    f"{'-' if model is None else f'{model:.2f}'} |")
-    out += ["", "| RAM | nodes | all three phases / pages handed over | Debian's binary |", "|---|---|---|---|"]
+    out += ["", f"| RAM | nodes | {'both' if flipped else 'all three'} phases / pages handed over | Debian's binary |",
+            "|---|---|---|---|"]
     for (mem, nodes, variant), (n, pages) in sorted(totals(ours).items()):
         d = [theirs.get((mem, p)) for p in LINUX_PHASES] if nodes == 1 else [None]
         dt = f"{sum(x['instructions'] for x in d) / d[0]['pages_total']:.2f}" if all(d) else "-"

@@ -21,21 +21,28 @@ DEFAULT_SIZES = "1,4"
 DEBIAN = os.path.join(ROOT, "docs", "results", "peers-linux")
 RECORDS = "linux-src.jsonl"
 TARGET = peers_boot.TARGETS["linux-6.12"]
+NODEFER = {"DEFERRED_STRUCT_PAGE_INIT": "n"}     # --no-defer's flip
 INIT_PAGES = ("stock", "sweep")         # the values of patches/linux/6.12's init_pages=
+
+
+def target_of(build):
+    """The brackets of a build: three phases, or two without deferral."""
+    flips = build.info["config"].get("flipped", {}).get("flips", {})
+    return peers_boot.TARGETS["linux-6.12-nodefer"] if flips == NODEFER else TARGET
 
 
 def boot_records(build, mem, nodes, out, variant=""):
     """The source build booted once at mem bytes on `nodes`, with
-    init_pages=`variant` unless it is "" -> its three phase records, or one
-    error record naming why it gave no bracket."""
+    init_pages=`variant` unless it is "" -> its phase records (three; two
+    without deferral), or one error record naming why it gave no bracket."""
     log = os.path.join(out, f"serial-linux-src-{size_label(mem)}-{nodes}n{'-' + variant if variant else ''}.log")
     base = {"type": "phase", "mem_bytes": mem, "nodes": nodes, "version": build.info["source_version"],
             "key": build.info["key"]}
-    target = TARGET
+    target = target_of(build)
     if variant:
         base["variant"] = variant
-        target = copy.copy(TARGET)
-        target.append = f"{TARGET.append} init_pages={variant}"
+        target = copy.copy(target)
+        target.append = f"{target.append} init_pages={variant}"
     t = time.monotonic()
     try:
         results, text = peers_boot.boot_peer(target, build.files(), mem, log, nodes=nodes)
@@ -101,7 +108,8 @@ def profile_records(files, side, phase, mem, out):
 def run(args, out):
     """Builds, boots every size and node count -> records (written as they come)."""
     t0 = time.monotonic()
-    b = source.build(args.release, [] if args.unpatched else None, say=say, refresh=args.refresh)
+    b = source.build(args.release, [] if args.unpatched else None, say=say, refresh=args.refresh,
+                     flips=NODEFER if args.no_defer else None)
     built = time.monotonic() - t0
     say(f"linux-src: Linux {b.info['source_version']}: {b.folder} ({'built' if built > 60 else 'cached'})")
     records = [{"type": "linux-src", "clock": "icount", "icount": peers_boot.ICOUNT, "machine": "q35",
@@ -306,9 +314,13 @@ def cmd_linux_src(args):
         raise BenchError("--configs builds the series' patches: not with --unpatched")
     if args.unpatched and args.init:
         raise BenchError("--init boots the series' init_pages= variants: not with --unpatched")
+    if args.no_defer and (args.dump or args.init or args.configs or args.profile):
+        raise BenchError("--no-defer measures the brackets of a build without deferral: not with --dump, "
+                         "--init, --configs or --profile")
     try:
         if args.build_only:
-            b = source.build(args.release, patches, say=say, refresh=args.refresh)
+            b = source.build(args.release, patches, say=say, refresh=args.refresh,
+                             flips=NODEFER if args.no_defer else None)
             say(f"linux-src: {b.folder}")
             return 0
         if args.configs:
@@ -353,6 +365,9 @@ def add_parser(sub):
                    "series in turn with and without each option of the memory-init path (the objects of "
                    "the C files it touches), writing configs.jsonl and configs.md")
     p.add_argument("--unpatched", action="store_true", help="build and measure without patches/linux/<release>")
+    p.add_argument("--no-defer", action="store_true", help="build (cached apart) and measure with "
+                   "DEFERRED_STRUCT_PAGE_INIT turned off in the derived config: two phases, the boot's whole "
+                   "hand-over, for deferral's worth; not set beside Debian's binary")
     p.add_argument("--dump", action="store_true", help="instead of the brackets, boot each size for the memory "
                    "map after deferred init (bootheap_dump) as init_pages=stock and as the default, check each "
                    "dump and compare the two, and check that an unknown init_pages is refused")

@@ -77,9 +77,12 @@ class Build(debsrc.Build):
         return {"kernel": self.kernel, "symbols": self.symbols}
 
 
-def build(release="6.12", patches=None, say=print, apt=None, jobs=None, refresh=False):
+def build(release="6.12", patches=None, say=print, apt=None, jobs=None, refresh=False, flips=None):
     """Linux `release` built with `patches` (default: its series) -> Build,
-    reused while its key holds. One process builds at a time."""
+    reused while its key holds. One process builds at a time. flips:
+    {symbol: "y" or "n"} set on the derived .config before the build
+    (`linux-src --no-defer`), each settled by settle() as
+    `linux-src --configs` does; a flip it undoes fails the build."""
     if release not in RELEASES:
         raise SourceError(f"no Linux release {release}: the source builds are {', '.join(RELEASES)}")
     patches = patches_of(release) if patches is None else list(patches)
@@ -88,7 +91,8 @@ def build(release="6.12", patches=None, say=print, apt=None, jobs=None, refresh=
         fcntl.flock(lock, fcntl.LOCK_EX)
         version, dsc = fetch(release, apt, say, refresh)
         tools = debsrc.toolchain()
-        recipe = debsrc.build_key(version, patches, config_recipe(), tools)
+        recipe = debsrc.build_key(version, patches, config_recipe() + (repr(sorted(flips.items())) if flips else ""),
+                                  tools)
         recipes = _recipes()
         known = os.path.join(SRC, recipes.get(recipe, "-"))
         if os.path.isfile(os.path.join(known, "build.json")):
@@ -97,7 +101,7 @@ def build(release="6.12", patches=None, say=print, apt=None, jobs=None, refresh=
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
         try:
-            folder = _build(release, version, dsc, patches, tools, work, say, jobs)
+            folder = _build(release, version, dsc, patches, tools, work, say, jobs, flips or {})
         finally:
             shutil.rmtree(work, ignore_errors=True)
         recipes[recipe] = os.path.basename(folder)
@@ -164,7 +168,54 @@ def configure(tree, folder, log):
             "options": kconfig.compare(keep, final, derived, index)}
 
 
-def _build(release, version, dsc, patches, tools, work, say, jobs):
+def settle(tree, obj, base_text, flips, log):
+    """obj/.config as the base with flips, settled by olddefconfig ->
+    the flips olddefconfig undid ({symbol: value it left})."""
+    os.makedirs(obj, exist_ok=True)
+    path = os.path.join(obj, ".config")
+    with open(path, "w") as f:
+        f.write(base_text)
+    for sym, val in flips.items():
+        opt = "--disable" if val == "n" else "--enable"
+        r = subprocess.run([os.path.join(tree, "scripts", "config"), "--file", path, opt, sym],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SourceError(f"scripts/config {opt} {sym}: {(r.stdout + r.stderr).strip()}")
+    debsrc.make(tree, [f"O={obj}", "olddefconfig"], log, "make olddefconfig", shown="linux")
+    with open(path) as f:
+        return undone(flips, kconfig.parse_config(f.read()))
+
+
+def undone(flips, now):
+    """The flips a settled .config (parsed: None for `is not set`, absent
+    when not even that) does not hold -> {symbol: the value it holds}."""
+    held = {s: now.get(s) or "n" for s in flips}
+    return {s: v for s, v in held.items() if v != flips[s]}
+
+
+def flipped_name(flips):
+    """A build folder's mark of its flips: -no-deferred-struct-page-init."""
+    return "".join(f"-{'no' if v == 'n' else 'with'}-{s.lower().replace('_', '-')}" for s, v in sorted(flips.items()))
+
+
+def _flip(tree, obj, flips, log):
+    """obj/.config with flips, settled -> the derivation's record of them:
+    each flip and every other symbol olddefconfig changed with it."""
+    path = os.path.join(obj, ".config")
+    with open(path) as f:
+        text = f.read()
+    undone = settle(tree, obj, text, flips, log)
+    if undone:
+        raise SourceError("olddefconfig undid " + ", ".join(f"{s}={v} (it left {undone[s]})" for s, v in flips.items()
+                                                             if s in undone))
+    before = kconfig.parse_config(text)
+    with open(path) as f:
+        after = kconfig.parse_config(f.read())
+    return {"flips": flips, "also_changed": {s: after.get(s) for s in sorted(set(before) | set(after))
+                                             if before.get(s) != after.get(s) and s not in flips}}
+
+
+def _build(release, version, dsc, patches, tools, work, say, jobs, flips):
     """Unpacks and configures in `work`; reuses the build of the same key or
     compiles one -> its folder."""
     tree, log = os.path.join(work, "src"), os.path.join(work, "build.log")
@@ -174,16 +225,19 @@ def _build(release, version, dsc, patches, tools, work, say, jobs):
     t0 = time.monotonic()
     derivation = configure(tree, work, log)
     obj = os.path.join(work, "obj")
+    if flips:
+        derivation["flipped"] = _flip(tree, obj, flips, log)
     with open(os.path.join(obj, ".config")) as f:
         key = debsrc.build_key(version, patches, f.read(), tools)
-    folder = os.path.join(SRC, f"{release}{'' if patches else '-unpatched'}-{key}")
+    folder = os.path.join(SRC, f"{release}{'' if patches else '-unpatched'}{flipped_name(flips)}-{key}")
     if os.path.isfile(os.path.join(folder, "build.json")):
         say(f"linux-src: the same .config was built before: {os.path.relpath(folder, ROOT)}")
         return folder
     kept = derivation["options"]
     say(f"linux-src: building Linux {version} into {os.path.relpath(folder, ROOT)}: tinyconfig with "
         f"{len(kept)} of Debian's options that change the memory init "
-        f"({sum('depends_on' not in o for o in kept)} as Debian has them), {len(patches)} patches")
+        f"({sum('depends_on' not in o for o in kept)} as Debian has them), {len(patches)} patches"
+        + "".join(f", {s}={v}" for s, v in flips.items()))
     debsrc.make(tree, [f"O={obj}", f"-j{jobs or os.cpu_count() or 1}", "bzImage"], log,
                 f"the build of Linux {version}", shown="linux")
     took = time.monotonic() - t0
