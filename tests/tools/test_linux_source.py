@@ -464,7 +464,23 @@ def test_no_defer_is_refused_beside_the_runs_it_does_not_measure():
     from harness.peers.linux import run
     parser = argparse.ArgumentParser().add_subparsers()
     run.add_parser(parser)
-    for extra in (["--dump"], ["--init"], ["--profile", "memmap"]):
+    for extra in (["--dump"], ["--init"], ["--profile", "memmap,deferred"]):
         args = parser.choices["linux-src"].parse_args(["--no-defer"] + extra)
         with pytest.raises(BenchError, match="--no-defer measures the brackets of a build without deferral"):
             run.cmd_linux_src(args)
+
+
+def test_each_variants_profile_is_a_column_over_its_own_boots_pages():
+    ours = [dict(phase(GIB, "deferred", 9000, 300), variant="stock"),
+            dict(phase(GIB, "deferred", 3000, 200), variant="sweep")]
+    recs = [{"type": "profile", "side": "source", "variant": v, "phase": "deferred", "mem_bytes": GIB,
+             "total": n, "exclusive": {"deferred_init_memmap": n // 3, "free_fresh_blocks": n - n // 3},
+             "calls": {"deferred_init_memmap": 1, "free_fresh_blocks": 2}} for v, n in (("stock", 9000),
+                                                                                     ("sweep", 3000))]
+    recs.append({"type": "profile", "side": "debian", "phase": "deferred", "mem_bytes": GIB, "total": 800,
+                 "exclusive": {"deferred_init_memmap": 800}, "calls": {"deferred_init_memmap": 1}})
+    text = "\n".join(report.profile_tables(recs, ours, {(GIB, "deferred"): {"pages": 400}}))
+    assert "source (stock) 9,000 instructions / 300 pages, source (sweep) 3,000 instructions / 200 pages, " \
+        "debian 800 instructions / 400 pages" in text
+    assert "| `free_fresh_blocks` | 2 | 20.00 | 2 | 10.00 | - | - |" in text
+    assert "| `deferred_init_memmap` | 1 | 10.00 | 1 | 5.00 | 1 | 2.00 |" in text

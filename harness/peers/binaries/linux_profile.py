@@ -16,6 +16,8 @@ from harness.qemu.gdbstub import RSP, StubError
 # counted apart (real Linux's; bootheap's). Real names missing from a
 # kernel's symbols are left out; functions run for every page or every call
 # (__fentry__, the return thunk) would stop the guest too often to name.
+# The last names of each real list are patches/linux/6.12's, for
+# `linux-src --profile` of its variants.
 PHASES = {
     "memmap": (("free_area_init", "lx_memmap_init"),
                ("memmap_init_range", "__init_single_page", "set_pageblock_migratetype",
@@ -27,7 +29,9 @@ PHASES = {
                            "memblock_free_pages", "__free_pages_core", "__free_pages_ok", "free_one_page",
                            "split_large_buddy", "__free_one_page", "__mod_zone_page_state",
                            "range_contains_unaccepted_memory", "_raw_spin_lock_irqsave",
-                           "_raw_spin_unlock_irqrestore", "__next_mem_range"),
+                           "_raw_spin_unlock_irqrestore", "__next_mem_range", "free_fresh_ok",
+                           "init_free_chunks", "free_fresh_blocks", "init_held_pages", "memmap_unskip_chunk",
+                           "memmap_unskip_span", "memmap_unskip_rest"),
                           ("free_pages_core_61", "free_pages_core_612", "free_one_page", "mod_zone_free",
                            "contains_unaccepted", "early_pfn_to_nid")),
     "deferred": (("deferred_init_memmap", "deferred_worker"),
@@ -36,7 +40,8 @@ PHASES = {
                   "split_large_buddy", "__free_one_page", "__mod_zone_page_state", "set_pageblock_migratetype",
                   "set_pfnblock_flags_mask", "padata_do_multithreaded", "range_contains_unaccepted_memory",
                   "accept_memory", "__next_mem_pfn_range_in_zone", "_raw_spin_lock_irqsave",
-                  "_raw_spin_unlock_irqrestore", "__schedule", "_printk"),
+                  "_raw_spin_unlock_irqrestore", "__schedule", "_printk", "free_fresh_ok", "init_free_chunks",
+                  "free_fresh_blocks"),
                  ("memmap_chunk", "free_range", "lx_init_single_page", "lx_pfn_valid", "free_pages_core_61",
                   "free_pages_core_612", "free_one_page", "mod_zone_free", "lx_set_pageblock_migratetype",
                   "contains_unaccepted", "lx_cond_resched")),

@@ -70,12 +70,17 @@ def profile_tables(recs, ours, theirs):
     profs = {}
     for r in recs:
         if r["type"] == "profile":
-            profs.setdefault((r["phase"], r["mem_bytes"]), {})[r.get("side", "source")] = r
+            side = r.get("side", "source") + (f" ({r['variant']})" if r.get("variant") else "")
+            profs.setdefault((r["phase"], r["mem_bytes"]), {})[side] = r
     out = []
     for (phase, mem), sides in profs.items():
-        mine = next((r["pages"] for r in ours if (r["mem_bytes"], r["nodes"], r["phase"]) == (mem, 1, phase)), None)
         d = theirs.get((mem, phase))
-        pages = {"source": mine, "debian": d["pages"] if d else None}
+        pages = {side: d["pages"] if d else None for side in sides if side == "debian"}
+        for side, p in sides.items():
+            if side != "debian":
+                pages[side] = next((r["pages"] for r in ours if (r["mem_bytes"], r["nodes"], r["phase"],
+                                                                 r.get("variant", "")) ==
+                                    (mem, 1, phase, p.get("variant", ""))), None)
         out += ["", f"### {phase} at {mem // GIB} GiB, function by function", "",
                 "Every instruction from the entry of the phase's function to its return given to the function "
                 "it ran in (harness/peers/binaries/linux_profile.py), over the phase's pages: "

@@ -81,20 +81,24 @@ def binary_config(build, path):
             "values": {o["symbol"]: real.get(o["symbol"]) for o in build.info["config"]["options"]}}
 
 
-def profile_records(files, side, phase, mem, out):
+def profile_records(files, side, phase, mem, out, target=TARGET, variant=""):
     """One kernel's phase at mem bytes, one node, function by function
     (harness/peers/binaries/linux_profile.py: every instruction given to the
     function it ran in) -> one `profile` record, or an error record.
-    side: "source" (the build) or "debian" (Debian's binary)."""
+    side: "source" (the build, booted with init_pages=`variant` unless it
+    is "") or "debian" (Debian's binary)."""
     from harness.peers.binaries import linux_profile
     opener, names = linux_profile.PHASES[phase][0][0], linux_profile.PHASES[phase][1]
+    if variant:
+        target = copy.copy(target)
+        target.append = f"{target.append} init_pages={variant}"
 
     def drive(stub, syms, deadline):
         irqs = sorted(n for n in syms if n.startswith("asm_sysvec_")) + ["asm_common_interrupt"]
         return linux_profile.profile(stub, syms, opener, names, irqs, deadline)
-    log = os.path.join(out, f"serial-profile-{side}-{phase}-{size_label(mem)}.log")
+    log = os.path.join(out, f"serial-profile-{side}{'-' + variant if variant else ''}-{phase}-{size_label(mem)}.log")
     try:
-        prof, _ = peers_boot.boot_peer(TARGET, files, mem, log, drive=drive)
+        prof, _ = peers_boot.boot_peer(target, files, mem, log, drive=drive)
     except OSError as e:            # QEMU gone mid-profile: the replay ended before the phase returned
         e = f"QEMU ended before {opener}() returned ({e.__class__.__name__}: {e})"
         warn(f"linux-src: profile of {side}'s {phase}: {e}")
@@ -102,7 +106,8 @@ def profile_records(files, side, phase, mem, out):
     except peers_boot.PeerError as e:
         warn(f"linux-src: profile of {side}'s {phase}: {e}")
         return [{"type": "error", "mem_bytes": mem, "nodes": 1, "message": f"profile of {side}'s {phase}: {e}"}]
-    return [{"type": "profile", "side": side, "phase": phase, "mem_bytes": mem, **prof}]
+    return [dict({"type": "profile", "side": side, "phase": phase, "mem_bytes": mem, **prof},
+                 **({"variant": variant} if variant else {}))]
 
 
 def run(args, out):
@@ -130,18 +135,19 @@ def run(args, out):
                         f.write(json.dumps(r) + "\n")
                     f.flush()
                     records += more
-        sides = [("source", b.files())]
-        if args.profile:
+        sides = [("source", b.files(), v) for v in args.variants]
+        if args.profile and not args.no_defer:
             theirs = debian_files(say)
-            sides += [("debian", theirs)] if theirs else []
+            sides += [("debian", theirs, "")] if theirs else []
             if theirs and theirs.get("config"):
                 more = [binary_config(b, theirs["config"])]
                 f.write(json.dumps(more[0]) + "\n")
                 records += more
         for phase in args.profile:
-            for side, files in sides:
-                say(f"linux-src: profiling {side}'s {phase} at {size_label(args.sizes[0])}")
-                more = profile_records(files, side, phase, args.sizes[0], out)
+            for side, files, variant in sides:
+                say(f"linux-src: profiling {side}'s {phase} at {size_label(args.sizes[0])}"
+                    + (f", init_pages={variant}" if variant else ""))
+                more = profile_records(files, side, phase, args.sizes[0], out, target_of(b), variant)
                 f.write("".join(json.dumps(r) + "\n" for r in more))
                 records += more
         end = {"type": "end", "wall_s": round(time.monotonic() - t0, 1), "building_s": round(built, 1)}
@@ -314,9 +320,9 @@ def cmd_linux_src(args):
         raise BenchError("--configs builds the series' patches: not with --unpatched")
     if args.unpatched and args.init:
         raise BenchError("--init boots the series' init_pages= variants: not with --unpatched")
-    if args.no_defer and (args.dump or args.init or args.configs or args.profile):
+    if args.no_defer and (args.dump or args.init or args.configs or "deferred" in args.profile):
         raise BenchError("--no-defer measures the brackets of a build without deferral: not with --dump, "
-                         "--init, --configs or --profile")
+                         "--init, --configs or --profile deferred")
     try:
         if args.build_only:
             b = source.build(args.release, patches, say=say, refresh=args.refresh,
@@ -359,7 +365,8 @@ def add_parser(sub):
     p.add_argument("--refresh", action="store_true", help="ask the mirror again though a source is downloaded")
     p.add_argument("--profile", metavar="PHASES", help="also profile these phases (a comma list of memmap, "
                    "memblock_free_all, deferred) function by function at the smallest size, one node, in "
-                   "the source build and in Debian's binary (fetched as `make peers` does)")
+                   "the source build (once each --variants value) and in Debian's binary (fetched as "
+                   "`make peers` does; not with --no-defer)")
     p.add_argument("--build-only", action="store_true", help="only build")
     p.add_argument("--configs", action="store_true", help="instead of booting, compile each patch of the "
                    "series in turn with and without each option of the memory-init path (the objects of "
