@@ -93,9 +93,11 @@ TARGETS = {
                         "deferred pages initialised"),
     "linux-6.12": Target("linux-6.12", command.QBOOT, LINUX_APPEND, linux_specs,
                          "deferred pages initialised"),
-    # 6.12 built without deferral: 'Memory:' comes after memblock_free_all().
+    # 6.12 built without deferral: its 'Memory: nK/mK available' line comes
+    # after memblock_free_all() (other lines name memory too: "x86/mm:
+    # Memory block size", DMI's "Memory slots populated").
     "linux-6.12-nodefer": Target("linux-6.12-nodefer", command.QBOOT, LINUX_APPEND, linux_early_specs,
-                                 "Memory:"),
+                                 "K available ("),
 }
 
 

@@ -130,7 +130,6 @@ def render(recs, debian_folder):
                 f"olddefconfig changing {also or 'nothing else'}: not Debian's configuration, so neither "
                 "Debian's binary nor the model is set beside it.", ""]
     out += [
-
            f"Both boot by their PVH note under qboot, q35, 1 vCPU, `-icount {head['icount']}`, one boot "
            "recorded and replayed with gdbstub breakpoints at the brackets of `make peers` "
            "(harness/peers/bracket/boot.py): memmap init (`memmap_init_range()` within `free_area_init()`), "
