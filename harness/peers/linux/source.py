@@ -8,7 +8,8 @@ kernel as it was; `linux-src --unpatched` builds without them).
 The source comes through the private apt with deb-src lines and the
 fallback of harness/peers/debian/source.py; dpkg-source unpacks it with
 Debian's own patches. A build is kept in
-build/linux-src/<release>-<key>/, the key digesting the source version, the
+build/linux-src/<release>-<key>/ (<release>-no-<option>-<key>/ for an
+option flipped off, `--no-defer`), the key digesting the source version, the
 patches, the .config and the toolchain. The .config is known only once the
 tree is unpacked and configured (some minutes), so recipes.json maps what
 decides it (the version, the patches, the derivation's code in config.py,
