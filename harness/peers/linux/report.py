@@ -75,12 +75,12 @@ def profile_tables(recs, ours, theirs):
     out = []
     for (phase, mem), sides in profs.items():
         d = theirs.get((mem, phase))
-        pages = {side: d["pages"] if d else None for side in sides if side == "debian"}
+        pages = {}
         for side, p in sides.items():
-            if side != "debian":
-                pages[side] = next((r["pages"] for r in ours if (r["mem_bytes"], r["nodes"], r["phase"],
-                                                                 r.get("variant", "")) ==
-                                    (mem, 1, phase, p.get("variant", ""))), None)
+            mine = (r["pages"] for r in ours
+                    if (r["mem_bytes"], r["nodes"], r["phase"], r.get("variant", "")) ==
+                    (mem, 1, phase, p.get("variant", "")))
+            pages[side] = (d["pages"] if d else None) if side == "debian" else next(mine, None)
         out += ["", f"### {phase} at {mem // GIB} GiB, function by function", "",
                 "Every instruction from the entry of the phase's function to its return given to the function "
                 "it ran in (harness/peers/binaries/linux_profile.py), over the phase's pages: "

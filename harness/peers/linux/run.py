@@ -25,10 +25,15 @@ NODEFER = {"DEFERRED_STRUCT_PAGE_INIT": "n"}     # --no-defer's flip
 INIT_PAGES = ("stock", "sweep")         # the values of patches/linux/6.12's init_pages=
 
 
-def target_of(build):
-    """The brackets of a build: three phases, or two without deferral."""
+def target_of(build, variant=""):
+    """How a build boots: its brackets (three phases, or two without
+    deferral), with init_pages=`variant` unless it is ""."""
     flips = build.info["config"].get("flipped", {}).get("flips", {})
-    return peers_boot.TARGETS["linux-6.12-nodefer"] if flips == NODEFER else TARGET
+    target = peers_boot.TARGETS["linux-6.12-nodefer"] if flips == NODEFER else TARGET
+    if variant:
+        target = copy.copy(target)
+        target.append = f"{target.append} init_pages={variant}"
+    return target
 
 
 def boot_records(build, mem, nodes, out, variant=""):
@@ -38,11 +43,9 @@ def boot_records(build, mem, nodes, out, variant=""):
     log = os.path.join(out, f"serial-linux-src-{size_label(mem)}-{nodes}n{'-' + variant if variant else ''}.log")
     base = {"type": "phase", "mem_bytes": mem, "nodes": nodes, "version": build.info["source_version"],
             "key": build.info["key"]}
-    target = target_of(build)
+    target = target_of(build, variant)
     if variant:
         base["variant"] = variant
-        target = copy.copy(target)
-        target.append = f"{target.append} init_pages={variant}"
     t = time.monotonic()
     try:
         results, text = peers_boot.boot_peer(target, build.files(), mem, log, nodes=nodes)
@@ -85,13 +88,10 @@ def profile_records(files, side, phase, mem, out, target=TARGET, variant=""):
     """One kernel's phase at mem bytes, one node, function by function
     (harness/peers/binaries/linux_profile.py: every instruction given to the
     function it ran in) -> one `profile` record, or an error record.
-    side: "source" (the build, booted with init_pages=`variant` unless it
-    is "") or "debian" (Debian's binary)."""
+    side: "source" (the build, booted as `target`, target_of(build,
+    variant)) or "debian" (Debian's binary)."""
     from harness.peers.binaries import linux_profile
     opener, names = linux_profile.PHASES[phase][0][0], linux_profile.PHASES[phase][1]
-    if variant:
-        target = copy.copy(target)
-        target.append = f"{target.append} init_pages={variant}"
 
     def drive(stub, syms, deadline):
         irqs = sorted(n for n in syms if n.startswith("asm_sysvec_")) + ["asm_common_interrupt"]
@@ -147,7 +147,7 @@ def run(args, out):
             for side, files, variant in sides:
                 say(f"linux-src: profiling {side}'s {phase} at {size_label(args.sizes[0])}"
                     + (f", init_pages={variant}" if variant else ""))
-                more = profile_records(files, side, phase, args.sizes[0], out, target_of(b), variant)
+                more = profile_records(files, side, phase, args.sizes[0], out, target_of(b, variant), variant)
                 f.write("".join(json.dumps(r) + "\n" for r in more))
                 records += more
         end = {"type": "end", "wall_s": round(time.monotonic() - t0, 1), "building_s": round(built, 1)}
