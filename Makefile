@@ -331,7 +331,7 @@ fuzz-%: $(B)/fuzz/fuzz_%
 	$(Q)$< $(call fuzz_args,$*,$(FUZZ_SECONDS)) $(B)/fuzz/corpus-$*
 
 # The mutants of tests/mutants/, each a planted bug, against the fast stages
-# of `make test` (python3 -m tools.mutants; docs/testing.md, "Mutants"); e.g.
+# of `make test` (python3 -m tools.mutants; docs/testing-mutants.md); e.g.
 # MUTANTS_ARGS="heap-partly-dirty-at-head" tries that one alone.
 MUTANTS_ARGS ?=
 mutants: setup
@@ -369,7 +369,7 @@ $(HOSTED_PROGS): $(B)/%: hosted/%.c Makefile
 	$(call say,HOSTCC,$@)
 	$(Q)$(HOSTCC) $(HOSTED_CFLAGS) -o $@ $<
 
-# The hosted runner, build/bootheap-host (docs/usage.md, "The hosted runner"): mm/ and bench/
+# The hosted runner, build/bootheap-host (docs/usage-hosted.md, "The hosted runner"): mm/ and bench/
 # (less paging, the kernel's self-tests and the accelerator probe, which only
 # a guest has), with the kernel's printk, records, options, strings and CPU
 # identity, compiled with the kernel's code-generation flags less
@@ -446,7 +446,7 @@ bench-counts: setup
 	$(call say,BENCH,counts sizes=$(COUNTS_SIZES))
 	$(Q)$(PYTHON) -m harness counts --sizes $(COUNTS_SIZES) $(COUNTS_ARGS)
 
-# The page/chunk ratio under each model of Xen's per-call costs (docs/fidelity.md),
+# The page/chunk ratio under each model of Xen's per-call costs (docs/results-ablation.md),
 # timed and counted on the hosted runner, e.g. ABLATION_ARGS="--sizes 8G --runs 9".
 ABLATION_ARGS ?=
 bench-ablation: setup
@@ -455,14 +455,14 @@ bench-ablation: setup
 	$(Q)$(PYTHON) -m harness ablation $(ABLATION_ARGS)
 
 # The hosted runner over 1 GiB to 1 TiB, 3 runs, into a results folder as
-# `make bench` writes one (docs/usage.md, "The hosted runner"); BENCH_ARGS as for bench.
+# `make bench` writes one (docs/usage-hosted.md, "The hosted runner"); BENCH_ARGS as for bench.
 bench-host: setup
 	@$(MAKE) --no-print-directory all hosted
 	$(call say,BENCH,hosted sweep)
 	$(Q)$(PYTHON) -m harness run --hosted $(BENCH_ARGS)
 
 # The hosted sweep twice, back to back, and every strategy-size's two headline
-# figures with their difference (results/<date-time>/repeat.md; docs/hosted-speeds.md).
+# figures with their difference (results/<date-time>/repeat.md; docs/results-hosted-repeat.md).
 bench-host-repeat: setup
 	@$(MAKE) --no-print-directory all hosted
 	$(call say,BENCH,hosted sweep twice)
@@ -478,7 +478,7 @@ bench-host-full: setup
 
 # The real Xen 4.14, Xen 4.17 and Linux 6.1 (Debian's packages, fetched into
 # build/peers) beside bootheap, in exact instruction counts under -icount
-# (docs/usage.md, "The real binaries"), e.g. PEERS_ARGS="--sizes 1,32 --out results/<folder>".
+# (docs/usage-real-kernels.md, "The real binaries"), e.g. PEERS_ARGS="--sizes 1,32 --out results/<folder>".
 PEERS_ARGS ?=
 peers: setup
 	@$(MAKE) --no-print-directory all
@@ -489,7 +489,7 @@ peers: setup
 # (into build/xen-src, rebuilt only when a patch changes), every variant of
 # init_heap_pages() under -icount at 1 to 64 GiB on one node and on two, one
 # heap proven, bootheap's models beside them, dom0 to its init on the debug
-# builds (docs/usage.md, "Xen from source"), e.g. XEN_SRC_ARGS="--sizes 1,4 --nodes 1".
+# builds (docs/usage-real-kernels.md, "Xen from source"), e.g. XEN_SRC_ARGS="--sizes 1,4 --nodes 1".
 XEN_SRC_ARGS ?=
 xen-src: setup
 	@$(MAKE) --no-print-directory all
@@ -515,7 +515,7 @@ xen-fuzz: setup
 # under the source version, the patches, the .config and the toolchain):
 # tinyconfig with every option of Debian's amd64 config that the memory-init
 # path tests, its three phases under -icount beside Debian's binary of
-# docs/results/peers-linux (docs/usage.md, "Linux from source"), e.g.
+# docs/results/peers-linux (docs/usage-linux-src.md), e.g.
 # LINUX_SRC_ARGS="--sizes 1,4 --nodes 1,2".
 LINUX_SRC_ARGS ?=
 linux-src: setup

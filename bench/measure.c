@@ -118,7 +118,7 @@ bool bench_repeat(struct reps *r, uint64_t ticks, bool with_prelude, uint64_t al
     /*
      * A window undone by a rewind is repeated even when its first repetition
      * is long: what makes it long is the host's cost of first accesses to far pages
-     * (docs/hosted-windows.md), and the repetitions after it are cheap and
+     * (docs/hosted-speeds.md), and the repetitions after it are cheap and
      * are what is reported. One undone by its whole prelude is not.
      */
     if (!opt_repeat_us || bench_window_exact() || r->n >= REPEAT_MAX ||

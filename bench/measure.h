@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * How every timed window of the benchmark is opened and repeated, one set
- * of rules for all (docs/hosted-speeds.md, "One prelude for every window"):
+ * of rules for all (docs/hosted-windows.md, "One prelude for every window"):
  * the prelude that puts the tables and the caches in one state, the ways a
  * floor is timed, and the repetition of a window shorter than repeat_us=.
  */
@@ -56,7 +56,7 @@ bool bench_repeat(struct reps *r, uint64_t ticks, bool with_prelude, uint64_t al
  * The ticks of one repetition: the mean of those after the first, when
  * there are any. The first pays whatever the window's first accesses to far
  * pages cost the host beyond the strategy's own work (on the Xeon guest of
- * docs/hosted-windows.md, up to 0.1 ms a 2 MiB page); it is recorded apart.
+ * docs/hosted-speeds.md, up to 0.1 ms a 2 MiB page); it is recorded apart.
  */
 static inline uint64_t reps_mean(const struct reps *r)
 {

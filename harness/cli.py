@@ -240,7 +240,7 @@ def parser():
     g.add_argument("--diff", action="store_true", help="print the differences")
     h = sub.add_parser("hosted", help="the hosted runner once, on a memory map of any kind",
                        description="Runs build/bootheap-host on MAP after writing it as a map file "
-                       "(docs/usage.md, 'Map files'), or on q35's map of --mem SIZE. Exits with the "
+                       "(docs/usage-hosted.md, 'Map files'), or on q35's map of --mem SIZE. Exits with the "
                        "runner's status (0 ok, 1 the run failed, 2 a bad map or arguments, 3 not "
                        "enough memory).")
     h.add_argument("--map", help=MAP_KINDS)

@@ -86,7 +86,7 @@ static inline uint64_t *xc_avail(unsigned xc, struct heap *h, unsigned node)
  * Xen's init_node_heap() for a node of h seen for the first time: points
  * _heap[node] and avail[node] at its lists and counters and empties them.
  * (Xen carves them from the range's tail or head for every node after the
- * first; bootheap keeps them in the heap object, see docs/fidelity.md.)
+ * first; bootheap keeps them in the heap object, see docs/fidelity-xen.md.)
  */
 void init_node_heap(struct heap *h, unsigned node);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The xen_costs= option and the out-of-line primitives of Xen's heap path
-// that bootheap models (see mm/xen_costs.h and docs/fidelity.md).
+// that bootheap models (see mm/xen_costs.h and docs/fidelity-xen.md).
 #include "mm/xen_costs.h"
 
 #include "kernel/cmdline.h"

@@ -2,7 +2,7 @@
 /*
  * The per-call costs of Xen's heap path beside its logic (x86-64, non-debug,
  * RELEASE-4.16.0 and 4.17.0), each switchable with xen_costs= for the
- * ablation. docs/fidelity.md maps every item to the Xen code it models.
+ * ablation. docs/fidelity-xen.md maps every item to the Xen code it models.
  */
 #ifndef MM_XEN_COSTS_H
 #define MM_XEN_COSTS_H

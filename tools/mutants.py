@@ -28,8 +28,8 @@ Fails (exit 1) when a patch no longer applies or builds (naming it), when a
 mutant survives that is not listed as equivalent, when one listed as
 equivalent is killed (its reason is wrong), or when a fuzz target kills no
 mutant. With the whole set run, rewrites the generated part of
-docs/testing.md ("Mutants") with the score, each mutant's verdict, the time
-and the load.
+docs/testing-mutants.md (mutants_doc.PAGE) with the score, each mutant's
+verdict, the time and the load.
 
 Usage: python3 -m tools.mutants [--jobs N] [NAME ...]   (NAME: run only those),
 from the top of the tree, as make mutants runs it."""
@@ -329,7 +329,7 @@ def main(argv=None):
     for p in problems:
         print(f"  {p}")
     if not args.names:
-        mutants_doc.write(os.path.join(ROOT, "docs", "testing.md"), mutants, targets, wall, lo, hi, args.jobs,
+        mutants_doc.write(os.path.join(ROOT, mutants_doc.PAGE), mutants, targets, wall, lo, hi, args.jobs,
                           tested)
     if not problems:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: MIT
 """What `make mutants` (tools/mutants.py) concludes from its verdicts: the
 problems that fail it, its summary line, and the generated part of
-docs/testing.md, between the two marker lines there."""
+PAGE (docs/testing-mutants.md), between the two marker lines there."""
 import datetime
 import os
 import re
 import subprocess
 
+# The page whose generated part a whole run rewrites, from the top of the tree.
+PAGE = os.path.join("docs", "testing-mutants.md")
 BEGIN = "<!-- make mutants writes from here: do not edit by hand -->"
 END = "<!-- make mutants writes up to here -->"
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """`ablation` (`make bench-ablation`): the page/chunk ratio under each model
-of Xen's per-call costs (xen_costs=, docs/fidelity.md): all of them, each alone
+of Xen's per-call costs (xen_costs=, docs/fidelity-xen.md): all of them, each alone
 removed, and none. Times the hosted runner by the thread's CPU time, sets
 interleaved round by round, and counts it exactly under callgrind; writes
 ablation.jsonl and ablation.md into a results folder, whose report then

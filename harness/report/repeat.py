@@ -122,7 +122,7 @@ def agreement(rows):
 
 def compact_table(rows, phase=INIT):
     """One row a size, one column a strategy or floor: `A -> B (difference)`
-    for one phase, the shape docs/hosted-speeds.md quotes."""
+    for one phase, the shape docs/results-hosted-repeat.md quotes."""
     names = []
     for r in rows:
         if r[2] == phase and r[1] not in names:

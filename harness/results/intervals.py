@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The 95 % interval of a headline median: the distribution-free interval
-between two order statistics (docs/hosted-speeds.md, "Intervals", says why
+between two order statistics (docs/hosted-windows.md, "Which interval", says why
 this and not a bootstrap). For n runs sorted x(1) <= ... <= x(n), the pair
 x(k), x(n + 1 - k) holds the true median with probability
 1 - 2 P(B <= k - 1), B binomial(n, 1/2), whatever the runs' distribution

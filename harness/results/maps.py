@@ -3,7 +3,7 @@
 logs, records files and results folders; a Linux boot log (dmesg or
 journalctl -k); a Xen boot log in either of Xen's formats; a
 /sys/firmware/memmap folder; or a map file, the plain form that
-build/bootheap-host reads (docs/usage.md, "Map files"), which `write` makes."""
+build/bootheap-host reads (docs/usage-hosted.md, "Map files"), which `write` makes."""
 import json
 import os
 import re
@@ -112,7 +112,7 @@ def _read(path, want):
     if PLAIN_LINE.fullmatch(first):
         return Map("map file", [], f"the map file {path}", plain=path)
     raise MapError(f"{path}: no memory map in it: expected bootheap's records, Linux "
-                   "'BIOS-e820:' lines, Xen '(XEN)' map lines or a map file (docs/usage.md, 'Map files')")
+                   "'BIOS-e820:' lines, Xen '(XEN)' map lines or a map file (docs/usage-hosted.md, 'Map files')")
 
 
 def _size_of(name):
@@ -298,7 +298,7 @@ def _sizes(found):
 
 
 def text(m):
-    """The map file of m (docs/usage.md, "Map files"): a range a line, each
+    """The map file of m (docs/usage-hosted.md, "Map files"): a range a line, each
     with the line of its source in a comment. The format stops at 2^64 - 1,
     so a range reaching 2^64 loses its last byte."""
     out = ["# bootheap map file: start end type, hexadecimal, the end exclusive",

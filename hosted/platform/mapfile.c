@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The hosted runner's one way to take another machine's memory map: a plain
-// map file, one range a line (docs/usage.md, "Map files"). The harness writes it
+// map file, one range a line (docs/usage-hosted.md, "Map files"). The harness writes it
 // from whatever map a user has; this reader trusts nothing in it.
 #include <errno.h>
 #include <stdio.h>

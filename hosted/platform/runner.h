@@ -40,7 +40,7 @@ int host_map_add(struct bootinfo *bi, uint64_t addr, uint64_t len, uint32_t type
 int host_map_q35(struct bootinfo *bi, uint64_t ram, struct err *e);
 
 /*
- * Parses len bytes of a map file (docs/usage.md, "Map files": "start end type" a
+ * Parses len bytes of a map file (docs/usage-hosted.md, "Map files": "start end type" a
  * line, hexadecimal, the end exclusive; '#' starts a comment) named name in
  * messages. Any bytes may come; no NUL is needed. Fills out[0..*n), room for
  * E820_MAX entries, in the file's order. Returns 0, or with e naming the

@@ -147,7 +147,7 @@ static uint64_t time_stores(enum once_stores k, uint64_t s, uint64_t e)
  * chooses its memset at boot, before any timed run. Which is faster is the
  * CPU's: string stores ran 1.05-1.23x faster than non-temporal ones on the
  * EPYC of docs/results-hosted.md, and non-temporal ones twice as fast as
- * string stores on the Xeon of docs/hosted-windows.md, where the floor has
+ * string stores on the Xeon of docs/hosted-speeds.md, where the floor has
  * an nt way too. Each kind fills the entries of the largest handed-over
  * region (at most 2^21 pages) twice from a reset.
  */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The runner's map-file format as docs/usage.md ("Map files") states it,
+// The runner's map-file format as docs/usage-hosted.md ("Map files") states it,
 // read without hosted/platform/mapfile.c's code: lines split at '\n', a
 // comment cut at '#', fields between blanks (space, tab, and the CR of a
 // CRLF end), each field checked by the rule for its column.

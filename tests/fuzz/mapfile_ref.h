@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The mapfile fuzz target's reference: docs/usage.md's map-file format, read plainly. */
+/* The mapfile fuzz target's reference: docs/usage-hosted.md's map-file format, read plainly. */
 #ifndef TESTS_FUZZ_MAPFILE_REF_H
 #define TESTS_FUZZ_MAPFILE_REF_H
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The hosted runner's maps: its strict reader of map files (docs/usage.md,
+"""The hosted runner's maps: its strict reader of map files (docs/usage-hosted.md,
 "Map files"), every refusal with its line and exit status; maps of every
 kind through `python3 -m harness hosted --map`; paths given where the
 runner would drop them; and RAM above the 16 TiB it handles."""

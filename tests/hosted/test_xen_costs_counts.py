@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(not shutil.which("valgrind"), reason="valgrind i
 
 # Costs made of instructions, paid by page per page. chunk pays m2p, pdx and
 # memnode per page as well (its mark loop, its node scan), mfn_valid and zone
-# once a block (docs/fidelity.md's table): a few hundred instructions a run, less
+# once a block (docs/fidelity-xen.md's table): a few hundred instructions a run, less
 # than the compiler's register allocation moves the per-page loop between two
 # copies of the code (measured when mark_page_free() took Xen's broken test:
 # chunk without mfn_valid ran 23 instructions more than with it, 778,454

@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: MIT
 """The runs behind the front page: docs/results/ keeps their records, and
 the harness writes from copies of them the very tables that the results
-pages (docs/results.md and its docs/results-*.md) quote and the figures of
-README.md's table."""
+pages (docs/results.md and its docs/results-*.md) quote. Every figure of
+README.md's table, and each figure its answer rounds, is held to the
+report it came from: the hosted sweep's and the real binaries' reports
+written again here from their records, the kept xen-src and
+linux-src-sweep reports as they are, and for Xen's own heap code timed on
+the host, whose records are not kept, the table of its results page."""
 import glob
 import json
 import os
@@ -114,43 +118,128 @@ def test_every_quoted_table_is_what_the_harness_writes_from_the_records(reports)
             assert rows == table_after(f.read(), heading), f"docs/results/{name}/report.md's {heading!r}"
 
 
+def sig(value, digits=3):
+    """A figure rounded as the front page shows it: 373.46 -> '373',
+    58.01 -> '58.0', 8.51 -> '8.51'; digits=2: 373.46 -> '370'."""
+    x = float(str(value).replace(",", "").rstrip("x"))
+    if digits == 2 and x >= 100:
+        return str(int(round(x, -1)))
+    return f"{x:#.{digits}g}".rstrip(".")
+
+
 def front_page():
+    """README.md's text (its lines joined) and its table's rows by the text of
+    each row's link."""
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         text = f.read()
     table = table_after(text, "What it found")
-    return text, {re.match(r"\[([^\]]+)\]", c[0]).group(1): c
-                  for c in ([x.strip() for x in line.strip("|").split("|")] for line in table[2:])}
+    return " ".join(text.split()), {re.match(r"\[([^\]]+)\]", c[0]).group(1): c
+                                    for c in ([x.strip() for x in line.strip("|").split("|")]
+                                              for line in table[2:])}
+
+
+def kept_report(name):
+    """A kept report of docs/results/ as it is (the reports the harness's
+    peers runs wrote; their own tests hold them to their records)."""
+    with open(os.path.join(RESULTS, name, "report.md"), encoding="utf-8") as f:
+        return f.read()
+
+
+def linux_all_phases():
+    """{(RAM, nodes, variant): instructions a page, all three phases} of the
+    kept linux-src-sweep report."""
+    out = {}
+    for line in kept_report("linux-src-sweep").splitlines():
+        m = re.match(r"\| (\d+ GiB) \| (\d) \((\w+)\) \| [\d,]+ / [\d,]+ = ([\d.]+) \|", line)
+        if m:
+            out[(m.group(1), m.group(2), m.group(3))] = m.group(4)
+    return out
+
+
+def page_rows(page, heading):
+    """Every table row under a heading of a docs page, indented or not, until
+    the next heading of that level or above, as lists of cells."""
+    with open(os.path.join(ROOT, "docs", page), encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(rf"^(#+) {re.escape(heading)}\n", text, re.M)
+    assert m, f"{page}: no heading {heading!r}"
+    rows = []
+    for line in text[m.end():].split("\n"):
+        if re.match(rf"#{{1,{len(m.group(1))}}} ", line):
+            break
+        if line.strip().startswith("|"):
+            rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def test_the_front_page_rows_link_results_pages():
+    _, rows = front_page()
+    assert 1 <= len(rows) <= 5, list(rows)
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        table = table_after(f.read(), "What it found")
+    for line in table[2:]:
+        target = re.match(r"\| \[[^\]]+\]\(([^)#]+)", line).group(1)
+        assert re.fullmatch(r"docs/results-[a-z0-9-]+\.md", target), line
 
 
 def test_the_front_page_figures_are_the_reports(reports):
     text, rows = front_page()
     host, peers = reports["bench-host"], reports["peers"]
-    x = cells(table_after(host, "Hosted beside Xen's published figures"), "8 GB")
-    assert rows["Xen, published"][2:] == [f"{x[1]} ns a page", f"{x[2]} ns a page", x[3]]
-    hosted = rows["bootheap, hosted"]
-    # Each hosted figure with its 95 % interval, as the report's interval section gives it.
-    iv = {c[1]: c[4].split(" [")[1].rstrip("]") for c in
-          ([cell.strip() for cell in line.strip("|").split("|")]
-           for line in table_after(host, "Hosted: 95 % intervals"))
-          if c[0] == "8 GiB" and c[2] == "init" and "[" in c[4]}
-    assert hosted[2] == f"{x[4]} ns (`page`; 95% interval {iv['page']})"
-    assert hosted[3].startswith(f"{x[5]} ns (`chunk_72b02bc`, the code Xen timed; {iv['chunk_72b02bc']});")
-    assert f"; {x[7]} ns (`chunk`, 4.17.0 as released; {iv['chunk']})" in hosted[3]
-    assert hosted[4] == f"{x[6]}; {x[8]}"
-    load = re.search(r"load average (\d+\.\d+) to (\d+\.\d+)", host)
-    assert f"load {float(load.group(1)):.1f} to {float(load.group(2)):.1f}" in hosted[1]
+    # Debian's binaries, exact counts at 8 GiB.
     p = cells(table_after(peers, "Instructions a page handed over: Xen beside page and chunk"), "8 GiB")
-    assert rows["Xen 4.14 and 4.17, the real binaries"][2:] == \
-        [f"{p[2]} instructions a page", f"{p[5]} instructions a page", p[8]]
-    assert rows["bootheap under `-icount`"][2:] == [f"{p[3]} (`page`)", f"{p[6]} (`chunk`)", p[9]]
-    linux = cells(table_after(peers, "Linux 6.1: its three phases"), "8 GiB")
-    assert rows["Linux 6.1, the real binary"][3] == f"{linux[4]} instructions a page handed over"
+    assert rows["Xen 4.14 and 4.17, Debian's binaries"][2:] == [sig(p[2]), sig(p[5]), ""]
+    assert "8 GiB" in rows["Xen 4.14 and 4.17, Debian's binaries"][1]
+    assert f"from about {sig(p[2], 2)} to {sig(p[5], 2)} instructions a page" in text
+    # Xen 4.17.5 built here: the kept xen-src report, one node, 8 GiB.
+    xen = table_after(kept_report("xen-src"), "Xen 4.17, one node: instructions a page")
+    head = [c.strip() for c in xen[0].strip("|").split("|")]
+    x8 = dict(zip(head, cells(xen, "8 GiB")))
+    assert rows["Xen 4.17.5 built here with the series"][2:] == [sig(x8["page"]), sig(x8["chunk"]), sig(x8["sweep"])]
+    assert f"takes it to about {sig(x8['sweep'], 2)} and builds" in text
+    # Linux 6.12 built here: the kept linux-src-sweep report, one node, 4 GiB.
+    lx = linux_all_phases()
+    linux = rows["Linux 6.12.107 built here with the series"]
+    assert "4 GiB" in linux[1] and "one node" in linux[1]
+    assert linux[2:] == ["", sig(lx[("4 GiB", "1", "stock")]), sig(lx[("4 GiB", "1", "sweep")])]
+    assert (f"from about {sig(lx[('4 GiB', '1', 'stock')], 2)} to {sig(lx[('4 GiB', '1', 'sweep')], 2)}."
+            in text)
+    # Xen's own heap code timed on the host: its page's tables (no records are kept).
+    timed = page_rows("results-xen-src.md", "Xen's own heap code on the host CPU, and the list order kept")
+    quiet = {r[0]: r for r in timed if len(r) == 8 and re.fullmatch(r"\d+", r[0])}
+    loaded = [r for r in timed if len(r) == 9 and re.fullmatch(r"\d+", r[0])]
+    q8 = quiet["8"]
+    assert rows["Xen 4.17.5's own heap code, timed"][2:] == \
+        [f"{sig(q8[1])} ns (a lower bound)", f"{sig(q8[2])} ns", f"{sig(q8[3])} ns (`memset()`: {sig(q8[4])})"]
+    to_memset = [float(r[6].rstrip("x")) for r in quiet.values()]
+    assert f"in {min(to_memset):.2f}x to {max(to_memset):.2f}x the time of a `memset()`" in text
+    chunk_sweep = [float(r[2]) / float(r[3]) for r in quiet.values()] + [float(r[6].rstrip("x")) for r in loaded]
+    assert f"in {min(chunk_sweep):.2f}x to {max(chunk_sweep):.2f}x the single pass's time" in text
+    # bootheap's model, hosted, beside Xen's published figures at 8 GB.
+    x = cells(table_after(host, "Hosted beside Xen's published figures"), "8 GB")
+    model = rows["bootheap's model beside Xen's published figures"]
     cpu = [c for c in table_after(host, "Hosted: CPU time of each window")
            if c.startswith("| 8 GiB | once | init |")]
     head = [c.strip() for c in table_after(host, "Hosted: CPU time of each window")[0].strip("|").split("|")]
     once = dict(zip(head, (c.strip() for c in cpu[0].strip("|").split("|"))))
-    assert f"{once['CPU ns/page, median [min-max]'].split()[0]} ns a page at 8 GiB, {once['x floor (CPU)']}x" \
-        in " ".join(text.split())
+    assert model[2:] == [f"{sig(x[4])} ns (Xen: {sig(x[1])})",
+                         f"{sig(x[5])} ns as Xen timed it, {sig(x[7])} as released (Xen: {sig(x[2])})",
+                         f"{sig(once['CPU ns/page, median [min-max]'].split()[0])} ns ({once['x floor (CPU)']}x its floor)"]
+    load = re.search(r"load average (\d+\.\d+) to (\d+\.\d+)", host)
+    assert f"load {float(load.group(1)):.1f} to {float(load.group(2)):.1f}" in model[1]
+    assert f"published time ratio ({sig(x[3])}x) is larger than its instruction ratio ({sig(p[8], 2)}x)" in text
+
+
+def test_the_linux_page_is_the_kept_report():
+    """docs/results-linux-src.md's table of all three phases, figure by
+    figure, against the kept report it quotes."""
+    lx = linux_all_phases()
+    rows = [r for r in page_rows("results-linux-src.md", "The single pass in Linux 6.12") if r[0].endswith("GiB")]
+    assert [r[0] for r in rows] == ["1 GiB", "4 GiB", "16 GiB", "64 GiB"], rows
+    for r in rows:
+        assert r[1:5] == [lx[(r[0], "1", "stock")], lx[(r[0], "1", "sweep")],
+                          lx[(r[0], "2", "stock")], lx[(r[0], "2", "sweep")]], r
+        debian = re.search(rf"\| {r[0]} \| 1 \(stock\) \| [^|]+ \| ([\d.]+) \|", kept_report("linux-src-sweep"))
+        assert r[5] == debian.group(1), r
 
 
 def cpu_time_scaled(strategy, num, den, phase=None):

@@ -6,7 +6,7 @@ memblock_free_all() and the deferred init; and, given the real Debian
 kernels' figures from `make peers` (harness/peers/binaries/run.py, peers.jsonl),
 each model held to within 10 % of its kernel at every size asked:
 `linux_deferred` to Linux 6.1, `linux612` to Linux 6.12
-(docs/fidelity.md, "The check against the real Linux"). `linux` (6.1
+(docs/fidelity-linux.md, "The check against the real Linux"). `linux` (6.1
 without deferred init) is printed for what defer_init() costs, and held to
 nothing.
 

@@ -7,7 +7,7 @@ exclusive count; an unnamed callee's to its caller), from the entry of the
 phase's function to its return. A tail call (a named function entered by a
 jump) takes its caller's frame over. An interrupt counts apart from its
 entry to the interrupted instruction. `peers-icount --profile VERSION:PHASE`
-prints both sides; docs/fidelity.md names what the models leave out with
+prints both sides; docs/fidelity-linux.md names what the models leave out with
 these figures."""
 from harness.qemu.brackets import THREAD_SHIFT, BracketError, interrupt_return
 from harness.qemu.gdbstub import RSP, StubError

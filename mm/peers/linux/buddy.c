@@ -39,7 +39,7 @@ static inline void list_del(struct lx_list *e)
     e->prev = LIST_POISON2;
 }
 
-/* spin_lock_irqsave(): the flags saved (cli itself is privileged: see docs/fidelity.md). */
+/* spin_lock_irqsave(): the flags saved (cli itself is privileged: see docs/fidelity-linux.md). */
 static inline uint64_t zone_lock(struct lx_zone *zone)
 {
     uint64_t flags;
