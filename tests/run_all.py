@@ -21,7 +21,7 @@ def stages(jobs):
     pytest = [PY, "-m", "pytest", "-q", "-rs"]
     return [
         ("unit", "tests/unit", ["make", "--no-print-directory", "test-unit"]),
-        ("fuzz", "tests/fuzz", ["make", "--no-print-directory", "test-fuzz"]),
+        ("fuzz", "tests/fuzz", ["make", "--no-print-directory", "fuzz", "QUICK=1"]),
         ("host tools", "tests/tools", pytest + ["tests/tools"]),
         ("hosted", "tests/hosted", pytest + ["-n", jobs, "tests/hosted"]),
         ("boot", "tests/boot", pytest + ["-n", jobs, "--durations=5", "tests/boot"]),
