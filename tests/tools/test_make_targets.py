@@ -4,6 +4,7 @@ rule of the Makefile, and points to docs/usage.md for the rest; a target
 folded into another, typed as before, fails at once with one line naming
 its replacement; a value a variable does not take fails naming those it
 does; and the variables of the folded targets reach the commands."""
+import os
 import re
 import subprocess
 
@@ -26,8 +27,10 @@ MOVED = {
 
 
 def make(*args):
+    """make as a user types it, whether or not these tests run under make test's own make."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")}
     return subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env=env)
 
 
 def rules():
