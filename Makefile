@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # bootheap: `make run` boots the benchmark in QEMU, `make test` proves it.
-# See docs/usage.md for every target.
+# `make help` lists the main targets; docs/usage.md has every target.
 
 # ---- user-tunable --------------------------------------------------------
 CFLAGS   ?= -O2 -g
@@ -10,16 +10,19 @@ FUZZCC   ?= clang
 NASM     ?= nasm
 LD       ?= ld
 PYTHON   ?= /usr/bin/python3
-# Kernel command line for `make run`, memory for `make run*`.
+# Kernel command line and memory for `make run`.
 ARGS     ?=
 MEM      ?= 8G
-# vCPUs and NUMA nodes of the guest for `make run*`: one vCPU per host core,
+# vCPUs and NUMA nodes of the guest for `make run`: one vCPU per host core,
 # one node (NODES splits memory and CPUs evenly into that many -numa nodes).
 CPUS     ?= $(shell nproc)
 NODES    ?= 1
-# Options for `make bench` and `make bench-quick`, e.g. "--sizes 4,8 --runs 5"
-# (python3 -m harness run --help lists them).
-BENCH_ARGS ?=
+# More options for the command a target runs: for run, bench, bench-host,
+# bench-counts, bench-ablation, bench-qr, peers, xen-src, xen-heap-test and
+# linux-src, its harness subcommand's (e.g. OPTS="--sizes 4,8 --runs 5" for
+# bench; python3 -m harness run --help lists them), and for mutants the
+# mutants to try.
+OPTS     ?=
 # Accelerator for every target that boots, tests included: auto (chosen by
 # measurement, see docs/usage.md), kvm or tcg.
 ACCEL    ?= auto
@@ -28,11 +31,40 @@ ACCEL    ?= auto
 STALL    ?=
 FONT     ?= /usr/share/consolefonts/Lat15-VGA16.psf.gz
 # V=1 prints every command in full; by default each step prints one line.
-# For `make run*` and `make debug`, V=1 also shows the kernel's JSON records
-# and the QEMU command, which otherwise go to the results folder alone.
+# For `make run`, V=1 also shows the kernel's JSON records and the QEMU
+# command, which otherwise go to the results folder alone.
 V        ?= 0
 
 B := build
+
+# ---- names of before, and values checked -------------------------------------
+# Targets folded into others (make help): typed as before, each fails before
+# anything runs, with one line that names its replacement.
+MOVED_run-iso           := run BOOT=iso-bios
+MOVED_run-uefi          := run BOOT=iso-uefi
+MOVED_debug             := run GDB=1
+MOVED_bench-quick       := bench QUICK=1
+MOVED_bench-host-repeat := bench-host MODE=repeat
+MOVED_bench-host-full   := bench-host MODE=full
+MOVED_xen-fuzz          := xen-heap-test LONG=1
+MOVED_test-fuzz         := fuzz QUICK=1
+moved = $(or $(MOVED_$(1)),$(if $(filter test-fuzz-%,$(1)),$(1:test-%=%) QUICK=1))
+$(foreach g,$(MAKECMDGOALS),$(if $(call moved,$(g)),$(error make $(g) is now 'make $(call moved,$(g))')))
+
+# The per-target options of before still reach their targets, beside OPTS;
+# one given says so once.
+OLD_OPTS := BENCH_ARGS MUTANTS_ARGS COUNTS_ARGS ABLATION_ARGS PEERS_ARGS XEN_SRC_ARGS XEN_HEAP_ARGS \
+            LINUX_SRC_ARGS
+ifeq ($(MAKELEVEL),0)
+$(foreach v,$(OLD_OPTS),$(if $(filter command environment,$(firstword $(origin $(v)))),\
+    $(info make: $(v) is now OPTS (the old name still works))))
+endif
+
+# $(call choose,VAR,values): as a recipe's first line, fails naming the
+# values unless VAR holds exactly one of them.
+space := $(subst ,, )
+choose = $(if $(filter-out 1,$(words $($(1))))$(filter-out $(2),$($(1))),\
+    $(error $(1)=$($(1)): give $(1)=$(subst $(space),|,$(strip $(2)))))
 
 # ---- what the build prints -------------------------------------------------
 # One short line a step, as Linux's Kbuild and Xen print them: the kind of
@@ -84,13 +116,20 @@ KSRC_ASM := $(wildcard boot/*.asm kernel/*.asm)
 KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_ASM)) \
             $(B)/gen/font.o
 
-.PHONY: all iso run run-iso run-uefi test test-unit test-boot test-fuzz fuzz mutants mutants-build \
-        bench bench-quick bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-host-full bench-host-repeat bench-ablation test-big peers xen-src xen-heap-test xen-fuzz linux-src test-linux-src \
-        debug clean setup \
-        check-fresh compile_commands.json
+.PHONY: all help iso run test test-unit test-boot fuzz mutants mutants-build \
+        bench bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-ablation test-big peers \
+        xen-src xen-heap-test linux-src test-linux-src clean setup check-fresh compile_commands.json
 .DEFAULT_GOAL := all
 
+## all                                   build the kernel, build/bootheap.elf (what `make` alone does)
 all: $(B)/bootheap.elf
+
+# The main targets, each from its "## " line; docs/usage.md has them all.
+help:
+	@echo "make TARGET [VARIABLE=value ...], the main targets:"
+	@sed -n 's/^## /  /p' $(firstword $(MAKEFILE_LIST))
+	@echo "Boots take ACCEL=auto|kvm|tcg, MEM, CPUS and NODES; V=1 prints every command; OPTS passes"
+	@echo "more options to the command a target runs. The other targets, and every variable: docs/usage.md."
 
 # Objects depend on the Makefile, so a flag change rebuilds everything.
 $(B)/%.o: %.c Makefile
@@ -169,49 +208,52 @@ $(B)/bootheap.iso: $(B)/bootheap.elf iso/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(B)/isodir 2> $(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
 
 # ---- running -----------------------------------------------------------------
+## setup                                 install the Debian packages that the build and the tests use
 setup:
 	@sh tools/setup.sh
 
-# Under TCG it ends with the hosted runner's answer at the same size beside the emulated one.
-# `make run` builds as one step of its own, one line for the whole build
-# (warnings and errors show in full, every command with V=1): its terminal
-# is the boot's.
+# One boot (docs/usage.md, "Boot paths"): BOOT=pvh, QEMU's -kernel (the
+# default); iso-bios, SeaBIOS and GRUB from the ISO, as real hardware
+# would; iso-uefi, OVMF and GRUB. ARGS is the kernel command line (an ISO
+# boot with ARGS builds an ISO of its own). GDB=1 has QEMU wait for gdb on
+# :1234, with no time limit. Under TCG a pvh boot without GDB ends with the
+# hosted runner's answer at the same size beside the emulated one. The
+# build is one step of its own, one line for the whole of it (warnings and
+# errors show in full, every command with V=1): the terminal is the boot's.
+BOOT ?= pvh
+GDB  ?= 0
+run_gdb = $(filter 1,$(GDB))
+run_beside = $(if $(run_gdb),,$(filter pvh,$(BOOT)))
+run_builds = $(if $(filter pvh,$(BOOT)),all $(if $(run_beside),hosted),iso)
+## run BOOT=pvh|iso-bios|iso-uefi GDB=1  boot once in QEMU, the kernel's command line in ARGS
 run: setup
-	$(call say,BUILD,bootheap.elf bootheap-host)
-	@$(MAKE) --no-print-directory $(if $(filter 1,$(V)),,-s) all hosted
-	$(call say,BOOT,pvh mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
-	$(Q)$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
-		--cpus $(CPUS) --nodes $(NODES) --hosted-beside $(BOOT_V)
+	$(call choose,BOOT,pvh iso-bios iso-uefi)$(call choose,GDB,0 1)
+	$(call say,BUILD,$(patsubst all,bootheap.elf,$(patsubst hosted,bootheap-host,$(patsubst iso,bootheap.iso,$(run_builds)))))
+	@$(MAKE) --no-print-directory $(if $(filter 1,$(V)),,-s) $(run_builds)
+	$(if $(run_gdb),@echo "QEMU waits for gdb on :1234; in another terminal: gdb -x tools/gdbinit")
+	$(call say,BOOT,$(BOOT)$(if $(run_gdb), for gdb) mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
+	$(Q)$(PYTHON) -m harness boot --mode $(BOOT) --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
+		--cpus $(CPUS) --nodes $(NODES) $(if $(run_beside),--hosted-beside) \
+		$(if $(run_gdb),--gdb --timeout 0) $(BOOT_V) $(OPTS)
 
-run-iso: setup
-	@$(MAKE) --no-print-directory iso
-	$(call say,BOOT,iso-bios mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
-	$(Q)$(PYTHON) -m harness boot --mode iso-bios --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES) $(BOOT_V)
-
-run-uefi: setup
-	@$(MAKE) --no-print-directory iso
-	$(call say,BOOT,iso-uefi mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
-	$(Q)$(PYTHON) -m harness boot --mode iso-uefi --accel $(ACCEL) --mem $(MEM) --cpus $(CPUS) --nodes $(NODES) $(BOOT_V)
-
-# The sweep boots the ELF directly (pvh) or builds its own ISO per boot with
-# the benchmark's kernel arguments, so `all` is the only build it needs.
+# The sweep over memory sizes in QEMU; QUICK=1 for 1 and 4 GiB, 3 runs. It
+# boots the ELF directly (pvh) or builds its own ISO per boot with the
+# benchmark's kernel arguments, so `all` is the only build it needs.
+QUICK ?= 0
+## bench QUICK=1                         the sweep over memory sizes in QEMU, results in results/
 bench: setup
+	$(call choose,QUICK,0 1)
 	@$(MAKE) --no-print-directory all
-	$(call say,BENCH,sweep accel=$(ACCEL))
-	$(Q)$(PYTHON) -m harness run --accel $(ACCEL) $(BENCH_ARGS)
-
-bench-quick: setup
-	@$(MAKE) --no-print-directory all
-	$(call say,BENCH,quick sweep accel=$(ACCEL))
-	$(Q)$(PYTHON) -m harness run --quick --accel $(ACCEL) $(BENCH_ARGS)
-
-debug: all
-	@echo "QEMU waits for gdb on :1234; in another terminal: gdb -x tools/gdbinit"
-	$(call say,BOOT,pvh for gdb mem=$(MEM) cpus=$(CPUS) nodes=$(NODES) accel=$(ACCEL))
-	$(Q)$(PYTHON) -m harness boot --mode pvh --accel $(ACCEL) --mem $(MEM) --append "$(ARGS)" \
-		--cpus $(CPUS) --nodes $(NODES) --gdb --timeout 0 $(BOOT_V)
+	$(call say,BENCH,$(if $(filter 1,$(QUICK)),quick )sweep accel=$(ACCEL))
+	$(Q)$(PYTHON) -m harness run $(if $(filter 1,$(QUICK)),--quick )--accel $(ACCEL) $(BENCH_ARGS) $(OPTS)
 
 # ---- tests -------------------------------------------------------------------
+## test                                  every test stage but the slow ones, one summary line at the end
+test: setup
+	@$(MAKE) --no-print-directory all iso hosted hosted-tsan
+	$(call say,TEST,tests/run_all.py)
+	$(Q)$(PYTHON) tests/run_all.py
+
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -DBOOTHEAP_HOST -I. \
                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -no-pie
 HOST_SRC := kernel/lib/err.c kernel/lib/sort.c kernel/bootinfo/bootinfo.c kernel/bootinfo/mb2.c \
@@ -280,7 +322,8 @@ test-unit: $(UNIT_TESTS)
 # sanitiser and the firmware tables (bootinfo), the command line with the
 # kernel's own formatter (cmdline), and the hosted runner's map-file reader
 # (mapfile). Work copies of the corpora and any crash artefacts stay under
-# build/fuzz/; a crash fails the target.
+# build/fuzz/; a crash fails the target. `make fuzz` runs each target
+# FUZZ_SECONDS; QUICK=1, make test's stage, FUZZ_TEST_SECONDS.
 FUZZ_SECONDS ?= 600
 # Seconds for each target in `make test`: the fuzz stage stays under about 45 s.
 FUZZ_TEST_SECONDS ?= 10
@@ -314,30 +357,29 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard hosted/platform/*.h kernel/*.h 
 	$(call say,FUZZCC,$@)
 	$(Q)$(FUZZCC) $(FUZZ_CFLAGS) $(FUZZ_FLAGS_$*) -o $@ $< $(FUZZ_SRC_$*)
 
-# A fresh copy of the seeds each time, so `make test` is repeatable.
-test-fuzz: $(patsubst %,test-fuzz-%,$(FUZZ_TARGETS))
-test-fuzz-%: $(B)/fuzz/fuzz_%
-	@rm -rf $(B)/fuzz/test-corpus-$* && mkdir -p $(B)/fuzz/test-corpus-$*
-	@cp $(FUZZ_CORPUS_$*)/* $(B)/fuzz/test-corpus-$*/
-	$(call say,FUZZ,$* for $(FUZZ_TEST_SECONDS) s)
-	$(Q)$< $(call fuzz_args,$*,$(FUZZ_TEST_SECONDS)) $(B)/fuzz/test-corpus-$*
-
-# The long run keeps its corpora between runs, seeded from the repository's.
+# The long run keeps its corpora between runs, seeded from the
+# repository's; QUICK=1 starts from a fresh copy of the seeds each time, so
+# `make test` is repeatable.
+fuzz_quick = $(filter 1,$(QUICK))
+fuzz_seconds = $(if $(fuzz_quick),$(FUZZ_TEST_SECONDS),$(FUZZ_SECONDS))
+fuzz_corpus = $(B)/fuzz/$(if $(fuzz_quick),test-)corpus-$(1)
+## fuzz QUICK=1                          libFuzzer on the parsers, 10 minutes a target (QUICK=1: 10 s)
 fuzz: $(patsubst %,fuzz-%,$(FUZZ_TARGETS))
 fuzz-%: $(B)/fuzz/fuzz_%
-	@mkdir -p $(B)/fuzz/corpus-$*
-	@cp -n $(FUZZ_CORPUS_$*)/* $(B)/fuzz/corpus-$*/
-	$(call say,FUZZ,$* for $(FUZZ_SECONDS) s)
-	$(Q)$< $(call fuzz_args,$*,$(FUZZ_SECONDS)) $(B)/fuzz/corpus-$*
+	$(call choose,QUICK,0 1)
+	@$(if $(fuzz_quick),rm -rf $(call fuzz_corpus,$*) && )mkdir -p $(call fuzz_corpus,$*)
+	@cp -n $(FUZZ_CORPUS_$*)/* $(call fuzz_corpus,$*)/
+	$(call say,FUZZ,$* for $(fuzz_seconds) s)
+	$(Q)$< $(call fuzz_args,$*,$(fuzz_seconds)) $(call fuzz_corpus,$*)
 
 # The mutants of tests/mutants/, each a planted bug, against the fast stages
 # of `make test` (python3 -m tools.mutants; docs/testing-mutants.md); e.g.
-# MUTANTS_ARGS="heap-partly-dirty-at-head" tries that one alone.
-MUTANTS_ARGS ?=
+# OPTS="heap-partly-dirty-at-head" tries that one alone.
+## mutants                               the planted bugs of tests/mutants/ against the fast tests
 mutants: setup
 	@$(MAKE) --no-print-directory mutants-build
 	$(call say,TEST,tests/mutants)
-	$(Q)$(PYTHON) -m tools.mutants $(MUTANTS_ARGS)
+	$(Q)$(PYTHON) -m tools.mutants $(MUTANTS_ARGS) $(OPTS)
 
 # Everything the fast stages run, built before the tree is copied (below
 # FUZZ_BINS: a rule's prerequisites are read where it stands).
@@ -352,11 +394,6 @@ test-boot: all iso
 test-big: all
 	$(call say,TEST,tests/big)
 	$(Q)$(PYTHON) -m pytest -q tests/big
-
-test: setup
-	@$(MAKE) --no-print-directory all iso hosted hosted-tsan
-	$(call say,TEST,tests/run_all.py)
-	$(Q)$(PYTHON) tests/run_all.py
 
 # ---- host C programs ------------------------------------------------------------
 # Each hosted/NAME.c is one program, $(B)/NAME, from that one file; the
@@ -438,89 +475,82 @@ $(B)/bootheap-host-tsan: $(HOSTED_PLATFORM) $(HOSTED_TSAN_KOBJ) $(B)/hosted/kima
 hosted-tsan: $(B)/bootheap-host-tsan
 
 # Exact counts under callgrind (docs/results-hosted.md, "Exact counts"), e.g.
-# COUNTS_SIZES=256M,8G,90G COUNTS_ARGS="--out results/<a bench-host folder>".
+# COUNTS_SIZES=256M,8G,90G OPTS="--out results/<a bench-host folder>".
 COUNTS_SIZES ?= 256M,8G
-COUNTS_ARGS ?=
 bench-counts: setup
 	@$(MAKE) --no-print-directory all hosted
 	$(call say,BENCH,counts sizes=$(COUNTS_SIZES))
-	$(Q)$(PYTHON) -m harness counts --sizes $(COUNTS_SIZES) $(COUNTS_ARGS)
+	$(Q)$(PYTHON) -m harness counts --sizes $(COUNTS_SIZES) $(COUNTS_ARGS) $(OPTS)
 
 # The page/chunk ratio under each model of Xen's per-call costs (docs/results-ablation.md),
-# timed and counted on the hosted runner, e.g. ABLATION_ARGS="--sizes 8G --runs 9".
-ABLATION_ARGS ?=
+# timed and counted on the hosted runner, e.g. OPTS="--sizes 8G --runs 9".
 bench-ablation: setup
 	@$(MAKE) --no-print-directory all hosted
 	$(call say,BENCH,ablation)
-	$(Q)$(PYTHON) -m harness ablation $(ABLATION_ARGS)
+	$(Q)$(PYTHON) -m harness ablation $(ABLATION_ARGS) $(OPTS)
 
-# The hosted runner over 1 GiB to 1 TiB, 3 runs, into a results folder as
-# `make bench` writes one (docs/usage-hosted.md, "The hosted runner"); BENCH_ARGS as for bench.
+# The hosted runner over 1 GiB to 1 TiB, 6 runs a size spread over six
+# passes of the sweep (1 TiB in one boot of 3 runs), into a results folder
+# as `make bench` writes one (docs/usage-hosted.md, "The hosted runner"); OPTS as
+# for bench. MODE=repeat: the sweep twice, back to back, and every
+# strategy-size's two headline figures with their difference
+# (results/<date-time>/repeat.md; docs/results-hosted-repeat.md). MODE=full: every
+# strategy's first touch timed in every run at every size, the end-to-end
+# figures in full (by default it is shared among the eager strategies and
+# sampled from 64 GiB up).
+MODE ?=
+## bench-host MODE=repeat|full           the sweep on the hosted runner, this CPU, 1 GiB to 1 TiB
 bench-host: setup
+	$(if $(MODE),$(call choose,MODE,repeat full))
 	@$(MAKE) --no-print-directory all hosted
-	$(call say,BENCH,hosted sweep)
-	$(Q)$(PYTHON) -m harness run --hosted $(BENCH_ARGS)
+	$(call say,BENCH,hosted sweep$(if $(filter repeat,$(MODE)), twice)$(if $(filter full,$(MODE)), in full))
+	$(Q)$(PYTHON) -m harness run --hosted $(if $(MODE),--$(MODE)) $(BENCH_ARGS) $(OPTS)
 
-# The hosted sweep twice, back to back, and every strategy-size's two headline
-# figures with their difference (results/<date-time>/repeat.md; docs/results-hosted-repeat.md).
-bench-host-repeat: setup
-	@$(MAKE) --no-print-directory all hosted
-	$(call say,BENCH,hosted sweep twice)
-	$(Q)$(PYTHON) -m harness run --hosted --repeat $(BENCH_ARGS)
-
-# The same, with every strategy's first touch timed in every run at every
-# size: the end-to-end figures in full (bench-host shares it among the eager
-# strategies and samples it from 64 GiB up).
-bench-host-full: setup
-	@$(MAKE) --no-print-directory all hosted
-	$(call say,BENCH,hosted sweep in full)
-	$(Q)$(PYTHON) -m harness run --hosted --full $(BENCH_ARGS)
-
-# The real Xen 4.14, Xen 4.17 and Linux 6.1 (Debian's packages, fetched into
-# build/peers) beside bootheap, in exact instruction counts under -icount
-# (docs/usage-real-kernels.md, "The real binaries"), e.g. PEERS_ARGS="--sizes 1,32 --out results/<folder>".
-PEERS_ARGS ?=
+# The real Xen 4.14, Xen 4.17, Linux 6.1 and Linux 6.12 (Debian's packages,
+# fetched into build/peers) beside bootheap and its Linux models, in exact
+# instruction counts under -icount at 1 to 16 GiB (docs/usage-real-kernels.md,
+# "The real binaries"), e.g. OPTS="--sizes 1,32 --out results/<folder>".
+## peers                                 Debian's Xen 4.14 and 4.17, Linux 6.1 and 6.12 beside bootheap
 peers: setup
 	@$(MAKE) --no-print-directory all
 	$(call say,BENCH,peers)
-	$(Q)$(PYTHON) -m harness peers $(PEERS_ARGS)
+	$(Q)$(PYTHON) -m harness peers $(PEERS_ARGS) $(OPTS)
 
 # Xen 4.17 and 4.20 built from Debian's source packages with patches/xen/
 # (into build/xen-src, rebuilt only when a patch changes), every variant of
 # init_heap_pages() under -icount at 1 to 64 GiB on one node and on two, one
 # heap proven, bootheap's models beside them, dom0 to its init on the debug
-# builds (docs/usage-real-kernels.md, "Xen from source"), e.g. XEN_SRC_ARGS="--sizes 1,4 --nodes 1".
-XEN_SRC_ARGS ?=
+# builds (docs/usage-real-kernels.md, "Xen from source"), e.g. OPTS="--sizes 1,4 --nodes 1".
+## xen-src                               Xen 4.17 and 4.20 built with patches/xen/, each variant counted
 xen-src: setup
 	@$(MAKE) --no-print-directory all
 	$(call say,BENCH,xen-src)
-	$(Q)$(PYTHON) -m harness xen-src $(XEN_SRC_ARGS)
+	$(Q)$(PYTHON) -m harness xen-src $(XEN_SRC_ARGS) $(OPTS)
 
 # Xen's own init_heap_pages() of the patched 4.17 tree (or XEN_TREE=DIR) on
 # the host: sweep and chunk-72b02bc against chunk over random call sequences
 # at MAX_ORDER 20, 4 and 2, every page_info and free list in order compared
-# (docs/testing-xen-heap.md). xen-heap-test is make
-# test's quick mode; xen-fuzz runs 102,000 sequences.
-XEN_HEAP_ARGS ?=
+# (docs/testing-xen-heap.md): 3,000 sequences, as make test's hosted stage
+# runs 2,400 of them; LONG=1, the long run, 102,000 from seed 1,000,000.
 XEN_TREE ?=
+LONG ?= 0
+## xen-heap-test LONG=1                  Xen's own heap code on this host, its variants held equal
 xen-heap-test: setup
-	$(call say,TEST,xen-heap-test)
-	$(Q)$(PYTHON) -m harness xen-heap-test $(if $(XEN_TREE),--tree $(XEN_TREE)) $(XEN_HEAP_ARGS)
-
-xen-fuzz: setup
-	$(call say,TEST,xen-fuzz)
-	$(Q)$(PYTHON) -m harness xen-heap-test --sequences 102000 --seed 1000000 $(if $(XEN_TREE),--tree $(XEN_TREE)) $(XEN_HEAP_ARGS)
+	$(call choose,LONG,0 1)
+	$(call say,TEST,xen-heap-test$(if $(filter 1,$(LONG)), long))
+	$(Q)$(PYTHON) -m harness xen-heap-test $(if $(filter 1,$(LONG)),--sequences 102000 --seed 1000000) \
+		$(if $(XEN_TREE),--tree $(XEN_TREE)) $(XEN_HEAP_ARGS) $(OPTS)
 
 # Linux 6.12 built from Debian's source package (into build/linux-src, cached
 # under the source version, the patches, the .config and the toolchain):
 # tinyconfig with every option of Debian's amd64 config that the memory-init
 # path tests, its three phases under -icount beside Debian's binary of
 # docs/results/peers-linux (docs/usage-linux-src.md), e.g.
-# LINUX_SRC_ARGS="--sizes 1,4 --nodes 1,2".
-LINUX_SRC_ARGS ?=
+# OPTS="--sizes 1,4 --nodes 1,2".
+## linux-src                             Linux 6.12 built with patches/linux/, its phases counted
 linux-src: setup
 	$(call say,BENCH,linux-src)
-	$(Q)$(PYTHON) -m harness linux-src $(LINUX_SRC_ARGS)
+	$(Q)$(PYTHON) -m harness linux-src $(LINUX_SRC_ARGS) $(OPTS)
 
 # The series' test on the real source build (tests/linux): 6.12 with
 # patches/linux/6.12 built (cached; a fresh build and its download take
@@ -549,7 +579,7 @@ check-fresh:
 bench-qr: setup
 	@$(MAKE) --no-print-directory iso
 	$(call say,BENCH,qr accel=$(ACCEL))
-	$(Q)$(PYTHON) -m harness.sweep.qrtime --accel $(ACCEL) $(BENCH_ARGS)
+	$(Q)$(PYTHON) -m harness.sweep.qrtime --accel $(ACCEL) $(BENCH_ARGS) $(OPTS)
 
 # ---- tooling -----------------------------------------------------------------
 compile_commands.json:

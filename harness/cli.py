@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""The command line: `python3 -m harness [run|report|compare|beside|boot|accel|counts|codegen|ablation|hosted|map|peers|peers-icount|xen-src|linux-src] ...`.
-`run` (the sweep) is the default: `python3 -m harness --sizes 1,2` runs it."""
+"""The command line: `python3 -m harness COMMAND ...`, one subcommand each
+(`python3 -m harness --help` lists them all, its description made from the
+subcommands themselves). `run` (the sweep) is the default: `python3 -m
+harness --sizes 1,2` runs it."""
 import argparse
 import sys
+import textwrap
 
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_size, say, size_label, warn
 from harness.counts import ablation, codegen
@@ -134,14 +137,6 @@ def add_boot_options(p):
 def parser():
     ap = argparse.ArgumentParser(
         prog="python3 -m harness", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="bootheap's host side: boot a sweep (run, the default; --hosted runs the hosted "
-                    "runner instead), rewrite a results folder's outputs (report), add a run read from "
-                    "its QR code (add), compare two results folders (compare) or show them side by side "
-                    "(beside), boot once (boot), show the accelerator a boot would get (accel), count "
-                    "instructions and cache misses under callgrind (counts), check the hosted "
-                    "runner's machine code (codegen), or measure the page/chunk ratio under each model "
-                    "of Xen's per-call costs (ablation), run the hosted runner once on a memory map of "
-                    "any kind (hosted), or write that map as the runner's map file (map).",
         epilog="examples:\n  python3 -m harness --sizes 4,8 --runs 5\n"
                "  python3 -m harness report results/<date-time>\n"
                "  python3 -m harness add results/<date-time> payload.txt\n"
@@ -153,8 +148,9 @@ def parser():
                "  python3 -m harness ablation --sizes 8G --runs 9 --counts 8G\n"
                "  python3 -m harness hosted --map dmesg.txt runs=3\n"
                "  python3 -m harness map /sys/firmware/memmap -o this-machine.map")
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run", help="boot a sweep of memory sizes and report it",
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND", title="commands")
+    r = sub.add_parser("run", help="boot a sweep of memory sizes and report it (the default; --hosted: on the "
+                       "hosted runner)",
                        description=f"Sizes default to {','.join(map(str, DEFAULT_SIZES_GIB))} GiB with "
                        f"{DEFAULT_RUNS} runs under KVM, and to "
                        f"{','.join(map(str, sweep_plan.TCG_SIZES_GIB))} GiB with {sweep_plan.TCG_RUNS} runs "
@@ -289,7 +285,18 @@ def parser():
     add_boot_options(a)
     a.add_argument("--mem", default="8G", help="guest memory of the boot in question")
     a.add_argument("--append", default="", help="its kernel command line")
+    ap.description = describe(sub)
     return ap
+
+
+def describe(sub):
+    """The top-level description, made from the subcommands `sub` holds, so
+    that it names every one of them."""
+    names = list(sub.choices)
+    return textwrap.fill(
+        f"bootheap's host side, in {len(names)} commands: {', '.join(names[:-1])} and {names[-1]}, each "
+        "described below. `run` is the default, so `python3 -m harness --sizes 1,2` runs the sweep; "
+        "`python3 -m harness COMMAND --help` gives a command's options.", 79, break_on_hyphens=False)
 
 
 def main(argv=None):

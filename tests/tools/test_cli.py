@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 """`python3 -m harness` given bad arguments, run as a user runs it: a
 message that names what was wrong, exit status 2, no traceback, and no
-QEMU started."""
+QEMU started; and its --help, which names every command."""
+import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -67,3 +69,34 @@ def test_bad_environment_exits_2_naming_it(var, value, message):
     r = harness(["boot", "--mem", "256M"], env)
     assert r.returncode == 2 and message in r.stderr, (r.returncode, r.stderr)
     assert "Traceback" not in r.stderr and "qemu-system" not in r.stderr
+
+
+def test_help_names_every_command_in_its_description_and_list():
+    """The description is made from the subcommands, so a new one cannot be
+    left out of it: each name is in the description and in the list, with a
+    line of help, and main() knows it (else it would run it as `run NAME`)."""
+    from harness import cli
+    ap = cli.parser()
+    sub = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction))
+    names = list(sub.choices)
+    assert len(names) >= 18 and set(names) == set(cli.COMMANDS)
+    r = harness(["--help"])
+    assert r.returncode == 0, r.stderr
+    description = r.stdout.split("\n\n")[1]
+    said = " ".join(description.split())
+    assert f"in {len(names)} commands:" in said
+    helps = {a.dest: a.help for a in sub._choices_actions}
+    for name in names:
+        assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", said), f"{name} is not in the description"
+        assert helps.get(name), f"{name} has no help line"
+        assert re.search(rf"^    {re.escape(name)}\b", r.stdout, re.M), f"{name} is not in the list"
+
+
+def test_the_description_follows_the_subcommands():
+    from harness import cli
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers()
+    for name in ("one", "two-words", "three"):
+        sub.add_parser(name, help="x")
+    said = " ".join(cli.describe(sub).split())
+    assert "in 3 commands: one, two-words and three," in said

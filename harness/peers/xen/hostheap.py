@@ -26,6 +26,8 @@ from harness import ROOT
 from harness.peers.xen import source
 
 HOSTED = os.path.join(ROOT, "hosted", "xenheap")
+# The tester's own files, beside the side (side.c) built from each tree.
+TESTER = [os.path.join(HOSTED, f) for f in ("tester.c", "sequence.c", "compare.c", "stand.c")]
 OUT = os.path.join(ROOT, "build", "xenheap")
 PAGE_ALLOC = os.path.join("xen", "common", "page_alloc.c")
 # Where the tester enters the real code, and the names the stand-ins answer
@@ -258,8 +260,7 @@ def build(tree, max_order, out=OUT, stock=None):
         cut = extract(tree, max_order, out)
         binary = os.path.join(out, f"xenheap-test-{max_order}")
         _gcc(flags + [f"-D{d}" for d in tree_defines(tree)] + [
-            f'-DXH_EXTRACT="{cut}"', os.path.join(HOSTED, "side.c"), os.path.join(HOSTED, "tester.c"),
-            "-o", binary], tree)
+            f'-DXH_EXTRACT="{cut}"', os.path.join(HOSTED, "side.c"), *TESTER, "-o", binary], tree)
         return binary
     ours, theirs = tree_defines(tree), tree_defines(stock)
     if [d for d in ours if "HEAP_INIT" not in d] != [d for d in theirs if "HEAP_INIT" not in d]:
@@ -274,7 +275,7 @@ def build(tree, max_order, out=OUT, stock=None):
             "-DXH_PAIR", f"-DXH_SIDE={side}", f'-DXH_EXTRACT="{cut}"', "-c", os.path.join(HOSTED, "side.c"),
             "-o", objects[-1]], t)
     binary = os.path.join(out, f"xenheap-stock-test-{max_order}")
-    _gcc(flags + [f"-D{d}" for d in ours] + ["-DXH_PAIR", os.path.join(HOSTED, "tester.c")] + objects +
+    _gcc(flags + [f"-D{d}" for d in ours] + ["-DXH_PAIR", *TESTER] + objects +
          ["-o", binary], tree)
     return binary
 
