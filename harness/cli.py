@@ -8,10 +8,10 @@ from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_si
 from harness.counts import ablation, codegen
 from harness.counts import callgrind as counts
 from harness.hosted import runner as hosted
-from harness.peers.binaries import icount as peer_icount
-from harness.peers.binaries import run as peers
-from harness.peers.linux import run as linux_src
-from harness.peers.xen import hostcli, run as xen_src
+from harness.real.binaries import icount as peer_icount
+from harness.real.binaries import run as peers
+from harness.real.linux import run as linux_src
+from harness.real.xen import hostcli, run as xen_src
 from harness.qemu import accel, boot, command
 from harness.report import answer, hosted as hosted_report
 from harness.report.compare import compare_text

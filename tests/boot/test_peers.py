@@ -7,11 +7,11 @@ uses; a machine without the network and without an earlier fetch fails here
 with apt's reason."""
 import pytest
 
-from harness.peers.bracket import boot as peers_boot
-from harness.peers.debian import fetch as peers_fetch
+from harness.real.bracket import boot as peers_boot
+from harness.real.debian import fetch as peers_fetch
 from harness.qemu import command
 from harness.qemu.brackets import Spec
-from harness.peers.bracket.logs import bootheap_counts
+from harness.real.bracket.logs import bootheap_counts
 
 GIB = 1 << 30
 

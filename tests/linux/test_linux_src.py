@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """`make test-linux-src`: the real Linux 6.12 built from Debian's source
-package with patches/linux/6.12 (harness/peers/linux/source.py; cached in
+package with patches/linux/6.12 (harness/real/linux/source.py; cached in
 build/linux-src after its first build, which takes some minutes), booted at
 1 GiB on one node as init_pages=stock and as init_pages=sweep:
 
@@ -17,7 +17,7 @@ Not in `make test`: a fresh build and its download take about 10 minutes
 here. CI runs it (.ci/run)."""
 import pytest
 
-from harness.peers.linux import dumpboot, dumprun, initboot, run, source
+from harness.real.linux import dumpboot, dumprun, initboot, run, source
 
 GIB = 1 << 30
 

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """linux-src --configs: the files a series touches, the configurations
 flipped from a base .config, and the table and status of a run's records
-(harness/peers/linux/configs.py), on hand-made input."""
-from harness.peers.linux import configs, source
+(harness/real/linux/configs.py), on hand-made input."""
+from harness.real.linux import configs, source
 
 
 def test_the_touched_files_come_in_order_split_into_c_files_and_the_rest(tmp_path):

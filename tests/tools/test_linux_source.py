@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Linux from Debian's source (harness/peers/linux/): the configuration's
+"""Linux from Debian's source (harness/real/linux/): the configuration's
 derivation on synthetic trees (the memory-init sources MAINTAINERS names,
 the symbols they test, what is kept of Debian's config, the Kconfig
 conditions and what kept options need), the source fetch's fallbacks, a
@@ -10,8 +10,8 @@ import re
 import pytest
 
 from harness.common import GIB
-from harness.peers.debian.apt import FetchError
-from harness.peers.linux import config, report, source
+from harness.real.debian.apt import FetchError
+from harness.real.linux import config, report, source
 
 
 def write(root, rel, text):
@@ -228,7 +228,7 @@ def test_the_comparison_holds_each_phase_to_ten_percent_of_debians_by_one_rule()
 
 
 def test_a_build_that_fails_ends_with_the_logs_tail(tmp_path):
-    from harness.peers.debian import source as debsrc
+    from harness.real.debian import source as debsrc
     write(tmp_path, "t/Makefile", "bzImage:\n\t@echo 'mm/mm_init.c:712:9: error: implicit declaration of "
           "function deferred_bogus'\n\t@echo 'make[3]: *** [scripts/Makefile.build:229: mm/mm_init.o] Error 1'"
           "\n\t@exit 2\n")
@@ -245,7 +245,7 @@ def test_a_build_that_fails_ends_with_the_logs_tail(tmp_path):
 
 
 def test_a_source_apt_cannot_get_ends_the_command_with_exit_2_and_apts_reason(monkeypatch, tmp_path, capsys):
-    from harness.peers.linux import run
+    from harness.real.linux import run
 
     def unavailable(*a, **k):
         raise source.SourceUnavailable("apt cannot get the source of Linux 6.12 from http://m/debian (trixie): "
@@ -315,7 +315,7 @@ def test_a_sweep_difference_counts_only_where_two_stock_command_lines_agree(
         monkeypatch, tmp_path, default_differs, sweep_differs, status):
     import json
 
-    from harness.peers.linux import dumprun, run
+    from harness.real.linux import dumprun, run
 
     class FakeBuild:
         info = {"key": "k"}
@@ -338,7 +338,7 @@ def test_a_sweep_difference_counts_only_where_two_stock_command_lines_agree(
 
 
 def test_on_two_nodes_each_sweep_boot_is_held_to_each_stock_boot():
-    from harness.peers.linux import dumprun
+    from harness.real.linux import dumprun
 
     assert dumprun.pairs(1) == [("stock", "stock-again"), ("stock", "sweep"), ("stock", "default")]
     two = dumprun.pairs(2)
@@ -350,7 +350,7 @@ def test_on_two_nodes_each_sweep_boot_is_held_to_each_stock_boot():
 
 
 def test_a_padded_sweep_boot_the_same_as_stock_judges_the_others_as_timing():
-    from harness.peers.linux import run
+    from harness.real.linux import run
 
     def rec(a, b, diff):
         return {"type": "dump_compare", "a": a, "b": b, "difference": diff}
@@ -384,7 +384,7 @@ def test_a_padded_sweep_boot_the_same_as_stock_judges_the_others_as_timing():
 
 
 def test_on_two_nodes_what_no_allocation_touched_counts_when_timing_shows():
-    from harness.peers.linux import run
+    from harness.real.linux import run
 
     def rec(a, b, diff, untouched=None):
         return {"type": "dump_compare", "a": a, "b": b, "difference": diff, "untouched": untouched,
@@ -399,7 +399,7 @@ def test_on_two_nodes_what_no_allocation_touched_counts_when_timing_shows():
 
 
 def test_early_dumps_that_differ_count_even_where_timing_shows(monkeypatch, tmp_path):
-    from harness.peers.linux import dumprun, run
+    from harness.real.linux import dumprun, run
 
     class FakeBuild:
         info = {"key": "k"}
@@ -419,7 +419,7 @@ def test_early_dumps_that_differ_count_even_where_timing_shows(monkeypatch, tmp_
 
 
 def test_layouts_boot_each_with_its_parameters(monkeypatch, tmp_path):
-    from harness.peers.linux import dumprun, run
+    from harness.real.linux import dumprun, run
 
     class FakeBuild:
         info = {"key": "k"}
@@ -461,7 +461,7 @@ def test_a_build_without_deferral_is_kept_apart_and_not_set_beside_debians(tmp_p
 def test_no_defer_is_refused_beside_the_runs_it_does_not_measure():
     import argparse
     from harness.common import BenchError
-    from harness.peers.linux import run
+    from harness.real.linux import run
     parser = argparse.ArgumentParser().add_subparsers()
     run.add_parser(parser)
     for extra in (["--dump"], ["--init"], ["--profile", "memmap,deferred"]):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""apt on a private sources list (harness/peers/debian/apt.py): the mirror read
+"""apt on a private sources list (harness/real/debian/apt.py): the mirror read
 from a machine's apt configuration in both formats, the private list, and a
 clear error naming the package or the suite when apt fails. apt itself is
 replaced by a stand-in that records what it was asked."""
@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from harness.peers.debian.apt import (DEFAULT_KEYRING, FetchError, PrivateApt, debian_mirror,
+from harness.real.debian.apt import (DEFAULT_KEYRING, FetchError, PrivateApt, debian_mirror,
                                machine_sources, sources_text)
 
 ONE_LINE = """\

@@ -14,11 +14,11 @@ import subprocess
 
 import pytest
 
-from harness.peers.bracket import boot as peers_boot
-from harness.peers.debian import fetch as peers_fetch
-from harness.peers.debian.apt import FetchError
-from harness.peers.bracket.logs import LogError, linux_facts
-from harness.peers.binaries.report import linux_per_page
+from harness.real.bracket import boot as peers_boot
+from harness.real.debian import fetch as peers_fetch
+from harness.real.debian.apt import FetchError
+from harness.real.bracket.logs import LogError, linux_facts
+from harness.real.binaries.report import linux_per_page
 from harness.qemu.brackets import Result
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "peers")

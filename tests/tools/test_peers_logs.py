@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""The real binaries' log parsers (harness/peers/bracket/logs.py) on serial logs
+"""The real binaries' log parsers (harness/real/bracket/logs.py) on serial logs
 recorded under -icount at 1 GiB (tests/tools/data/peers/), whole and cut
 short: a log that lacks a bracket's line is refused, naming the line."""
 import os
 
 import pytest
 
-from harness.peers.bracket.logs import LogError, bootheap_counts, linux_facts, xen_facts, xen_lines
+from harness.real.bracket.logs import LogError, bootheap_counts, linux_facts, xen_facts, xen_lines
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "peers")
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The side-by-side report (harness/peers/binaries/report.py) from a recorded
+"""The side-by-side report (harness/real/binaries/report.py) from a recorded
 peers.jsonl of `make peers` at 1 to 16 GiB: its tables, labels and plot, the
 Linux phases read back, and bad folders refused."""
 import json
@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from harness.common import BenchError
-from harness.peers.binaries.report import LABEL, Peers, linux_phases, write
+from harness.real.binaries.report import LABEL, Peers, linux_phases, write
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "peers", "peers.jsonl")
 GIB = 1 << 30

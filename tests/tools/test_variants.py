@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`xen-src` (harness/peers/xen/variants.py, variants_report.py) without booting:
+"""`xen-src` (harness/real/xen/variants.py, variants_report.py) without booting:
 the guests' nodes, Xen's refusal of a variant it does not know read from its
 log, one heap across variants, the report's tables and targets from a
 folder of records, and the command line's bad input."""
@@ -10,9 +10,9 @@ import pytest
 
 from harness import cli
 from harness.common import GIB
-from harness.peers.xen import heapdump
-from harness.peers.xen import variants
-from harness.peers.xen import variants_report
+from harness.real.xen import heapdump
+from harness.real.xen import variants
+from harness.real.xen import variants_report
 
 
 def test_two_unequal_nodes_are_a_third_and_the_rest():

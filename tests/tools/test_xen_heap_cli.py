@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`xen-heap-test --tree DIR [--proposal]` (harness/peers/xen/hostcli.py) on
+"""`xen-heap-test --tree DIR [--proposal]` (harness/real/xen/hostcli.py) on
 bad input, without building the tester: a stock tree by path gets its
 version's series (tree.py's SERIES) on a copy, and a series that does not
 apply is named with its patch, the file and the hunk, no copy left behind;
@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from harness import ROOT
-from harness.peers.xen import hostcli, source
+from harness.real.xen import hostcli, source
 
 PAGE_ALLOC = "static void init_heap_pages(void) { }\nstatic void free_heap_pages(void) { }\n" \
              "static void init_node_heap(void) { }\n"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The source builds' patch handling (harness/peers/xen/source.py): the series
+"""The source builds' patch handling (harness/real/xen/source.py): the series
 read in order without its cover letter, a patch that does not apply named
 with its file and hunk and the tree left as it was, the build key that
 decides when a build is reused, and the private apt's deb-src lines."""
@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from harness.peers.xen import source
-from harness.peers.debian.apt import sources_text
+from harness.real.xen import source
+from harness.real.debian.apt import sources_text
 
 
 def write(path, text):
@@ -148,13 +148,13 @@ class FakeApt:
         self.calls.append("update")
 
     def source_versions(self, package):
-        from harness.peers.debian.apt import FetchError
+        from harness.real.debian.apt import FetchError
         if not self.versions:
             raise FetchError(f"source package {package} is not on {self.archive} in trixie")
         return self.versions
 
     def source(self, package, version, into):
-        from harness.peers.debian.apt import FetchError
+        from harness.real.debian.apt import FetchError
         self.calls.append(version)
         if version not in self.serves:
             raise FetchError(f"apt-get source {package}={version} failed:\nE: Failed to fetch "
@@ -215,7 +215,7 @@ def test_a_suite_whose_xen_is_another_release_is_refused(src):
 
 
 def test_debian_versions_sort_as_dpkg_sorts_them():
-    from harness.peers.debian.apt import compare_versions
+    from harness.real.debian.apt import compare_versions
     assert compare_versions("4.17.7+13-0+deb12u1", "4.17.5+72-1") == 1
     assert compare_versions("1.0~rc1-1", "1.0-1") == -1
     assert compare_versions("1:0.9-1", "2.0-1") == 1

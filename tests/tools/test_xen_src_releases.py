@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`xen-src`'s releases (harness/peers/xen/run.py): a default run measures
+"""`xen-src`'s releases (harness/real/xen/run.py): a default run measures
 the releases whose source apt can get, names each it could not get with
 apt's reason, and ends 0; a release named with --releases that cannot be
 had fails the run; a default run where nothing could be built fails.
@@ -13,7 +13,7 @@ import pytest
 
 from harness import cli
 from harness.common import GIB
-from harness.peers.xen import source, variants
+from harness.real.xen import source, variants
 
 REASON = ("apt cannot get the source of Xen 4.20 from http://m/debian (trixie): every version failed "
           "to download:\n  4.20.4+63-0+deb13u1: E: Failed to fetch http://m/debian/pool/main/x/xen/"
@@ -101,7 +101,7 @@ def test_a_patch_that_does_not_apply_still_fails_a_default_run(tmp_path, monkeyp
 def test_the_run_times_each_releases_own_heap_code_and_the_report_shows_it(tmp_path, stand_ins, monkeypatch):
     """Without --no-host-time the run times Debian's release on this CPU at
     its whole-GiB sizes, and report.md carries the table, labelled hosted."""
-    from harness.peers.xen import hosttime
+    from harness.real.xen import hosttime
     asked = []
 
     def timed(release, sizes, runs=5, say=print):

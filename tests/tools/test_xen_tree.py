@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`xen-src --tree DIR` (harness/peers/xen/tree.py) on bad input, without
+"""`xen-src --tree DIR` (harness/real/xen/tree.py) on bad input, without
 building: a path that is missing or no Xen tree is named with the file it
 lacks, a version with no series is named with the series there are, and a
 series that does not apply names its patch, the file and the hunk, leaving
@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from harness import ROOT
-from harness.peers.xen import source, tree
+from harness.real.xen import source, tree
 
 MAKEFILE = "export XEN_VERSION       = 4\nexport XEN_SUBVERSION    = {sub}\n" \
            "export XEN_EXTRAVERSION ?= -unstable$(XEN_VENDORVERSION)\n"
