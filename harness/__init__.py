@@ -14,8 +14,8 @@ way (docs/design.md, "The rooms of the code"):
   report/       summary.csv, report.md, plot.png, compare
   counts/       exact counts under callgrind, the ablation, the machine code
   real/         the real Xen and Linux beside the models: Debian's binaries
-                (`make peers`), and Xen and Linux built from Debian's source
-                with the patch series (`make xen-src`, `make linux-src`)
+                (`binaries`), and Xen and Linux built from Debian's source
+                with the patch series (`xen-src`, `linux-src`)
 """
 import os
 

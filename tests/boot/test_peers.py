@@ -7,8 +7,8 @@ uses; a machine without the network and without an earlier fetch fails here
 with apt's reason."""
 import pytest
 
-from harness.real.bracket import boot as peers_boot
-from harness.real.debian import fetch as peers_fetch
+from harness.real.bracket import boot as realboot
+from harness.real.debian import fetch as binfetch
 from harness.qemu import command
 from harness.qemu.brackets import Spec
 from harness.real.bracket.logs import bootheap_counts
@@ -18,14 +18,14 @@ GIB = 1 << 30
 
 @pytest.fixture(scope="module")
 def xen417():
-    man = peers_fetch.fetch(["xen-4.17"], say=lambda *a: None)
-    return peers_fetch.files_of(man, "xen-4.17")
+    man = binfetch.fetch(["xen-4.17"], say=lambda *a: None)
+    return binfetch.files_of(man, "xen-4.17")
 
 
 def xen_boot(files, mem, tmp_path, n):
-    results, log = peers_boot.boot_peer(peers_boot.TARGETS["xen-4.17"], files, mem,
+    results, log = realboot.boot_real(realboot.TARGETS["xen-4.17"], files, mem,
                                         str(tmp_path / f"xen-{n}.log"))
-    return peers_boot.xen_result(results, log)
+    return realboot.xen_result(results, log)
 
 
 def test_xen_417_brackets_parse_and_repeat(xen417, tmp_path):
@@ -46,8 +46,8 @@ def test_xen_417_brackets_parse_and_repeat(xen417, tmp_path):
 
 
 def test_xen_417_at_a_size_it_cannot_boot(xen417, tmp_path):
-    with pytest.raises(peers_boot.PeerError) as e:
-        peers_boot.boot_peer(peers_boot.TARGETS["xen-4.17"], xen417, 16 << 20, str(tmp_path / "x.log"))
+    with pytest.raises(realboot.BracketBootError) as e:
+        realboot.boot_real(realboot.TARGETS["xen-4.17"], xen417, 16 << 20, str(tmp_path / "x.log"))
     msg = str(e.value)
     assert "xen-4.17 at 16 MiB gave no bracket" in msg
     assert "before 'Domain heap initialised'" in msg
@@ -55,7 +55,7 @@ def test_xen_417_at_a_size_it_cannot_boot(xen417, tmp_path):
 
 
 def test_bootheap_icount_repeats(tmp_path):
-    runs = [peers_boot.boot_bootheap(GIB, "all", str(tmp_path / f"bh-{n}.log")) for n in (1, 2)]
+    runs = [realboot.boot_bootheap(GIB, "all", str(tmp_path / f"bh-{n}.log")) for n in (1, 2)]
     (c1, b1, _), (c2, _, _) = runs
     assert c1 == c2
     assert b1["icount"] is True
@@ -68,10 +68,10 @@ def test_bootheap_tsc_window_is_its_instruction_count(tmp_path):
     """Under -icount the kernel's TSC window around end_boot_allocator() is the
     breakpoint bracket of the same call plus the two TSC reads."""
     specs = lambda syms: [Spec("run 0", "end_boot_allocator"), Spec("run 1", "end_boot_allocator")]
-    target = peers_boot.Target("bootheap", command.QBOOT, "runs=2 strategies=chunk icount", specs,
+    target = realboot.Target("bootheap", command.QBOOT, "runs=2 strategies=chunk icount", specs,
                                '"type":"done"')
     files = {"kernel": command.ELF, "symbols": command.ELF.replace(".elf", ".sym")}
-    results, log = peers_boot.boot_peer(target, files, GIB, str(tmp_path / "bh.log"))
+    results, log = realboot.boot_real(target, files, GIB, str(tmp_path / "bh.log"))
     counts, _, _ = bootheap_counts(log)
     ticks = counts["chunk"][0]
     assert results[0].instructions == results[1].instructions

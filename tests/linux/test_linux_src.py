@@ -17,7 +17,7 @@ Not in `make test`: a fresh build and its download take about 10 minutes
 here. CI runs it (.ci/run)."""
 import pytest
 
-from harness.real.linux import dumpboot, dumprun, initboot, run, source
+from harness.real.linux import dumpboot, dumprun, initboot, measure, source
 
 GIB = 1 << 30
 
@@ -53,7 +53,7 @@ def test_one_dump_for_both_variants_and_unknown_refused(build, tmp_path):
 def test_sweep_hands_over_the_same_pages_in_fewer_instructions(build, tmp_path):
     phases = {}
     for variant in ("stock", "sweep"):
-        records = run.boot_records(build, GIB, 1, str(tmp_path), variant)
+        records = measure.boot_records(build, GIB, 1, str(tmp_path), variant)
         assert all(r["type"] == "phase" for r in records), records
         phases[variant] = {r["phase"]: r for r in records}
     assert set(phases["stock"]) == set(phases["sweep"]) == {"memmap", "memblock_free_all", "deferred"}

@@ -14,8 +14,8 @@ import subprocess
 
 import pytest
 
-from harness.real.bracket import boot as peers_boot
-from harness.real.debian import fetch as peers_fetch
+from harness.real.bracket import boot as realboot
+from harness.real.debian import fetch as binfetch
 from harness.real.debian.apt import FetchError
 from harness.real.bracket.logs import LogError, linux_facts
 from harness.real.binaries.report import linux_per_page
@@ -94,7 +94,7 @@ def test_a_612_log_cut_short(needle, missing):
     ("4G", (21606702, 557056), (19131870, 529135), (22390621, 473282), 1002417),
 ])
 def test_the_612_brackets(size, memmap, memblock, deferred, total):
-    r = peers_boot.linux_result(brackets(size), text(f"serial-linux-6.12-{size}.log"))
+    r = realboot.linux_result(brackets(size), text(f"serial-linux-6.12-{size}.log"))
     ph = r["phases"]
     assert (ph["memmap"]["instructions"], ph["memmap"]["pages"]) == memmap
     assert (ph["memblock_free_all"]["instructions"], ph["memblock_free_all"]["pages"]) == memblock
@@ -104,8 +104,8 @@ def test_the_612_brackets(size, memmap, memblock, deferred, total):
 
 def test_612s_statics_are_found_by_name():
     syms = {"nr_initialised.3": 1, "prev_end_pfn.4": 2, "nr_initialised_x": 3}
-    assert peers_boot.defer_statics(syms) == ("nr_initialised.3", "prev_end_pfn.4")
-    spec = peers_boot.linux_specs(dict(syms, **{"asm_sysvec_x": 4}))[0]
+    assert realboot.defer_statics(syms) == ("nr_initialised.3", "prev_end_pfn.4")
+    spec = realboot.linux_specs(dict(syms, **{"asm_sysvec_x": 4}))[0]
     assert spec.part_reads == ("nr_initialised.3", "prev_end_pfn.4")
 
 
@@ -115,20 +115,20 @@ def test_the_memmap_pages_stop_at_the_deferral():
     memmap = brackets("4G")[0]
     calls = memmap.part_calls
     assert [c[1][2] for c in calls] == [0, 0, 1, 2]          # zones DMA, DMA, DMA32, Normal
-    assert peers_boot.memmap_pages(calls) == 557056 - 98
+    assert realboot.memmap_pages(calls) == 557056 - 98
     # Normal's range initialised one section: defer_init() let 32769 through, the last one deferred.
     assert calls[3][2]["nr_initialised.3"] == 32769
-    assert peers_boot.memmap_pages(calls) == sum(c[1][0] for c in calls[:3]) + 32768
+    assert realboot.memmap_pages(calls) == sum(c[1][0] for c in calls[:3]) + 32768
 
 
 def test_free_pages_that_disagree_with_the_log_are_refused():
     log = text("serial-linux-6.12-1G.log").replace("Memory: 980312K", "Memory: 900312K")
-    with pytest.raises(peers_boot.PeerError, match="disagree with its 'Memory: 900312K' line"):
-        peers_boot.linux_result(brackets("1G"), log)
+    with pytest.raises(realboot.BracketBootError, match="disagree with its 'Memory: 900312K' line"):
+        realboot.linux_result(brackets("1G"), log)
 
 
 def test_one_rule_for_the_real_figures():
-    ph = peers_boot.linux_result(brackets("4G"), text("serial-linux-6.12-4G.log"))["phases"]
+    ph = realboot.linux_result(brackets("4G"), text("serial-linux-6.12-4G.log"))["phases"]
     rec = {p: dict(v, phase=p) for p, v in ph.items()}
     assert linux_per_page(rec["memmap"]) == 21606702 / 557056
     # memblock_free_all() less reserve_bootmem_region(): 37 calls, 3,141,880 instructions.
@@ -155,15 +155,15 @@ class Apt:
 
 def test_a_612_that_cannot_be_had_is_named(tmp_path):
     with pytest.raises(FetchError, match=r"package linux-image-amd64 is not on .* trixie"):
-        peers_fetch._fetch_linux(Apt({}), str(tmp_path), str(tmp_path), "6.12")
+        binfetch._fetch_linux(Apt({}), str(tmp_path), str(tmp_path), "6.12")
     # trixie's linux-image-amd64 names a 6.12 image the mirror does not have.
     apt = Apt({"linux-image-amd64": ("6.12.118-1", "linux-image-6.12.118+deb13-amd64 (= 6.12.118-1)")})
     with pytest.raises(FetchError, match=r"package linux-image-6\.12\.118\+deb13-amd64 is not on"):
-        peers_fetch._fetch_linux(apt, str(tmp_path), str(tmp_path), "6.12")
+        binfetch._fetch_linux(apt, str(tmp_path), str(tmp_path), "6.12")
     # Or another kernel than a 6.12 altogether.
     apt = Apt({"linux-image-amd64": ("6.1.192-3", "linux-image-6.1.0-57-amd64 (= 6.1.192-3)")})
     with pytest.raises(FetchError, match=r"not a Linux 6\.12 image \(linux-image-6\.12\.N\+deb13-amd64\)"):
-        peers_fetch._fetch_linux(apt, str(tmp_path), str(tmp_path), "6.12")
+        binfetch._fetch_linux(apt, str(tmp_path), str(tmp_path), "6.12")
 
 
 def bzimage(path, payload, release):
@@ -183,18 +183,18 @@ def test_a_config_without_deferred_init_is_refused_by_name(tmp_path):
     release = "6.12.118+deb13-amd64"
     vmlinuz, sysmap, config = (str(tmp_path / n) for n in ("vmlinuz", "System.map", "config"))
     bzimage(vmlinuz, b"x", release)
-    names = list(peers_fetch.LINUX_SYMBOLS) + ["nr_initialised.3", "prev_end_pfn.4"] + \
+    names = list(binfetch.LINUX_SYMBOLS) + ["nr_initialised.3", "prev_end_pfn.4"] + \
         [f"filler_{i}" for i in range(100)]
     with open(sysmap, "w") as f:
         f.write("".join(f"ffffffff81{i:06x} T {n}\n" for i, n in enumerate(names)))
     good = "CONFIG_DEFERRED_STRUCT_PAGE_INIT=y\nCONFIG_NUMA=y\nCONFIG_SPARSEMEM_VMEMMAP=y\n"
     with open(config, "w") as f:
         f.write(good)
-    assert peers_fetch.linux_check(vmlinuz, sysmap, config, release).startswith(release)
+    assert binfetch.linux_check(vmlinuz, sysmap, config, release).startswith(release)
     with open(config, "w") as f:
         f.write(good.replace("CONFIG_DEFERRED_STRUCT_PAGE_INIT=y", "# CONFIG_DEFERRED_STRUCT_PAGE_INIT is not set"))
     with pytest.raises(FetchError, match=r"CONFIG_DEFERRED_STRUCT_PAGE_INIT not set"):
-        peers_fetch.linux_check(vmlinuz, sysmap, config, release)
+        binfetch.linux_check(vmlinuz, sysmap, config, release)
 
 
 def test_both_payloads_unpack(tmp_path):
@@ -205,25 +205,25 @@ def test_both_payloads_unpack(tmp_path):
         path = str(tmp_path / "bz")
         bzimage(path, payload, "6.12.118+deb13-amd64")
         with open(path, "rb") as f:
-            assert peers_fetch.unpack_payload(path, peers_fetch.bzimage_payload(f.read())) == elf
+            assert binfetch.unpack_payload(path, binfetch.bzimage_payload(f.read())) == elf
     with pytest.raises(FetchError, match="neither XZ nor Zstandard"):
-        peers_fetch.unpack_payload("bz", b"gzip?")
+        binfetch.unpack_payload("bz", b"gzip?")
 
 
 def test_without_deferral_every_memmap_call_counts_whole():
     """A kernel built without DEFERRED_STRUCT_PAGE_INIT has no defer_init()
     statics to read: each memmap_init_range() call initialises its range."""
     calls = [(c[0], c[1], {}, c[3]) for c in brackets("4G")[0].part_calls]
-    assert peers_boot.memmap_pages(calls) == sum(c[1][0] for c in calls) > 557056 - 98
-    spec = peers_boot.TARGETS["linux-6.12-nodefer"].specs({"asm_sysvec_x": 4})
+    assert realboot.memmap_pages(calls) == sum(c[1][0] for c in calls) > 557056 - 98
+    spec = realboot.TARGETS["linux-6.12-nodefer"].specs({"asm_sysvec_x": 4})
     assert [s.name for s in spec] == ["memmap", "memblock_free_all"] and spec[0].part_reads == ()
 
 
 def test_a_kernel_without_deferral_gives_two_phases():
     memmap, memblock, _ = brackets("1G")
     log = text("serial-linux-6.12-1G.log")
-    r = peers_boot.linux_result([memmap, memblock], log)
+    r = realboot.linux_result([memmap, memblock], log)
     assert list(r["phases"]) == ["memmap", "memblock_free_all"]
     assert r["phases"]["memblock_free_all"]["pages"] == 53999
-    with pytest.raises(peers_boot.PeerError, match="deferred pages initialised"):
-        peers_boot.linux_result(brackets("1G"), re.sub(r".*deferred pages initialised.*\n", "", log))
+    with pytest.raises(realboot.BracketBootError, match="deferred pages initialised"):
+        realboot.linux_result(brackets("1G"), re.sub(r".*deferred pages initialised.*\n", "", log))

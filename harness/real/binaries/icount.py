@@ -3,7 +3,7 @@
 (`-icount shift=0,sleep=off`, where one virtual ns is one guest
 instruction), as instructions a page for each phase Linux has: memmap init,
 memblock_free_all() and the deferred init; and, given the real Debian
-kernels' figures from `make peers` (harness/real/binaries/run.py, peers.jsonl),
+kernels' figures from `binaries` (harness/real/binaries/run.py, peers.jsonl),
 each model held to within 10 % of its kernel at every size asked:
 `linux_deferred` to Linux 6.1, `linux612` to Linux 6.12
 (docs/fidelity.md, "The check against the real Linux"). `linux` (6.1
@@ -51,7 +51,7 @@ def phases_per_page(records):
 
 def real_phases(path):
     """{(peer, mem_bytes): {phase: instructions a page}} of the real
-    kernels in `make peers`' records (a results folder or its peers.jsonl),
+    kernels in `binaries`' records (a results folder or its peers.jsonl),
     by the one rule; or {(None, None): {...}} from a JSON object of figures."""
     if os.path.isdir(path):
         path = os.path.join(path, "peers.jsonl")
@@ -109,7 +109,7 @@ def model_records(mem, out):
 
 
 def real_pages(path, peer, mem, phase):
-    """The pages of a real Linux phase in `make peers`' records, or None."""
+    """The pages of a real Linux phase in `binaries`' records, or None."""
     if os.path.isdir(path):
         path = os.path.join(path, "peers.jsonl")
     with open(path, encoding="utf-8") as f:
@@ -175,7 +175,7 @@ def cmd_peers_icount(args):
 
 
 def record_into(folder, records):
-    """Puts the models' records into a `make peers` folder's peers.jsonl, in
+    """Puts the models' records into a `binaries` folder's peers.jsonl, in
     place of those it had for the same sizes, and writes its report again."""
     from harness.real.binaries import report
     path = os.path.join(folder, "peers.jsonl")

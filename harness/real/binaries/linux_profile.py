@@ -136,21 +136,21 @@ def run(version, phase, mem, out_dir, say=print):
     import os
     import tempfile
 
-    from harness.real.bracket import boot as peers_boot
-    from harness.real.debian import fetch as peers_fetch
+    from harness.real.bracket import boot as realboot
+    from harness.real.debian import fetch as binfetch
     from harness.qemu import command
 
     opens, real_names, model_names = PHASES[phase]
     strategy = {"6.1": "linux_deferred", "6.12": "linux612"}[version]
-    man = peers_fetch.fetch([f"linux-{version}"], say=say)
+    man = binfetch.fetch([f"linux-{version}"], say=say)
     out = []
     for side in ("real", "model"):
         if side == "real":
-            target = peers_boot.TARGETS[f"linux-{version}"]
-            files = peers_fetch.files_of(man, f"linux-{version}")
+            target = realboot.TARGETS[f"linux-{version}"]
+            files = binfetch.files_of(man, f"linux-{version}")
             names, opener = real_names, opens[0]
         else:
-            target = peers_boot.Target("bootheap", command.QBOOT,
+            target = realboot.Target("bootheap", command.QBOOT,
                                        f"runs=1 cpus=1 strategies={strategy} icount", lambda s: [], '"type":"done"')
             files = {"kernel": command.ELF,
                      "symbols": os.path.join(os.path.dirname(command.ELF), "bootheap.sym")}
@@ -160,7 +160,7 @@ def run(version, phase, mem, out_dir, say=print):
             irqs = sorted(n for n in syms if n.startswith("asm_sysvec_")) + ["asm_common_interrupt"]
             return profile(stub, syms, opener, names, irqs, dl, threads=side == "real")
         log = os.path.join(out_dir or tempfile.gettempdir(), f"profile-{side}-{version}-{phase}.log")
-        res, text = peers_boot.boot_peer(target, files, mem, log, drive=drive)
+        res, text = realboot.boot_real(target, files, mem, log, drive=drive)
         if side == "model":
             res["pages"] = model_pages(text, strategy, phase)
         out.append(res)

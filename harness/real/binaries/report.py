@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The side-by-side report of `python3 -m harness peers`: report.md and
+"""The side-by-side report of `python3 -m harness binaries`: report.md and
 plot.png from a results folder's peers.jsonl. Every figure is a count of
 guest instructions under QEMU's -icount: neither TCG time nor hardware time.
 
@@ -13,14 +13,14 @@ import io
 import os
 
 from harness.common import GIB, BenchError, read_jsonl
-from harness.real.bracket.profile import fmt as _f, per_page, profile_table
+from harness.real.bracket.profile import fmt as _f, profile_table
 from harness.report.plot import per_page_script, write_report
 
 RECORDS = "peers.jsonl"
 LABEL = ("EXACT GUEST INSTRUCTION COUNTS (QEMU TCG, -icount shift=0): neither TCG time "
          "nor hardware time")
 LINUX_PHASES = ("memmap", "memblock_free_all", "deferred")
-LINUX_PEERS = ("linux-6.1", "linux-6.12")
+LINUX_BINARIES = ("linux-6.1", "linux-6.12")
 # The model each real binary is set beside.
 PAIRS = (("xen-4.14", "page"), ("xen-4.17", "chunk"))
 REAL_OF_MODEL = {"linux_deferred": "linux-6.1", "linux612": "linux-6.12"}
@@ -47,7 +47,7 @@ class Peers:
         path = os.path.join(folder, RECORDS)
         recs = read_jsonl(path)
         if not recs or recs[0].get("type") != "peers":
-            raise BenchError(f"{path}: no peers records (run `python3 -m harness peers` first)")
+            raise BenchError(f"{path}: no peers records (run `python3 -m harness binaries` first)")
         self.folder, self.header = folder, recs[0]
         self.end = next((r for r in recs if r["type"] == "end"), None)
         self.peer = {(r["peer"], r["mem_bytes"], r["phase"]): r for r in recs if r["type"] == "peer"}
@@ -246,7 +246,7 @@ def report_text(p):
       "(a breakpoint bracket of the same call gives 11 fewer: the two TSC reads).\n\n")
     if xen:
         _xen_sections(p, w)
-    for peer in LINUX_PEERS:
+    for peer in LINUX_BINARIES:
         if any(k[0] == peer for k in p.peer):
             w(f"\n## Linux {peer.split('-')[1]}: its three phases\n\n")
             _linux_table(p, w, peer)
@@ -293,7 +293,7 @@ def plot_script(p, terminal):
               ("chunk, xen_costs=none", lambda m: p.per_page(("none", "chunk", m), True), "pt 2 dt 3 lc rgb '#80a0e0'"),
               ("once", lambda m: p.per_page(("all", "once", m), True), "pt 3 dt 4 lc rgb '#808000'"),
               ("floor", lambda m: p.per_page(("all", "floor", m), True), "pt 0 dt 5 lc rgb 'black'")]
-    for peer, pt in zip(LINUX_PEERS, (9, 11)):
+    for peer, pt in zip(LINUX_BINARIES, (9, 11)):
         for ph, colour in zip(LINUX_PHASES, ("#208020", "#60a060", "#004000")):
             series.append((f"Linux {peer.split('-')[1]} {ph} (real)",
                            lambda m, ph=ph, peer=peer: p.per_page((peer, m, ph)),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`python3 -m harness peers` (`make peers`): the seed's experiment on the
+"""`python3 -m harness binaries` (`binaries`): the seed's experiment on the
 real binaries. Debian's Xen 4.14 (page by page), Xen 4.17 (chunked), Linux
 6.1 and Linux 6.12 boot under QEMU's deterministic TCG beside bootheap's
 strategies and Linux models, at each size; every figure is an exact count
@@ -12,12 +12,12 @@ import os
 import subprocess
 import time
 
-from harness import ROOT
-from harness.real.bracket import boot as peers_boot
-from harness.real.debian import fetch as peers_fetch
-from harness.real.binaries import icount as peers_icount
-from harness.real.bracket import profile as peers_profile
-from harness.real.binaries import report as peers_report
+from harness.real import cli as real_cli
+from harness.real.bracket import boot as realboot
+from harness.real.debian import fetch as binfetch
+from harness.real.binaries import icount as models_icount
+from harness.real.bracket import profile as bracket_profile
+from harness.real.binaries import report as binreport
 from harness.qemu import command
 from harness.common import BenchError, parse_sizes, say, size_label, warn
 from harness.qemu.brackets import BracketError
@@ -33,20 +33,20 @@ def load_avg():
         return float(f.read().split()[0])
 
 
-def _peer_records(name, man, mem, out):
+def _binary_records(name, man, mem, out):
     """One real binary at one size -> its records (or an error record)."""
     log = os.path.join(out, f"serial-{name}-{size_label(mem)}.log")
-    peer = man["peers"][name]
-    base = {"type": "peer", "peer": name, "mem_bytes": mem, "package": peer["package"],
-            "version": peer["version"],
-            "firmware": "seabios" if peers_boot.TARGETS[name].bios is None else "qboot"}
-    results, text = peers_boot.boot_peer(peers_boot.TARGETS[name], peers_fetch.files_of(man, name),
-                                         mem, log)
+    binary = man["peers"][name]
+    # The records' names ("peer", peers.jsonl) are kept: the kept folders are read by them.
+    base = {"type": "peer", "peer": name, "mem_bytes": mem, "package": binary["package"],
+            "version": binary["version"],
+            "firmware": "seabios" if realboot.TARGETS[name].bios is None else "qboot"}
+    results, text = realboot.boot_real(realboot.TARGETS[name], binfetch.files_of(man, name), mem, log)
     if name.startswith("xen"):
-        r = peers_boot.xen_result(results, text)
+        r = realboot.xen_result(results, text)
         return [dict(base, phase="end_boot_allocator", instructions=r["instructions"],
                      pages=r["pages"], bracket=r["bracket"], log_facts=r["log"])]
-    r = peers_boot.linux_result(results, text)
+    r = realboot.linux_result(results, text)
     return [dict(base, phase=phase, instructions=p["instructions"], pages=p["pages"],
                  pages_total=r["pages_total"], present_pages=r["present_pages"],
                  bracket=p["bracket"], log_facts=r["log"])
@@ -55,7 +55,7 @@ def _peer_records(name, man, mem, out):
 
 def _model_records(mem, costs, out):
     log = os.path.join(out, f"serial-bootheap-{costs}-{size_label(mem)}.log")
-    counts, bench, cal = peers_boot.boot_bootheap(mem, costs, log)
+    counts, bench, cal = realboot.boot_bootheap(mem, costs, log)
     return [{"type": "model", "strategy": s, "xen_costs": bench["xen_costs"], "mem_bytes": mem,
              "instructions": ticks, "pages": pages, "tsc_khz": cal["khz"], "firmware": "qboot"}
             for s, (ticks, pages) in counts.items()]
@@ -64,11 +64,11 @@ def _model_records(mem, costs, out):
 def run(sizes, names, out, refresh=False, models=True, breakdown=None):
     """Fetches, boots everything at every size into `out`, and profiles each
     Xen beside its model at `breakdown` bytes (None: not) -> failures."""
-    man = peers_fetch.fetch(names, refresh, say)
+    man = binfetch.fetch(names, refresh, say)
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, RECORDS)
     start, load0 = time.monotonic(), load_avg()
-    header = {"type": "peers", "clock": "icount", "icount": peers_boot.ICOUNT,
+    header = {"type": "peers", "clock": "icount", "icount": realboot.ICOUNT,
               "units": "guest instructions", "machine": "q35", "cpus": 1,
               "qemu": qemu_version(), "date": datetime.datetime.now().isoformat(timespec="seconds"),
               "load_start": load0,
@@ -77,34 +77,34 @@ def run(sizes, names, out, refresh=False, models=True, breakdown=None):
     with open(path, "w") as f:
         f.write(json.dumps(header) + "\n")
         for mem in sizes:
-            jobs = [(n, lambda n=n: _peer_records(n, man, mem, out)) for n in names]
+            jobs = [(n, lambda n=n: _binary_records(n, man, mem, out)) for n in names]
             if models and any(n.startswith("xen") for n in names):
                 jobs += [(f"bootheap xen_costs={c}", lambda c=c: _model_records(mem, c, out))
                          for c in COSTS]
             if models and any(n.startswith("linux") for n in names):
-                jobs.append(("bootheap's Linux models", lambda: peers_icount.model_records(mem, out)))
+                jobs.append(("bootheap's Linux models", lambda: models_icount.model_records(mem, out)))
             for what, job in jobs:
                 t = time.monotonic()
                 try:
                     recs = job()
-                except (peers_boot.PeerError, BenchError, RuntimeError, OSError) as e:
+                except (realboot.BracketBootError, BenchError, RuntimeError, OSError) as e:
                     failures += 1
-                    warn(f"peers: {what} at {size_label(mem)}: {e}")
+                    warn(f"binaries: {what} at {size_label(mem)}: {e}")
                     recs = [{"type": "error", "what": what, "mem_bytes": mem, "message": str(e)}]
                 for r in recs:
                     r["wall_s"] = round(time.monotonic() - t, 1)
                     f.write(json.dumps(r) + "\n")
                 f.flush()
                 if recs[0]["type"] != "error":
-                    say(f"peers: {what} at {size_label(mem)}: " + peers_report.one_line(recs) +
+                    say(f"binaries: {what} at {size_label(mem)}: " + binreport.one_line(recs) +
                         f" ({time.monotonic() - t:.0f} s)")
-        if breakdown and models and all(n in names for n, _, _ in peers_profile.PAIRS):
+        if breakdown and models and all(n in names for n, _, _ in bracket_profile.PAIRS):
             try:
-                for r in peers_profile.records(man, breakdown, out, say):
+                for r in bracket_profile.records(man, breakdown, out, say):
                     f.write(json.dumps(r) + "\n")
-            except (peers_boot.PeerError, BracketError, RuntimeError, OSError) as e:
+            except (realboot.BracketBootError, BracketError, RuntimeError, OSError) as e:
                 failures += 1
-                warn(f"peers: the profile: {e}")
+                warn(f"binaries: the profile: {e}")
                 f.write(json.dumps({"type": "error", "what": "profile", "mem_bytes": breakdown,
                                     "message": str(e)}) + "\n")
         f.write(json.dumps({"type": "end", "wall_s": round(time.monotonic() - start, 1),
@@ -117,41 +117,47 @@ def qemu_version():
     return r.stdout.splitlines()[0] if r.stdout else "?"
 
 
-def cmd_peers(args):
-    names = [n.strip() for n in args.only.split(",")] if args.only else list(peers_fetch.ALL)
+PROFILED = ("end_boot_allocator",)       # Xen's hand-over, each Xen beside its model
+
+
+def cmd_measure(args):
+    """`binaries measure`: fetch, boot, report -> 0, 1 when a boot failed, 2 when nothing could be fetched."""
+    names = [n.strip() for n in args.only.split(",")] if args.only else list(binfetch.ALL)
     sizes = parse_sizes(args.sizes)
-    if args.report:
-        return peers_report.write(args.report)
-    out = args.out or os.path.join(ROOT, "results",
-                                   "peers-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    profile = real_cli.profiles(args, PROFILED)
     if not os.path.exists(command.ELF) and not args.no_model:
         raise BenchError(f"{command.ELF} is missing: run `make`")
+    out = real_cli.results_folder(args, "binaries-")
     try:
-        breakdown = parse_sizes(args.breakdown)[0] if args.breakdown else None
-        failures = run(sizes, names, out, args.refresh, not args.no_model, breakdown)
+        failures = run(sizes, names, out, args.refresh, not args.no_model, args.profile_size if profile else None)
     except FetchError as e:
-        warn(f"peers: {e}")
+        warn(f"binaries: {e}")
         return 2
-    peers_report.write(out)
-    say(f"peers: {out}/report.md")
+    binreport.write(out)
+    say(f"binaries: {out}/report.md")
     return 1 if failures else 0
 
 
+def cmd_report(args):
+    return binreport.write(args.folder)
+
+
 def add_parser(sub):
-    p = sub.add_parser("peers", help="the real Xen 4.14, Xen 4.17, Linux 6.1 and 6.12 beside bootheap, "
-                       "exact instruction counts under -icount",
-                       description="Fetches Debian's Xen 4.14, Xen 4.17, Linux 6.1 and 6.12 (apt-get "
-                       "download, into build/peers), boots each under TCG with -icount shift=0 "
-                       "at each size with exact breakpoint brackets around its heap hand-over, "
-                       "and bootheap's strategies beside them; writes peers.jsonl, the serial "
-                       "logs, report.md and plot.png into a results folder.")
-    p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"GiB list (default {DEFAULT_SIZES})")
-    p.add_argument("--only", help=f"comma list of peers (default all: {','.join(peers_fetch.ALL)})")
-    p.add_argument("--out", help="results folder (default results/peers-<date-time>)")
-    p.add_argument("--refresh", action="store_true", help="fetch the packages again")
-    p.add_argument("--no-model", action="store_true", help="boot only the real binaries")
-    p.add_argument("--breakdown", default="1", metavar="SIZE",
-                   help="profile each Xen beside its model function by function at this size "
-                        "(GiB, default 1; '' skips it)")
-    p.add_argument("--report", metavar="FOLDER", help="only rewrite FOLDER's report.md and plot.png")
-    return p
+    mode = real_cli.command(
+        sub, "binaries", help="the real Xen 4.14, Xen 4.17, Linux 6.1 and 6.12, Debian's binaries, beside "
+        "bootheap, exact instruction counts under -icount",
+        description="Fetches Debian's Xen 4.14, Xen 4.17, Linux 6.1 and 6.12 (apt-get download, into "
+        "build/peers), boots each under TCG with -icount shift=0 at each size with exact breakpoint brackets "
+        "around its heap hand-over, and bootheap's strategies beside them; writes peers.jsonl, the serial "
+        "logs, report.md and plot.png into a results folder.",
+        retired={"--report": "`binaries report FOLDER`",
+                 "--breakdown": "--profile-size SIZE (--profile '' profiles nothing)"})
+    m = mode("measure", "fetch, boot each binary and the models at each size, report", cmd_measure)
+    real_cli.add_sizes(m, DEFAULT_SIZES)
+    m.add_argument("--only", help=f"comma list of binaries (default all: {','.join(binfetch.ALL)})")
+    real_cli.add_out(m, "binaries-")
+    real_cli.add_refresh(m)
+    m.add_argument("--no-model", action="store_true", help="boot only the real binaries")
+    real_cli.add_profile(m, PROFILED, PROFILED[0], "in each Xen beside its model")
+    r = mode("report", "rewrite a results folder's report.md and plot.png", cmd_report)
+    r.add_argument("folder")

@@ -29,7 +29,7 @@ LINUX_APPEND = "console=ttyS0 printk.time=1 panic=-1 nokaslr"
 PAGES_PER_SECTION = 32768
 
 
-class PeerError(Exception):
+class BracketBootError(Exception):
     """A boot that did not give its brackets, with why and the log's end."""
 
 
@@ -147,7 +147,7 @@ def _record(target, files, mem_bytes, work, log_path, deadline, nodes=1):
     return rr, why
 
 
-def boot_peer(target, files, mem_bytes, log_path, drive=None, nodes=1):
+def boot_real(target, files, mem_bytes, log_path, drive=None, nodes=1):
     """A real binary's brackets -> (results, serial log). Boot one records
     the boot under -icount; boot two replays it with the gdbstub attached and
     takes the brackets. A stop at a breakpoint moves QEMU's virtual clock to
@@ -159,7 +159,7 @@ def boot_peer(target, files, mem_bytes, log_path, drive=None, nodes=1):
     try:
         syms = load_symbols(files["symbols"])
     except BracketError as e:
-        raise PeerError(f"{target.name}: {e}")
+        raise BracketBootError(f"{target.name}: {e}")
     specs = target.specs(syms)
     for s in specs:
         if s.per_node:
@@ -190,7 +190,7 @@ def boot_peer(target, files, mem_bytes, log_path, drive=None, nodes=1):
         log = f.read().replace("\r", "")
     if why:
         tail = "\n".join(log.rstrip().splitlines()[-15:])
-        raise PeerError(f"{target.name} at {mem_bytes // (1 << 20)} MiB gave no bracket: {why}\n"
+        raise BracketBootError(f"{target.name} at {mem_bytes // (1 << 20)} MiB gave no bracket: {why}\n"
                         f"its serial log ends:\n{tail}")
     return results, log
 
@@ -200,11 +200,11 @@ def xen_result(results, log):
     (r,) = results
     pages = r.reads["total_avail_pages"]
     if not pages:
-        raise PeerError("Xen handed no pages to its heap")
+        raise BracketBootError("Xen handed no pages to its heap")
     try:
         facts = xen_facts(log)
     except LogError as e:
-        raise PeerError(str(e))
+        raise BracketBootError(str(e))
     return {"instructions": r.instructions, "pages": pages, "bracket": r.as_record(), "log": facts}
 
 
@@ -248,7 +248,7 @@ def linux_result(results, log):
     try:
         facts = linux_facts(log, need_deferred=len(results) > 2)
     except LogError as e:
-        raise PeerError(str(e))
+        raise BracketBootError(str(e))
     total = memblock.reads["_totalram_pages"]
     early = memblock.reads["vm_zone_stat"]          # NR_FREE_PAGES, the first counter
     # 6.1 prints 'Memory:' after mem_init(), which allocates a few page-table
@@ -257,7 +257,7 @@ def linux_result(results, log):
     # when built without deferral.
     ref, slack = (total, 16384) if facts.get("memory_late") else (early, 4096)
     if not 0 <= ref * 4 - facts["free_kib"] - facts.get("vmalloc_hash_kib", 0) < slack:
-        raise PeerError(f"Linux's free pages ({ref}) disagree with its 'Memory: {facts['free_kib']}K' "
+        raise BracketBootError(f"Linux's free pages ({ref}) disagree with its 'Memory: {facts['free_kib']}K' "
                         "line")
     pages = {"memmap": memmap_pages(memmap.part_calls) + facts["unavailable_pages"],
              "memblock_free_all": early, "deferred": total - early}
@@ -272,7 +272,7 @@ def linux_result(results, log):
 def boot_bootheap(mem_bytes, xen_costs, log_path, timeout=None, strategies=XEN_STRATEGIES, nodes=1):
     """bootheap's benchmark under -icount -> (counts, bench record). Its TSC
     runs at one tick per guest instruction there (the kernel's `icount`
-    option checks the rate and labels the figures). nodes: as boot_peer's."""
+    option checks the rate and labels the figures). nodes: as boot_real's."""
     # Xen's strategies only: the Linux and FreeBSD models have their own
     # comparison (`peers-icount`, harness/real/binaries/icount.py).
     # -icount is TCG's: no accelerator to choose.
@@ -280,10 +280,10 @@ def boot_bootheap(mem_bytes, xen_costs, log_path, timeout=None, strategies=XEN_S
                    acc="tcg", timeout=timeout or timeout_for(mem_bytes), quiet=True, log_path=log_path,
                    extra=["-icount", ICOUNT], nodes=nodes)
     if r.status != "ok":
-        raise PeerError(f"bootheap at {mem_bytes // (1 << 20)} MiB, xen_costs={xen_costs}: "
+        raise BracketBootError(f"bootheap at {mem_bytes // (1 << 20)} MiB, xen_costs={xen_costs}: "
                         f"the boot ended {r.status}:\n{r.tail(15)}")
     try:
         counts, bench, cal = bootheap_counts(r.log)
     except LogError as e:
-        raise PeerError(str(e))
+        raise BracketBootError(str(e))
     return counts, bench, cal

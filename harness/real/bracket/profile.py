@@ -132,7 +132,7 @@ def records(man, mem, out, say=print):
         r, m = run_pair(real, strategy, man, mem, out, window)
         recs.append({"type": "profile", "real": real, "strategy": strategy, "mem_bytes": mem,
                      "window": window, "xen": r, "model": m})
-        say(f"peers: profile of {real} beside {strategy}: " + ", ".join(
+        say(f"binaries: profile of {real} beside {strategy}: " + ", ".join(
             f"{k} {v / r['window_pages']:.1f}/{m['exclusive'].get(k, 0) / m['window_pages']:.1f}"
             for k, v in r["exclusive"].items()))
     return recs
@@ -152,21 +152,21 @@ def run_pair(real, strategy, man, mem, out, window=WINDOW, xen=None):
     """Profiles real Xen `real` and bootheap's `strategy` at `mem` -> (real,
     model). xen: (Target, files) of another Xen than the package `real`
     names, such as a source build booted with a heap-init= variant."""
-    from harness.real.bracket import boot as peers_boot
-    from harness.real.debian import fetch as peers_fetch
+    from harness.real.bracket import boot as realboot
+    from harness.real.debian import fetch as binfetch
     results = []
     for side in ("xen", "model"):
         if side == "xen":
-            target, files = xen or (peers_boot.TARGETS[real], peers_fetch.files_of(man, real))
+            target, files = xen or (realboot.TARGETS[real], binfetch.files_of(man, real))
         else:
-            target = peers_boot.Target("bootheap", command.QBOOT,
+            target = realboot.Target("bootheap", command.QBOOT,
                                        f"runs=1 strategies={strategy} icount", lambda s: [],
                                        '"type":"done"')
             files = {"kernel": command.ELF, "symbols": os.path.join(os.path.dirname(command.ELF),
                                                                   "bootheap.sym")}
         names = functions(side, strategy)
         log = os.path.join(out or tempfile.gettempdir(), f"profile-{target.name}-{strategy}.log")
-        res, _ = peers_boot.boot_peer(target, files, mem, log, drive=lambda stub, syms, dl:
+        res, _ = realboot.boot_real(target, files, mem, log, drive=lambda stub, syms, dl:
                                       profile(stub, syms, names, side, dl, window))
         results.append(res)
     return results

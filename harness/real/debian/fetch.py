@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""`make peers`, step one: Debian's Xen 4.14, Xen 4.17, Linux 6.1 (Debian
+"""`binaries`, step one: Debian's Xen 4.14, Xen 4.17, Linux 6.1 (Debian
 12) and Linux 6.12 (Debian 13) and their symbols, fetched with apt-get
 download into build/peers/, checked and unpacked into build/peers/bin/. A
 manifest records what was fetched; while it and its files are intact, later
-runs use them without the network."""
+runs use them without the network. (The cache's folder and the manifest's
+"peers" key keep the names they had: downloads already made are found.)"""
 import fcntl
 import gzip
 import hashlib
@@ -19,8 +20,8 @@ from harness import ROOT
 from harness.qemu.brackets import BracketError, load_symbols
 from harness.real.debian.apt import FetchError, PrivateApt
 
-PEERS = os.path.join(ROOT, "build", "peers")
-BIN = os.path.join(PEERS, "bin")
+CACHE = os.path.join(ROOT, "build", "peers")
+BIN = os.path.join(CACHE, "bin")
 MANIFEST = os.path.join(BIN, "manifest.json")
 SUITES = ("bookworm", "bullseye")
 # Each Linux: the suite whose linux-image-amd64 names it, and the release its
@@ -236,9 +237,9 @@ def _fetch_linux(apt, debs, tmp, ver):
 ALL = ("xen-4.14", "xen-4.17", "linux-6.1", "linux-6.12")
 
 
-def _intact(peer):
+def _intact(binary):
     try:
-        return all(os.path.isfile(p) and sha256(p) == peer["sha256"][p] for p in peer["files"].values())
+        return all(os.path.isfile(p) and sha256(p) == binary["sha256"][p] for p in binary["files"].values())
     except (OSError, KeyError):
         return False
 
@@ -253,22 +254,22 @@ def load_manifest():
 
 
 def fetch(names=ALL, refresh=False, say=print, apt=None):
-    """Makes build/peers/bin/ hold the named peers -> the manifest. `apt`
+    """Makes build/peers/bin/ hold the named binaries -> the manifest. `apt`
     (suites -> a PrivateApt) stands in for apt in tests. Peers
     fetched before and intact are used as they are unless refresh is set;
     the others are fetched, which needs the network. One process fetches at
     a time (tests run in parallel); the others wait and use its result."""
     for n in names:
         if n not in ALL:
-            raise FetchError(f"no peer named {n}: the peers are {', '.join(ALL)}")
-    os.makedirs(PEERS, exist_ok=True)
-    with open(os.path.join(PEERS, ".lock"), "w") as lock:
+            raise FetchError(f"no binary named {n}: the binaries are {', '.join(ALL)}")
+    os.makedirs(CACHE, exist_ok=True)
+    with open(os.path.join(CACHE, ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         return _fetch(names, refresh, say, apt)
 
 
 def _suites(name):
-    """The suites a peer comes from: Debian 13 apart (see LINUX)."""
+    """The suites a binary comes from: Debian 13 apart (see LINUX)."""
     ver = name.split("-")[1]
     return (LINUX[ver][0],) if name.startswith("linux") and LINUX[ver][0] not in SUITES else SUITES
 
@@ -277,7 +278,7 @@ def _fetch(names, refresh, say, apt):
     man = load_manifest() or {"peers": {}}
     to_fetch = [n for n in names if refresh or n not in man["peers"] or not _intact(man["peers"][n])]
     if not to_fetch:
-        say(f"peers: using {', '.join(names)} as fetched on {man['fetched']} (build/peers/bin; "
+        say(f"binaries: using {', '.join(names)} as fetched on {man['fetched']} (build/peers/bin; "
             "--refresh fetches again)")
         return man
     os.makedirs(BIN, exist_ok=True)
@@ -286,23 +287,23 @@ def _fetch(names, refresh, say, apt):
     def apt_for(suites):
         if suites not in apts:
             folder = "apt" if suites == SUITES else "apt-" + "-".join(suites)
-            apts[suites] = apt(suites) if apt else PrivateApt(os.path.join(PEERS, folder), suites)
-            say(f"peers: apt-get update of {', '.join(suites)} from the machine's Debian mirror "
+            apts[suites] = apt(suites) if apt else PrivateApt(os.path.join(CACHE, folder), suites)
+            say(f"binaries: apt-get update of {', '.join(suites)} from the machine's Debian mirror "
                 f"into build/peers/{folder}")
             apts[suites].update()
         return apts[suites]
 
-    debs, tmp = os.path.join(PEERS, "debs"), os.path.join(PEERS, "unpacked")
+    debs, tmp = os.path.join(CACHE, "debs"), os.path.join(CACHE, "unpacked")
     for name in to_fetch:
         shutil.rmtree(tmp, ignore_errors=True)
-        say(f"peers: fetching {name}" + (" (and its System.map from the -dbg package, 0.9 to 1 GB)"
+        say(f"binaries: fetching {name}" + (" (and its System.map from the -dbg package, 0.9 to 1 GB)"
                                          if name.startswith("linux") else ""))
         source = apt_for(_suites(name))
-        peer = _fetch_linux(source, debs, tmp, name.split("-")[1]) if name.startswith("linux") else \
+        binary = _fetch_linux(source, debs, tmp, name.split("-")[1]) if name.startswith("linux") else \
             _fetch_xen(source, debs, tmp, name.split("-")[1])
-        peer["sha256"] = {path: sha256(path) for path in peer["files"].values()}
-        man["peers"][name] = peer
-        say(f"peers: {name}: {peer['package']} {peer['version']}")
+        binary["sha256"] = {path: sha256(path) for path in binary["files"].values()}
+        man["peers"][name] = binary
+        say(f"binaries: {name}: {binary['package']} {binary['version']}")
     shutil.rmtree(tmp, ignore_errors=True)
     dom0 = os.path.join(BIN, "dom0.img")
     with open(dom0, "wb") as f:
@@ -317,7 +318,7 @@ def _fetch(names, refresh, say, apt):
 
 
 def files_of(man, name):
-    """The files a boot of peer `name` needs: kernel, symbols (and dom0 for Xen)."""
+    """The files a boot of binary `name` needs: kernel, symbols (and dom0 for Xen)."""
     files = dict(man["peers"][name]["files"])
     files["dom0"] = man["dom0"]
     return files

@@ -28,6 +28,8 @@ import glob
 import os
 import re
 
+from harness.real.source.build import config_line, parse_config  # noqa: F401 (the derivation's own)
+
 INIT_SOURCES = ("mm/mm_init.c", "mm/page_alloc.c", "mm/memblock.c")
 MM_SECTIONS = ("MEMBLOCK AND MEMORY MANAGEMENT INITIALIZATION", "MEMORY MANAGEMENT")
 BUILD_FILES = ("mm/Makefile",)
@@ -69,25 +71,6 @@ SYMBOL = re.compile(r"\bCONFIG_([A-Z0-9_]+)")
 
 class ConfigError(Exception):
     """A configuration that cannot be derived or did not come out as asked."""
-
-
-def parse_config(text):
-    """A .config's (or a fragment's) symbols -> {name: value}, None for
-    `# CONFIG_X is not set`; a later line wins, as kconfig reads them."""
-    out = {}
-    for line in text.splitlines():
-        m = re.match(r"CONFIG_([A-Za-z0-9_]+)=(.*)$", line)
-        if m:
-            out[m.group(1)] = m.group(2)
-            continue
-        m = re.match(r"# CONFIG_([A-Za-z0-9_]+) is not set$", line)
-        if m:
-            out[m.group(1)] = None
-    return out
-
-
-def config_line(name, value):
-    return f"CONFIG_{name}={value}" if value not in (None, "n") else f"# CONFIG_{name} is not set"
 
 
 def maintained_files(maintainers, sections=MM_SECTIONS):

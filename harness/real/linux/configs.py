@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`linux-src --configs`: each patch of the series, applied one after the
+"""`linux-src configs`: each patch of the series, applied one after the
 other to one unpacked tree, compiled with and without each option that
 changes the memory-init path. The .config of the cached source build
 (harness/real/linux/source.py) is the base; each option is flipped from
@@ -9,14 +9,16 @@ objects (the headers it touches are compiled through them). A flip that
 olddefconfig undoes is recorded as such, not as a build. Each
 configuration keeps its own object folder, so the next patch recompiles
 only what it changed."""
+import json
 import os
 import re
 import shutil
 import time
 
-from harness.real.debian import source as debsrc
+from harness.common import BenchError, read_jsonl
 from harness.real.linux import config as kconfig
 from harness.real.linux import source
+from harness.real.source import build as srcbuild, package
 
 # The options of the memory-init path (the memory model, the node and
 # zone layout, deferral, hotplug, the init-on-alloc and init-on-free
@@ -27,6 +29,7 @@ OPTIONS = ("DEFERRED_STRUCT_PAGE_INIT", "NUMA", "MEMORY_HOTPLUG", "SPARSEMEM_VME
            "INIT_ON_ALLOC_DEFAULT_ON", "INIT_ON_FREE_DEFAULT_ON", "PAGE_POISONING", "MITIGATION_RETHUNK",
            "DEBUG_VM", "PAGE_OWNER")
 TOGETHER = ("DEFERRED_STRUCT_PAGE_INIT", "NUMA", "MEMORY_HOTPLUG")
+RECORDS = "configs.jsonl"
 
 
 def touched(patches):
@@ -57,7 +60,7 @@ def compile_objects(tree, obj, cfiles, log, jobs):
     """The objects of cfiles in obj -> (None or the failure, warnings)."""
     start = os.path.getsize(log) if os.path.exists(log) else 0
     try:
-        debsrc.make(tree, [f"O={obj}", f"-j{jobs}"] + [c[:-2] + ".o" for c in cfiles], log,
+        srcbuild.make(tree, [f"O={obj}", f"-j{jobs}"] + [c[:-2] + ".o" for c in cfiles], log,
                     "the build of " + ", ".join(cfiles), shown="linux")
         failed = None
     except source.SourceError as e:
@@ -78,8 +81,8 @@ def run(release, out, say=print, jobs=None):
     base = kconfig.parse_config(base_text)
     patches = source.patches_of(release)
     cfiles, others = touched(patches)
-    version, dsc = source.fetch(release, say=say)
-    work = os.path.join(source.SRC, "work-configs")
+    version, dsc = source.LINUX.fetch(release, say=say)
+    work = os.path.join(source.LINUX.src, "work-configs")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     tree, log = os.path.join(work, "src"), os.path.join(out, "configs.log")
@@ -87,7 +90,7 @@ def run(release, out, say=print, jobs=None):
     records, t0 = [], time.monotonic()
     try:
         say(f"linux-src: unpacking linux {version} for the configurations")
-        debsrc.unpack(dsc, tree)
+        package.unpack(dsc, tree)
         chosen, unbuilt = [], set()
         for name, flips in variants(base):
             left = source.settle(tree, os.path.join(work, f"obj-{len(chosen)}"), base_text, flips, log)
@@ -97,7 +100,7 @@ def run(release, out, say=print, jobs=None):
                 unbuilt.add(name)
             chosen.append((name, flips))
         for i, patch in enumerate(patches, 1):
-            debsrc.apply_series(tree, [patch])
+            package.apply_series(tree, [patch])
             for j, (name, flips) in enumerate(chosen):
                 if name in unbuilt:
                     continue
@@ -118,7 +121,7 @@ def run(release, out, say=print, jobs=None):
 
 
 def markdown(records, release):
-    """The table of a --configs run: a row a configuration, a column a patch."""
+    """The table of a `configs` run: a row a configuration, a column a patch."""
     builds = [r for r in records if r["type"] == "config_build"]
     names = list(dict.fromkeys(r["config"] for r in builds))
     levels = sorted({r["patches"] for r in builds})
@@ -152,11 +155,23 @@ def markdown(records, release):
 
 
 def write(records, out, release):
-    import json
-    with open(os.path.join(out, "configs.jsonl"), "w") as f:
+    """configs.jsonl and configs.md into `out` -> 0 when every build passed
+    without a warning; else 1 (and 1 when nothing was built)."""
+    with open(os.path.join(out, RECORDS), "w") as f:
         for r in records:
             f.write(json.dumps(r) + "\n")
     with open(os.path.join(out, "configs.md"), "w") as f:
         f.write(markdown(records, release))
     return 0 if records and all(r["ok"] for r in records if r["type"] == "config_build") else 1
 
+
+def rewrite(folder):
+    """configs.md written again from the folder's configs.jsonl (`linux-src
+    report FOLDER`) -> 0, whatever the builds said."""
+    records = read_jsonl(os.path.join(folder, RECORDS))
+    if not records:
+        raise BenchError(f"{folder}: no {RECORDS} (run `python3 -m harness linux-src configs` first)")
+    end = next((r for r in records if r["type"] == "end"), {})
+    with open(os.path.join(folder, "configs.md"), "w") as f:
+        f.write(markdown(records, ".".join(end.get("source_version", "?").split(".")[:2])))
+    return 0

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """A Linux source build booted for its memory map (harness/real/linux/dump.py):
 under TCG with -icount shift=0,sleep=off (deterministic, no brackets, no
-replay), `bootheap_dump` on the command line of `make peers`' Linux boots,
+replay), `bootheap_dump` on the command line of `binaries`' Linux boots,
 the serial log read until the dump's end line; or until Linux refuses an
 early parameter, with its own message read back."""
 import os
@@ -11,7 +11,7 @@ import tempfile
 import time
 
 from harness.common import die_with_parent
-from harness.real.bracket import boot as peers_boot
+from harness.real.bracket import boot as realboot
 from harness.real.linux import dump
 from harness.qemu import command
 
@@ -90,10 +90,10 @@ def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None):
     log's early one is dump.parse(log, early=True)). DumpBootError when
     QEMU ends or the time runs out before the dump's end line, or when
     Linux refuses a parameter of params (named with Linux's message)."""
-    append = f"{peers_boot.LINUX_APPEND} bootheap_dump {LOG_BUF} {params}".strip()
-    timeout = timeout or peers_boot.timeout_for(mem_bytes)
+    append = f"{realboot.LINUX_APPEND} bootheap_dump {LOG_BUF} {params}".strip()
+    timeout = timeout or realboot.timeout_for(mem_bytes)
     how, rc, err = boot_until(files, mem_bytes, log_path, append, nodes,
-                              ["-icount", peers_boot.ICOUNT] + list(DETERMINISTIC),
+                              ["-icount", realboot.ICOUNT] + list(DETERMINISTIC),
                               lambda text: bool(refused(text) or END.search(text)), timeout)
     with open(log_path, encoding="utf-8", errors="replace") as f:
         log = f.read().replace("\r", "")

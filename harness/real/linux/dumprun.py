@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`linux-src --dump`: the source build with its series booted at each size
+"""`linux-src dump`: the source build with its series booted at each size
 for its memory map (harness/real/linux/dumpboot.py): twice as
 `init_pages=stock`, which must give the same dump word for word, once as
 `init_pages=sweep` and once with no init_pages (the default), which must
@@ -10,8 +10,9 @@ compared where no allocation touched (dumpdiff.compare_untouched()); each
 dump held to itself (dump.check()); every pair's early dumps, printed
 before any thread but the boot's own ran, compared word for word; and once
 with an init_pages value no kernel knows, which Linux must refuse with its
-own message. `--layouts` adds LAYOUTS. `linux-src --compare A B`: two
+own message. `--layouts` adds LAYOUTS. `linux-src compare A B`: two
 serial logs' dumps compared."""
+import json
 import os
 
 from harness.common import size_label
@@ -27,7 +28,7 @@ VARIANTS = (("stock", "init_pages=stock"), ("stock-again", "init_pages=stock"), 
 PADDED = ("sweep-padded", "init_pages=sweep pad_param=" + "x" * 32)
 STOCKS, SWEEPS = ("stock", "default"), ("sweep", "sweep-padded")
 UNKNOWN = "init_pages=bogus"
-# The layouts of `--dump --layouts`: (name, RAM, nodes (a count or each
+# The layouts of `dump --layouts`: (name, RAM, nodes (a count or each
 # node's MiB), parameters every variant's boot adds). Reserved ranges
 # (memmap=nn$ss) in DMA32, inside the deferred zone's first section and
 # across its end; and nodes of unequal size, one of them holding a hole.
@@ -117,8 +118,77 @@ def dump_records(build, mem, out, nodes=1, say=print, extra="", label=None):
     return records
 
 
+def judge(records):
+    """One size's dump_compare records, judged in place. Two boots of one
+    variant whose command lines differ only in length (stock and default,
+    sweep and sweep-padded) that differ say the boot is not a function of
+    the kernel alone at this size: its allocations land by its timing.
+    Where the records hold a comparison of what no allocation touched
+    (more than one node, dumpdiff.compare_untouched()), that comparison then
+    counts in place of the whole one. Else a sweep boot the same as a stock
+    one stands as the comparison, and every other difference is said, not
+    counted; so is every difference when no sweep boot is the same as a
+    stock one, which proves nothing either way there. Without that sign of
+    timing each difference counts. Two boots of one command line (stock,
+    stock-again) must agree, and so must every pair's early dumps, printed
+    before any thread but the boot's own has run."""
+    compares = [r for r in records if r["type"] == "dump_compare"]
+    agree = next((r for r in compares if r["a"] in STOCKS and r["b"] in SWEEPS
+                  and not r["difference"]), None)
+    timing = [r for r in compares if (r["a"], r["b"]) in (("stock", "default"), ("sweep", "sweep-padded"))
+              and r["difference"]]
+    if not timing:
+        return
+    why = (f"{timing[0]['a']} and {timing[0]['b']} differ: the boot's allocations land by timing here" +
+           (f"; {agree['a']} and {agree['b']} are the same" if agree
+            else "; no sweep boot is the same as a stock one"))
+    for r in compares:
+        if r["b"] == "stock-again":
+            continue
+        if "untouched" in r:
+            r["timing"], r["difference"] = why.split(";")[0], r["untouched"]
+        elif r is not agree:
+            r["not_judged"] = why
+
+
+def run(b, out, sizes, node_counts, layouts=False, say=print):
+    """`linux-src dump`: the dumps of build `b` at each size and node count,
+    and each of LAYOUTS too with `layouts`, into out/dumps.jsonl -> 0 when
+    every dump holds together, the variants are the same (judge()) and the
+    unknown value was refused; else 1, each failure said."""
+    bad = 0
+    with open(os.path.join(out, "dumps.jsonl"), "w") as f:
+        f.write(json.dumps(dict(b.info, type="build")) + "\n")
+        cases = [(m, n, "", None) for n in node_counts for m in sizes]
+        cases += [(mem, nodes, extra, name) for name, mem, nodes, extra in LAYOUTS] if layouts else []
+        for mem, nodes, extra, label in cases:
+            records = dump_records(b, mem, out, nodes, say=say, **({"extra": extra, "label": label} if label else {}))
+            judge(records)
+            for r in records:
+                f.write(json.dumps(r) + "\n")
+                f.flush()
+                what = {"dump": lambda: f"{r['variant']}: " + ("; ".join(r["problems"]) or "holds together"),
+                        "dump_compare": lambda: f"{r['a']} and {r['b']}: " + (r["difference"] or (
+                            f"the same outside the {r['touched_pages']} pages either boot's allocations "
+                            f"touched ({r['timing']})" if r.get("timing") else
+                            "the same" + (f" but for the user words of {r['user_pages']} pages in use"
+                                          if r["exact"] else " word for word"))) +
+                        (f"; the early dumps differ: {r['early_difference']}" if r.get("early_difference")
+                         else "; the early dumps the same word for word" if "early_difference" in r else ""),
+                        "refusal": lambda: f"{r['params']}: " + (r["message"] or "not refused"),
+                        "error": lambda: r["message"]}[r["type"]]()
+                bad += r["type"] == "error" or bool(r.get("problems")) or \
+                    bool(r.get("difference") and not r.get("not_judged")) or bool(r.get("early_difference")) or \
+                    (r["type"] == "refusal" and not r["refused"])
+                where = label or f"{size_label(mem)}, {nodes} node{'s' if nodes > 1 else ''}"
+                say(f"linux-src: {where}: {what}"
+                    + (f" (not judged: {r['not_judged']})" if r.get("not_judged") and r.get("difference") else ""))
+    say(f"linux-src: {out}/dumps.jsonl")
+    return 1 if bad else 0
+
+
 def compare_logs(a, b, say=print):
-    """`--compare A B` -> 0 when both dumps hold together and are the same,
+    """`linux-src compare A B` -> 0 when both dumps hold together and are the same,
     and so are their early dumps where both logs have one; 1 when they
     differ or one does not hold (each said), 2 when a log has no dump that
     can be read."""

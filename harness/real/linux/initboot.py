@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`linux-src --init`: the source build booted past its memory init to a
+"""`linux-src init`: the source build booted past its memory init to a
 busybox /init (harness/real/bracket/initramfs.py) that fills a tmpfs with
 a known stream, reads it back through md5sum and powers off. Each variant
 of init_pages= boots so at each size: the pages its free lists hand out
@@ -9,11 +9,13 @@ pages, a BUG, a WARNING or a panic on the way.
 Under TCG without -icount (no counts are taken, and the fill runs some
 times faster), qboot loading vmlinux by its PVH note, the archive by
 -initrd."""
+import json
 import os
 import re
 import time
 
-from harness.real.bracket import boot as peers_boot
+from harness.common import size_label
+from harness.real.bracket import boot as realboot
 from harness.real.bracket import initramfs
 from harness.real.linux import dumpboot
 
@@ -85,8 +87,8 @@ def boot(files, initrd, mem_bytes, log_path, params="", nodes=1, timeout=None):
     The boot ends when QEMU exits (the kernel powered off), 2 s after the
     kernel says it is in trouble or refuses a parameter (the rest of its
     report), or at the timeout (dumpboot.boot_until)."""
-    append = f"{peers_boot.LINUX_APPEND} {params}".strip()
-    timeout = timeout or peers_boot.timeout_for(mem_bytes) + 120
+    append = f"{realboot.LINUX_APPEND} {params}".strip()
+    timeout = timeout or realboot.timeout_for(mem_bytes) + 120
     late = []
 
     def stop(text):
@@ -116,3 +118,42 @@ def why(status, facts, log):
             "no-init": lambda: "the log ends before busybox's /init ran",
             "no-poweroff": lambda: "init's last line, but the kernel did not power the machine off"}[status]()
     return f"{said}; its serial log ends:\n{tail}"
+
+
+def run(b, out, sizes, node_counts, variants, say=print):
+    """`linux-src init`: each variant of build `b` (its init_pages= value,
+    "" for none) booted to busybox's /init at each size and node count,
+    into out/inits.jsonl -> 0 when every boot filled and read back its
+    tmpfs, powered off and said no trouble, and each variant's MemTotal is
+    stock's; else 1, each failure said."""
+    initrd = archive(out)
+    bad = 0
+    with open(os.path.join(out, "inits.jsonl"), "w") as f:
+        f.write(json.dumps(dict(b.info, type="build")) + "\n")
+        for mem, nodes in [(m, n) for n in node_counts for m in sizes]:
+            totals = {}
+            for variant in variants:
+                name = variant or "default"
+                log = os.path.join(out, f"serial-init-{name}-{size_label(mem)}-{nodes}n.log")
+                where = f"{size_label(mem)}, {nodes} node{'s' if nodes > 1 else ''}, {name}"
+                t = time.monotonic()
+                status, facts, text = boot(b.files(), initrd, mem, log, f"init_pages={variant}" if variant else "",
+                                          nodes)
+                r = {"type": "init", "mem_bytes": mem, "nodes": nodes, "key": b.info["key"], "variant": name,
+                     "status": status, "wall_s": round(time.monotonic() - t, 1), "log": os.path.basename(log),
+                     **facts}
+                if status == "ok":
+                    totals[name] = facts["mem_total_kib"]
+                    if name != "stock" and "stock" in totals and totals["stock"] != totals[name]:
+                        r["status"] = status = "memtotal"
+                        r["message"] = f"MemTotal {totals[name]} kB, stock's {totals['stock']} kB"
+                else:
+                    r["message"] = why(status, facts, text)
+                f.write(json.dumps(r) + "\n")
+                f.flush()
+                bad += status != "ok"
+                say(f"linux-src: init at {where}: " + (
+                    f"{facts['memtest']}, MemTotal {facts['mem_total_kib']} kB, powered off ({r['wall_s']} s)"
+                    if status == "ok" else r["message"]))
+    say(f"linux-src: {out}/inits.jsonl")
+    return 1 if bad else 0

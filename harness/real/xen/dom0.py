@@ -5,7 +5,7 @@ a way the heap digest misses fails here, when Xen builds dom0 and dom0 uses
 its memory, or trips an ASSERT of the debug build.
 
 dom0 is Debian's Linux 6.1 (a Xen PV dom0 kernel; the uncompressed vmlinux
-`make peers` fetches) with the initramfs of harness/real/bracket/initramfs.py.
+`binaries` fetches) with the initramfs of harness/real/bracket/initramfs.py.
 Xen's Debian build and this project's both carry only a multiboot entry, so
 SeaBIOS loads Xen by -kernel, with the dom0 kernel and its initramfs as the
 multiboot modules (-initrd "KERNEL ARGS,INITRD").

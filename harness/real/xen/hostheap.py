@@ -2,7 +2,7 @@
 """Xen's own heap code on the host: the real init_heap_pages() of a patched
 tree's xen/common/page_alloc.c and every function and variable of that file
 it reaches, compiled into a user-space program with the stand-ins of
-hosted/xenheap/xen_stand.h for the rest of Xen (`make xen-heap-test`,
+hosted/xenheap/xen_stand.h for the rest of Xen (`xen-src heap-test`,
 docs/testing-xen-heap.md).
 
 Nothing of Xen is kept in this repository: at build time the tree's
@@ -15,8 +15,6 @@ name (-Werror=implicit-function-declaration, no weak definitions).
 The tree is Debian's Xen source with the release's series applied
 (harness/real/xen/source.py), unpacked once into build/xen-src/tree-*, or
 any tree given by path."""
-import fcntl
-import hashlib
 import os
 import re
 import shutil
@@ -47,40 +45,10 @@ class HostHeapError(Exception):
 def patched_tree(release, say=print, patches=None):
     """Debian's source of `release` with `patches` (default: its series)
     applied, unpacked once into build/xen-src/tree-<release>-<key>/ ->
-    the tree's path. SourceError when the source cannot be had."""
-    patches = source.series(release) if patches is None else list(patches)
-    os.makedirs(source.SRC, exist_ok=True)
-    # One process fetches and unpacks at a time (make test's hosted stage
-    # runs two); another waits and reuses what it made.
-    with open(os.path.join(source.SRC, ".tree-lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        version, dsc = source.fetch(release, say=say)
-        h = hashlib.sha256(version.encode())
-        for p in patches:
-            with open(p, "rb") as f:
-                h.update(os.path.basename(p).encode() + b"\0" + f.read())
-        folder = os.path.join(source.SRC, f"tree-{release}-{h.hexdigest()[:12]}")
-        return _unpack(release, dsc, patches, folder)
-
-
-def _unpack(release, dsc, patches, folder):
-    tree = os.path.join(folder, "src")
-    if os.path.isfile(os.path.join(folder, "done")):
-        return tree
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    r = subprocess.run(["dpkg-source", "--no-check", "-x", dsc, tree], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise source.SourceError(f"dpkg-source cannot unpack {dsc}:\n{(r.stdout + r.stderr).strip()}")
-    for copy in os.listdir(folder):
-        if ".orig.tar." in copy:
-            os.remove(os.path.join(folder, copy))
-    source.apply_series(tree, patches)
-    open(os.path.join(folder, "done"), "w").close()
-    for old in os.listdir(source.SRC):
-        if old.startswith(f"tree-{release}-") and old != os.path.basename(folder):
-            shutil.rmtree(os.path.join(source.SRC, old), ignore_errors=True)
-    return tree
+    the tree's path (harness/real/source/kernel.py). SourceError when the
+    source cannot be had. One process fetches and unpacks at a time (make
+    test's hosted stage runs two); another waits and reuses what it made."""
+    return source.XEN.patched_tree(release, patches, say)
 
 
 def check_tree(tree, heap_init=True):

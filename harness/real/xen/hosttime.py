@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Xen's own init_heap_pages() timed on this CPU (`python3 -m harness
-xen-heap-test --time`): hosted/xenheap/timer.c built against a patched
+xen-src heap-time`): hosted/xenheap/timer.c built against a patched
 tree's page_alloc.c as the tester is (harness/real/xen/hostheap.py), at
 MAX_ORDER 20 and -O2 as Xen builds it, each heap-init= variant and the
 memset floor of its page_info bytes in windows of thread CPU time,
@@ -117,7 +117,7 @@ def section(recs):
     out = []
     for r in recs:
         out.append(f"## Xen {r['release']}'s own heap code on this CPU\n\n**{LABEL}.**\n\n"
-                   f"`python3 -m harness xen-heap-test --time`'s windows (harness/real/xen/hosttime.py): "
+                   f"`python3 -m harness xen-src heap-time`'s windows (harness/real/xen/hosttime.py): "
                    f"the patched tree's init_heap_pages() of each variant, one range handed over as at "
                    f"boot, MAX_ORDER 20, -O2, interleaved, each window in a fresh process on the hosted "
                    f"runner's prelude; the floor is the faster of memset() and non-temporal stores of the "

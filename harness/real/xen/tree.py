@@ -18,7 +18,6 @@ Bad input is a SourceError naming what is wrong: a path that is no Xen tree
 (the file it lacks), a version with no series, a patch that does not apply
 (the patch, the file and the hunk)."""
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -28,8 +27,11 @@ import time
 from harness import ROOT
 from harness.common import size_label
 from harness.real.bracket import initramfs
-from harness.real.debian import source as debsrc
+from harness.real.source import build as srcbuild
+from harness.real.source.kernel import Recipe
+from harness.real.source.package import SourceError, apply_series
 from harness.real.xen import dom0, source, variants
+from harness.real.xen.source import XEN
 
 # The tree's version -> (proposal series, measuring series), folders of patches/xen/.
 SERIES = {"4.17": ("4.17", "4.17"), "4.20": ("4.20", "4.20"), "4.23": ("staging", "staging-measure")}
@@ -42,10 +44,10 @@ def version_of(tree):
     """The Xen version of the source tree at `tree` -> "4.23". SourceError
     names the path or the file that makes it no Xen tree."""
     if not os.path.isdir(tree):
-        raise source.SourceError(f"--tree {tree}: no such directory")
+        raise SourceError(f"--tree {tree}: no such directory")
     for rel in MARKERS:
         if not os.path.isfile(os.path.join(tree, rel)):
-            raise source.SourceError(f"--tree {tree} is not a Xen source tree: it has no {rel}")
+            raise SourceError(f"--tree {tree} is not a Xen source tree: it has no {rel}")
     makefile = os.path.join(tree, "xen", "Makefile")
     with open(makefile, errors="replace") as f:
         text = f.read()
@@ -53,7 +55,7 @@ def version_of(tree):
     for name in ("XEN_VERSION", "XEN_SUBVERSION"):
         m = re.search(rf"^\s*(?:export\s+)?{name}\s*\??=\s*(\d+)\s*$", text, re.M)
         if not m:
-            raise source.SourceError(f"--tree {tree} is not a Xen source tree: {makefile} sets no {name}")
+            raise SourceError(f"--tree {tree} is not a Xen source tree: {makefile} sets no {name}")
         got[name] = m.group(1)
     return f"{got['XEN_VERSION']}.{got['XEN_SUBVERSION']}"
 
@@ -62,8 +64,8 @@ def series_of(version, tree=""):
     """(proposal, measuring) series folders of patches/xen/ for `version`."""
     if version not in SERIES:
         known = ", ".join(f"{v} ({p})" if p != v else v for v, (p, _) in SERIES.items())
-        raise source.SourceError(f"--tree {tree}: Xen {version} has no series in "
-                                 f"{os.path.relpath(source.PATCHES, ROOT)}/ (there are series for {known})")
+        raise SourceError(f"--tree {tree}: Xen {version} has no series in "
+                                 f"{os.path.relpath(XEN.patches, ROOT)}/ (there are series for {known})")
     return SERIES[version]
 
 
@@ -84,49 +86,59 @@ def build(tree, folder_name, config, say=print, jobs=None, with_series=True):
     while its key holds."""
     tree = os.path.abspath(tree)
     version = version_of(tree)
-    patches = source.series(folder_name, os.path.join(source.PATCHES, folder_name)) if with_series else []
-    tools = source.toolchain()
+    patches = XEN.series(folder_name, os.path.join(XEN.patches, folder_name)) if with_series else []
     ident = fingerprint(tree)
-    key = source.build_key(f"{version}\0{ident}", patches, config, tools)
+    recipe = Recipe(f"{version}-{folder_name if with_series else 'unpatched'}", f"{version} ({ident[:12]})",
+                    None, patches, srcbuild.toolchain())
+    key = srcbuild.build_key(f"{version}\0{ident}", patches, config, recipe.tools)
     label = folder_name if with_series else "unpatched"
-    folder = os.path.join(source.SRC, f"bypath-{version}-{label}-{config}-{key}")
-    if os.path.isfile(os.path.join(folder, "build.json")):
+    folder = os.path.join(XEN.src, f"bypath-{version}-{label}-{config}-{key}")
+    if srcbuild.complete(folder):
         return source.Build(folder)
     shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(source.SRC, exist_ok=True)
+    os.makedirs(XEN.src, exist_ok=True)
     work, log = os.path.join(folder, "src"), os.path.join(folder, "build.log")
     shutil.copytree(tree, work, ignore=COPY_SKIP, symlinks=True)
     try:
-        source.apply_series(work, patches)
-    except source.SourceError as e:
+        apply_series(work, patches)
+    except SourceError as e:
         shutil.rmtree(folder, ignore_errors=True)
-        raise source.SourceError(f"--tree {tree}: {e}")
+        raise SourceError(f"--tree {tree}: {e}")
     say(f"xen-src: building the tree {tree} (Xen {version}, {ident[:12]}, {config}) with "
         f"{len(patches)} patches of {label} into {os.path.relpath(folder, ROOT)}")
-    t0 = time.monotonic()
-    source.configure(work, config, log)
-    source._make(work, [f"-j{jobs or os.cpu_count() or 1}"], log, f"the build of {tree} ({config})")
-    took = time.monotonic() - t0
-    for name in ("xen", "xen-syms"):
-        shutil.copy(os.path.join(work, "xen", name), os.path.join(folder, name))
-    shutil.copy(os.path.join(work, "xen", ".config"), os.path.join(folder, "config"))
+    took, copies = source.compile_tree(work, config, log, jobs, f"the build of {tree} ({config})")
     # `release` labels the records and the serial logs: the version and the series.
-    info = {"release": f"{version}-{label}", "suite": "tree", "source_version": f"{version} ({ident[:12]})",
-            "config": config, "key": key, "series": label,
-            "patches": [{"name": os.path.basename(p), "sha256": debsrc.sha256(p)} for p in patches],
-            "toolchain": tools, "build_s": round(took, 1), "warnings": source.warnings_in(log)}
-    shutil.rmtree(work)
-    with open(os.path.join(folder, "build.json.tmp"), "w") as f:
-        json.dump(info, f, indent=1)
-    os.replace(os.path.join(folder, "build.json.tmp"), os.path.join(folder, "build.json"))
-    source._prune(folder)                       # this version's older builds of the same series
+    info = XEN.info(recipe, key, took, log, suite="tree", head={"config": config}, tail={"series": label})
+    XEN.keep(folder, copies, info, drop=[work])     # and this version's older builds of the series go
     say(f"xen-src: the tree's {label} build ({config}) took {took:.0f} s, {len(info['warnings'])} warnings")
     return source.Build(folder)
 
 
+def series_tree(tree, which, say=print):
+    """A copy of the stock tree at `tree` with its version's proposal
+    (which=0) or measuring (which=1) series applied, kept in
+    build/xen-src/tree-bypath-<version>-<series>-<key>/src while the tree's
+    fingerprint and the patches hold -> its path. SourceError names what
+    is wrong (no Xen tree, no series, a patch that does not apply)."""
+    version = version_of(tree)
+    name = series_of(version, tree)[which]
+    patches = XEN.series(name, os.path.join(XEN.patches, name))
+
+    def fill(copy):
+        # What the series patches (xen/ and docs/) and the tester reads.
+        for top in ("xen", "docs"):
+            shutil.copytree(os.path.join(tree, top), os.path.join(copy, top), ignore=COPY_SKIP, symlinks=True)
+        try:
+            apply_series(copy, patches)
+        except SourceError as e:
+            raise SourceError(f"--tree {tree}: {e}")
+    return XEN.kept_tree(f"tree-bypath-{version}-{name}", srcbuild.tree_key(fingerprint(tree), patches), fill,
+                         say, f"xen-src heap-test: {tree} (Xen {version}) with {len(patches)} patches of {name}")
+
+
 def measure(args, out, say, kernel=None):
-    """`xen-src --tree`: the tree's measuring build through every variant
-    (and the tree unpatched unless --no-unpatched), its proposal series'
+    """`xen-src measure --tree`: the tree's measuring build through every
+    variant (and the tree unpatched with --series both), its proposal series'
     build beside them as `series` where it has one, the proposal's debug
     build booting dom0 to its init, and the measuring series' debug build
     booting dom0 with each variant and `heap-dump`, its heaps at boot and
@@ -137,7 +149,7 @@ def measure(args, out, say, kernel=None):
     version = version_of(args.tree)
     proposal, measuring = series_of(version, args.tree)
     meter = build(args.tree, measuring, "release", say)
-    plain = [] if args.no_unpatched else [build(args.tree, measuring, "release", say, with_series=False)]
+    plain = [build(args.tree, measuring, "release", say, with_series=False)] if args.series == "both" else []
     builds = [meter] + ([build(args.tree, proposal, "release", say)] if proposal != measuring else [])
     debug = [build(args.tree, proposal, "debug", say)] if kernel else []
     meter_debug = [build(args.tree, measuring, "debug", say)] if kernel else []
@@ -181,7 +193,7 @@ def measure(args, out, say, kernel=None):
 
 
 def build_only(path, say):
-    """`xen-src --tree DIR --build-only`: the proposal series in both configs
+    """`xen-src build --tree DIR`: the proposal series in both configs
     and the measuring series (release) -> exit status."""
     proposal, measuring = series_of(version_of(path), path)
     for name, config in [(proposal, "release"), (proposal, "debug"), (measuring, "release")]:

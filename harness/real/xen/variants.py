@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""The measuring of `python3 -m harness xen-src` (harness/real/xen/run.py,
+"""The measuring of `python3 -m harness xen-src` (harness/real/xen/measure.py,
 `make xen-src`): the seed's experiment on one tree. Xen 4.17 and 4.20, built here from Debian's source packages with the
 patch series (harness/real/xen/source.py), boot under -icount once per
 variant of init_heap_pages() (`heap-init=`), at each size, on one node and
 on two unequal ones, with the exact bracket of end_boot_allocator() that
-`make peers` takes of Debian's binaries (harness/real/bracket/boot.py). Every
+`binaries` takes of Debian's binaries (harness/real/bracket/boot.py). Every
 variant's heap dump must hold together, be the canonical heap of the
 boot allocator's regions, and equal every other variant's
 (harness/real/xen/heapdump.py). bootheap's models of the variants boot on the
@@ -22,7 +22,7 @@ import re
 import time
 
 from harness.common import MIB, size_label
-from harness.real.bracket import boot as peers_boot, initramfs, profile
+from harness.real.bracket import boot as realboot, initramfs, profile
 from harness.real.xen import afterboot, carveout, dom0, heapdump, source
 from harness.real.debian.fetch import DOM0_BYTES
 from harness.real.xen.variants_report import MODELS, RECORDS, UNPATCHED
@@ -52,30 +52,30 @@ def node_mib(mem_bytes, topology):
 
 def dummy_dom0():
     """Xen wants a dom0 module to boot; built after the heap, any file does."""
-    path = os.path.join(source.SRC, "dom0.img")
+    path = os.path.join(source.XEN.src, "dom0.img")
     if not os.path.isfile(path) or os.path.getsize(path) != DOM0_BYTES:
-        os.makedirs(source.SRC, exist_ok=True)
+        os.makedirs(source.XEN.src, exist_ok=True)
         with open(path, "wb") as f:
             f.truncate(DOM0_BYTES)
     return path
 
 
 def target_for(build, variant):
-    append = f"{peers_boot.XEN_APPEND} heap-init={variant} heap-dump"
-    return peers_boot.Target(f"xen-{build.release}-src", None, append,
-                             lambda syms: peers_boot.xen_specs(), DUMP_MARKER, dom0=True)
+    append = f"{realboot.XEN_APPEND} heap-init={variant} heap-dump"
+    return realboot.Target(f"xen-{build.release}-src", None, append,
+                             lambda syms: realboot.xen_specs(), DUMP_MARKER, dom0=True)
 
 
 def boot_unpatched(build, mem, nodes, log_path):
     """The unpatched build at one size and topology -> its record (no dump:
     the dump is a patch of the series)."""
-    target = peers_boot.Target(f"xen-{build.release}-src", None, peers_boot.XEN_APPEND,
-                               lambda syms: peers_boot.xen_specs(), "Domain heap initialised", dom0=True)
+    target = realboot.Target(f"xen-{build.release}-src", None, realboot.XEN_APPEND,
+                               lambda syms: realboot.xen_specs(), "Domain heap initialised", dom0=True)
     try:
-        results, log = peers_boot.boot_peer(target, {"kernel": build.kernel, "symbols": build.symbols,
+        results, log = realboot.boot_real(target, {"kernel": build.kernel, "symbols": build.symbols,
                                                      "dom0": dummy_dom0()}, mem, log_path, nodes=nodes)
-        r = peers_boot.xen_result(results, log)
-    except peers_boot.PeerError as e:
+        r = realboot.xen_result(results, log)
+    except realboot.BracketBootError as e:
         raise VariantError(str(e))
     return {"type": "variant", "release": build.release, "source_version": build.info["source_version"],
             "config": build.config, "variant": UNPATCHED, "mem_bytes": mem, "nodes": nodes,
@@ -112,15 +112,15 @@ def boot_variant(build, variant, mem, nodes, log_path):
     ring = []
 
     def drive(stub, syms, deadline):
-        results = [take(stub, syms, spec, deadline) for spec in peers_boot.xen_specs()]
+        results = [take(stub, syms, spec, deadline) for spec in realboot.xen_specs()]
         ring.append(console_ring(stub, syms))
         return results
     try:
-        results, log = peers_boot.boot_peer(target_for(build, variant),
+        results, log = realboot.boot_real(target_for(build, variant),
                                             {"kernel": build.kernel, "symbols": build.symbols,
                                              "dom0": dummy_dom0()}, mem, log_path, drive=drive, nodes=nodes)
-        r = peers_boot.xen_result(results, log)
-    except peers_boot.PeerError as e:
+        r = realboot.xen_result(results, log)
+    except realboot.BracketBootError as e:
         raise VariantError(str(e))
     refused = refused_value("".join(ring))
     if refused:
@@ -144,7 +144,7 @@ def boot_variant(build, variant, mem, nodes, log_path):
 
 def model_record(mem, nodes, out, topology):
     log = os.path.join(out, f"serial-bootheap-{size_label(mem)}-{len(nodes)}n.log")
-    counts, bench, cal = peers_boot.boot_bootheap(mem, "all", log, strategies=",".join(MODELS.values()),
+    counts, bench, cal = realboot.boot_bootheap(mem, "all", log, strategies=",".join(MODELS.values()),
                                                   nodes=nodes)
     return [{"type": "model", "strategy": s, "mem_bytes": mem, "nodes": nodes, "topology": topology,
              "instructions": ticks, "pages": pages, "tsc_khz": cal["khz"]}
@@ -192,7 +192,7 @@ def measure(builds, sizes, topologies, variants, out, say, jobs=2, models=True, 
                 return [boot_unpatched(b, mem, nodes, extra)], None, time.monotonic() - t
             rec, d = boot_variant(b, v, mem, nodes, extra)
             return [rec], d, time.monotonic() - t
-        except (VariantError, peers_boot.PeerError, RuntimeError, ValueError, OSError) as e:
+        except (VariantError, realboot.BracketBootError, RuntimeError, ValueError, OSError) as e:
             what = f"Xen {b.release} heap-init={v}" if b else "bootheap's models"
             return [{"type": "error", "what": what, "mem_bytes": mem, "nodes": nodes,
                      "message": str(e)}], None, time.monotonic() - t
@@ -294,7 +294,7 @@ def profile_records(build, mem, out, say):
                                             "dom0": dummy_dom0()})
         try:
             r, m = profile.run_pair(f"xen-{build.release}-src", MODELS[variant], None, mem, out, window, xen)
-        except (peers_boot.PeerError, BracketError, RuntimeError, OSError) as e:
+        except (realboot.BracketBootError, BracketError, RuntimeError, OSError) as e:
             recs.append({"type": "error", "what": f"the profile of Xen {build.release} heap-init={variant}",
                          "mem_bytes": mem, "nodes": [mem >> 20], "message": str(e)})
             continue
@@ -308,7 +308,7 @@ def profile_records(build, mem, out, say):
 
 
 def header(builds, sizes, topologies, variants, jobs):
-    return {"type": "xen-src", "clock": "icount", "icount": peers_boot.ICOUNT,
+    return {"type": "xen-src", "clock": "icount", "icount": realboot.ICOUNT,
             "units": "guest instructions", "machine": "q35", "cpus": 1, "jobs": jobs,
             "date": datetime.datetime.now().isoformat(timespec="seconds"),
             "sizes_bytes": sizes, "topologies": list(topologies), "variants": list(variants),

@@ -1,30 +1,24 @@
 # SPDX-License-Identifier: MIT
-"""What every build from a Debian source package shares (Xen in
-harness/real/xen/source.py, Linux in harness/real/linux/source.py): the
-source package fetched through the private apt (harness/real/debian/apt.py,
-deb-src lines) with a fallback to older versions when a newer one's files
-will not download, a source once downloaded reused without the network,
-a patch series applied without fuzz (each patch checked by a dry run first),
-make with its log, the key a build is cached under, and the pruning of
-builds an older key made.
+"""The source of a build from a Debian source package: the package fetched
+through the private apt (harness/real/debian/apt.py, deb-src lines) with a
+fallback to older versions when a newer one's files will not download, a
+source once downloaded reused without the network, the tree unpacked by
+dpkg-source with Debian's own patches, and this project's series applied
+without fuzz (each patch checked by a dry run first).
 
 Each failure is a SourceError that names its cause: a source package apt
 cannot get (SourceUnavailable), a patch that does not apply (the patch, the
-file and the hunk), a build that fails (the build log's tail)."""
+file and the hunk)."""
 import functools
 import glob
-import hashlib
-import json
 import os
 import re
-import shutil
 import subprocess
 
 from harness import ROOT
 from harness.real.debian.apt import FetchError, compare_versions
 
 COVER = "0000-cover-letter.patch"
-LOG_TAIL = 25
 
 
 class SourceError(Exception):
@@ -36,20 +30,6 @@ class SourceUnavailable(SourceError):
     cannot reach the mirror. Nothing about the series or the build."""
 
 
-class Build:
-    """One build in its cache folder: the image QEMU boots (`kernel`), the
-    file with its symbols (`symbols`), and build.json's facts (`info`).
-    Each kernel names its two files."""
-    KERNEL = SYMBOLS = None
-
-    def __init__(self, folder):
-        self.folder = folder
-        self.kernel = os.path.join(folder, self.KERNEL)
-        self.symbols = os.path.join(folder, self.SYMBOLS)
-        with open(os.path.join(folder, "build.json")) as f:
-            self.info = json.load(f)
-
-
 def series(folder, what):
     """The patches in `folder` in order, the cover letter left out -> [path];
     `what` names them in the error when there are none ("Xen 4.17")."""
@@ -58,31 +38,6 @@ def series(folder, what):
     if not paths:
         raise SourceError(f"no patches for {what} in {os.path.relpath(folder, ROOT)}")
     return paths
-
-
-def toolchain():
-    """The compiler and assembler a build used, as they name themselves."""
-    out = {}
-    for tool in ("gcc", "as", "ld"):
-        r = subprocess.run([tool, "--version"], capture_output=True, text=True)
-        out[tool] = r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else "unknown"
-    return out
-
-
-def build_key(version, patches, config, tools):
-    """What decides a binary, digested: a build is reused while it holds.
-    `config` is a name or the text of a configuration."""
-    h = hashlib.sha256()
-    h.update(f"{version}\0{config}\0{json.dumps(tools, sort_keys=True)}\0".encode())
-    for p in patches:
-        with open(p, "rb") as f:
-            h.update(os.path.basename(p).encode() + b"\0" + f.read() + b"\0")
-    return h.hexdigest()[:12]
-
-
-def sha256(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def patch_failures(output):
@@ -122,30 +77,6 @@ def apply_series(tree, patches, run=subprocess.run):
         if r.returncode != 0:
             raise SourceError(f"{os.path.relpath(p, ROOT)}: patch failed after its dry run passed:\n"
                               f"{(r.stdout + r.stderr).strip()}")
-
-
-def log_tail(path, n=LOG_TAIL):
-    with open(path, errors="replace") as f:
-        return "\n".join(f.read().rstrip().splitlines()[-n:])
-
-
-def make(directory, args, log, what, shown=None, env=None):
-    """make -C directory with args, its output appended to log; SourceError
-    with the log's tail when it fails. `shown` names the directory in the log."""
-    with open(log, "a") as f:
-        f.write(f"\n$ make -C {shown or directory} {' '.join(args)}\n")
-        f.flush()
-        r = subprocess.run(["make", "--no-print-directory", "-C", directory] + args, stdout=f,
-                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
-    if r.returncode != 0:
-        raise SourceError(f"{what} failed (make exit {r.returncode}); {os.path.relpath(log, ROOT)} ends:\n"
-                          f"{log_tail(log)}")
-
-
-def warnings_in(log):
-    """The compiler's warning lines of a build log."""
-    with open(log, errors="replace") as f:
-        return [line.rstrip() for line in f if re.search(r": warning: ", line)]
 
 
 def unpack(dsc, tree):
@@ -201,20 +132,3 @@ def fetch(package, prefix, what, suite, apt, dl, say, refresh=False, tag="source
             tried.append(f"{version}: {why.strip()}")
     raise SourceUnavailable(f"apt cannot get the source of {what} from {apt.archive} "
                             f"({suite}): every version failed to download:\n  " + "\n  ".join(tried))
-
-
-def prune(root, keep):
-    """Older builds in `root` of the same stem as `keep` (the folder's name
-    less its key) go: they were built from patches, a source, a config or a
-    toolchain that are no longer these."""
-    stem = os.path.basename(keep).rsplit("-", 1)[0]
-    for old in glob.glob(os.path.join(root, f"{stem}-*")):
-        if old != keep and os.path.basename(old).rsplit("-", 1)[0] == stem:
-            shutil.rmtree(old, ignore_errors=True)
-
-
-def write_json(path, info):
-    """build.json written whole or not at all: its presence marks a build complete."""
-    with open(path + ".tmp", "w") as f:
-        json.dump(info, f, indent=1)
-    os.replace(path + ".tmp", path)
