@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """report.md of `python3 -m harness linux-src`, from a results folder's
 linux-src.jsonl: each phase of the source build beside Debian's 6.12
-binary of a `make peers` folder, at the same size, by the one rule of
+binary of a `binaries` folder, at the same size, by the one rule of
 harness/real/binaries/report.linux_per_page(); then the options the
 configuration kept from Debian's and how each came out.
 
@@ -15,17 +15,17 @@ from harness.common import GIB, BenchError, read_jsonl
 from harness.real.binaries.report import LABEL, LINUX_PHASES, linux_per_page
 
 RECORDS = "linux-src.jsonl"
-MODEL = "linux612"              # bootheap's model of Debian's 6.12 (make peers)
+MODEL = "linux612"              # bootheap's model of Debian's 6.12 (`binaries`)
 TOLERANCE = 0.10
 DEBIAN_PEER = "linux-6.12"
 
 
 def debian_phases(folder):
     """({(mem_bytes, phase): record}, header) of Debian's 6.12 binary in a
-    `make peers` folder's peers.jsonl (one node)."""
+    `binaries` folder's peers.jsonl (one node)."""
     recs = read_jsonl(os.path.join(folder, "peers.jsonl"))
     if not recs or recs[0].get("type") != "peers":
-        raise BenchError(f"{folder}: no peers.jsonl of `make peers` with Debian's figures")
+        raise BenchError(f"{folder}: no peers.jsonl of `binaries` with Debian's figures")
     out = {(r["mem_bytes"], r["phase"]): r for r in recs
            if r.get("type") == "peer" and r.get("peer") == DEBIAN_PEER and r.get("pages")}
     return out, recs[0]
@@ -33,7 +33,7 @@ def debian_phases(folder):
 
 def model_phases(folder):
     """{(mem_bytes, phase): instructions a page} of bootheap's `linux612`
-    model (one node) in a `make peers` folder, by the same rule."""
+    model (one node) in a `binaries` folder, by the same rule."""
     return {(r["mem_bytes"], phase): v for r in read_jsonl(os.path.join(folder, "peers.jsonl"))
             if r.get("type") == "linux_model" and r.get("strategy") == MODEL
             for phase, v in r.get("per_page", {}).items()}
@@ -122,7 +122,7 @@ def render(recs, debian_folder):
            f"Source: Debian's `linux` {b['source_version']} ({b['suite']}), {len(b['patches'])} patches of "
            f"this project; build key `{b['key']}`; built in {b['build_s']:.0f} s with "
            f"`{b['toolchain']['gcc']}` ({len(b['warnings'])} compiler warnings). Debian's binary: "
-           f"`{pkg.get('package', '?')}` {pkg.get('version', '?')}, from `make peers` in "
+           f"`{pkg.get('package', '?')}` {pkg.get('version', '?')}, from `python3 -m harness binaries` in "
            f"`{os.path.relpath(debian_folder, ROOT)}` ({dhead.get('qemu', '?')}).", ""]
     if flipped:
         also = ", ".join(f"`{k}` to {_value(v)}" for k, v in flipped["also_changed"].items())
@@ -131,7 +131,7 @@ def render(recs, debian_folder):
                 "Debian's binary nor the model is set beside it.", ""]
     out += [
            f"Both boot by their PVH note under qboot, q35, 1 vCPU, `-icount {head['icount']}`, one boot "
-           "recorded and replayed with gdbstub breakpoints at the brackets of `make peers` "
+           "recorded and replayed with gdbstub breakpoints at the brackets of `python3 -m harness binaries` "
            "(harness/real/bracket/boot.py): memmap init (`memmap_init_range()` within `free_area_init()`), "
            "`memblock_free_all()` and the deferred init (`deferred_init_memmap()`), each less its "
            "`printk()` calls" + (", the deferred init on each node's thread, its own stack, less the "
@@ -142,7 +142,7 @@ def render(recs, debian_folder):
            "## Instructions a page, each phase", "",
            "Memmap and the deferred init over their own pages, `memblock_free_all()` less its "
            "reserved-page init (`reserve_bootmem_region()`) over the pages it freed: the rule of "
-           "`make peers`' tables.", "",
+           "the tables of `python3 -m harness binaries`.", "",
            "| RAM | nodes | phase | source build: instructions / pages = a page | Debian's binary | "
            f"source / Debian | the `{MODEL}` model |", "|---|---|---|---|---|---|---|"]
     rows = comparison(ours, theirs)

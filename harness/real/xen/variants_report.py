@@ -230,7 +230,7 @@ def report_text(v):
       f"guests of {', '.join(f'{m / GIB:g}' for m in v.sizes)} GiB, on one node and on two unequal "
       "ones (a third and the rest); each variant boots its own guest with `heap-init=` on the command "
       "line. The bracket is `end_boot_allocator()` from entry to return, less its printk, the same as "
-      "`make peers` takes of Debian's binaries; instructions a page divide it by `total_avail_pages` "
+      "`python3 -m harness binaries` takes of Debian's binaries; instructions a page divide it by `total_avail_pages` "
       "read at its return.\n\n")
     w("## The builds\n\n" + builds_table(v) + "\n\nXen builds with `-Werror`: a warning fails the build, "
       "and the warnings column counts what the compiler printed.\n\n")
