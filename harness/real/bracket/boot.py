@@ -9,13 +9,12 @@ does; Xen's Debian build has only a multiboot entry, which qboot cannot
 load, so Xen boots by -kernel under QEMU's SeaBIOS (its multiboot option
 ROM). Same q35 machine, same CPU model, one vCPU, the same memory size."""
 import os
-import subprocess
 import tempfile
 import time
 
 from harness.qemu import command, runner
 from harness.qemu.brackets import BracketError, Spec, load_symbols, take
-from harness.common import GIB, die_with_parent
+from harness.common import GIB
 from harness.qemu.gdbstub import GdbStub, StubError
 from harness.real.bracket.logs import LogError, bootheap_counts, linux_facts, xen_facts
 
@@ -109,41 +108,38 @@ def _command(target, files, mem_bytes, workdir, icount=ICOUNT, extra=(), nodes=1
                                 say=lambda *a: None, kernel=files["kernel"], bios=target.bios, nodes=nodes)
 
 
+# Seconds QEMU has to close its recording once told to quit.
+RECORD_GRACE = 30
+
+
+def marked(marker):
+    """For runner.wait(): the serial log holds `marker`, its line whole, and
+    a whole line after it."""
+    def done(reader, now):
+        text = reader.text()
+        at = text.find(marker)
+        eol = text.find("\n", at) if at >= 0 else -1
+        return eol >= 0 and "\n" in text[eol + 1:]
+    return done
+
+
 def _record(target, files, mem_bytes, work, log_path, deadline, nodes=1):
     """Boot one: QEMU records every nondeterministic event of the boot
-    (-icount rr=record) up to a line after the marker, then is told to quit."""
+    (-icount rr=record) up to a line after the marker, then is told to quit
+    (SIGTERM, on which it closes the recording)."""
     rr = os.path.join(work, "replay.bin")
     cmd = _command(target, files, mem_bytes, work, f"{ICOUNT},rr=record,rrfile={rr}", nodes=nodes)
-    errs = os.path.join(work, "qemu.stderr")
-    with open(log_path, "wb") as log, open(errs, "wb") as err:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=err,
-                                preexec_fn=die_with_parent)
-    marker, why = target.marker.encode(), None
-    try:
-        while True:
-            time.sleep(0.1)
-            with open(log_path, "rb") as f:
-                text = f.read()
-            at, ended = text.find(marker), proc.poll() is not None
-            if at >= 0 and (ended or b"\n" in text[text.find(b"\n", at) + 1:]):
-                break
-            if ended:
-                with open(errs, errors="replace") as f:
-                    said = f.read().strip()
-                why = (f"the boot ended (QEMU exit {proc.returncode}) before '{target.marker}'" +
-                       (f"; QEMU said: {said}" if said else ""))
-                break
-            if time.monotonic() > deadline:
-                why = f"no '{target.marker}' within {timeout_for(mem_bytes):.0f} s"
-                break
-    finally:
-        if proc.poll() is None:
-            proc.terminate()            # QEMU closes the recording on SIGTERM
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    proc, reader = runner.launch(cmd, log_path=log_path)
+    how = runner.wait(proc, reader, max(deadline - reader.start, 0.1), None, done=marked(target.marker),
+                      poll=0.1, grace=RECORD_GRACE)
+    text = reader.finish()
+    why = None
+    if how == "exited" and target.marker not in text:
+        said = reader.said()
+        why = (f"the boot ended (QEMU exit {proc.returncode}) before '{target.marker}'" +
+               (f"; QEMU said: {said}" if said else ""))
+    elif how == "timeout":
+        why = f"no '{target.marker}' within {timeout_for(mem_bytes):.0f} s"
     return rr, why
 
 
@@ -175,8 +171,7 @@ def boot_real(target, files, mem_bytes, log_path, drive=None, nodes=1):
             cmd = _command(target, files, mem_bytes, work, f"{ICOUNT},rr=replay,rrfile={rr}",
                            ["-chardev", f"socket,path={sock},server=on,wait=off,id=gdb0",
                             "-gdb", "chardev:gdb0", "-S"], nodes)
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
+            proc, reader = runner.launch(cmd)
             try:
                 stub = GdbStub(sock, alive=lambda: proc.poll() is None)
                 results = drive(stub, syms, deadline + timeout_for(mem_bytes))
@@ -184,8 +179,9 @@ def boot_real(target, files, mem_bytes, log_path, drive=None, nodes=1):
             except (BracketError, StubError) as e:
                 why = f"replaying the boot: {e}"
             finally:
-                proc.kill()
+                proc.kill()             # the replay has given what it was for
                 proc.wait()
+                reader.finish()
     with open(log_path, encoding="utf-8", errors="replace") as f:
         log = f.read().replace("\r", "")
     if why:

@@ -6,14 +6,11 @@ the serial log read until the dump's end line; or until Linux refuses an
 early parameter, with its own message read back."""
 import os
 import re
-import subprocess
 import tempfile
-import time
 
-from harness.common import die_with_parent
 from harness.real.bracket import boot as realboot
 from harness.real.linux import dump
-from harness.qemu import command
+from harness.qemu import command, runner
 
 # What else makes two boots of one kernel leave different struct pages:
 # RDRAND (TCG asks the host for it unless -seed is given) and the RTC's
@@ -49,39 +46,21 @@ def refused(log):
 def boot_until(files, mem_bytes, log_path, append, nodes, extra, stop, timeout):
     """Boots files["kernel"] by its PVH note under qboot and TCG with
     `extra`, the serial log in log_path, until stop(log so far) holds, QEMU
-    exits or timeout seconds pass -> ("stopped" | "ended" | "timeout",
-    QEMU's exit status when it ended, QEMU's stderr). stop is asked first,
-    so a log that holds what stop waits for counts as stopped even if QEMU
-    has ended. QEMU is killed if it still runs."""
+    exits or timeout seconds pass (harness/qemu/runner.py's launch() and
+    wait()) -> ("stopped" | "ended" | "timeout", QEMU's exit status when it
+    ended, QEMU's stderr). A log that holds what stop waits for counts as
+    stopped even if QEMU has ended. QEMU is ended if it still runs."""
     with tempfile.TemporaryDirectory(prefix="linux-boot-", dir="/tmp") as work:
         cmd = command.qemu_command("pvh", "tcg", mem_bytes, append, workdir=work, extra=list(extra),
                                    say=lambda *a: None, kernel=files["kernel"], bios=command.QBOOT, nodes=nodes)
-        with open(log_path, "wb") as log, open(os.path.join(work, "qemu.stderr"), "wb") as err:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=err,
-                                    preexec_fn=die_with_parent)
-        deadline = time.monotonic() + timeout
-        try:
-            while True:
-                time.sleep(0.2)
-                ended = proc.poll() is not None
-                with open(log_path, "rb") as f:
-                    text = f.read().decode("utf-8", "replace")
-                if stop(text):
-                    how = "stopped"
-                    break
-                if ended:
-                    how = "ended"
-                    break
-                if time.monotonic() > deadline:
-                    how = "timeout"
-                    break
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
-        with open(os.path.join(work, "qemu.stderr"), errors="replace") as f:
-            said = f.read().strip()
-    return how, proc.returncode if how == "ended" else None, said
+        proc, reader = runner.launch(cmd, log_path=log_path)
+        how = runner.wait(proc, reader, timeout, None, done=lambda r, now: stop(r.text()))
+        text = reader.finish()
+    if how == "done" or (how == "exited" and stop(text)):
+        how = "stopped"
+    elif how == "exited":
+        how = "ended"
+    return how, proc.returncode if how == "ended" else None, reader.said()
 
 
 def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None):

@@ -229,7 +229,7 @@ def boot(xen, kernel, initrd, mem, xen_append="", dom0_append="", timeout=None, 
     log = reader.finish()
     elapsed = time.monotonic() - reader.start
     v = verdict(log, line)
-    said = "".join(reader.errs).strip()
+    said = reader.said()
     if v.status:
         status, lines = v.status, v.lines
     elif how in ("timeout", "stalled"):
