@@ -109,10 +109,11 @@ def add_nodes(p, layout):
 def add_series(p, choices, default):
     """--series: the builds booted, with the series, without it (the
     source as Debian ships it), or both side by side."""
-    words = {"with": "with the series", "without": "without it (the source as Debian ships it)",
+    words = {"with": "with the series applied", "without": "without it, the source as Debian ships it",
              "both": "both, side by side"}
     p.add_argument("--series", choices=choices, default=default,
-                   help="build and boot " + "; ".join(f"{c}: {words[c]}" for c in choices) + f" (default {default})")
+                   help="the builds booted: " + "; ".join(f"{c}: {words[c]}" for c in choices) +
+                        f" (default {default})")
 
 
 def add_profile(p, phases, default, where):

@@ -8,7 +8,7 @@ build/linux-src after its first build, which takes some minutes), booted at
   second stock boot, and the default), each dump holding together, and
   so is the map as memblock_free_all() leaves it;
 - sweep hands the same pages over in fewer instructions (-icount, the
-  brackets of `make peers`);
+  brackets of `binaries`);
 - an init_pages value no kernel knows is refused with Linux's own message;
 - both variants boot to busybox's /init, fill and read back a tmpfs and
   power off.

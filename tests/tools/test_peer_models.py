@@ -85,7 +85,7 @@ def test_instructions_per_page_per_phase_against_the_real_linux():
     assert compare(ours, real, 2 << 30) == []
 
 
-def test_the_real_linux_figures_from_make_peers_records(tmp_path):
+def test_the_real_linux_figures_from_binaries_records(tmp_path):
     from harness.real.binaries.icount import real_phases
 
     def bracket(part=0):

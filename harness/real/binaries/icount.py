@@ -50,7 +50,7 @@ def phases_per_page(records):
 
 
 def real_phases(path):
-    """{(peer, mem_bytes): {phase: instructions a page}} of the real
+    """{(binary, mem_bytes): {phase: instructions a page}} of the real
     kernels in `binaries`' records (a results folder or its peers.jsonl),
     by the one rule; or {(None, None): {...}} from a JSON object of figures."""
     if os.path.isdir(path):
@@ -73,19 +73,19 @@ def real_phases(path):
 
 
 def compare(ours, real, mem, tolerance=TOLERANCE):
-    """[(strategy, peer, phase, ours, real, within)] at one size: each
+    """[(strategy, binary, phase, ours, real, within)] at one size: each
     model against its kernel, phase by phase, where the real figures have
     this very size (or are one JSON object of figures)."""
     rows = []
     for strategy, phases in ours.items():
-        peer = REAL_OF_MODEL.get(strategy)
-        theirs = real.get((peer, mem)) or real.get((None, None))
-        if not peer or not theirs:
+        binary = REAL_OF_MODEL.get(strategy)
+        theirs = real.get((binary, mem)) or real.get((None, None))
+        if not binary or not theirs:
             continue
         for phase in PHASES:
             if phase in phases and phase in theirs:
                 ratio = phases[phase] / theirs[phase]
-                rows.append((strategy, peer, phase, phases[phase], theirs[phase], abs(ratio - 1) <= tolerance))
+                rows.append((strategy, binary, phase, phases[phase], theirs[phase], abs(ratio - 1) <= tolerance))
     return rows
 
 
@@ -108,14 +108,14 @@ def model_records(mem, out):
             for s, phases in ours.items()]
 
 
-def real_pages(path, peer, mem, phase):
+def real_pages(path, binary, mem, phase):
     """The pages of a real Linux phase in `binaries`' records, or None."""
     if os.path.isdir(path):
         path = os.path.join(path, "peers.jsonl")
     with open(path, encoding="utf-8") as f:
         for line in f:
             r = json.loads(line) if line.strip() else {}
-            if r.get("type") == "peer" and (r.get("peer"), r.get("mem_bytes"), r.get("phase")) == (peer, mem, phase):
+            if r.get("type") == "peer" and (r.get("peer"), r.get("mem_bytes"), r.get("phase")) == (binary, mem, phase):
                 return r["pages"]
     return None
 
@@ -165,8 +165,8 @@ def cmd_peers_icount(args):
                             "wall_s": round(wall, 1)})
         if args.real and not any(k[1] in (mem, None) for k in real):
             say(f"  the real figures have no {size}: nothing to compare at this size")
-        for strategy, peer, phase, mine, theirs, within in compare(ours, real, mem):
-            say(f"  {strategy} against {peer}, {phase}: {mine:.2f} against {theirs:.2f} instructions a page "
+        for strategy, binary, phase, mine, theirs, within in compare(ours, real, mem):
+            say(f"  {strategy} against {binary}, {phase}: {mine:.2f} against {theirs:.2f} instructions a page "
                 f"({(mine / theirs - 1) * 100:+.1f} %): {'within' if within else 'OUTSIDE'} 10 %")
             bad += not within
     if args.record:

@@ -40,8 +40,8 @@ def linux_per_page(r):
     return n / r["pages"]
 
 
-class Peers:
-    """A results folder's peers.jsonl, indexed."""
+class Binaries:
+    """A results folder's peers.jsonl (`binaries`' records), indexed."""
 
     def __init__(self, folder):
         path = os.path.join(folder, RECORDS)
@@ -50,7 +50,7 @@ class Peers:
             raise BenchError(f"{path}: no peers records (run `python3 -m harness binaries` first)")
         self.folder, self.header = folder, recs[0]
         self.end = next((r for r in recs if r["type"] == "end"), None)
-        self.peer = {(r["peer"], r["mem_bytes"], r["phase"]): r for r in recs if r["type"] == "peer"}
+        self.real = {(r["peer"], r["mem_bytes"], r["phase"]): r for r in recs if r["type"] == "peer"}
         self.model = {(r["xen_costs"], r["strategy"], r["mem_bytes"]): r
                       for r in recs if r["type"] == "model"}
         self.errors = [r for r in recs if r["type"] == "error"]
@@ -60,20 +60,20 @@ class Peers:
         self.sizes = sorted({r["mem_bytes"] for r in recs if "mem_bytes" in r})
 
     def per_page(self, key, model=False):
-        r = (self.model if model else self.peer).get(key)
+        r = (self.model if model else self.real).get(key)
         return r["instructions"] / r["pages"] if r and r["pages"] else None
 
 
-def linux_phases(folder, peer="linux-6.1"):
+def linux_phases(folder, binary="linux-6.1"):
     """{mem_bytes: {phase: record}} of one Linux's three phases: instructions,
     the phase's own pages (struct pages its memmap init wrote; pages
     memblock_free_all() freed; pages the deferred init wrote and freed),
     pages_total (pages handed to the buddy allocator at boot) and
     instr_per_page (instructions over the phase's own pages)."""
-    p = Peers(folder)
+    p = Binaries(folder)
     out = {}
-    for (name, mem, phase), r in p.peer.items():
-        if name == peer:
+    for (name, mem, phase), r in p.real.items():
+        if name == binary:
             out.setdefault(mem, {})[phase] = dict(r, instr_per_page=r["instructions"] / r["pages"])
     return out
 
@@ -107,7 +107,7 @@ def _xen_table(p, w):
         x17 = p.per_page(("xen-4.17", mem, "end_boot_allocator"))
         page, chunk = (p.per_page(("all", s, mem), True) for s in ("page", "chunk"))
         npage, nchunk = (p.per_page(("none", s, mem), True) for s in ("page", "chunk"))
-        pages = [p.peer.get((n, mem, "end_boot_allocator"), {}).get("pages") for n in ("xen-4.14", "xen-4.17")]
+        pages = [p.real.get((n, mem, "end_boot_allocator"), {}).get("pages") for n in ("xen-4.14", "xen-4.17")]
         pages.append(p.model.get(("all", "page", mem), {}).get("pages"))
         w(f"| {mem / GIB:g} GiB | {' / '.join('-' if x is None else f'{x:,}' for x in pages)} | "
           f"{_f(x14)} | {_f(page)} | {_pct(page, x14)} | {_f(x17)} | {_f(chunk)} | "
@@ -124,12 +124,12 @@ def _model_table(p, w):
                   " | ".join(_f(p.per_page((costs, s, mem), True), 3) for s in names) + " |\n")
 
 
-def _linux_table(p, w, peer="linux-6.1"):
+def _linux_table(p, w, binary="linux-6.1"):
     w("| RAM | memmap: instructions / struct pages = a page | memblock_free_all: instructions / "
       "pages freed = a page | deferred: instructions / pages = a page | all three / pages handed "
       "over |\n|---|---|---|---|---|\n")
     for mem in p.sizes:
-        ph = {x: p.peer.get((peer, mem, x)) for x in LINUX_PHASES}
+        ph = {x: p.real.get((binary, mem, x)) for x in LINUX_PHASES}
         if not all(ph.values()):
             continue
         cells = []
@@ -150,12 +150,12 @@ def _brackets(p, w):
     what was subtracted, and the kernels' own log-line brackets beside."""
     w("| binary, phase | RAM | bracket (exact) | subtracted from it | log-line bracket | log - exact |\n"
       "|---|---|---|---|---|---|\n")
-    for (peer, mem, phase), r in sorted(p.peer.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+    for (binary, mem, phase), r in sorted(p.real.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         sub = ", ".join(f"{k} {v['calls']}x {v['instructions']:,}"
                         for k, v in r["bracket"]["excluded"].items()) or "nothing"
         log, diff = "-", "-"
         facts = r.get("log_facts", {})
-        if peer.startswith("xen") and facts.get("log_bracket") is not None:
+        if binary.startswith("xen") and facts.get("log_bracket") is not None:
             log = f"{facts['log_bracket']:,} (TSC, hex stamps)"
             diff = f"{facts['log_bracket'] - r['instructions']:+,}"
         elif phase == "memblock_free_all" and "memblock_log_us" in facts:
@@ -165,22 +165,22 @@ def _brackets(p, w):
             ms = sum(facts["deferred_ms"].values())
             log = f"{ms} ms (jiffies)"
             diff = f"{ms * 1000000 - r['instructions']:+,}"
-        w(f"| {peer} {phase} | {mem / GIB:g} GiB | {r['instructions']:,} | {sub} | {log} | {diff} |\n")
+        w(f"| {binary} {phase} | {mem / GIB:g} GiB | {r['instructions']:,} | {sub} | {log} | {diff} |\n")
 
 
 def _linux_models_table(p, w):
     """Each Linux model beside its kernel, phase by phase, by the one rule."""
     w("| RAM | kernel | phase | real | model | model vs real |\n|---|---|---|---|---|---|\n")
     for mem in p.sizes:
-        for strategy, peer in REAL_OF_MODEL.items():
+        for strategy, binary in REAL_OF_MODEL.items():
             ours = p.linux_models.get((strategy, mem))
             for phase in LINUX_PHASES:
-                r = p.peer.get((peer, mem, phase))
+                r = p.real.get((binary, mem, phase))
                 if not ours or not r or phase not in ours:
                     continue
                 real = linux_per_page(r)
                 off = abs(ours[phase] / real - 1) > LINUX_TOLERANCE
-                w(f"| {mem / GIB:g} GiB | {peer.split('-')[1]} (`{strategy}`) | {phase} | {real:.2f} | "
+                w(f"| {mem / GIB:g} GiB | {binary.split('-')[1]} (`{strategy}`) | {phase} | {real:.2f} | "
                   f"{ours[phase]:.2f} | {_pct(ours[phase], real)}{' (outside 10%)' if off else ''} |\n")
 
 
@@ -232,7 +232,7 @@ def report_text(p):
     w(" (wall times do not enter any figure).\n\n")
     for name, pk in h["packages"].items():
         w(f"- {name}: Debian's `{pk['package']}` {pk['version']}\n")
-    xen = any(k[0].startswith("xen") for k in p.peer) or bool(p.model)
+    xen = any(k[0].startswith("xen") for k in p.real) or bool(p.model)
     if xen:
         w("- bootheap: this tree's build/bootheap.elf, `runs=1 icount`, xen_costs=all and none\n")
     if p.linux_models:
@@ -246,10 +246,10 @@ def report_text(p):
       "(a breakpoint bracket of the same call gives 11 fewer: the two TSC reads).\n\n")
     if xen:
         _xen_sections(p, w)
-    for peer in LINUX_BINARIES:
-        if any(k[0] == peer for k in p.peer):
-            w(f"\n## Linux {peer.split('-')[1]}: its three phases\n\n")
-            _linux_table(p, w, peer)
+    for binary in LINUX_BINARIES:
+        if any(k[0] == binary for k in p.real):
+            w(f"\n## Linux {binary.split('-')[1]}: its three phases\n\n")
+            _linux_table(p, w, binary)
     w("\nmemmap: from the first `memmap_init_range()` to the return of `free_area_init()` (the "
       "struct pages of every zone up to the deferral point, and the holes); memblock_free_all: "
       "the call, which also initialises the reserved ranges' struct pages "
@@ -293,10 +293,10 @@ def plot_script(p, terminal):
               ("chunk, xen_costs=none", lambda m: p.per_page(("none", "chunk", m), True), "pt 2 dt 3 lc rgb '#80a0e0'"),
               ("once", lambda m: p.per_page(("all", "once", m), True), "pt 3 dt 4 lc rgb '#808000'"),
               ("floor", lambda m: p.per_page(("all", "floor", m), True), "pt 0 dt 5 lc rgb 'black'")]
-    for peer, pt in zip(LINUX_BINARIES, (9, 11)):
+    for binary, pt in zip(LINUX_BINARIES, (9, 11)):
         for ph, colour in zip(LINUX_PHASES, ("#208020", "#60a060", "#004000")):
-            series.append((f"Linux {peer.split('-')[1]} {ph} (real)",
-                           lambda m, ph=ph, peer=peer: p.per_page((peer, m, ph)),
+            series.append((f"Linux {binary.split('-')[1]} {ph} (real)",
+                           lambda m, ph=ph, binary=binary: p.per_page((binary, m, ph)),
                            f"pt {pt} lw 2 lc rgb '{colour}'"))
     return per_page_script('Boot memory to the buddy heap: instructions a page handed over' + chr(10) + LABEL,
                            series, p.sizes, terminal, p.folder)
@@ -304,5 +304,5 @@ def plot_script(p, terminal):
 
 def write(folder):
     """Rewrites report.md and plot.png of a peers results folder -> 0."""
-    p = Peers(folder)
+    p = Binaries(folder)
     return write_report(folder, report_text(p), lambda terminal: plot_script(p, terminal))

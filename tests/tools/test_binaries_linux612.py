@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""Debian 13's Linux 6.12 beside 6.1: its serial log (tests/tools/data/peers/,
+"""Debian 13's Linux 6.12 beside 6.1: its serial log (tests/tools/data/binaries/,
 recorded under -icount at 1 and 4 GiB) and its brackets, recorded from the
 same boots with every memmap_init_range() call's arguments and defer_init()'s
-statics, read back through the parsers `make peers` uses; the rule the
+statics, read back through the parsers `binaries` uses; the rule the
 report and peers-icount share; and the packages: a 6.12 that cannot be had,
 and a kernel without deferred init, refused by name."""
 import json
@@ -21,7 +21,7 @@ from harness.real.bracket.logs import LogError, linux_facts
 from harness.real.binaries.report import linux_per_page
 from harness.qemu.brackets import Result
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "peers")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "binaries")
 GIB = 1 << 30
 
 

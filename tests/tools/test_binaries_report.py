@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The side-by-side report (harness/real/binaries/report.py) from a recorded
-peers.jsonl of `make peers` at 1 to 16 GiB: its tables, labels and plot, the
+peers.jsonl of `binaries` at 1 to 16 GiB: its tables, labels and plot, the
 Linux phases read back, and bad folders refused."""
 import json
 import os
@@ -10,9 +10,9 @@ import shutil
 import pytest
 
 from harness.common import BenchError
-from harness.real.binaries.report import LABEL, Peers, linux_phases, write
+from harness.real.binaries.report import LABEL, Binaries, linux_phases, write
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "peers", "peers.jsonl")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "binaries", "peers.jsonl")
 GIB = 1 << 30
 
 
@@ -63,9 +63,9 @@ def test_failed_boot_is_listed(folder):
     assert "- xen-4.14 at 32 GiB: xen-4.14 at 32768 MiB gave no bracket: the boot ended" in md
 
 
-def test_not_a_peers_folder(tmp_path):
+def test_not_a_binaries_folder(tmp_path):
     with pytest.raises(BenchError, match="no peers records"):
-        Peers(str(tmp_path))
+        Binaries(str(tmp_path))
     (tmp_path / "peers.jsonl").write_text('{"type": "bench"}\n')
     with pytest.raises(BenchError, match="no peers records"):
-        Peers(str(tmp_path))
+        Binaries(str(tmp_path))

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The real binaries' log parsers (harness/real/bracket/logs.py) on serial logs
-recorded under -icount at 1 GiB (tests/tools/data/peers/), whole and cut
+recorded under -icount at 1 GiB (tests/tools/data/binaries/), whole and cut
 short: a log that lacks a bracket's line is refused, naming the line."""
 import os
 
@@ -8,7 +8,7 @@ import pytest
 
 from harness.real.bracket.logs import LogError, bootheap_counts, linux_facts, xen_facts, xen_lines
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "peers")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "binaries")
 
 
 def log(name):

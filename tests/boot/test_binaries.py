@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The real Xen 4.17 and bootheap under QEMU's deterministic TCG
-(-icount shift=0), as `make peers` boots them: the brackets parse and two
+(-icount shift=0), as `binaries` boots them: the brackets parse and two
 boots of the same binary and size give the same counts, to the instruction.
-Xen is fetched (Debian's package, apt-get download) by the code `make peers`
+Xen is fetched (Debian's package, apt-get download) by the code `binaries`
 uses; a machine without the network and without an earlier fetch fails here
 with apt's reason."""
 import pytest
