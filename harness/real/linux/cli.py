@@ -63,7 +63,7 @@ def _failing(run):
 
 
 def cmd_measure(args):
-    release = _release(args)
+    _release(args)
     _sized(args)
     args.variants = _variants(args)
     if args.series == "without" and args.variants != [""]:
@@ -76,7 +76,7 @@ def cmd_measure(args):
     out = real_cli.results_folder(args, "linux-src-")
     records = measure.run(args, out)
     report.write(out, args.debian)
-    say(f"linux-src: {out}/report.md ({release})")
+    say(f"linux-src: {out}/report.md")
     return 1 if any(r["type"] == "error" for r in records) else 0
 
 
