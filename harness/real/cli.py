@@ -159,7 +159,7 @@ def nodes(text):
 
 def listed(text, allowed, what):
     """A comma list of names, each one of `allowed` -> [name]."""
-    items = [x.strip() for x in text.split(",") if x.strip()]
+    items = list(dict.fromkeys(x.strip() for x in text.split(",") if x.strip()))
     bad = [x for x in items if x not in allowed]
     if bad or not items:
         raise BenchError(f"{what} {', '.join(bad) or repr(text)}: choose from {', '.join(allowed)}")
