@@ -18,7 +18,7 @@ MEM      ?= 8G
 CPUS     ?= $(shell nproc)
 NODES    ?= 1
 # More options for the command a target runs: for run, bench, bench-host,
-# bench-counts, bench-ablation, bench-qr, peers, xen-src, xen-heap-test and
+# bench-counts, bench-ablation, bench-qr, binaries, xen-src, xen-heap-test and
 # linux-src, its harness subcommand's (e.g. OPTS="--sizes 4,8 --runs 5" for
 # bench; python3 -m harness run --help lists them), and for mutants the
 # mutants to try.
@@ -48,6 +48,7 @@ MOVED_bench-host-repeat := bench-host MODE=repeat
 MOVED_bench-host-full   := bench-host MODE=full
 MOVED_xen-fuzz          := xen-heap-test LONG=1
 MOVED_test-fuzz         := fuzz QUICK=1
+MOVED_peers             := binaries
 moved = $(or $(MOVED_$(1)),$(if $(filter test-fuzz-%,$(1)),$(1:test-%=%) QUICK=1))
 $(foreach g,$(MAKECMDGOALS),$(if $(call moved,$(g)),$(error make $(g) is now 'make $(call moved,$(g))')))
 
@@ -117,7 +118,7 @@ KOBJ     := $(patsubst %.c,$(B)/%.o,$(KSRC_C)) $(patsubst %.asm,$(B)/%.o,$(KSRC_
             $(B)/gen/font.o
 
 .PHONY: all help iso run test test-unit test-boot fuzz mutants mutants-build \
-        bench bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-ablation test-big peers \
+        bench bench-stores bench-qr hosted hosted-tsan bench-counts bench-host bench-ablation test-big binaries \
         xen-src xen-heap-test linux-src test-linux-src clean setup check-fresh compile_commands.json
 .DEFAULT_GOAL := all
 
@@ -510,11 +511,11 @@ bench-host: setup
 # fetched into build/peers) beside bootheap and its Linux models, in exact
 # instruction counts under -icount at 1 to 16 GiB (docs/usage-real-kernels.md,
 # "The real binaries"), e.g. OPTS="--sizes 1,32 --out results/<folder>".
-## peers                                 Debian's Xen 4.14 and 4.17, Linux 6.1 and 6.12 beside bootheap
-peers: setup
+## binaries                              Debian's Xen 4.14 and 4.17, Linux 6.1 and 6.12 beside bootheap
+binaries: setup
 	@$(MAKE) --no-print-directory all
-	$(call say,BENCH,peers)
-	$(Q)$(PYTHON) -m harness peers $(PEERS_ARGS) $(OPTS)
+	$(call say,BENCH,binaries)
+	$(Q)$(PYTHON) -m harness binaries $(PEERS_ARGS) $(OPTS)
 
 # Xen 4.17 and 4.20 built from Debian's source packages with patches/xen/
 # (into build/xen-src, rebuilt only when a patch changes), every variant of
@@ -538,15 +539,15 @@ LONG ?= 0
 xen-heap-test: setup
 	$(call choose,LONG,0 1)
 	$(call say,TEST,xen-heap-test$(if $(filter 1,$(LONG)), long))
-	$(Q)$(PYTHON) -m harness xen-heap-test $(if $(filter 1,$(LONG)),--sequences 102000 --seed 1000000) \
+	$(Q)$(PYTHON) -m harness xen-src heap-test $(if $(filter 1,$(LONG)),--sequences 102000 --seed 1000000) \
 		$(if $(XEN_TREE),--tree $(XEN_TREE)) $(XEN_HEAP_ARGS) $(OPTS)
 
 # Linux 6.12 built from Debian's source package (into build/linux-src, cached
 # under the source version, the patches, the .config and the toolchain):
 # tinyconfig with every option of Debian's amd64 config that the memory-init
-# path tests, its three phases under -icount beside Debian's binary of
-# docs/results/peers-linux (docs/usage-linux-src.md), e.g.
-# OPTS="--sizes 1,4 --nodes 1,2".
+# path tests, its three phases under -icount on one node and on two beside
+# Debian's binary of docs/results/peers-linux (docs/usage-linux-src.md),
+# e.g. OPTS="--sizes 1,4 --nodes 1".
 ## linux-src                             Linux 6.12 built with patches/linux/, its phases counted
 linux-src: setup
 	$(call say,BENCH,linux-src)

@@ -13,8 +13,9 @@ way (docs/design.md, "The rooms of the code"):
   results/      records, statistics, memory maps, the oracle
   report/       summary.csv, report.md, plot.png, compare
   counts/       exact counts under callgrind, the ablation, the machine code
-  peers/        the real Xen and Linux beside the models (`make peers`), and Xen
-                built from source with the patch series (`make xen-src`)
+  real/         the real Xen and Linux beside the models: Debian's binaries
+                (`binaries`), and Xen and Linux built from Debian's source
+                with the patch series (`xen-src`, `linux-src`)
 """
 import os
 

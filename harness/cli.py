@@ -11,10 +11,10 @@ from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, BenchError, parse_si
 from harness.counts import ablation, codegen
 from harness.counts import callgrind as counts
 from harness.hosted import runner as hosted
-from harness.peers.binaries import icount as peer_icount
-from harness.peers.binaries import run as peers
-from harness.peers.linux import run as linux_src
-from harness.peers.xen import hostcli, run as xen_src
+from harness.real import cli as real_cli
+from harness.real.binaries import icount as models_icount, run as binaries
+from harness.real.linux import cli as linux_src
+from harness.real.xen import cli as xen_src
 from harness.qemu import accel, boot, command
 from harness.report import answer, hosted as hosted_report
 from harness.report.compare import compare_text
@@ -27,7 +27,7 @@ from harness.sweep import plan as sweep_plan, repeat as sweep_repeat, run as swe
 MAP_KINDS = ("a memory map: bootheap's serial log, records.jsonl or results folder; a Linux boot log "
              "(dmesg, journalctl -k); a Xen boot log; a /sys/firmware/memmap folder; or a map file")
 COMMANDS = ("run", "report", "add", "compare", "beside", "repeat", "boot", "accel", "counts", "codegen", "ablation",
-            "hosted", "map", "peers", "peers-icount", "xen-src", "xen-heap-test", "linux-src")
+            "hosted", "map", "binaries", "peers-icount", "xen-src", "linux-src")
 
 
 def cmd_report(args):
@@ -225,10 +225,10 @@ def parser():
                     "and its model function by function in PHASE (memmap, memblock_free_all, deferred) at "
                     "the first --mem size, by breakpoints; --real gives the real phase's pages")
     pi.add_argument("--record", metavar="FOLDER", help="also put the models' figures into FOLDER's "
-                    "peers.jsonl (a `make peers` folder), in place of any for the same sizes, and rewrite "
+                    "peers.jsonl (a `binaries` folder), in place of any for the same sizes, and rewrite "
                     "its report")
-    pi.add_argument("--real", default=None, help="the real Linux's figures: `make peers`' results "
-                    "folder or peers.jsonl, "
+    pi.add_argument("--real", default=None, help="the real Linux's figures: a `binaries` results "
+                    "folder or its peers.jsonl, "
                     'or JSON {"memmap": N, "memblock_free_all": N, "deferred": N} a page')
     g = sub.add_parser("codegen", help="the hosted runner's hot functions against the kernel's machine code")
     g.add_argument("kernel", nargs="?", default=codegen.KERNEL)
@@ -277,9 +277,8 @@ def parser():
                         "figures on the terminal too (make run V=1); they are in the results folder "
                         "either way")
     b.add_argument("--quiet", action="store_true", help="no serial output on the terminal")
-    peers.add_parser(sub)
+    binaries.add_parser(sub)
     xen_src.add_parser(sub)
-    hostcli.add_parser(sub)
     linux_src.add_parser(sub)
     a = sub.add_parser("accel", help="the accelerator a boot would get, and why (probes when KVM is offered)")
     add_boot_options(a)
@@ -301,6 +300,8 @@ def describe(sub):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in real_cli.RETIRED:
+        return real_cli.retired_command(argv[0])
     if not argv or argv[0] not in COMMANDS + ("-h", "--help"):
         argv.insert(0, "run")
     try:
@@ -318,9 +319,8 @@ def main(argv=None):
            "repeat": sweep_repeat.cmd_repeat, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
            "beside": cmd_beside, "boot": cmd_boot, "accel": cmd_accel, "counts": counts.cmd_counts,
            "codegen": codegen.cmd_codegen, "ablation": ablation.cmd_ablation, "hosted": hosted.cmd_hosted,
-           "map": cmd_map, "peers": peers.cmd_peers, "peers-icount": peer_icount.cmd_peers_icount,
-           "xen-src": xen_src.cmd_xen_src,
-           "xen-heap-test": hostcli.cmd_xen_heap_test, "linux-src": linux_src.cmd_linux_src}[args.cmd]
+           "map": cmd_map, "binaries": real_cli.run, "peers-icount": models_icount.cmd_peers_icount,
+           "xen-src": real_cli.run, "linux-src": real_cli.run}[args.cmd]
     try:
         return run(args)
     except BenchError as e:

@@ -9,11 +9,10 @@ import json
 import os
 import time
 
-from harness import ROOT
 from harness.counts import callgrind as counts
 from harness.hosted import runner as hosted
 from harness.common import BenchError, gib_text, md_table, parse_sizes, read_jsonl, say, size_label
-from harness.results.records import parse_serial
+from harness.results.records import new_folder, parse_serial
 from harness.results.stats import median
 from harness.results.xen import xen_row
 
@@ -152,7 +151,7 @@ def save(folder, rows):
 
 
 def cmd_ablation(args):
-    out = args.out or os.path.join(ROOT, "results", time.strftime("ablation-%Y-%m-%d_%H%M%S"))
+    out = args.out or new_folder(None, "ablation-")
     os.makedirs(out, exist_ok=True)
     sizes = parse_sizes(args.sizes)
     spec = parse_counts_spec(args.counts) if args.counts else []

@@ -18,7 +18,7 @@ import time
 
 from harness import ROOT
 from harness.common import BenchError, gib_text, md_table, parse_sizes, read_jsonl, say, size_label
-from harness.results.records import parse_serial
+from harness.results.records import new_folder, parse_serial
 
 RUNNER = os.path.join(ROOT, "build", "bootheap-host")
 
@@ -162,7 +162,7 @@ def section(rows):
 def cmd_counts(args):
     """`counts`: each size under callgrind, into a results folder (a new one,
     or an existing one whose report then shows the counts)."""
-    out = args.out or os.path.join(ROOT, "results", time.strftime("counts-%Y-%m-%d_%H%M%S"))
+    out = args.out or new_folder(None, "counts-")
     os.makedirs(out, exist_ok=True)
     kernel_args = args.append.split() if args.append else ["runs=1"]
     rows = [r for r in load(out) if r["size_bytes"] not in parse_sizes(args.sizes)]

@@ -1,8 +1,15 @@
 # SPDX-License-Identifier: MIT
 """Runs bootheap under QEMU once, under an accelerator already chosen: the
-one runner that `make run`, `make test`, `make bench` and `make peers`
-share. The command comes from harness/qemu/command.py; the caller decides
-the accelerator (a command's plan, or harness/qemu/boot.py for one boot).
+one runner that `make run`, `make test` and `make bench` share. The
+command comes from harness/qemu/command.py; the caller decides the
+accelerator (a command's plan, or harness/qemu/boot.py for one boot).
+
+Every QEMU the harness starts starts here: launch() starts it with its
+serial reader, wait() polls it until it exits, runs out of time, stalls or
+the caller's done() says the guest has said what was wanted, and end()
+stops it. run() is bootheap's boot; the real kernels' boots
+(harness/real/bracket/boot.py, harness/real/linux/dumpboot.py,
+harness/real/xen/dom0.py) call the three themselves.
 
 Serial output is shown on the terminal (unless quiet; its JSON records only
 when asked, harness/qemu/echo.py), kept in a log and time-stamped line by
@@ -145,6 +152,10 @@ class _Reader:
                 pass
             self.logf = None
 
+    def text(self):
+        """The serial output so far, '\r' removed."""
+        return b"".join(self.chunks).decode("utf-8", "replace").replace("\r", "")
+
     def _err(self):
         for raw in iter(lambda: self.proc.stderr.readline(), b""):
             self.errs.append(raw.decode("utf-8", "replace"))
@@ -157,19 +168,25 @@ class _Reader:
                 self.logf.close()
             except OSError as e:
                 self.log_error = f"cannot write {self.log_path}: {e.strerror or e}"
-        return b"".join(self.chunks).decode("utf-8", "replace").replace("\r", "")
+        return self.text()
+
+    def said(self):
+        """What QEMU wrote to its stderr."""
+        return "".join(self.errs).strip()
 
 
 # Seconds QEMU has to exit on SIGTERM before it is killed.
 TERM_GRACE = 5.0
 
 
-def end(proc):
-    """Ends QEMU: SIGTERM first, which it obeys at once and which a wrapper
-    around it can pass on; SIGKILL if it is still there TERM_GRACE s later."""
+def end(proc, grace=TERM_GRACE):
+    """Ends QEMU: SIGTERM first, which it obeys at once, which a wrapper
+    around it can pass on, and on which it closes an -icount recording;
+    SIGKILL if it is still there `grace` s later. A QEMU that has exited
+    already is left as it is."""
     proc.terminate()
     try:
-        proc.wait(timeout=TERM_GRACE)
+        proc.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
@@ -184,13 +201,14 @@ def launch(cmd, quiet=True, log_path=None, records=True):
     return proc, _Reader(proc, start, quiet, log_path, records)
 
 
-def wait(proc, reader, timeout, stall, done=None):
-    """Waits for QEMU -> 'exited', 'timeout', 'stalled' or, where done(reader,
-    now) says the guest has said its last word, 'done' (QEMU ended)."""
+def wait(proc, reader, timeout, stall, done=None, poll=0.2, grace=TERM_GRACE):
+    """Waits for QEMU, looking every `poll` s -> 'exited', 'timeout',
+    'stalled' or, where done(reader, now) says the guest has said what was
+    wanted, 'done'; QEMU is ended (end(proc, grace)) on all but 'exited'."""
     deadline = reader.start + timeout if timeout else None
     while True:
         try:
-            proc.wait(timeout=0.2)
+            proc.wait(timeout=poll)
             return "exited"
         except subprocess.TimeoutExpired:
             pass
@@ -203,7 +221,7 @@ def wait(proc, reader, timeout, stall, done=None):
         elif done and done(reader, now):
             why = "done"
         if why:
-            end(proc)
+            end(proc, grace)
             return why
 
 
@@ -245,7 +263,7 @@ def run(mode="pvh", mem="1G", append="", acc="tcg", timeout=300, quiet=False,
     else:
         status = "qemu-error"
         if reader.errs:
-            say("harness: qemu said: " + "".join(reader.errs).strip())
+            say("harness: qemu said: " + reader.said())
     r = Result(status, rc, log, elapsed, acc, cmd, reader.lines, stall or None, reader.log_error)
     if status == "stalled":
         say(f"harness: no serial output for {stall:g} s: the guest stopped making progress; "

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Xen 4.17 built here from Debian's source package with the patch series
-(patches/xen/4.17/, harness/peers/xen/source.py), booted under -icount at 1 GiB
+(patches/xen/4.17/, harness/real/xen/source.py), booted under -icount at 1 GiB
 as `make xen-src` boots it: heap-init=chunk and heap-init=sweep build the
 same heap, the canonical one of the boot allocator's regions, and sweep
 executes fewer instructions; a variant Xen does not know is refused, in
@@ -10,8 +10,8 @@ Debian mirror and has no earlier download fails here with apt's reason."""
 import pytest
 
 from harness.common import GIB
-from harness.peers.xen import source
-from harness.peers.xen import variants
+from harness.real.xen import source
+from harness.real.xen import variants
 
 
 @pytest.fixture(scope="module")

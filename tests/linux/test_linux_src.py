@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """`make test-linux-src`: the real Linux 6.12 built from Debian's source
-package with patches/linux/6.12 (harness/peers/linux/source.py; cached in
+package with patches/linux/6.12 (harness/real/linux/source.py; cached in
 build/linux-src after its first build, which takes some minutes), booted at
 1 GiB on one node as init_pages=stock and as init_pages=sweep:
 
@@ -8,7 +8,7 @@ build/linux-src after its first build, which takes some minutes), booted at
   second stock boot, and the default), each dump holding together, and
   so is the map as memblock_free_all() leaves it;
 - sweep hands the same pages over in fewer instructions (-icount, the
-  brackets of `make peers`);
+  brackets of `binaries`);
 - an init_pages value no kernel knows is refused with Linux's own message;
 - both variants boot to busybox's /init, fill and read back a tmpfs and
   power off.
@@ -17,7 +17,7 @@ Not in `make test`: a fresh build and its download take about 10 minutes
 here. CI runs it (.ci/run)."""
 import pytest
 
-from harness.peers.linux import dumpboot, dumprun, initboot, run, source
+from harness.real.linux import dumpboot, dumprun, initboot, measure, source
 
 GIB = 1 << 30
 
@@ -53,7 +53,7 @@ def test_one_dump_for_both_variants_and_unknown_refused(build, tmp_path):
 def test_sweep_hands_over_the_same_pages_in_fewer_instructions(build, tmp_path):
     phases = {}
     for variant in ("stock", "sweep"):
-        records = run.boot_records(build, GIB, 1, str(tmp_path), variant)
+        records = measure.boot_records(build, GIB, 1, str(tmp_path), variant)
         assert all(r["type"] == "phase" for r in records), records
         phases[variant] = {r["phase"]: r for r in records}
     assert set(phases["stock"]) == set(phases["sweep"]) == {"memmap", "memblock_free_all", "deferred"}

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""The heap after boot (harness/peers/xen/afterboot.py) and the dom0 boots that
-dump it (harness/peers/xen/variants.py, functional()): the ranges handed
+"""The heap after boot (harness/real/xen/afterboot.py) and the dom0 boots that
+dump it (harness/real/xen/variants.py, functional()): the ranges handed
 over read into the stage they precede, the blocks merged across a range's
 edge counted, the variants held to one another after boot (chunk and sweep
 entry for entry), and the dom0 boots asking for `heap-dump` and keeping
@@ -16,7 +16,7 @@ import pytest
 
 from conftest import HERE
 from harness.common import GIB
-from harness.peers.xen import afterboot, heapdump, variants, variants_report
+from harness.real.xen import afterboot, heapdump, variants, variants_report
 from test_variants import a_run
 
 DATA = os.path.join(HERE, "data", "xen-src")

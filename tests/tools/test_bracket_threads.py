@@ -94,7 +94,7 @@ def test_a_bracket_of_calls_takes_no_parts():
 def test_a_profile_follows_its_own_thread_only():
     # The profile of the phase's thread: node 1's thread calls __schedule
     # while node 0 is switched out; that counts to node 0's __schedule frame.
-    from harness.peers.binaries import linux_profile
+    from harness.real.binaries import linux_profile
     stops = [(OPEN, A, 100), (SCHED, A - 0x100, 150), (SCHED, B - 0x100, 170),
              (0xA1, A - 0x100 + 8, 290), (0xA0, A + 8, 340)]
     stub = ScriptedStub(stops, MEMORY)

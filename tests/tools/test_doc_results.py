@@ -22,8 +22,8 @@ RESULTS = os.path.join(ROOT, "docs", "results")
 # The records each folder keeps, and the command that writes its report.
 FOLDERS = {
     "bench-host": ("records.jsonl", ["report"], "python3 -m harness report"),
-    "peers": ("peers.jsonl", ["peers", "--report"], "python3 -m harness peers --report"),
-    "peers-linux": ("peers.jsonl", ["peers", "--report"], "python3 -m harness peers --report"),
+    "peers": ("peers.jsonl", ["binaries", "report"], "python3 -m harness binaries report"),
+    "peers-linux": ("peers.jsonl", ["binaries", "report"], "python3 -m harness binaries report"),
 }
 # <!-- from docs/results/NAME by COMMAND: "HEADING" --> marks a table quoted from a report.
 MARK = re.compile(r"<!-- from docs/results/(\S+) by (.+?): \"(.+?)\" -->")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Past the heap, the dom0 boot (harness/peers/xen/dom0.py, initramfs.py): the
+"""Past the heap, the dom0 boot (harness/real/xen/dom0.py, initramfs.py): the
 initramfs read back by an independent newc reader here (and by `cpio -t`
 where it is installed), the QEMU command line, verdict() on recorded real
 logs (data/dom0/README says which) and made-up ones, and boot() against
@@ -16,8 +16,8 @@ import sys
 import pytest
 
 from conftest import HERE
-from harness.peers.xen import dom0
-from harness.peers.bracket import initramfs
+from harness.real.xen import dom0
+from harness.real.bracket import initramfs
 from harness.qemu import command
 
 DATA = os.path.join(HERE, "data", "dom0")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The source-built Xen's heap dump (harness/peers/xen/heapdump.py), on serial
+"""The source-built Xen's heap dump (harness/real/xen/heapdump.py), on serial
 logs recorded from Xen 4.17 built here with the series: the parse, the
 block digest worked out again, the checks of a dump against itself, one
 variant against another (the first differing block named), and the blocks
@@ -15,7 +15,7 @@ import re
 import pytest
 
 from conftest import HERE
-from harness.peers.xen import carveout, heapdump
+from harness.real.xen import carveout, heapdump
 
 DATA = os.path.join(HERE, "data", "xen-src")
 
@@ -156,7 +156,7 @@ def test_xen_420s_node_lines_are_read_too():
     assert heapdump.nodes_of(text) == [(0, 0xa0, 0), (0x100, 0x15400, 0), (0x15400, 0x40000, 1)]
     d = heapdump.parse(text)
     assert heapdump.check(d) == [] and heapdump.against_oracle(d, heapdump.nodes_of(text)) == []
-    from harness.peers.bracket.logs import xen_facts
+    from harness.real.bracket.logs import xen_facts
     facts = xen_facts(text)
     assert facts["version"].startswith("4.20") and facts["log_bracket"] > 0
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """linux-src --configs: the files a series touches, the configurations
 flipped from a base .config, and the table and status of a run's records
-(harness/peers/linux/configs.py), on hand-made input."""
-from harness.peers.linux import configs, source
+(harness/real/linux/configs.py), on hand-made input."""
+from harness.real.linux import configs
+from harness.real.source import build as srcbuild
 
 
 def test_the_touched_files_come_in_order_split_into_c_files_and_the_rest(tmp_path):
@@ -29,8 +30,8 @@ def test_each_option_is_flipped_from_its_value_in_the_base():
 def test_a_flip_holds_when_the_symbol_is_off_by_comment_or_absence():
     flips = {"NUMA": "n", "DEBUG_VM": "y", "SPARSEMEM_VMEMMAP": "n", "ZONE_DMA": "n"}
     now = {"NUMA": None, "DEBUG_VM": "y", "SPARSEMEM_VMEMMAP": "y"}
-    assert source.undone(flips, now) == {"SPARSEMEM_VMEMMAP": "y"}
-    assert source.undone({"DEBUG_VM": "y"}, {}) == {"DEBUG_VM": "n"}
+    assert srcbuild.undone(flips, now) == {"SPARSEMEM_VMEMMAP": "y"}
+    assert srcbuild.undone({"DEBUG_VM": "y"}, {}) == {"DEBUG_VM": "n"}
 
 
 def _build(patches, config, ok=True, failed=None, warnings=()):

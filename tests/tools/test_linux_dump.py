@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The Linux memory map dump (harness/peers/linux/dump.py): read back from a
+"""The Linux memory map dump (harness/real/linux/dump.py): read back from a
 synthetic log written as patches/linux/6.12/0001 prints, its digest
 recomputed, held to its counters and the canonical decomposition; two
 dumps compared down to the first differing pfn, pageblock and list entry;
@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from harness.peers.linux import dump, dumpboot, dumpdiff
+from harness.real.linux import dump, dumpboot, dumpdiff
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 MEMMAP = 0xffffea0000000000
@@ -243,7 +243,7 @@ def test_a_real_refusal_is_read_back():
 
 
 def test_compare_logs_exits_by_what_it_found(tmp_path):
-    from harness.peers.linux import dumprun
+    from harness.real.linux import dumprun
     paths = {}
     for v in ("stock", "default"):
         paths[v] = str(tmp_path / f"{v}.log")
@@ -327,7 +327,7 @@ def test_what_no_allocation_touched_is_compared_whole():
 
 
 def test_compare_logs_holds_the_early_dumps_too(tmp_path):
-    from harness.peers.linux import dumprun
+    from harness.real.linux import dumprun
     a, b = tmp_path / "a.log", tmp_path / "b.log"
     a.write_text(early_half(tag="bootheap_early") + good())
     b.write_text(early_half(tag="bootheap_early") + good())

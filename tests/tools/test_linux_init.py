@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""harness/peers/linux/initboot.py's reading of a serial log, on the log of
+"""harness/real/linux/initboot.py's reading of a serial log, on the log of
 a real boot (the 6.12 source build with the series, init_pages=sweep at
 1 GiB, to busybox's /init: tests/tools/data/linux-init/sweep-1G.log) and
 on that log cut or edited where a boot goes wrong."""
@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from harness.peers.bracket import initramfs
-from harness.peers.linux import initboot
+from harness.real.bracket import initramfs
+from harness.real.linux import initboot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOG = os.path.join(HERE, "data", "linux-init", "sweep-1G.log")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Linux from Debian's source (harness/peers/linux/): the configuration's
+"""Linux from Debian's source (harness/real/linux/): the configuration's
 derivation on synthetic trees (the memory-init sources MAINTAINERS names,
 the symbols they test, what is kept of Debian's config, the Kconfig
 conditions and what kept options need), the source fetch's fallbacks, a
@@ -10,8 +10,8 @@ import re
 import pytest
 
 from harness.common import GIB
-from harness.peers.debian.apt import FetchError
-from harness.peers.linux import config, report, source
+from harness.real.debian.apt import FetchError
+from harness.real.linux import config, report, source
 
 
 def write(root, rel, text):
@@ -161,7 +161,7 @@ class FakeApt:
 
 @pytest.fixture
 def src(tmp_path, monkeypatch):
-    monkeypatch.setattr(source, "SRC", str(tmp_path))
+    monkeypatch.setattr(source.LINUX, "src", str(tmp_path))
     return tmp_path
 
 
@@ -171,27 +171,27 @@ def quiet(*a):
 
 def test_a_linux_source_apt_cannot_get_is_named(src):
     with pytest.raises(source.SourceUnavailable, match="the source of Linux 6.12: source package linux is not on"):
-        source.fetch("6.12", FakeApt(), say=quiet)
+        source.LINUX.fetch("6.12", FakeApt(), say=quiet)
     with pytest.raises(source.SourceUnavailable, match="trixie's linux source packages hold no Linux 6.12"):
-        source.fetch("6.12", FakeApt(["7.2.13-1"], serves={"7.2.13-1"}), say=quiet)
+        source.LINUX.fetch("6.12", FakeApt(["7.2.13-1"], serves={"7.2.13-1"}), say=quiet)
     with pytest.raises(source.SourceError, match="no Linux release 6.2"):
-        source.fetch("6.2", FakeApt(), say=quiet)
+        source.LINUX.fetch("6.2", FakeApt(), say=quiet)
 
 
 def test_versions_that_answer_404_fall_back_and_leave_nothing_behind(src):
     apt = FakeApt(["6.12.118-1", "6.12.111-1", "6.12.107-1"], serves={"6.12.107-1"})
-    version, dsc = source.fetch("6.12", apt, say=quiet)
+    version, dsc = source.LINUX.fetch("6.12", apt, say=quiet)
     assert version == "6.12.107-1" and dsc.endswith("linux_6.12.107-1.dsc")
     assert apt.calls == ["update", "6.12.118-1", "6.12.111-1", "6.12.107-1"]
     assert sorted(os.listdir(src / "dl")) == ["linux_6.12.107-1.debian.tar.xz", "linux_6.12.107-1.dsc"]
     # Downloaded once, it is used without the network.
     again = FakeApt()
-    assert source.fetch("6.12", again, say=quiet)[0] == "6.12.107-1" and again.calls == []
+    assert source.LINUX.fetch("6.12", again, say=quiet)[0] == "6.12.107-1" and again.calls == []
 
 
 def test_when_no_version_downloads_each_is_named_with_apts_reason(src):
     with pytest.raises(source.SourceUnavailable) as e:
-        source.fetch("6.12", FakeApt(["6.12.118-1", "6.12.117-1"]), say=quiet)
+        source.LINUX.fetch("6.12", FakeApt(["6.12.118-1", "6.12.117-1"]), say=quiet)
     msg = str(e.value)
     assert msg.startswith("apt cannot get the source of Linux 6.12 from http://m/debian (trixie)")
     assert "6.12.118-1: E: Failed to fetch" in msg and "6.12.117-1: E: Failed" in msg and "[IP:" not in msg
@@ -228,13 +228,13 @@ def test_the_comparison_holds_each_phase_to_ten_percent_of_debians_by_one_rule()
 
 
 def test_a_build_that_fails_ends_with_the_logs_tail(tmp_path):
-    from harness.peers.debian import source as debsrc
+    from harness.real.source import build as srcbuild
     write(tmp_path, "t/Makefile", "bzImage:\n\t@echo 'mm/mm_init.c:712:9: error: implicit declaration of "
           "function deferred_bogus'\n\t@echo 'make[3]: *** [scripts/Makefile.build:229: mm/mm_init.o] Error 1'"
           "\n\t@exit 2\n")
     log = str(tmp_path / "build.log")
     with pytest.raises(source.SourceError) as e:
-        debsrc.make(str(tmp_path / "t"), ["bzImage"], log, "the build of Linux 6.12.107-1", shown="linux")
+        srcbuild.make(str(tmp_path / "t"), ["bzImage"], log, "the build of Linux 6.12.107-1", shown="linux")
     msg = str(e.value)
     assert msg.startswith("the build of Linux 6.12.107-1 failed (make exit 2);")
     # make's verdict, at whatever depth the test runs (make test runs it under make: "make[1]:").
@@ -245,15 +245,19 @@ def test_a_build_that_fails_ends_with_the_logs_tail(tmp_path):
 
 
 def test_a_source_apt_cannot_get_ends_the_command_with_exit_2_and_apts_reason(monkeypatch, tmp_path, capsys):
-    from harness.peers.linux import run
+    import argparse
+
+    from harness.real import cli as real_cli
+    from harness.real.linux import cli
 
     def unavailable(*a, **k):
         raise source.SourceUnavailable("apt cannot get the source of Linux 6.12 from http://m/debian (trixie): "
                                        "every version failed to download:\n  6.12.118-1: E: 404  Not Found")
     monkeypatch.setattr(source, "build", unavailable)
-    args = run.add_parser(__import__("argparse").ArgumentParser().add_subparsers()).parse_args(
-        ["--out", str(tmp_path / "out")])
-    assert run.cmd_linux_src(args) == 2
+    sub = argparse.ArgumentParser().add_subparsers()
+    cli.add_parser(sub)
+    args = sub.choices["linux-src"].parse_args(["--out", str(tmp_path / "out")])
+    assert args.mode == "measure" and real_cli.run(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("linux-src: apt cannot get the source of Linux 6.12") and "404" in err
     assert not os.path.exists(tmp_path / "out" / "report.md")
@@ -293,10 +297,13 @@ def test_the_report_sets_each_phase_beside_debians_and_lists_the_options(tmp_pat
     assert "- `UNACCEPTED_MEMORY`: (EFI_STUB)" in text and "`linux-image-x` 6.12.118-1" in text
 
 
-def _dump_args(tmp_path, nodes):
-    import argparse
-    return argparse.Namespace(release="6.12", refresh=False, out=str(tmp_path), sizes=[GIB], nodes=nodes,
-                              layouts=False)
+class FakeBuild:
+    info = {"key": "k"}
+
+
+def _dump_run(tmp_path, nodes, say, layouts=False):
+    from harness.real.linux import dumprun
+    return dumprun.run(FakeBuild(), str(tmp_path), [GIB], nodes, layouts, say=say)
 
 
 def _records(default_differs, sweep_differs):
@@ -315,17 +322,13 @@ def test_a_sweep_difference_counts_only_where_two_stock_command_lines_agree(
         monkeypatch, tmp_path, default_differs, sweep_differs, status):
     import json
 
-    from harness.peers.linux import dumprun, run
+    from harness.real.linux import dumprun
 
-    class FakeBuild:
-        info = {"key": "k"}
-    monkeypatch.setattr(run.source, "build", lambda *a, **k: FakeBuild())
     seen = []
     monkeypatch.setattr(dumprun, "dump_records",
                         lambda b, mem, out, nodes, say: seen.append(nodes) or _records(default_differs, sweep_differs))
     said = []
-    monkeypatch.setattr(run, "say", said.append)
-    assert run.dump_run(_dump_args(tmp_path, [1, 2])) == status
+    assert _dump_run(tmp_path, [1, 2], said.append) == status
     assert seen == [1, 2]
     with open(tmp_path / "dumps.jsonl") as f:
         recs = [json.loads(line) for line in f][1:]
@@ -338,7 +341,7 @@ def test_a_sweep_difference_counts_only_where_two_stock_command_lines_agree(
 
 
 def test_on_two_nodes_each_sweep_boot_is_held_to_each_stock_boot():
-    from harness.peers.linux import dumprun
+    from harness.real.linux import dumprun
 
     assert dumprun.pairs(1) == [("stock", "stock-again"), ("stock", "sweep"), ("stock", "default")]
     two = dumprun.pairs(2)
@@ -350,14 +353,14 @@ def test_on_two_nodes_each_sweep_boot_is_held_to_each_stock_boot():
 
 
 def test_a_padded_sweep_boot_the_same_as_stock_judges_the_others_as_timing():
-    from harness.peers.linux import run
+    from harness.real.linux import dumprun
 
     def rec(a, b, diff):
         return {"type": "dump_compare", "a": a, "b": b, "difference": diff}
     records = [rec("stock", "stock-again", None), rec("stock", "default", "free_pages differ"),
                rec("stock", "sweep", "pfn 0x2e3a differs"), rec("default", "sweep", "pfn 0x2e3a differs"),
                rec("stock", "sweep-padded", None), rec("default", "sweep-padded", "pfn 0x25e9 differs")]
-    run.judge(records)
+    dumprun.judge(records)
     assert "not_judged" not in records[0] and "not_judged" not in records[4]
     assert all("stock and default differ" in r["not_judged"] and "stock and sweep-padded are the same"
                in r["not_judged"] for r in records[1:4] + records[5:])
@@ -366,25 +369,25 @@ def test_a_padded_sweep_boot_the_same_as_stock_judges_the_others_as_timing():
                for r in records]
     for r in records:
         r.pop("not_judged", None)
-    run.judge(records)
+    dumprun.judge(records)
     assert all("no sweep boot is the same" in r["not_judged"] for r in records[1:])
     # stock and default the same, and so sweep and sweep-padded: nothing is excused.
     records = [rec("stock", "stock-again", None), rec("stock", "default", None), rec("stock", "sweep", "x")]
-    run.judge(records)
+    dumprun.judge(records)
     assert not any("not_judged" in r for r in records)
     # stock and default the same, but the two sweep boots not: the timing
     # shows there, and stock and sweep being the same stands.
     records = [rec("stock", "stock-again", None), rec("stock", "default", None),
                rec("sweep", "sweep-padded", "pfn 0x25eb differs"), rec("stock", "sweep", None),
                rec("stock", "sweep-padded", "pfn 0x25eb differs"), rec("default", "sweep-padded", "pfn 0x25eb")]
-    run.judge(records)
+    dumprun.judge(records)
     assert "not_judged" not in records[3] and "not_judged" not in records[0]
     assert all("sweep and sweep-padded differ" in r["not_judged"] and "stock and sweep are the same"
                in r["not_judged"] for r in records[4:])
 
 
 def test_on_two_nodes_what_no_allocation_touched_counts_when_timing_shows():
-    from harness.peers.linux import run
+    from harness.real.linux import dumprun
 
     def rec(a, b, diff, untouched=None):
         return {"type": "dump_compare", "a": a, "b": b, "difference": diff, "untouched": untouched,
@@ -392,45 +395,35 @@ def test_on_two_nodes_what_no_allocation_touched_counts_when_timing_shows():
     records = [rec("stock", "stock-again", None), rec("stock", "default", "free_pages differ"),
                rec("stock", "sweep", "pfn 0x2e3a differs"),
                rec("stock", "sweep-padded", "pfn 0x25e9 differs", "the order 10 list ... another order")]
-    run.judge(records)
+    dumprun.judge(records)
     assert records[0]["difference"] is None and "timing" not in records[0]
     assert [r["difference"] for r in records[1:]] == [None, None, "the order 10 list ... another order"]
     assert all("stock and default differ" in r["timing"] and "not_judged" not in r for r in records[1:])
 
 
 def test_early_dumps_that_differ_count_even_where_timing_shows(monkeypatch, tmp_path):
-    from harness.peers.linux import dumprun, run
+    from harness.real.linux import dumprun
 
-    class FakeBuild:
-        info = {"key": "k"}
     recs = _records(True, True)
     for r in recs:
         if r["type"] == "dump_compare":
             r.update(untouched=None, touched_pages=10, early_difference=None)
-    monkeypatch.setattr(run.source, "build", lambda *a, **k: FakeBuild())
     monkeypatch.setattr(dumprun, "dump_records", lambda b, mem, out, nodes, say: [dict(r) for r in recs])
     said = []
-    monkeypatch.setattr(run, "say", said.append)
-    assert run.dump_run(_dump_args(tmp_path, [2])) == 0
+    assert _dump_run(tmp_path, [2], said.append) == 0
     assert any("the same outside the 10 pages" in s and "early dumps the same word for word" in s for s in said)
     recs[1]["early_difference"] = "node 0 DMA32: pfn 0x1005 differs"
-    assert run.dump_run(_dump_args(tmp_path, [2])) == 1
+    assert _dump_run(tmp_path, [2], said.append) == 1
     assert any("the early dumps differ: node 0 DMA32: pfn 0x1005 differs" in s for s in said)
 
 
 def test_layouts_boot_each_with_its_parameters(monkeypatch, tmp_path):
-    from harness.peers.linux import dumprun, run
+    from harness.real.linux import dumprun
 
-    class FakeBuild:
-        info = {"key": "k"}
-    monkeypatch.setattr(run.source, "build", lambda *a, **k: FakeBuild())
     seen = []
     monkeypatch.setattr(dumprun, "dump_records", lambda b, mem, out, nodes, say, extra="", label=None:
                         seen.append((mem, nodes, extra, label)) or _records(False, False))
-    monkeypatch.setattr(run, "say", lambda *a: None)
-    args = _dump_args(tmp_path, [1])
-    args.layouts = True
-    assert run.dump_run(args) == 0
+    assert _dump_run(tmp_path, [1], lambda *a: None, layouts=True) == 0
     assert seen[0] == (GIB, 1, "", None)
     assert seen[1:] == [(mem, nodes, extra, name) for name, mem, nodes, extra in dumprun.LAYOUTS]
     assert ("1G+3G", 4 * GIB, [1024, 3072], "") in [(n, m, k, e) for n, m, k, e in dumprun.LAYOUTS]
@@ -460,14 +453,18 @@ def test_a_build_without_deferral_is_kept_apart_and_not_set_beside_debians(tmp_p
 
 def test_no_defer_is_refused_beside_the_runs_it_does_not_measure():
     import argparse
+
     from harness.common import BenchError
-    from harness.peers.linux import run
-    parser = argparse.ArgumentParser().add_subparsers()
-    run.add_parser(parser)
-    for extra in (["--dump"], ["--init"], ["--profile", "memmap,deferred"]):
-        args = parser.choices["linux-src"].parse_args(["--no-defer"] + extra)
-        with pytest.raises(BenchError, match="--no-defer measures the brackets of a build without deferral"):
-            run.cmd_linux_src(args)
+    from harness.real import cli as real_cli
+    from harness.real.linux import cli
+    sub = argparse.ArgumentParser().add_subparsers()
+    cli.add_parser(sub)
+    args = sub.choices["linux-src"].parse_args(["--no-defer", "--profile", "memmap,deferred"])
+    with pytest.raises(BenchError, match="--no-defer measures the brackets of a build without deferral"):
+        real_cli.run(args)
+    for mode in ("dump", "init", "configs"):            # not theirs at all: the mode's usage
+        with pytest.raises(SystemExit):
+            sub.choices["linux-src"].parse_args([mode, "--no-defer"])
 
 
 def test_each_variants_profile_is_a_column_over_its_own_boots_pages():

@@ -96,11 +96,11 @@ def test_the_folded_targets_variables_reach_the_command(args, want, unwanted):
 
 
 def test_the_options_of_before_still_work_and_name_opts():
-    r = make("-n", "peers", "PEERS_ARGS=--sizes 1", "OPTS=--no-model")
+    r = make("-n", "binaries", "PEERS_ARGS=--sizes 1", "OPTS=--no-model")
     assert r.returncode == 0, r.stderr
-    assert "harness peers --sizes 1 --no-model" in r.stdout
+    assert "harness binaries --sizes 1 --no-model" in r.stdout
     assert r.stdout.count("make: PEERS_ARGS is now OPTS (the old name still works)") == 1
-    r = make("-n", "peers")
+    r = make("-n", "binaries")
     assert "is now OPTS" not in r.stdout
 
 

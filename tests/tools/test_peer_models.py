@@ -64,7 +64,7 @@ def test_every_kernel_side_by_side():
 
 
 def test_instructions_per_page_per_phase_against_the_real_linux():
-    from harness.peers.binaries.icount import compare, phases_per_page
+    from harness.real.binaries.icount import compare, phases_per_page
     recs = [{"type": "bench", "pages": 1000},
             {"type": "peer", "strategy": "linux", "run": 0, "init_ns": 23000, "free_ns": 24000, "nodes": []},
             {"type": "peer", "strategy": "linux_deferred", "run": 0, "init_ns": 8000, "free_ns": 6000,
@@ -85,8 +85,8 @@ def test_instructions_per_page_per_phase_against_the_real_linux():
     assert compare(ours, real, 2 << 30) == []
 
 
-def test_the_real_linux_figures_from_make_peers_records(tmp_path):
-    from harness.peers.binaries.icount import real_phases
+def test_the_real_linux_figures_from_binaries_records(tmp_path):
+    from harness.real.binaries.icount import real_phases
 
     def bracket(part=0):
         return {"parts": {"reserve_bootmem_region": {"calls": 3, "instructions": part}} if part else {}}

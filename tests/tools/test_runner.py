@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The runner's fail-fast settings (harness/qemu/runner.py): the stall limit and
 where it comes from, the longest silence of a boot, and a guest that never
-outlives the harness that started it."""
+outlives the harness that started it; and launch() and wait() as the real
+kernels' boots use them: until a line after a marker, with their own poll
+and grace."""
 import os
 import signal
 import struct
@@ -129,6 +131,35 @@ def test_a_guest_that_ends_or_runs_out_of_time(clock):
     proc = FakeQemu(clock)
     assert runner.wait(proc, FakeReader(clock.now, clock.now), 10, 0) == "timeout"
     assert proc.termed_at is not None
+
+
+def test_a_deaf_guest_gets_the_grace_it_was_given(clock):
+    proc = FakeQemu(clock, deaf=True)
+    assert runner.wait(proc, FakeReader(clock.now, clock.now), 5, 0, poll=0.1, grace=30) == "timeout"
+    assert proc.killed_at == pytest.approx(proc.termed_at + 30)
+
+
+def test_a_real_boot_waits_for_a_whole_line_after_its_marker(tmp_path):
+    """A stand-in QEMU that prints a line at a time: the bracket boots'
+    done() holds once the marker's line and one more are in, the log file
+    holds what came, and the stand-in is ended, not waited for."""
+    from harness.real.bracket.boot import marked
+    script = "echo one; sleep 0.3; printf 'heap initialised'; sleep 0.3; echo; sleep 0.3; echo two; exec sleep 60"
+    log = tmp_path / "serial.log"
+    proc, reader = runner.launch(["sh", "-c", script], log_path=str(log))
+    seen = []
+    done = marked("heap initialised")
+    how = runner.wait(proc, reader, 30, None, done=lambda r, now: seen.append(r.text()) or done(r, now), poll=0.1)
+    text = reader.finish()
+    assert how == "done" and proc.returncode is not None
+    assert text.endswith("heap initialised\ntwo\n") and log.read_text() == text
+    assert not any(done(type("R", (), {"text": lambda self, t=t: t})(), 0) for t in seen[:-1])
+
+
+def test_a_boot_that_ends_early_is_exited_with_what_qemu_said(tmp_path):
+    proc, reader = runner.launch(["sh", "-c", "echo booting; echo 'qemu: no such file' >&2; exit 1"])
+    assert runner.wait(proc, reader, 30, None, done=lambda r, now: False) == "exited"
+    assert reader.finish() == "booting\n" and reader.said() == "qemu: no such file" and proc.returncode == 1
 
 
 # Run from the top of the repository (cwd=ROOT), where `python3 -c` finds

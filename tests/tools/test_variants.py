@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`xen-src` (harness/peers/xen/variants.py, variants_report.py) without booting:
+"""`xen-src` (harness/real/xen/variants.py, variants_report.py) without booting:
 the guests' nodes, Xen's refusal of a variant it does not know read from its
 log, one heap across variants, the report's tables and targets from a
 folder of records, and the command line's bad input."""
@@ -10,9 +10,9 @@ import pytest
 
 from harness import cli
 from harness.common import GIB
-from harness.peers.xen import heapdump
-from harness.peers.xen import variants
-from harness.peers.xen import variants_report
+from harness.real.xen import heapdump
+from harness.real.xen import variants
+from harness.real.xen import variants_report
 
 
 def test_two_unequal_nodes_are_a_third_and_the_rest():
@@ -125,7 +125,7 @@ def test_one_heap_across_variants_or_the_first_difference():
 
 @pytest.mark.parametrize("argv,message", [
     (["xen-src", "--releases", "4.99"], "no Xen release 4.99"),
-    (["xen-src", "--nodes", "3"], "no node count 3"),
+    (["xen-src", "--nodes", "3"], "--nodes 3: takes 1, 2 or 1,2"),
     (["xen-src", "--variants", "a;b"], "a comma list of heap-init= names"),
     (["xen-src", "--sizes", "lots"], "bad size")])
 def test_bad_arguments_are_named(argv, message, capsys):
@@ -142,7 +142,7 @@ def test_failed_counts_every_kind_of_failure():
 
 def test_the_report_verb_rewrites_a_folder(tmp_path):
     folder = a_run(tmp_path)
-    assert cli.main(["xen-src", "--report", folder]) == 0
+    assert cli.main(["xen-src", "report", folder]) == 0
     assert os.path.getsize(os.path.join(folder, "plot.png")) > 0
     with open(os.path.join(folder, "report.md")) as f:
         assert "## Targets" in f.read()

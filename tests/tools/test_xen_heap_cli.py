@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""`xen-heap-test --tree DIR [--proposal]` (harness/peers/xen/hostcli.py) on
-bad input, without building the tester: a stock tree by path gets its
-version's series (tree.py's SERIES) on a copy, and a series that does not
-apply is named with its patch, the file and the hunk, no copy left behind;
---proposal without a tree, or with --page or --time, is refused."""
+"""`xen-src heap-test --tree DIR [--proposal]` (harness/real/xen/cli.py,
+tree.py) on bad input, without building the tester: a stock tree by path
+gets its version's series (tree.py's SERIES) on a copy, and a series that
+does not apply is named with its patch, the file and the hunk, no copy
+left behind; --proposal without a tree, or with --page, is refused, and
+the old `xen-heap-test` names its replacement."""
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import sys
 import pytest
 
 from harness import ROOT
-from harness.peers.xen import hostcli, source
+from harness.real.xen import source, tree
 
 PAGE_ALLOC = "static void init_heap_pages(void) { }\nstatic void free_heap_pages(void) { }\n" \
              "static void init_node_heap(void) { }\n"
@@ -31,10 +32,10 @@ def stock_tree(path):
 @pytest.mark.parametrize("which, series", [(0, "staging"), (1, "staging-measure")])
 def test_the_series_of_the_tree_s_version_is_applied_to_a_copy_and_named_when_it_does_not(
         tmp_path, monkeypatch, which, series):
-    monkeypatch.setattr(source, "SRC", str(tmp_path / "build"))
+    monkeypatch.setattr(source.XEN, "src", str(tmp_path / "build"))
     t = stock_tree(tmp_path / "t")
     with pytest.raises(source.SourceError) as e:
-        hostcli.series_tree(t, which, say=lambda *a: None)
+        tree.series_tree(t, which, say=lambda *a: None)
     msg = str(e.value)
     assert f"patches/xen/{series}/0001-" in msg and "does not apply" in msg
     assert "xen/common/page_alloc.c, hunk #1" in msg
@@ -43,9 +44,20 @@ def test_the_series_of_the_tree_s_version_is_applied_to_a_copy_and_named_when_it
         assert f.read() == PAGE_ALLOC                                 # the tree given is only read
 
 
-@pytest.mark.parametrize("args", [["--proposal"], ["--proposal", "--tree", ".", "--page"],
-                                  ["--proposal", "--tree", ".", "--time", "1"]])
-def test_proposal_wants_a_tree_and_no_other_mode(args):
-    r = subprocess.run([sys.executable, "-m", "harness", "xen-heap-test"] + args, capture_output=True,
+@pytest.mark.parametrize("args", [["--proposal"], ["--proposal", "--tree", ".", "--page"]])
+def test_proposal_wants_a_tree_and_not_page(args):
+    r = subprocess.run([sys.executable, "-m", "harness", "xen-src", "heap-test"] + args, capture_output=True,
                        text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 2 and "--proposal wants --tree DIR" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("args, says", [
+    (["xen-heap-test", "--release", "4.17"], "`xen-heap-test` is now `xen-src heap-test`"),
+    (["xen-src", "heap-test", "--time", "1"], "--time is gone: use `xen-src heap-time --sizes GIB`"),
+    (["xen-src", "heap-test", "--release", "4.17"], "--release is gone: use --releases"),
+    (["xen-src", "heap-time", "--sizes", "0.5"], "want whole GiB from 1 to 256")])
+def test_the_old_command_and_flags_name_their_replacements(args, says):
+    r = subprocess.run([sys.executable, "-m", "harness"] + args, capture_output=True, text=True, cwd=ROOT,
+                       timeout=60)
+    assert r.returncode == 2 and says in r.stdout + r.stderr, r.stdout + r.stderr
+    assert len((r.stdout + r.stderr).strip().splitlines()) == 1 and "Traceback" not in r.stderr

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`xen-src`'s releases (harness/peers/xen/run.py): a default run measures
+"""`xen-src measure`'s releases (harness/real/xen/measure.py, cli.py): a default run measures
 the releases whose source apt can get, names each it could not get with
 apt's reason, and ends 0; a release named with --releases that cannot be
 had fails the run; a default run where nothing could be built fails.
@@ -13,7 +13,7 @@ import pytest
 
 from harness import cli
 from harness.common import GIB
-from harness.peers.xen import source, variants
+from harness.real.xen import source, variants
 
 REASON = ("apt cannot get the source of Xen 4.20 from http://m/debian (trixie): every version failed "
           "to download:\n  4.20.4+63-0+deb13u1: E: Failed to fetch http://m/debian/pool/main/x/xen/"
@@ -47,7 +47,7 @@ def stand_ins(monkeypatch):
 def run(tmp_path, *extra):
     out = str(tmp_path / "out")
     rc = cli.main(["xen-src", "--sizes", "1", "--nodes", "1", "--variants", "chunk,sweep", "--no-dom0",
-                   "--no-model", "--no-unpatched", "--no-host-time", "--profile", "", "--out", out, *extra])
+                   "--no-model", "--series", "with", "--no-host-time", "--profile", "", "--out", out, *extra])
     return rc, out
 
 
@@ -101,7 +101,7 @@ def test_a_patch_that_does_not_apply_still_fails_a_default_run(tmp_path, monkeyp
 def test_the_run_times_each_releases_own_heap_code_and_the_report_shows_it(tmp_path, stand_ins, monkeypatch):
     """Without --no-host-time the run times Debian's release on this CPU at
     its whole-GiB sizes, and report.md carries the table, labelled hosted."""
-    from harness.peers.xen import hosttime
+    from harness.real.xen import hosttime
     asked = []
 
     def timed(release, sizes, runs=5, say=print):
@@ -119,7 +119,7 @@ def test_the_run_times_each_releases_own_heap_code_and_the_report_shows_it(tmp_p
     monkeypatch.setattr(hosttime, "run_records", timed)
     out = str(tmp_path / "out")
     assert cli.main(["xen-src", "--sizes", "1,8", "--nodes", "1", "--variants", "chunk,sweep", "--no-dom0",
-                     "--no-model", "--no-unpatched", "--profile", "", "--out", out]) == 0
+                     "--no-model", "--series", "with", "--profile", "", "--out", out]) == 0
     assert asked == [("4.17", [1, 8])]
     with open(os.path.join(out, "report.md")) as f:
         report = f.read()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`xen-src --tree DIR` (harness/peers/xen/tree.py) on bad input, without
+"""`xen-src --tree DIR` (harness/real/xen/tree.py) on bad input, without
 building: a path that is missing or no Xen tree is named with the file it
 lacks, a version with no series is named with the series there are, and a
 series that does not apply names its patch, the file and the hunk, leaving
@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from harness import ROOT
-from harness.peers.xen import source, tree
+from harness.real.xen import source, tree
 
 MAKEFILE = "export XEN_VERSION       = 4\nexport XEN_SUBVERSION    = {sub}\n" \
            "export XEN_EXTRAVERSION ?= -unstable$(XEN_VENDORVERSION)\n"
@@ -59,11 +59,11 @@ def test_a_version_with_no_series_names_those_there_are(tmp_path):
 def test_every_version_has_its_series_in_the_repository():
     for version, names in tree.SERIES.items():
         for name in names:
-            assert source.series(name, os.path.join(source.PATCHES, name)), (version, name)
+            assert source.XEN.series(name, os.path.join(source.XEN.patches, name)), (version, name)
 
 
 def test_a_series_that_does_not_apply_names_the_patch_file_and_hunk(tmp_path, monkeypatch):
-    monkeypatch.setattr(source, "SRC", str(tmp_path / "build"))
+    monkeypatch.setattr(source.XEN, "src", str(tmp_path / "build"))
     t = fake_tree(tmp_path / "t")
     with pytest.raises(source.SourceError) as e:
         tree.build(t, "staging", "release", say=lambda *a: None)
@@ -76,7 +76,7 @@ def test_a_series_that_does_not_apply_names_the_patch_file_and_hunk(tmp_path, mo
 
 
 def test_the_command_fails_cleanly_on_a_path_that_is_no_xen_tree(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "harness", "xen-src", "--tree", str(tmp_path), "--no-dom0"],
+    r = subprocess.run([sys.executable, "-m", "harness", "xen-src", "measure", "--tree", str(tmp_path), "--no-dom0"],
                        capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 2
     assert "is not a Xen source tree: it has no xen/Makefile" in r.stderr
@@ -85,7 +85,7 @@ def test_the_command_fails_cleanly_on_a_path_that_is_no_xen_tree(tmp_path):
 def test_a_tree_that_builds_gets_its_build_json(tmp_path, monkeypatch):
     """Past the patches: the build's record names each patch with its
     sha256 (the make itself faked: it leaves xen, xen-syms and .config)."""
-    monkeypatch.setattr(source, "SRC", str(tmp_path / "build"))
+    monkeypatch.setattr(source.XEN, "src", str(tmp_path / "build"))
     t = fake_tree(tmp_path / "t")
 
     def make(work, args, log, what):
@@ -94,14 +94,14 @@ def test_a_tree_that_builds_gets_its_build_json(tmp_path, monkeypatch):
                 f.write("built\n")
         open(log, "a").close()
     monkeypatch.setattr(source, "configure", lambda work, config, log: None)
-    monkeypatch.setattr(source, "_make", make)
-    monkeypatch.setattr(source, "series", lambda name, folder: [])
+    monkeypatch.setattr(source, "make", make)
+    monkeypatch.setattr(source.XEN, "series", lambda name, folder: [])
     b = tree.build(t, "staging", "release", say=lambda *a: None)
     assert b.info["release"] == "4.23-staging" and b.info["patches"] == [] and b.info["warnings"] == []
-    monkeypatch.setattr(source, "series", lambda name, folder: [os.path.join(folder, "0001-x.patch")])
-    monkeypatch.setattr(source, "apply_series", lambda work, patches: None)
+    monkeypatch.setattr(source.XEN, "series", lambda name, folder: [os.path.join(folder, "0001-x.patch")])
+    monkeypatch.setattr(tree, "apply_series", lambda work, patches: None)
     os.makedirs(tmp_path / "p" / "staging")
     (tmp_path / "p" / "staging" / "0001-x.patch").write_text("a patch\n")
-    monkeypatch.setattr(source, "PATCHES", str(tmp_path / "p"))
+    monkeypatch.setattr(source.XEN, "patches", str(tmp_path / "p"))
     b = tree.build(t, "staging", "release", say=lambda *a: None)
     assert b.info["patches"][0]["name"] == "0001-x.patch" and len(b.info["patches"][0]["sha256"]) == 64

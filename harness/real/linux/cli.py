@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: MIT
+"""`python3 -m harness linux-src MODE` (`make linux-src`): Linux built from
+Debian's source with this project's series, a mode a subcommand:
+
+  measure   the build's phases under -icount at each size (the default;
+            harness/real/linux/measure.py), then report.md
+  build     only the build (harness/real/linux/source.py)
+  report    report.md of a results folder written again (report.py), or
+            configs.md of a `configs` folder (configs.py)
+  dump      the memory map after deferred init, each variant's, compared
+            (dumprun.py)
+  init      each variant to busybox's /init (initboot.py)
+  configs   each patch compiled with and without each memory-init option
+  compare   two serial logs' dumps compared
+
+Each exits 0 when all went well, 1 when a boot or a check failed (each
+said), 2 when nothing could be built or the arguments are wrong."""
+import os
+
+from harness.common import BenchError, parse_sizes, say, warn
+from harness.real import cli as real_cli
+from harness.real.debian.apt import FetchError
+from harness.real.linux import configs, dumprun, initboot, measure, report, source
+from harness.real.linux.measure import INIT_PAGES, NODEFER
+from harness.real.source.package import SourceError
+
+PHASES = ("memmap", "memblock_free_all", "deferred")
+
+
+def _release(args):
+    """--releases: one release a run -> the release."""
+    releases = real_cli.listed(args.releases, source.RELEASES, "no Linux release")
+    if len(releases) > 1:
+        raise BenchError(f"--releases {args.releases}: linux-src builds one release a run")
+    args.releases = releases
+    return releases[0]
+
+
+def _variants(args):
+    """--variants -> [init_pages value, or "" for none]."""
+    variants = [v for v in (args.variants or "").split(",") if v] or [""]
+    unknown = [v for v in variants if v and v not in INIT_PAGES]
+    if unknown:
+        raise BenchError(f"--variants {','.join(unknown)}: init_pages takes {', '.join(INIT_PAGES)}")
+    return variants
+
+
+def _sized(args):
+    """--sizes and --nodes, checked, in place."""
+    args.sizes = parse_sizes(args.sizes)
+    args.nodes = real_cli.nodes(args.nodes)
+
+
+def _failing(run):
+    """A mode's function, its build's or source's failure an exit 2 with the reason."""
+    def mode(args):
+        try:
+            return run(args)
+        except (SourceError, FetchError, initboot.InitBootError) as e:
+            warn(f"linux-src: {e}")
+            return 2
+    return mode
+
+
+def cmd_measure(args):
+    _release(args)
+    _sized(args)
+    args.variants = _variants(args)
+    if args.series == "without" and args.variants != [""]:
+        raise BenchError("--variants needs the series (init_pages= is patches/linux/6.12's): not with "
+                         "--series without")
+    args.profile = real_cli.profiles(args, PHASES)
+    if args.no_defer and "deferred" in args.profile:
+        raise BenchError("--no-defer measures the brackets of a build without deferral: not with "
+                         "--profile deferred")
+    out = real_cli.results_folder(args, "linux-src-")
+    records = measure.run(args, out)
+    report.write(out, args.debian)
+    say(f"linux-src: {out}/report.md")
+    return 1 if any(r["type"] == "error" for r in records) else 0
+
+
+def cmd_build(args):
+    b = source.build(_release(args), [] if args.series == "without" else None, say=say, refresh=args.refresh,
+                     flips=NODEFER if args.no_defer else None)
+    say(f"linux-src: {b.folder}")
+    return 0
+
+
+def cmd_report(args):
+    """report.md of a measure folder, configs.md of a configs folder."""
+    if not os.path.isfile(os.path.join(args.folder, report.RECORDS)) and \
+            os.path.isfile(os.path.join(args.folder, configs.RECORDS)):
+        return configs.rewrite(args.folder)
+    return report.write(args.folder)
+
+
+def cmd_dump(args):
+    release = _release(args)
+    _sized(args)
+    b = source.build(release, say=say, refresh=args.refresh)
+    out = real_cli.results_folder(args, "linux-dump-")
+    status = dumprun.run(b, out, args.sizes, args.nodes, args.layouts, say=say)
+    say(f"linux-src: {out}/dumps.jsonl")
+    return status
+
+
+def cmd_init(args):
+    release = _release(args)
+    _sized(args)
+    variants = [v for v in _variants(args) if v] or list(INIT_PAGES) + [""]
+    b = source.build(release, say=say, refresh=args.refresh)
+    out = real_cli.results_folder(args, "linux-init-")
+    status = initboot.run(b, out, args.sizes, args.nodes, variants, say=say)
+    say(f"linux-src: {out}/inits.jsonl")
+    return status
+
+
+def cmd_configs(args):
+    release = _release(args)
+    out = real_cli.results_folder(args, "linux-configs-")
+    status = configs.write(configs.run(release, out, say=say), out, release)
+    say(f"linux-src: {out}/configs.md")
+    return status
+
+
+def cmd_compare(args):
+    return dumprun.compare_logs(args.a, args.b, say=say)
+
+
+def _common(m, sizes=True, prefix=None):
+    real_cli.add_releases(m, source.RELEASES, one=True)
+    if sizes:
+        real_cli.add_sizes(m, measure.DEFAULT_SIZES)
+        real_cli.add_nodes(m, "equal halves; the deferred init's bracket counts each node's thread on its own stack")
+    real_cli.add_refresh(m)
+    if prefix:
+        real_cli.add_out(m, prefix)
+
+
+def add_parser(sub):
+    mode = real_cli.command(
+        sub, "linux-src", help="Linux 6.12 built from Debian's source with a minimal config that keeps Debian's "
+        "memory-init options and the series: its phases under -icount beside Debian's binary, its memory "
+        "map, its boots to init",
+        description="Builds Linux from Debian's source package (build/linux-src, cached) with "
+        "patches/linux/<release>: tinyconfig plus what the boot needs plus every option of Debian's amd64 "
+        "config that the memory-init sources and the code generation test; then, by mode, boots it under "
+        "TCG with -icount shift=0 and the brackets `binaries` takes of Debian's binary (measure), for its "
+        "memory map (dump), or to busybox's /init (init).",
+        retired={"--release": "--releases",
+                 "--unpatched": "--series without",
+                 "--build-only": "`linux-src build`",
+                 "--report": "`linux-src report FOLDER`",
+                 "--dump": "`linux-src dump`",
+                 "--init": "`linux-src init`",
+                 "--configs": "`linux-src configs`",
+                 "--compare": "`linux-src compare A B`"})
+    m = mode("measure", "build, boot each size under -icount with the brackets, report beside Debian's binary",
+             _failing(cmd_measure), description="Boots the build at each size and node count with the brackets "
+             "of Debian's binary (memmap init, memblock_free_all(), the deferred init), once a --variants "
+             "value; writes linux-src.jsonl, the serial logs and report.md, beside Debian's 6.12 binary's "
+             "figures of a `binaries` folder.")
+    _common(m, prefix="linux-src-")
+    real_cli.add_series(m, ("with", "without"), "with")
+    m.add_argument("--variants", help="boot each size once a variant with init_pages=VARIANT, a comma list "
+                   "(stock,sweep; default: no init_pages)")
+    m.add_argument("--no-defer", action="store_true", help="build (cached apart) and measure with "
+                   "DEFERRED_STRUCT_PAGE_INIT turned off in the derived config: two phases, the boot's whole "
+                   "hand-over, for deferral's worth; not set beside Debian's binary")
+    real_cli.add_profile(m, PHASES, "", "in the source build (once each --variants value) and in Debian's "
+                         "binary (fetched as `binaries` fetches it; not with --no-defer)")
+    m.add_argument("--debian", default=measure.DEBIAN, help="a `binaries` folder with Debian's 6.12 figures "
+                   "(default docs/results/peers-linux)")
+    b = mode("build", "only build (cached)", _failing(cmd_build))
+    _common(b, sizes=False)
+    real_cli.add_series(b, ("with", "without"), "with")
+    b.add_argument("--no-defer", action="store_true", help="the build without DEFERRED_STRUCT_PAGE_INIT")
+    r = mode("report", "rewrite a results folder's report.md (or a configs folder's configs.md)", cmd_report)
+    r.add_argument("folder")
+    d = mode("dump", "the memory map early and after deferred init, each variant's, compared",
+             _failing(cmd_dump), description="Boots each size for the memory map after deferred init "
+             "(bootheap_dump) as init_pages=stock (twice), sweep and the default, checks each dump and compares "
+             "them, early dumps too, and checks that an unknown init_pages is refused; writes dumps.jsonl.")
+    _common(d, prefix="linux-dump-")
+    d.add_argument("--layouts", action="store_true", help="also boot each layout of "
+                   "harness/real/linux/dumprun.py's LAYOUTS: reserved ranges, unequal nodes")
+    i = mode("init", "each variant to busybox's /init, its tmpfs filled and read back", _failing(cmd_init),
+             description="Boots each size and node count as each variant (default stock, sweep and no "
+             f"init_pages) to a busybox /init that fills and reads back {initboot.MEMTEST_MIB} MiB of tmpfs "
+             "and powers off, under TCG; writes inits.jsonl.")
+    _common(i, prefix="linux-init-")
+    i.add_argument("--variants", help="a comma list of stock, sweep (default: both and no init_pages)")
+    c = mode("configs", "each patch of the series compiled with and without each memory-init option",
+             _failing(cmd_configs), description="Compiles each patch of the series in turn with and without "
+             "each option of the memory-init path (the objects of the C files it touches); writes "
+             "configs.jsonl and configs.md.")
+    real_cli.add_releases(c, source.RELEASES, one=True)
+    real_cli.add_out(c, "linux-configs-")
+    p = mode("compare", "compare the dumps of two serial logs", cmd_compare)
+    p.add_argument("a", metavar="LOG")
+    p.add_argument("b", metavar="LOG")

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: MIT
+"""The source of a build from a Debian source package: the package fetched
+through the private apt (harness/real/debian/apt.py, deb-src lines) with a
+fallback to older versions when a newer one's files will not download, a
+source once downloaded reused without the network, the tree unpacked by
+dpkg-source with Debian's own patches, and this project's series applied
+without fuzz (each patch checked by a dry run first).
+
+Each failure is a SourceError that names its cause: a source package apt
+cannot get (SourceUnavailable), a patch that does not apply (the patch, the
+file and the hunk)."""
+import functools
+import glob
+import os
+import re
+import subprocess
+
+from harness import ROOT
+from harness.real.debian.apt import FetchError, compare_versions
+
+COVER = "0000-cover-letter.patch"
+
+
+class SourceError(Exception):
+    """A source build that cannot be had, with what went wrong."""
+
+
+class SourceUnavailable(SourceError):
+    """apt cannot get the release's source: the mirror lacks it, or apt
+    cannot reach the mirror. Nothing about the series or the build."""
+
+
+def series(folder, what):
+    """The patches in `folder` in order, the cover letter left out -> [path];
+    `what` names them in the error when there are none ("Xen 4.17")."""
+    paths = sorted(glob.glob(os.path.join(folder, "*.patch")))
+    paths = [p for p in paths if os.path.basename(p) != COVER]
+    if not paths:
+        raise SourceError(f"no patches for {what} in {os.path.relpath(folder, ROOT)}")
+    return paths
+
+
+def patch_failures(output):
+    """What `patch` says of the hunks that do not apply -> [(file, hunk, where)]."""
+    out, current = [], None
+    for line in output.splitlines():
+        m = re.match(r"(?:checking|patching) file (\S+)", line)
+        if m:
+            current = m.group(1)
+            continue
+        m = re.match(r"Hunk #(\d+) FAILED at (\d+)", line)
+        if m:
+            out.append((current, int(m.group(1)), int(m.group(2))))
+            continue
+        m = re.match(r"can't find file to patch|No file to patch", line)
+        if m:
+            out.append((current, 0, 0))
+    return out
+
+
+def apply_series(tree, patches, run=subprocess.run):
+    """Applies the patches to the unpacked source tree, each checked first
+    with --dry-run, so a patch that does not apply changes nothing and is
+    named with its file and hunk. No fuzz: a hunk whose context lines are
+    not all where they were does not apply (patch's default fuzz of 2 would
+    land it, shifted, without a word)."""
+    for p in patches:
+        base = ["patch", "-p1", "--forward", "--batch", "--fuzz=0", "-d", tree, "-i", p]
+        r = run(base + ["--dry-run"], capture_output=True, text=True)
+        if r.returncode != 0:
+            said = (r.stdout + r.stderr).strip()
+            where = "; ".join(f"{f}, hunk #{h} at line {n}" if h else f"{f or 'a file'}: not in the tree"
+                              for f, h, n in patch_failures(said)) or said.splitlines()[-1:]
+            raise SourceError(f"{os.path.relpath(p, ROOT)} does not apply to {os.path.basename(tree)}: "
+                              f"{where}\npatch said:\n{said}")
+        r = run(base, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SourceError(f"{os.path.relpath(p, ROOT)}: patch failed after its dry run passed:\n"
+                              f"{(r.stdout + r.stderr).strip()}")
+
+
+def unpack(dsc, tree):
+    """dpkg-source unpacks the source package, Debian's patches applied,
+    into `tree`; its copy of the orig tarball beside the tree is removed
+    (the download folder has it)."""
+    r = subprocess.run(["dpkg-source", "--no-check", "-x", dsc, tree], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SourceError(f"dpkg-source cannot unpack {dsc}:\n{(r.stdout + r.stderr).strip()}")
+    for copy in glob.glob(os.path.join(os.path.dirname(tree), "*.orig.tar.*")):
+        os.remove(copy)
+
+
+def downloaded(package, prefix, dl):
+    """[(version, .dsc)] of `package` versions starting with `prefix`
+    already in the folder `dl`, newest first."""
+    out = []
+    for dsc in glob.glob(os.path.join(dl, f"{package}_{prefix}*.dsc")):
+        out.append((os.path.basename(dsc)[len(package) + 1:-len(".dsc")], dsc))
+    return sorted(out, key=functools.cmp_to_key(lambda x, y: compare_versions(x[0], y[0])), reverse=True)
+
+
+def fetch(package, prefix, what, suite, apt, dl, say, refresh=False, tag="source"):
+    """A source package whose version starts with `prefix` -> (version, .dsc
+    path): the newest already in `dl` (no network), or else the newest the
+    mirror serves, trying older versions of the suite (its security and
+    point-release updates) when a newer one's files will not download; what
+    a failed download left behind is removed. `what` names the release in
+    messages ("Xen 4.20"). SourceUnavailable names every version tried and
+    why."""
+    have = [] if refresh else downloaded(package, prefix, dl)
+    if have:
+        return have[0]
+    tried = []
+    try:
+        apt.update()
+        versions = [v for v in apt.source_versions(package) if v.startswith(prefix)]
+    except FetchError as e:
+        raise SourceUnavailable(f"the source of {what}: {e}")
+    if not versions:
+        raise SourceUnavailable(f"{suite}'s {package} source packages hold no {what}")
+    for version in versions:
+        before = set(os.listdir(dl)) if os.path.isdir(dl) else set()
+        try:
+            say(f"{tag}: fetching {package} {version} ({suite}) from the Debian mirror")
+            return version, apt.source(package, version, dl)
+        except FetchError as e:
+            for name in set(os.listdir(dl)) - before if os.path.isdir(dl) else ():
+                os.remove(os.path.join(dl, name))       # a part of this version: not a source to use
+            lines = str(e).strip().splitlines() or [""]
+            why = next((x for x in lines if "Failed to fetch http" in x), lines[-1])
+            why = re.sub(r"\s*\[IP: [^]]*\]", "", why)       # the mirror's address: not the reason
+            tried.append(f"{version}: {why.strip()}")
+    raise SourceUnavailable(f"apt cannot get the source of {what} from {apt.archive} "
+                            f"({suite}): every version failed to download:\n  " + "\n  ".join(tried))

@@ -1,0 +1,229 @@
+# SPDX-License-Identifier: MIT
+"""`python3 -m harness xen-src MODE` (`make xen-src`, `make xen-heap-test`):
+Xen built from Debian's source with this project's series, or a tree given
+by path, a mode a subcommand:
+
+  measure    every heap-init= variant under -icount at each size, one heap
+             proven, the models beside them, dom0 to its init (the
+             default; harness/real/xen/measure.py, tree.py), then report.md
+  build      only the builds, release and debug (source.py, tree.py)
+  report     report.md and plot.png of a results folder written again
+  heap-test  Xen's own init_heap_pages() on the host, every variant against
+             chunk over random call sequences (hostheap.py)
+  heap-time  the same code timed on this CPU (hosttime.py)
+
+measure exits 0 when all went well, 1 when a boot or a check failed, 2
+when nothing could be built or the arguments are wrong; heap-test 0 when
+every variant left the same heap, 1 when one did not, 2 when the tester
+could not be built."""
+import os
+import re
+import time
+
+from harness.common import BenchError, parse_sizes, say, warn
+from harness.qemu import command
+from harness.real import cli as real_cli
+from harness.real.debian.apt import FetchError
+from harness.real.xen import hostheap, hosttime, measure, source, tree, variants, variants_report
+from harness.real.xen.variants import RELEASES, TOPOLOGIES
+from harness.real.xen.variants_report import VARIANTS
+
+PHASES = ("end_boot_allocator",)       # what a profile covers: each variant beside its model
+
+
+def _releases(args):
+    """--releases -> [release]; a default run measures those it can get
+    (args.optional), one named must be had."""
+    args.optional = RELEASES if args.releases is None else ()
+    return real_cli.listed(args.releases or ",".join(RELEASES), RELEASES, "no Xen release")
+
+
+def _tree_checked(args):
+    """--tree names a Xen tree with a series, or exit 2 saying why."""
+    if args.tree:
+        tree.series_of(tree.version_of(args.tree), args.tree)
+
+
+def _failing(run):
+    """A mode's function, a source, build or fetch failure an exit 2 with the reason."""
+    def mode(args):
+        try:
+            return run(args)
+        except (source.SourceError, FetchError) as e:
+            warn(f"xen-src: {e}")
+            return 2
+    return mode
+
+
+def cmd_measure(args):
+    """Build, measure, prove the heap the same, boot dom0, report -> exit status."""
+    _tree_checked(args)
+    args.releases = _releases(args)
+    # Names Xen does not know go through: its own warning, read from the log, names them.
+    args.variants = [x.strip() for x in args.variants.split(",") if x.strip()]
+    if not args.variants or any(not re.fullmatch(r"[a-z0-9_-]+", x) for x in args.variants):
+        raise BenchError(f"--variants {args.variants!r}: a comma list of heap-init= names")
+    args.topologies = [TOPOLOGIES[n - 1] for n in real_cli.nodes(args.nodes)]
+    args.sizes = parse_sizes(args.sizes)
+    args.dom0_mem = command.guest_mem(args.dom0_mem)
+    args.profile = real_cli.profiles(args, PHASES)
+    if not args.no_model and not os.path.exists(command.ELF):
+        raise BenchError(f"{command.ELF} is missing: run `make`")
+    out = real_cli.results_folder(args, "xen-src-")
+    kernel = None if args.no_dom0 else measure.dom0_kernel(say)
+    records = (tree.measure if args.tree else measure.run_all)(args, out, say, kernel)
+    variants_report.write(out)
+    for r in records:
+        if r["type"] == "unavailable":
+            say(f"xen-src: not measured: Xen {r['release']}, whose source apt cannot get: "
+                f"{r['message'].splitlines()[-1].strip()}")
+    say(f"xen-src: {out}/report.md")
+    return 1 if variants.failed(records) else 0
+
+
+def cmd_build(args):
+    """The builds, release and debug, of each release (or the tree) -> 0, or 2 when one failed."""
+    _tree_checked(args)
+    if args.tree:
+        return tree.build_only(args.tree, say)
+    releases = _releases(args)
+    for config in source.CONFIGS:
+        builds, records = measure.builds_of(releases, config, say, optional=args.optional)
+        for b in builds:
+            say(f"xen-src: Xen {b.release} ({config}): {b.folder}")
+        if any(r["type"] == "error" for r in records) or not builds:
+            return 2
+        releases = [b.release for b in builds]
+    return 0
+
+
+def cmd_report(args):
+    return variants_report.write(args.folder)
+
+
+def heap_tree(args, name):
+    """The tree the host tester reads: Debian's source of the release with
+    its series, or the tree by path (its version's measuring series applied
+    to a copy when it lacks heap-init=) -> its path."""
+    if args.tree:
+        path = os.path.abspath(args.tree)
+        hostheap.check_tree(path, heap_init=False)
+        return path if "XH_HEAP_INIT=1" in hostheap.tree_defines(path) else tree.series_tree(path, 1)
+    releases = real_cli.listed(args.releases, RELEASES, "no Xen release")
+    if len(releases) > 1:
+        raise BenchError(f"--releases {args.releases}: {name} takes one release a run")
+    return hostheap.patched_tree(releases[0])
+
+
+def _tester(run):
+    """heap-test's and heap-time's failures: the line that says why, exit 2."""
+    def mode(args):
+        try:
+            return run(args)
+        except (hostheap.HostHeapError, source.SourceError, BenchError) as e:
+            print(f"xen-src {args.mode}: {e}")
+            return 2
+    return mode
+
+
+def cmd_heap_test(args):
+    try:
+        orders = [int(x) for x in args.max_orders.split(",") if x.strip()]
+    except ValueError:
+        orders = []
+    if not orders or any(not 1 <= o <= 20 for o in orders):
+        raise BenchError(f"--max-orders {args.max_orders}: want MAX_ORDERs from 1 to 20, e.g. 20,4,2")
+    if args.sequences < 1 or args.seed < 0:
+        raise BenchError("--sequences must be at least 1 and --seed at least 0")
+    if args.proposal and (not args.tree or args.page):
+        raise BenchError("--proposal wants --tree DIR (a stock tree), without --page")
+    t0 = time.monotonic()
+    stock = os.path.abspath(args.tree) if args.proposal else None
+    path = tree.series_tree(stock, 0) if stock else heap_tree(args, "heap-test")
+    ok, results = hostheap.run(path, args.sequences, args.seed, orders, args.page, jobs=args.jobs, stock=stock)
+    for o, passed, took, said in results:
+        print(f"-- MAX_ORDER {o}: {'ok' if passed else 'FAILED'} ({took:.1f} s)\n{said}")
+    what = f"{path} against {stock} stock" if stock else path
+    print(f"xen-src heap-test: {args.sequences} sequences on {what}: {'ok' if ok else 'FAILED'} "
+          f"({time.monotonic() - t0:.1f} s in all)")
+    return 0 if ok else 1
+
+
+def cmd_heap_time(args):
+    sizes = parse_sizes(args.sizes)
+    if any(not 1 << 30 <= n <= 256 << 30 or n % (1 << 30) for n in sizes) or not 1 <= args.runs <= 100:
+        raise BenchError(f"--sizes {args.sizes} --runs {args.runs}: want whole GiB from 1 to 256, runs 1 to 100")
+    return hosttime.cmd_time(heap_tree(args, "heap-time"), [n >> 30 for n in sizes], args.runs)
+
+
+def add_parser(sub):
+    mode = real_cli.command(
+        sub, "xen-src", help="Xen 4.17 and 4.20 built from Debian's source with the patch series: every "
+        "init_heap_pages() variant under -icount, one heap, dom0 to init; Xen's own heap code on the host",
+        description="Builds Xen from Debian's source packages with patches/xen/ (build/xen-src, cached), "
+        "or a tree given by path with the series of its version; then, by mode, measures every heap-init= "
+        "variant under -icount (measure), or tests or times Xen's own heap code on the host (heap-test, "
+        "heap-time).",
+        retired={"--report": "`xen-src report FOLDER`",
+                 "--build-only": "`xen-src build`",
+                 "--no-unpatched": "--series with",
+                 "--release": "--releases",
+                 "--time": "`xen-src heap-time --sizes GIB`",
+                 "--profile": lambda v: f"--profile {v}: --profile takes the phases now ({', '.join(PHASES)}); "
+                 f"the size is --profile-size {v}" if re.fullmatch(r"[0-9.]+[KMGT]?i?B?", v or "-", re.I) else None})
+    m = mode("measure", "build, boot every variant at each size under -icount, prove one heap, boot dom0, "
+             "report", _failing(cmd_measure), description="Boots each heap-init= variant under TCG with -icount "
+             "shift=0 at each size on one node and on two unequal nodes with the exact bracket of "
+             "end_boot_allocator(), proves every variant built the same heap, boots bootheap's models beside "
+             "them, and each variant of the debug build with a real dom0 to its init; writes variants.jsonl, "
+             "the serial logs, report.md and plot.png into a results folder.")
+    _xen_source(m)
+    real_cli.add_sizes(m, measure.DEFAULT_SIZES)
+    real_cli.add_nodes(m, "unequal: a third of the memory and the rest")
+    m.add_argument("--variants", default=",".join(VARIANTS), help=f"default {','.join(VARIANTS)}")
+    real_cli.add_series(m, ("with", "both"), "both")
+    m.add_argument("--jobs", type=int, default=2, help="boots at a time (default 2)")
+    m.add_argument("--no-model", action="store_true", help="boot no bootheap models")
+    m.add_argument("--no-dom0", action="store_true", help="boot no dom0")
+    m.add_argument("--no-host-time", action="store_true",
+                   help="do not time each release's own heap code on this CPU (as heap-time does)")
+    m.add_argument("--dom0-mem", default="1G", help="the dom0 boots' guest (default 1G)")
+    real_cli.add_profile(m, PHASES, PHASES[0], "in each variant beside its model")
+    real_cli.add_out(m, "xen-src-")
+    b = mode("build", "only build (release and debug)", _failing(cmd_build))
+    _xen_source(b)
+    r = mode("report", "rewrite a results folder's report.md and plot.png", cmd_report)
+    r.add_argument("folder")
+    t = mode("heap-test", "Xen's own init_heap_pages() on the host: sweep and chunk-72b02bc against chunk, every "
+             "page_info and free list in order", _tester(cmd_heap_test), description="Builds the real heap "
+             "functions of a Xen tree's page_alloc.c (Debian's source with patches/xen/<release>/, or --tree) "
+             "into a user-space tester with stand-ins for the rest of Xen, and drives every heap-init= variant "
+             "over the same random sequences of init_heap_pages() calls at each MAX_ORDER; a difference prints "
+             "its seed, the calls and the first differing field.")
+    _heap_source(t)
+    t.add_argument("--proposal", action="store_true", help="with --tree (stock): the tree with its version's "
+                   "proposal series (4.23: patches/xen/staging) against the tree stock, every page_info, free "
+                   "list (in order) and counter equal")
+    t.add_argument("--sequences", type=int, default=3000, help="in all, split across the MAX_ORDERs (default 3000)")
+    t.add_argument("--seed", type=int, default=1, help="the first sequence's seed (default 1)")
+    t.add_argument("--max-orders", default=",".join(map(str, hostheap.MAX_ORDERS)),
+                   help=f"MAX_ORDER of each build (default {','.join(map(str, hostheap.MAX_ORDERS))})")
+    t.add_argument("--page", action="store_true", help="also run heap-init=page, compared as sets")
+    t.add_argument("--jobs", type=int, default=2, help="builds tested at a time (default 2)")
+    h = mode("heap-time", "Xen's own init_heap_pages() of each variant timed on this CPU", _tester(cmd_heap_time))
+    _heap_source(h)
+    real_cli.add_sizes(h, "1,4,16,64")
+    h.add_argument("--runs", type=int, default=3, help="windows of each variant a size (default 3)")
+
+
+def _xen_source(m):
+    real_cli.add_releases(m, RELEASES, default=None)
+    m.add_argument("--tree", metavar="DIR", help="a Xen source tree (an upstream checkout, e.g. staging) built "
+                   "with the series of its version (4.23: patches/xen/staging and staging-measure) in place "
+                   "of the releases")
+
+
+def _heap_source(m):
+    real_cli.add_releases(m, RELEASES, default="4.17", one=True)
+    m.add_argument("--tree", metavar="DIR", help="a Xen tree, instead of Debian's source: as it is if it has "
+                   "heap-init=, else with its version's measuring series applied to a copy")

@@ -1,0 +1,287 @@
+# SPDX-License-Identifier: MIT
+"""Xen's own heap code on the host: the real init_heap_pages() of a patched
+tree's xen/common/page_alloc.c and every function and variable of that file
+it reaches, compiled into a user-space program with the stand-ins of
+hosted/xenheap/xen_stand.h for the rest of Xen (`xen-src heap-test`,
+docs/testing-xen-heap.md).
+
+Nothing of Xen is kept in this repository: at build time the tree's
+page_alloc.c is preprocessed with the stand-in header forced in and its
+own #includes answered by empty files, and the top-level definitions that
+init_heap_pages() reaches are cut out of the preprocessed text. A name the
+real code needs that the stand-ins lack fails the compile or the link by
+name (-Werror=implicit-function-declaration, no weak definitions).
+
+The tree is Debian's Xen source with the release's series applied
+(harness/real/xen/source.py), unpacked once into build/xen-src/tree-*, or
+any tree given by path."""
+import os
+import re
+import shutil
+import subprocess
+
+from harness import ROOT
+from harness.real.xen import source
+
+HOSTED = os.path.join(ROOT, "hosted", "xenheap")
+# The tester's own files, beside the side (side.c) built from each tree.
+TESTER = [os.path.join(HOSTED, f) for f in ("tester.c", "sequence.c", "compare.c", "stand.c")]
+OUT = os.path.join(ROOT, "build", "xenheap")
+PAGE_ALLOC = os.path.join("xen", "common", "page_alloc.c")
+# Where the tester enters the real code, and the names the stand-ins answer
+# although page_alloc.c defines them (they reach into xenheap allocation).
+ROOTS = ("init_heap_pages",)
+STAND_INS = {"alloc_xenheap_pages"}
+# Xen's MAX_ORDER on x86 (xen/include/xen/mm.h) and two small ones, so
+# that small layouts reach chunks of MAX_ORDER and ranges past them.
+MAX_ORDERS = (20, 4, 2)
+CFLAGS = ["-O1", "-g", "-std=gnu11", "-Wall", "-Wno-unused-function", "-Wno-unused-variable", "-Wno-address",
+          "-Werror=implicit-function-declaration", "-Werror=implicit-int", "-Werror=int-conversion",
+          "-Werror=incompatible-pointer-types", "-Werror=return-type", "-fno-strict-aliasing"]
+
+
+class HostHeapError(Exception):
+    """A tree the tester cannot be built from, with what went wrong."""
+
+
+def patched_tree(release, say=print, patches=None):
+    """Debian's source of `release` with `patches` (default: its series)
+    applied, unpacked once into build/xen-src/tree-<release>-<key>/ ->
+    the tree's path (harness/real/source/kernel.py). SourceError when the
+    source cannot be had. One process fetches and unpacks at a time (make
+    test's hosted stage runs two); another waits and reuses what it made."""
+    return source.XEN.patched_tree(release, patches, say)
+
+
+def check_tree(tree, heap_init=True):
+    """The tree's page_alloc.c, or HostHeapError naming what is missing
+    (the heap-init= option too, unless `heap_init` is false)."""
+    path = os.path.join(tree, PAGE_ALLOC)
+    if not os.path.isfile(path):
+        raise HostHeapError(f"{tree} is not a Xen tree: it has no {PAGE_ALLOC}")
+    with open(path, errors="replace") as f:
+        text = f.read()
+    for name in ROOTS + ("free_heap_pages", "init_node_heap"):
+        if not re.search(rf"\b{name}\s*\(", text):
+            raise HostHeapError(f"{path} defines no {name}(): not a page_alloc.c the tester knows")
+    if heap_init and "heap-init" not in text:
+        raise HostHeapError(f"{path} has no heap-init= option: the series (patches/xen/) is not applied")
+    return path
+
+
+# Where x86's asm/mm.h is (4.17 on), and how its need_scrub bit reads in
+# each count_info layout xen_stand.h knows (XH_PGC_LAYOUT).
+ARCH_MM = (os.path.join("xen", "arch", "x86", "include", "asm", "mm.h"),
+           os.path.join("xen", "include", "asm-x86", "mm.h"))
+PGC_LAYOUTS = {1: r"#define\s+_PGC_need_scrub\s+_PGC_allocated\b", 2: r"#define\s+_PGC_need_scrub\s+PG_shift\(7\)"}
+
+
+def tree_defines(tree):
+    """What xen_stand.h is told of the tree: its count_info layout, and
+    whether page_alloc.c keeps node_avail_pages[] (staging) and has the
+    heap-init= option -> ["X=V", ...].
+    HostHeapError names the header whose layout the stand-ins lack."""
+    path = next((os.path.join(tree, p) for p in ARCH_MM if os.path.isfile(os.path.join(tree, p))), None)
+    if path is None:
+        raise HostHeapError(f"{tree} has no x86 asm/mm.h ({' or '.join(ARCH_MM)}): its count_info bits are unknown")
+    with open(path, errors="replace") as f:
+        header = f.read()
+    layout = [k for k, pattern in PGC_LAYOUTS.items() if re.search(pattern, header)]
+    if len(layout) != 1:
+        raise HostHeapError(f"{path}: _PGC_need_scrub is defined in none of the count_info layouts the "
+                            f"stand-ins know (hosted/xenheap/xen_stand.h, XH_PGC_LAYOUT)")
+    with open(os.path.join(tree, PAGE_ALLOC), errors="replace") as f:
+        text = f.read()
+    return ([f"XH_PGC_LAYOUT={layout[0]}"] + (["XH_NODE_AVAIL=1"] if re.search(
+        r"^static unsigned long node_avail_pages\[", text, re.M) else []) +
+        (["XH_HEAP_INIT=1"] if "heap-init" in text else []))
+
+
+TOKEN = re.compile(r'\s+|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]*'
+                   r'|->|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\.\.\.|\S')
+MARKER = re.compile(r'^# (\d+) "([^"]*)"')
+
+
+def items(preprocessed, origin):
+    """The top-level items of gcc -E output that come from `origin`:
+    [(line, text, names defined, names used)], in file order."""
+    out, cur, lines, line, depth, opener = [], [], [], None, 0, None
+    cur_file, cur_line = None, 0
+    for raw in preprocessed.splitlines():
+        m = MARKER.match(raw)
+        if m:
+            cur_line, cur_file = int(m.group(1)), m.group(2)
+            continue
+        mine = os.path.basename(cur_file or "") == os.path.basename(origin)
+        for tok in TOKEN.findall(raw):
+            if tok.isspace():
+                continue
+            if not cur:
+                line = cur_line if mine else None
+            cur.append(tok)
+            lines.append(cur_line)
+            if tok in "({[":
+                if tok == "{" and depth == 0:
+                    opener = cur[-2] if len(cur) > 1 else None
+                depth += 1
+            elif tok in ")}]":
+                depth -= 1
+            if depth == 0 and (tok == ";" or (tok == "}" and opener == ")")):
+                if line is not None and cur != [";"] and cur[0] != "_Static_assert":
+                    out.append((line, _text(cur, lines)) + _names(cur))
+                cur, lines, opener = [], [], None
+        cur_line += 1
+    return out
+
+
+def _text(toks, lines):
+    """The tokens laid out on their source lines, so that the compiler's
+    messages name page_alloc.c's own line numbers."""
+    out, at = [], lines[0]
+    for tok, n in zip(toks, lines):
+        if n > at:
+            out.append("\n" * (n - at))
+            at = n
+        elif out:
+            out.append(" ")
+        out.append(tok)
+    return "".join(out)
+
+
+def _names(toks):
+    """(what an item defines, the identifiers it uses)."""
+    idents = {t for t in toks if re.match(r"[A-Za-z_]\w*$", t)}
+    defined = set()
+    if toks[0] == "enum" or (len(toks) > 2 and toks[:2] == ["typedef", "enum"]):
+        defined |= {toks[i] for i in range(1, len(toks))
+                    if re.match(r"[A-Za-z_]\w*$", toks[i]) and toks[i - 1] in ("{", ",")}
+    depth, last = 0, None
+    for i, t in enumerate(toks):
+        if t in "([{":
+            if depth == 0 and last and (t == "(" or t == "[") and toks[i - 1] == last:
+                defined.add(last)
+                if t == "(":
+                    break
+            depth += 1
+        elif t in ")]}":
+            depth -= 1
+        elif depth == 0 and re.match(r"[A-Za-z_]\w*$", t):
+            last = t
+        elif depth == 0 and t in ("=", ";", ",") and last:
+            defined.add(last)
+            if t == "=":
+                break
+    if toks[0] in ("struct", "union", "enum") and len(toks) > 2 and toks[2] == "{":
+        defined.add(toks[1])
+    return defined, idents - defined
+
+
+def extract(tree, max_order, out, defines=(), heap_init=True):
+    """The tree's page_alloc.c, preprocessed for MAX_ORDER `max_order` (and
+    -D`defines`), cut to what ROOTS reach -> the path of the C file written
+    into `out`."""
+    path = check_tree(tree, heap_init)
+    inc = os.path.join(out, "include")
+    shutil.rmtree(inc, ignore_errors=True)
+    with open(path, errors="replace") as f:
+        for name in re.findall(r"^\s*#\s*include\s*<([^>]+)>", f.read(), re.M):
+            os.makedirs(os.path.dirname(os.path.join(inc, name)), exist_ok=True)
+            open(os.path.join(inc, name), "w").close()
+    cmd = ["gcc", "-E", f"-DXH_MAX_ORDER={max_order}", *(f"-D{d}" for d in list(defines) + tree_defines(tree)),
+           "-I", inc,
+           "-include", os.path.join(HOSTED, "xen_stand.h"), path]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise HostHeapError(f"preprocessing {path} failed:\n{r.stderr.strip()}")
+    found = items(r.stdout, path)
+    by_name = {}
+    for i, (_, _, defined, _) in enumerate(found):
+        for n in defined:
+            by_name.setdefault(n, []).append(i)
+    missing = [n for n in ROOTS if n not in by_name]
+    if missing:
+        raise HostHeapError(f"{path} defines no {', '.join(missing)}")
+    keep, todo = set(), [n for n in ROOTS]
+    while todo:
+        n = todo.pop()
+        for i in by_name.get(n, []):
+            if i not in keep and not (found[i][2] & STAND_INS):
+                keep.add(i)
+                todo.extend(found[i][3])
+    target = os.path.join(out, f"page_alloc-{max_order}{''.join('-' + d.lower() for d in defines)}.c")
+    with open(target, "w") as f:
+        f.write(f"/* Cut at build time from {path} (MAX_ORDER {max_order}): not kept in the repository. */\n")
+        for i in sorted(keep):
+            f.write(f'# {found[i][0]} "{path}"\n{found[i][1]}\n')
+    return target
+
+
+def build(tree, max_order, out=OUT, stock=None):
+    """The tester built against `tree` for MAX_ORDER `max_order` -> binary
+    path. With `stock` (the same Xen unpatched), the stock-against-series
+    build: the stock tree's page_alloc.c on one side, `tree`'s (the proposal
+    series applied, no heap-init=) on the other, held to be equal."""
+    out = os.path.abspath(out)
+    os.makedirs(out, exist_ok=True)
+    flags = CFLAGS + [f"-DXH_MAX_ORDER={max_order}", "-I", HOSTED]
+    if stock is None:
+        cut = extract(tree, max_order, out)
+        binary = os.path.join(out, f"xenheap-test-{max_order}")
+        _gcc(flags + [f"-D{d}" for d in tree_defines(tree)] + [
+            f'-DXH_EXTRACT="{cut}"', os.path.join(HOSTED, "side.c"), *TESTER, "-o", binary], tree)
+        return binary
+    ours, theirs = tree_defines(tree), tree_defines(stock)
+    if [d for d in ours if "HEAP_INIT" not in d] != [d for d in theirs if "HEAP_INIT" not in d]:
+        raise HostHeapError(f"{stock} and {tree} are not the same Xen: the stand-ins see {theirs} and {ours}")
+    objects = []
+    for side, t in enumerate((stock, tree)):
+        folder = os.path.join(out, ("stock", "series")[side])
+        os.makedirs(folder, exist_ok=True)
+        cut = extract(t, max_order, folder, heap_init=False)
+        objects.append(os.path.join(folder, f"side-{max_order}.o"))
+        _gcc(flags + [f"-D{d}" for d in tree_defines(t)] + [
+            "-DXH_PAIR", f"-DXH_SIDE={side}", f'-DXH_EXTRACT="{cut}"', "-c", os.path.join(HOSTED, "side.c"),
+            "-o", objects[-1]], t)
+    binary = os.path.join(out, f"xenheap-stock-test-{max_order}")
+    _gcc(flags + [f"-D{d}" for d in ours] + ["-DXH_PAIR", *TESTER] + objects +
+         ["-o", binary], tree)
+    return binary
+
+
+def _gcc(args, tree):
+    """gcc `args`; HostHeapError naming the symbols the stand-ins lack."""
+    r = subprocess.run(["gcc"] + args, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
+    if r.returncode != 0:
+        said = r.stderr.strip()
+        names = sorted(set(re.findall(r"implicit declaration of function '(\w+)'|undefined reference to `(\w+)'"
+                                      r"|'(\w+)' undeclared", said)))
+        named = ", ".join(next(x for x in n if x) for n in names)
+        twice = ", ".join(sorted(set(re.findall(r"multiple definition of `(\w+)'", said))))
+        raise HostHeapError(f"the tester does not build against {tree}"
+                            f"{': the stand-ins lack ' + named if named else ''}"
+                            f"{': both trees define ' + twice if twice else ''}\n{said[-4000:]}")
+
+
+def run(tree, sequences, seed=1, orders=MAX_ORDERS, page=False, say=print, jobs=2, out=OUT, stock=None):
+    """The tester built against `tree` (and `stock`, see build()) for each
+    MAX_ORDER, `sequences` sequences split across them from `seed` on ->
+    (every build passed, [(max_order, passed, seconds, output)]).
+    HostHeapError when it does not build."""
+    import concurrent.futures
+    import time
+    binaries = {o: build(tree, o, out, stock) for o in orders}
+    share = -(-sequences // len(orders))
+
+    def one(i, o):
+        cmd = [binaries[o], "--seed", str(seed + i * share), "--sequences", str(share)] + (["--page"] if page else [])
+        t0 = time.monotonic()
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        took = time.monotonic() - t0
+        said = (r.stdout + r.stderr).strip()
+        if r.returncode not in (0, 1):
+            said += f"\n(the tester exited {r.returncode})"
+        return o, r.returncode == 0, took, said
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = list(pool.map(lambda a: one(*a), enumerate(orders)))
+    return all(ok for _, ok, _, _ in results), results
+
