@@ -85,7 +85,7 @@ def test_a_value_a_variable_does_not_take_fails_naming_those_it_does(args, messa
     (["bench-host", "MODE=full"], "harness run --hosted --full", "--repeat"),
     (["xen-heap-test", "LONG=1", "XEN_TREE=/x", "OPTS=--page"], "--sequences 102000 --seed 1000000", None),
     (["xen-heap-test", "LONG=1", "XEN_TREE=/x", "OPTS=--page"], "--tree /x  --page", None),
-    (["xen-heap-test"], "harness xen-heap-test", "--sequences"),
+    (["xen-heap-test"], "harness xen-src heap-test", "--sequences"),
     (["mutants", "OPTS=heap-partly-dirty-at-head"], "tools.mutants  heap-partly-dirty-at-head", None),
 ])
 def test_the_folded_targets_variables_reach_the_command(args, want, unwanted):

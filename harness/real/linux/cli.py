@@ -12,15 +12,20 @@ Debian's source with this project's series, a mode a subcommand:
   init      each variant to busybox's /init (initboot.py)
   configs   each patch compiled with and without each memory-init option
   compare   two serial logs' dumps compared
+  host-test the tree's own memory-init code on this host, stock against
+            the series over random machines (harness/real/linux/host/)
+  host-time the same code timed on this CPU, each phase, beside the floor
 
 Each exits 0 when all went well, 1 when a boot or a check failed (each
 said), 2 when nothing could be built or the arguments are wrong."""
+import json
 import os
 
 from harness.common import BenchError, parse_sizes, say, warn
 from harness.real import cli as real_cli
 from harness.real.debian.apt import FetchError
 from harness.real.linux import configs, dumprun, initboot, measure, report, source
+from harness.real.linux.host import build as hostbuild, run as hostrun
 from harness.real.linux.measure import INIT_PAGES, NODEFER
 from harness.real.source.package import SourceError
 
@@ -128,6 +133,56 @@ def cmd_compare(args):
     return dumprun.compare_logs(args.a, args.b, say=say)
 
 
+def _max_orders(text):
+    orders = [int(x) for x in text.split(",") if x.strip()]
+    bad = [o for o in orders if o not in hostbuild.MAX_ORDERS]
+    if bad or not orders:
+        raise BenchError(f"--max-orders {text}: the testers are built at {','.join(map(str, hostbuild.MAX_ORDERS))}")
+    return orders
+
+
+def cmd_host_test(args):
+    release = _release(args)
+    if args.one is not None:
+        binary = hostbuild.tester(release, _max_orders(args.max_orders)[0], say=say)
+        passed, _, out = hostrun.run_one(binary, 1, args.one)
+        say(out)
+        return 0 if passed else 1
+    try:
+        ok, results = hostrun.test(release, args.sequences, args.seed, _max_orders(args.max_orders), args.jobs,
+                                   say=say)
+    except hostbuild.HostTestError as e:
+        warn(f"linux-src: {e}")
+        return 2
+    for order, passed, n, out in results:
+        tail = out.splitlines()[-1] if out else "no output"
+        say(f"linux-src: MAX_PAGE_ORDER {order}: {tail}" if passed else
+            f"linux-src: MAX_PAGE_ORDER {order} found a difference:\n{out}")
+    return 0 if ok else 1
+
+
+def cmd_host_time(args):
+    release = _release(args)
+    sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
+    if not sizes or any(g < 1 or g > 256 for g in sizes):
+        raise BenchError(f"--sizes {args.sizes}: GiB from 1 to 256")
+    out = real_cli.results_folder(args, "linux-host-time-")
+    try:
+        records = hostrun.time_records(release, sizes, args.runs, args.threads, say=say)
+    except hostbuild.HostTestError as e:
+        warn(f"linux-src: {e}")
+        return 2
+    with open(os.path.join(out, "host-time.jsonl"), "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    text = hostrun.report(records)
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(text + "\n")
+    say(text)
+    say(f"linux-src: {out}/report.md")
+    return 0
+
+
 def _common(m, sizes=True, prefix=None):
     real_cli.add_releases(m, source.RELEASES, one=True)
     if sizes:
@@ -200,3 +255,24 @@ def add_parser(sub):
     p = mode("compare", "compare the dumps of two serial logs", cmd_compare)
     p.add_argument("a", metavar="LOG")
     p.add_argument("b", metavar="LOG")
+    t = mode("host-test", "the tree's own memory-init code on this host: stock against the series",
+             _failing(cmd_host_test), description="Builds mm/'s memory init of the patched tree into a "
+             "user-space tester (hosted/linuxmm/) at each MAX_PAGE_ORDER and boots random machines as "
+             "init_pages=stock and as sweep, each in a process of its own, comparing every field and struct "
+             "page after memblock_free_all() and after deferred init.")
+    real_cli.add_releases(t, source.RELEASES, one=True)
+    t.add_argument("--sequences", type=int, default=300, help="in all, split across the MAX_PAGE_ORDERs (default 300)")
+    t.add_argument("--seed", type=int, default=1, help="the first sequence's seed (default 1)")
+    t.add_argument("--max-orders", default=",".join(map(str, hostbuild.MAX_ORDERS)),
+                   help="MAX_PAGE_ORDER of each tester (default 10,4,2)")
+    t.add_argument("--jobs", type=int, default=2, help="testers run at a time (default 2)")
+    t.add_argument("--one", type=int, metavar="SEED", help="replay one sequence, at the first --max-orders")
+    h = mode("host-time", "the tree's own memory-init code timed on this CPU", _failing(cmd_host_time),
+             description="Boots an x86 machine of one node at each size in the tester, as init_pages=stock "
+             "and as sweep, interleaved, each phase in thread CPU time, beside memset() and non-temporal stores "
+             "of the same struct page bytes; writes host-time.jsonl and report.md.")
+    real_cli.add_releases(h, source.RELEASES, one=True)
+    h.add_argument("--sizes", default="1,4,16,64", help="GiB list (default 1,4,16,64)")
+    h.add_argument("--runs", type=int, default=7, help="boots of each variant a size (default 7)")
+    h.add_argument("--threads", type=int, default=1, help="deferred init's threads (default 1)")
+    real_cli.add_out(h, "linux-host-time-")
