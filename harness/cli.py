@@ -68,8 +68,8 @@ def cmd_map(args):
 
 
 def cmd_boot(args):
-    """One boot, as `make run`, `run-iso`, `run-uefi` and `debug` do -> 0 ok,
-    1 the kernel failed, 2 no verdict (timeout, stall, QEMU error). The
+    """One boot, as `make run` does (any BOOT=, GDB=1 too) -> 0 ok, 1 the
+    kernel failed, 2 no verdict (timeout, stall, QEMU error). The
     terminal gets the kernel's human lines (its records too with
     --verbose), the results folder everything (harness/qemu/folder.py)."""
     notes = []

@@ -28,7 +28,7 @@ ONE_BOOT_RUNS = 3
 # The first touch costs about 50 ns a page on the host CPU against 1 to 3 for
 # the fast inits: at these sizes and above the default sweep times it in the
 # first run only (touch_runs=1), which keeps the sweep within minutes; `run
-# --hosted --full` (make bench-host-full) times it in every run.
+# --hosted --full` (make bench-host MODE=full) times it in every run.
 TOUCH_SAMPLED_FROM = 64 * GIB
 # Above this size the default sweep runs Xen's strategies alone: the peers'
 # page arrays (152 bytes a page between them) tripled the tables to reset

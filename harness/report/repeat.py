@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Whether hosted figures repeat: two sweeps' headline figures for every
 strategy-size side by side with their difference (`run --hosted --repeat`,
-`make bench-host-repeat`, `repeat A B`), and how well each estimator a
+`make bench-host MODE=repeat`, `repeat A B`), and how well each estimator a
 headline could use (median, minimum, trimmed mean) repeats between them,
 which is how the report's headline estimator was chosen."""
 import os

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""`run --repeat` (`make bench-host-repeat`): the same sweep twice, back to
-back, into FOLDER/1 and FOLDER/2, then FOLDER/repeat.md with every
+"""`run --repeat` (`make bench-host MODE=repeat`): the same sweep twice,
+back to back, into FOLDER/1 and FOLDER/2, then FOLDER/repeat.md with every
 strategy-size's two headline figures and their difference
 (harness/report/repeat.py); and `repeat A B` for two folders already made."""
 import copy
