@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: MIT
+"""The host tester of Linux's memory init, run (`linux-src host-test`,
+`host-time`; the tester built by harness/real/linux/host/build.py).
+
+host-test: random machines (hosted/linuxmm/u_seq.c) booted as each of two
+variants, each boot in a process of its own, and what each left after
+memblock_free_all() and after deferred init compared field by field and
+struct page by struct page; the sequences split between the testers of
+each MAX_PAGE_ORDER, two testers at a time. A difference or a failure
+prints the seed, the machine and the first differing field, and
+`--one SEED` replays it.
+
+host-time: one x86 machine a size booted as each variant, interleaved,
+each phase in thread CPU time, beside the floor of the struct pages'
+bytes written once; the records and a report with medians and intervals."""
+import concurrent.futures
+import json
+import os
+import re
+import statistics
+import subprocess
+
+from harness.real.linux.host import build
+from harness.results.intervals import Interval, ratio_interval
+
+DONE = re.compile(r"linuxmm: (\d+) sequences from seed (\d+), (\d+) with a difference or a failure")
+VARIANTS = ("init_pages=stock", "init_pages=sweep")
+
+
+def run_one(binary, sequences, seed, variants=VARIANTS, extra=()):
+    """One tester over `sequences` from `seed` -> (passed, sequences run, its output)."""
+    r = subprocess.run([binary, "--sequences", str(sequences), "--seed", str(seed),
+                        "--variants", ",".join(variants)] + list(extra), capture_output=True, text=True)
+    m = DONE.search(r.stdout)
+    out = (r.stdout + r.stderr).strip()
+    return r.returncode == 0 and m is not None and m.group(3) == "0", int(m.group(1)) if m else 0, out
+
+
+def test(release, sequences, seed=1, max_orders=build.MAX_ORDERS, jobs=2, say=print, variants=VARIANTS,
+         sources=None):
+    """`sequences` split between the testers of `max_orders` ->
+    (all passed, [(max_order, passed, sequences run, output)])."""
+    binaries = {o: build.tester(release, o, say=say, sources=sources) for o in max_orders}
+    share = max(1, sequences // len(max_orders))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {o: pool.submit(run_one, binaries[o], share, seed + i * share, variants)
+                   for i, o in enumerate(max_orders)}
+        results = [(o,) + futures[o].result() for o in max_orders]
+    return all(r[1] for r in results), results
+
+
+def time_records(release, sizes, runs, threads=1, say=print, variants=VARIANTS):
+    """Each size booted `runs` times as each variant on this CPU -> the
+    tester's records (JSON lines: `time` and `floor`)."""
+    binary = build.tester(release, 10, say=say)
+    r = subprocess.run([binary, "--time", ",".join(map(str, sizes)), "--runs", str(runs),
+                        "--threads", str(threads), "--variants", ",".join(variants)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise build.HostTestError(f"the timing run failed: {(r.stdout + r.stderr).strip()[-2000:]}")
+    return [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+
+
+PHASES = (("memmap_ns", "free_area_init()"), ("free_all_ns", "memblock_free_all()"),
+          ("deferred_threads_ns", "deferred init"))
+
+
+def total_ns(t):
+    """A boot's hand-over in CPU time: the three phases, deferred init on its threads."""
+    return sum(t[k] for k, _ in PHASES)
+
+
+def _cell(values, digits=2):
+    """A median and its 95% interval over the runs (or the words for none)."""
+    i = Interval(values)
+    return f"{i.median:.{digits}f} ({i.text(digits)})"
+
+
+def report(records, variants=VARIANTS):
+    """The table: ns a page of each phase and of all three (the median of
+    the runs and its 95% interval), the ratio of the variants' totals taken
+    within each run (the runs interleave the variants), the floors, and
+    the second variant's total over memset()'s."""
+    times = [r for r in records if r["type"] == "time"]
+    floors = [r for r in records if r["type"] == "floor"]
+    a, b = (v.split("=")[-1] for v in variants)
+    head = ["GiB"] + [f"{name}, {v}" for _, name in PHASES for v in (a, b)] + \
+        [f"all, {a}", f"all, {b}", f"{a}/{b}", "memset()", "non-temporal", f"{b}/memset()"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for gib in sorted({t["gib"] for t in times}):
+        per = {v: {t["run"]: t for t in times if t["gib"] == gib and t["variant"] == v} for v in variants}
+        cells = [str(gib)]
+        for key, _ in PHASES:
+            cells += [_cell([t[key] / t["pages"] for t in per[v].values()]) for v in variants]
+        tot = {v: {r: total_ns(t) / t["pages"] for r, t in per[v].items()} for v in variants}
+        memset = {f["run"]: f["ns"] / f["pages"] for f in floors if f["gib"] == gib and f["way"] == "memset"}
+        nt = [f["ns"] / f["pages"] for f in floors if f["gib"] == gib and f["way"] == "non-temporal"]
+        ratio, over = ratio_interval(tot[variants[0]], tot[variants[1]]), ratio_interval(tot[variants[1]], memset)
+        cells += [_cell(tot[v].values()) for v in variants]
+        cells += [f"{ratio.median:.2f}x ({ratio.text(2)})", _cell(memset.values()), _cell(nt),
+                  f"{over.median:.2f}x ({over.text(2)})"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Kernel half: what the memory-init objects call that is not among them.
+ * Where a piece of x86 or of mm/ matters to what the hand-over leaves
+ * behind, it is modelled here on the kernel's own (each names its model);
+ * what only other paths use (page allocation's slow path, sysctl, slab,
+ * tracing) is a trap (k_traps.S) or data that stays as boot leaves it.
+ */
+#include <linux/jump_label.h>
+#include <linux/memblock.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/page_ext.h>
+#include <linux/slab.h>
+#include <linux/tracepoint-defs.h>
+#include <linux/vmstat.h>
+#include <linux/huge_mm.h>
+#include <linux/memcontrol.h>
+#include <linux/page_reporting.h>
+#include <linux/numa_memblks.h>
+#include <asm/cpufeature.h>
+#include <asm/page.h>
+
+#include "lxt.h"
+
+/* The memory layout (arch/x86/mm/kaslr.c, head64.c): where the user half mapped it. */
+unsigned long page_offset_base __ro_after_init;
+unsigned long vmemmap_base __ro_after_init;
+unsigned long phys_base;
+unsigned long physmem_end __ro_after_init;
+unsigned int pgdir_shift __ro_after_init = 39;
+unsigned int ptrs_per_p4d __ro_after_init = 1;
+pteval_t __supported_pte_mask __read_mostly = ~0ULL;
+pteval_t __default_kernel_pte_mask __read_mostly = ~0ULL;
+struct mm_struct init_mm;
+struct cpuinfo_x86 boot_cpu_data __read_mostly;
+enum system_states system_state __read_mostly = SYSTEM_BOOTING;
+bool static_key_initialized __read_mostly = true;
+enum zone_type policy_zone;
+
+/* No numa=fake: the nodes stay as the SRAT gave them (arch/x86/mm/numa_emulation.c). */
+void __init numa_emulation(struct numa_meminfo *numa_meminfo, int numa_dist_cnt)
+{
+}
+
+/* mm's counters and switches that boot leaves as they are. */
+atomic_long_t _totalram_pages __read_mostly;
+unsigned long totalreserve_pages __read_mostly;
+unsigned long totalcma_pages __read_mostly;
+unsigned long highest_memmap_pfn __read_mostly;
+bool movable_node_enabled;
+bool early_page_ext __meminitdata;
+int node_reclaim_mode __read_mostly;
+int sysctl_min_unmapped_ratio = 1;
+int sysctl_min_slab_ratio = 5;
+const int sysctl_vals[] = { 0, 1, 2, 3, 4, 100, 200, 1000, 3000, INT_MAX, 65535, -1 };
+DEFINE_MUTEX(oom_lock);
+struct kmem_cache *kmalloc_caches[NR_KMALLOC_TYPES][KMALLOC_SHIFT_HIGH + 1];
+DEFINE_STATIC_KEY_FALSE(memcg_kmem_online_key);
+DEFINE_STATIC_KEY_FALSE(page_reporting_enabled);
+DEFINE_STATIC_KEY_FALSE(hugetlb_optimize_vmemmap_key);
+unsigned int page_reporting_order = -1;
+DEFINE_PER_CPU(struct mthp_stat, mthp_stats);
+#ifdef CONFIG_VM_EVENT_COUNTERS
+DEFINE_PER_CPU(struct vm_event_state, vm_event_states) = {{0}};
+#endif
+
+/* Tracepoints: never enabled, so their calls never run (k_traps.S). */
+struct tracepoint __tracepoint_mm_page_free, __tracepoint_mm_page_pcpu_drain,
+	__tracepoint_mm_page_alloc, __tracepoint_mm_page_alloc_extfrag,
+	__tracepoint_mm_page_alloc_zone_locked, __tracepoint_compact_retry,
+	__tracepoint_reclaim_retry_zone, __tracepoint_mm_page_free_batched;
+
+bool slab_is_available(void)
+{
+	return false;
+}
+
+/*
+ * The zone counters, modelled on mm/vmstat.c: at boot every CPU counts in
+ * boot_zonestats, whose threshold is 0, so each change reaches the zone's
+ * and the global counter at once, as it does here.
+ */
+atomic_long_t vm_zone_stat[NR_VM_ZONE_STAT_ITEMS] __cacheline_aligned_in_smp;
+
+bool lxt_lock_held(raw_spinlock_t *lock);
+
+void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
+{
+	/* account_freepages()'s lockdep_assert_held(&zone->lock) */
+	if (item == NR_FREE_PAGES && !lxt_lock_held(&zone->lock.rlock))
+		lxt_host_fail("NR_FREE_PAGES changed without the zone's lock");
+	atomic_long_add(delta, &zone->vm_stat[item]);
+	atomic_long_add(delta, &vm_zone_stat[item]);
+}
+
+void mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
+{
+	__mod_zone_page_state(zone, item, delta);
+}
+
+static atomic_long_t lxt_memmap_pages, lxt_memmap_boot_pages;
+
+void memmap_boot_pages_add(long delta)
+{
+	atomic_long_add(delta, &lxt_memmap_boot_pages);
+}
+
+void memmap_pages_add(long delta)
+{
+	atomic_long_add(delta, &lxt_memmap_pages);
+}
+
+/* Nothing of page_ext, the LRU or writeback is used before the hand-over ends. */
+void __init pgdat_page_ext_init(struct pglist_data *pgdat)
+{
+}
+
+void __init page_ext_init(void)
+{
+}
+
+void lru_gen_init_pgdat(struct pglist_data *pgdat)
+{
+}
+
+void lru_gen_init_lruvec(struct lruvec *lruvec)
+{
+}
+
+void zswap_lruvec_state_init(struct lruvec *lruvec)
+{
+}
+
+void __init files_maxfiles_init(void)
+{
+}
+
+void __register_sysctl_init(const char *path, struct ctl_table *table, const char *table_name,
+			    size_t table_size)
+{
+}
+
+/*
+ * pfn_to_online_page(), modelled on mm/memory_hotplug.c's: a valid pfn
+ * of an online section; boot has no device memory.
+ */
+struct page *pfn_to_online_page(unsigned long pfn)
+{
+	unsigned long nr = pfn_to_section_nr(pfn);
+	struct mem_section *ms;
+
+	if (nr >= NR_MEM_SECTIONS)
+		return NULL;
+	ms = __nr_to_section(nr);
+	if (!online_section(ms) || !pfn_section_valid(ms, pfn))
+		return NULL;
+	return pfn_to_page(pfn);
+}
+
+/*
+ * vmemmap_populate(), modelled on arch/x86/mm/init_64.c's with PSE: the
+ * memmap in 2 MiB blocks taken from the sparse buffer (memblock), as x86
+ * takes them. The tester's struct pages live where the user half mapped
+ * the vmemmap, so the blocks taken only keep memblock's map as x86
+ * leaves it; the struct pages start as the sequence's garbage.
+ */
+unsigned long lxt_fill_seed;
+int lxt_fill_kind;
+
+int __meminit vmemmap_populate(unsigned long start, unsigned long end, int node,
+			       struct vmem_altmap *altmap)
+{
+	unsigned long addr;
+
+	if (start < lxt_vmemmap_base || end > lxt_vmemmap_base + lxt_vmemmap_bytes)
+		lxt_host_fail("vmemmap_populate() outside the tester's vmemmap");
+	for (addr = ALIGN_DOWN(start, PMD_SIZE); addr < end; addr += PMD_SIZE)
+		if (!vmemmap_alloc_block_buf(PMD_SIZE, node, altmap))
+			return -ENOMEM;
+	lxt_host_fill((void *)start, end - start, lxt_fill_seed ^ start, lxt_fill_kind);
+	return 0;
+}
+
+/* memchr_inv() (lib/string.c): the first byte in [start, start + bytes) that is not c. */
+void *memchr_inv(const void *start, int c, size_t bytes)
+{
+	const u8 *p = start;
+
+	for (; bytes; bytes--, p++)
+		if (*p != (u8)c)
+			return (void *)p;
+	return NULL;
+}
+
+ssize_t sized_strscpy(char *dest, const char *src, size_t count)
+{
+	size_t i;
+
+	if (!count)
+		return -E2BIG;
+	for (i = 0; i < count - 1 && src[i]; i++)
+		dest[i] = src[i];
+	dest[i] = 0;
+	return src[i] ? -E2BIG : (ssize_t)i;
+}

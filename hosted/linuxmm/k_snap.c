@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Kernel half: the snapshot of what the hand-over leaves, for the user
+ * half to compare between two runs word by word: memblock's maps, the
+ * global, node and zone counters, the vm events, every free list entry by
+ * entry, every pageblock's flags, and the raw bytes of every struct page
+ * of every present section. Lists are walked with a bound and each entry
+ * checked, so a corrupted list shows as fields, not as a hang.
+ */
+#include <linux/memblock.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/pageblock-flags.h>
+#include <linux/vmstat.h>
+
+#include <internal.h>	/* mm/internal.h of the tree: -I mm */
+#include "lxt.h"
+#include "k_snap.h"
+
+static void field(struct lxt_snap *s, const char *what, unsigned long k1, unsigned long k2,
+		  unsigned long value)
+{
+	if (s->nfields == s->cap_fields) {
+		s->overflow = 1;
+		return;
+	}
+	if (!(s->nfields & 65535))
+		lxt_host_prepare(&s->fields[s->nfields], 65536 * sizeof(*s->fields));
+	s->fields[s->nfields++] = (struct lxt_field){ what, k1, k2, value };
+}
+
+static void snap_memblock(struct lxt_snap *s, struct memblock_type *type, const char *what)
+{
+	unsigned long i;
+
+	field(s, what, ULONG_MAX, 0, type->cnt);
+	for (i = 0; i < type->cnt; i++) {
+		field(s, what, i, 0, type->regions[i].base);
+		field(s, what, i, 1, type->regions[i].size);
+		field(s, what, i, 2, type->regions[i].flags);
+		field(s, what, i, 3, memblock_get_region_node(&type->regions[i]));
+	}
+}
+
+static void snap_globals(struct lxt_snap *s)
+{
+	unsigned long sum;
+	int i, cpu;
+
+	field(s, "totalram_pages", 0, 0, totalram_pages());
+	field(s, "totalreserve_pages", 0, 0, totalreserve_pages);
+	field(s, "max_pfn", 0, 0, max_pfn);
+	for (i = 0; i < NR_VM_ZONE_STAT_ITEMS; i++)
+		field(s, "vm_zone_stat", i, 0, atomic_long_read(&vm_zone_stat[i]));
+#ifdef CONFIG_VM_EVENT_COUNTERS
+	for (i = 0; i < NR_VM_EVENT_ITEMS; i++) {
+		sum = 0;
+		for_each_possible_cpu(cpu)
+			sum += per_cpu(vm_event_states, cpu).event[i];
+		field(s, "vm_event", i, 0, sum);
+	}
+#endif
+	snap_memblock(s, &memblock.memory, "memblock.memory");
+	snap_memblock(s, &memblock.reserved, "memblock.reserved");
+}
+
+/* Shell sort of the values of fields [from, to): a list's entries as a set. */
+static void sort_values(struct lxt_field *f, unsigned long from, unsigned long to)
+{
+	unsigned long gap, i, j, v;
+
+	for (gap = (to - from) / 2; gap; gap /= 2)
+		for (i = from + gap; i < to; i++) {
+			v = f[i].value;
+			for (j = i; j >= from + gap && f[j - gap].value > v; j -= gap)
+				f[j].value = f[j - gap].value;
+			f[j].value = v;
+		}
+}
+
+/*
+ * One list of free pages, entry by entry: each entry's pfn, or what is
+ * wrong with it; sorted when sets. The walk stops at the zone's size.
+ */
+static void snap_list(struct lxt_snap *s, struct zone *zone, unsigned long key,
+		      struct list_head *head, unsigned int order, int mt, bool buddy, int sets)
+{
+	unsigned long n = 0, first = s->nfields, tag = (unsigned long)order << 8 | mt;
+	struct list_head *pos;
+
+	if (!head->next) {		/* a zone without pages: its lists never set up */
+		field(s, "list never set up", key, tag, 0);
+		return;
+	}
+	for (pos = head->next; pos != head; pos = pos->next, n++) {
+		struct page *page = list_entry(pos, struct page, lru);
+
+		if (n > zone->spanned_pages) {
+			field(s, "free list longer than its zone", key, tag, n);
+			return;
+		}
+		if (pos->next->prev != pos) {
+			field(s, "free list link broken after pfn", key, tag, page_to_pfn(page));
+			return;
+		}
+		if (buddy && (!PageBuddy(page) || buddy_order(page) != order))
+			field(s, "free list entry not a free block of its order", key, tag, page_to_pfn(page));
+		field(s, buddy ? "free list entry" : "unaccepted list entry", key, tag << 32 | n,
+		      page_to_pfn(page));
+	}
+	if (sets)
+		sort_values(s->fields, first, s->nfields);
+	field(s, buddy ? "free list length" : "unaccepted list length", key, tag, n);
+}
+
+static void snap_zone(struct lxt_snap *s, struct zone *zone, int sets)
+{
+	unsigned long key = zone_to_nid(zone) * MAX_NR_ZONES + zone_idx(zone);
+	unsigned int order;
+	int mt, i;
+
+	field(s, "zone_start_pfn", key, 0, zone->zone_start_pfn);
+	field(s, "spanned_pages", key, 0, zone->spanned_pages);
+	field(s, "present_pages", key, 0, zone->present_pages);
+	field(s, "managed_pages", key, 0, zone_managed_pages(zone));
+	field(s, "nr_reserved_highatomic", key, 0, zone->nr_reserved_highatomic);
+	for (i = 0; i < NR_VM_ZONE_STAT_ITEMS; i++)
+		field(s, "zone vm_stat", key, i, atomic_long_read(&zone->vm_stat[i]));
+	for (order = 0; order < NR_PAGE_ORDERS; order++) {
+		field(s, "nr_free", key, order, zone->free_area[order].nr_free);
+		for (mt = 0; mt < MIGRATE_TYPES; mt++)
+			snap_list(s, zone, key, &zone->free_area[order].free_list[mt], order, mt, true, sets);
+	}
+#ifdef CONFIG_UNACCEPTED_MEMORY
+	snap_list(s, zone, key, &zone->unaccepted_pages, MAX_PAGE_ORDER, 0, false, sets);
+#endif
+}
+
+static void snap_node(struct lxt_snap *s, pg_data_t *pgdat, int sets)
+{
+	unsigned long pfn, end = pgdat_end_pfn(pgdat), mask = BIT(NR_PAGEBLOCK_BITS) - 1;
+	int nid = pgdat->node_id, zid;
+
+	field(s, "node_start_pfn", nid, 0, pgdat->node_start_pfn);
+	field(s, "node_spanned_pages", nid, 0, pgdat->node_spanned_pages);
+	field(s, "node_present_pages", nid, 0, pgdat->node_present_pages);
+	field(s, "nr_zones", nid, 0, pgdat->nr_zones);
+#ifdef CONFIG_DEFERRED_STRUCT_PAGE_INIT
+	field(s, "first_deferred_pfn", nid, 0, pgdat->first_deferred_pfn);
+#endif
+	for (zid = 0; zid < MAX_NR_ZONES; zid++)
+		snap_zone(s, &pgdat->node_zones[zid], sets);
+	for (pfn = ALIGN_DOWN(pgdat->node_start_pfn, pageblock_nr_pages); pfn < end;
+	     pfn += pageblock_nr_pages)
+		if (pfn_valid(pfn))
+			field(s, "pageblock flags", pfn, 0,
+			      get_pfnblock_flags_mask(pfn_to_page(pfn), pfn, mask));
+}
+
+/*
+ * Two 64-bit lanes over the words of struct pages: the digest a section
+ * is compared by, unless the user half asks for a copy to find the word.
+ */
+struct digest {
+	u64 a, b;
+};
+
+static __always_inline void digest_word(struct digest *d, u64 w)
+{
+	d->a = (d->a ^ w) * 0x9e3779b97f4a7c15ULL;
+	d->a ^= d->a >> 31;
+	d->b = (d->b + w) * 0xc2b2ae3d27d4eb4fULL;
+	d->b ^= d->b >> 29;
+}
+
+/*
+ * Every present section: a digest of its struct pages, or with a buffer
+ * a copy of them. With sets, the list links of free blocks' heads are
+ * left out (zeroed in the copy), since threads order the lists.
+ */
+static void snap_pages(struct lxt_snap *s, int sets)
+{
+	const unsigned long n = PAGES_PER_SECTION, bytes = n * sizeof(struct page);
+	const unsigned long words = sizeof(struct page) / sizeof(u64), lru = offsetof(struct page, lru) / sizeof(u64);
+	unsigned long nr, pfn, i, w;
+	struct page *copy;
+
+	for (nr = next_present_section_nr(-1); nr != -1UL; nr = next_present_section_nr(nr)) {
+		struct digest d = { 1, 2 };
+
+		pfn = section_nr_to_pfn(nr);
+		field(s, "present section", pfn, 0, n);
+		if (s->cap_bytes) {
+			if (s->nbytes + bytes > s->cap_bytes) {
+				s->overflow = 1;
+				return;
+			}
+			copy = (struct page *)(s->bytes + s->nbytes);
+			lxt_host_prepare(copy, bytes);
+			memcpy(copy, pfn_to_page(pfn), bytes);
+			s->nbytes += bytes;
+			for (i = 0; sets && i < n; i++)
+				if (PageBuddy(pfn_to_page(pfn + i)))
+					memset(&copy[i].lru, 0, sizeof(copy[i].lru));
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			const u64 *p = (const u64 *)pfn_to_page(pfn + i);
+			bool skip = sets && PageBuddy(pfn_to_page(pfn + i));
+
+			for (w = 0; w < words; w++)
+				digest_word(&d, skip && (w == lru || w == lru + 1) ? 0 : p[w]);
+		}
+		field(s, "struct pages of the section (digest)", pfn, 0, d.a);
+		field(s, "struct pages of the section (digest)", pfn, 1, d.b);
+	}
+}
+
+void lxt_snapshot(struct lxt_snap *s, int sets)
+{
+	pg_data_t *pgdat;
+
+	s->nfields = s->nbytes = 0;
+	s->overflow = 0;
+	s->page_bytes = sizeof(struct page);
+	snap_globals(s);
+	for_each_online_pgdat(pgdat)
+		snap_node(s, pgdat, sets);
+	snap_pages(s, sets);
+}
+
+/* The name of the word at byte word * 8 of struct page, for a difference's report. */
+const char *lxt_page_word_name(unsigned long word)
+{
+	switch (word * sizeof(long)) {
+	case offsetof(struct page, flags):
+		return "flags";
+	case offsetof(struct page, lru.next):
+		return "lru.next";
+	case offsetof(struct page, lru.prev):
+		return "lru.prev";
+	case offsetof(struct page, mapping):
+		return "mapping";
+	case offsetof(struct page, index):
+		return "index";
+	case offsetof(struct page, private):
+		return "private";
+	case offsetof(struct page, page_type):
+		return "page_type (_mapcount) and _refcount";
+#ifdef CONFIG_MEMCG
+	case offsetof(struct page, memcg_data):
+		return "memcg_data";
+#endif
+	}
+	return "(another word)";
+}

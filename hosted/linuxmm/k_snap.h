@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* Kernel half: the snapshot of what the hand-over leaves (k_snap.c). */
+#ifndef LXT_K_SNAP_H
+#define LXT_K_SNAP_H
+
+struct lxt_snap;
+
+/*
+ * Everything the hand-over leaves, into s: the counters, every zone's
+ * lists in order (sorted when sets: threads may list in any order), the
+ * pageblocks' flags and every struct page of every present section.
+ */
+void lxt_snapshot(struct lxt_snap *s, int sets);
+
+#endif
