@@ -25,6 +25,7 @@
 extern unsigned long lxt_fill_seed;
 extern int lxt_fill_kind, lxt_yield_every;
 void lxt_threads_join(void);
+unsigned long lxt_zone_locks(void);
 
 static const struct lxt_layout *lxt_l;
 
@@ -200,6 +201,8 @@ int lxt_boot(const struct lxt_layout *l, struct lxt_snap *early, struct lxt_snap
 
 	/* start_kernel() up to mm_core_init()'s mem_init(). */
 	lxt_late_allocs(l);
+	for (i = 0; i < l->nremove; i++)
+		memblock_remove(PFN_PHYS(l->remove[i].start), PFN_PHYS(l->remove[i].end - l->remove[i].start));
 	build_all_zonelists(NULL);
 	if (l->mobility_off)
 		page_group_by_mobility_disabled = 1;
@@ -219,6 +222,7 @@ int lxt_boot(const struct lxt_layout *l, struct lxt_snap *early, struct lxt_snap
 	t->deferred_wall_ns = lxt_host_wall_ns() - w0;
 	t->deferred_ns = lxt_host_thread_ns() - t0;
 	t->pages_freed = totalram_pages();
+	t->zone_locks = lxt_zone_locks();
 	if (late)
 		lxt_snapshot(late, l->sets);
 	return 0;

@@ -119,10 +119,20 @@ void __lockfunc _raw_spin_lock(raw_spinlock_t *lock)
 	lxt_lock(lock, false);
 }
 
+static atomic_long_t lxt_irqsave_locks;
+
+/* Locks taken with interrupts saved: the zone locks of the hand-over, and how many. */
+unsigned long lxt_zone_locks(void);
+unsigned long lxt_zone_locks(void)
+{
+	return atomic_long_read(&lxt_irqsave_locks);
+}
+
 unsigned long __lockfunc _raw_spin_lock_irqsave(raw_spinlock_t *lock)
 {
 	unsigned long flags;
 
+	atomic_long_inc(&lxt_irqsave_locks);
 	local_irq_save(flags);
 	preempt_disable();
 	lxt_lock(lock, true);

@@ -28,10 +28,11 @@ struct lxt_alloc {
 
 /* The machine a sequence boots, and how. */
 struct lxt_layout {
-	int nmem, nres, nalloc;
+	int nmem, nres, nalloc, nremove;
 	struct lxt_range mem[LXT_MAX_RANGES];	/* RAM, by node, in the SRAT's order */
 	struct lxt_range res[LXT_MAX_RANGES];	/* reserved before memmap init */
 	struct lxt_alloc alloc[LXT_MAX_RANGES];
+	struct lxt_range remove[4];		/* RAM that leaves memblock after memmap init */
 	int nodes;				/* node ids used: 0..nodes-1 */
 	int cpus_of_node[LXT_MAX_NODES];	/* deferred init's threads a node */
 	unsigned long max_dma_pfn, max_dma32_pfn;
@@ -71,6 +72,7 @@ struct lxt_snap {
 struct lxt_times {
 	unsigned long memmap_ns, free_all_ns, deferred_ns, deferred_wall_ns;
 	unsigned long pages_freed;	/* totalram_pages() at the end */
+	unsigned long zone_locks;	/* zone->lock taken, all CPUs: which path ran */
 };
 
 /* The kernel half. */

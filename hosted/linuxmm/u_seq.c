@@ -148,6 +148,14 @@ void seq_layout(unsigned long seed, struct lxt_layout *l)
 							     below(&s, 3) ? -1 : perm[below(&s, l->nodes)],
 							     (int)below(&s, 2) };
 	}
+	if (!below(&s, 8)) {		/* RAM that memblock drops after memmap init */
+		const struct lxt_range *r = &l->mem[below(&s, l->nmem)];
+
+		start = r->start + below(&s, r->end - r->start);
+		size = 1 + below(&s, 4UL << lxt_max_order());
+		l->remove[l->nremove++] = (struct lxt_range){ start, start + size < r->end ? start + size : r->end,
+							       r->nid };
+	}
 	for (i = 0; i < (int)(sizeof(PARAMS) / sizeof(PARAMS[0])); i++)
 		if (below(&s, i < 2 ? 24 : 12) == 0)	/* the first two write all free memory */
 			l->cmdline[l->ncmdline++] = PARAMS[i];
@@ -182,6 +190,8 @@ void seq_print(FILE *f, const struct lxt_layout *l)
 	for (i = 0; i < l->nalloc; i++)
 		fprintf(f, " %lu@%lu node %d%s", l->alloc[i].bytes, l->alloc[i].align, l->alloc[i].nid,
 			l->alloc[i].raw ? " raw" : "");
+	for (i = 0; i < l->nremove; i++)
+		fprintf(f, "%s [%#lx, %#lx) leaves memblock.memory", i ? "," : ";", l->remove[i].start, l->remove[i].end);
 	fprintf(f, "\n  parameters:");
 	for (i = 0; i < l->ncmdline; i++)
 		fprintf(f, " %s", l->cmdline[i]);
