@@ -16,9 +16,10 @@ the first that fails, which kills it:
   tools  tests/tools;
   hosted tests/hosted, less the tests that count instructions under
          callgrind (they measure, they do not check answers: HOSTED_SKIP)
-         and, but for the unmutated tree, the host tester of Xen's heap
-         code, which only a mutant of the Xen series (patches/xen/) meets:
-         such a mutant goes through that tester's quick mode alone.
+         and, but for the unmutated tree, the host testers of Xen's heap
+         code and of Linux's memory init, which only a mutant of a series
+         (patches/xen/, patches/linux/) meets: such a mutant goes through
+         its kernel's tester's quick mode alone.
 
 A binary the patch left unchanged is the one the unmutated tree passed
 with, so it is not run again. The unmutated tree goes through every stage
@@ -34,6 +35,8 @@ verdict, the time and the load.
 Usage: python3 -m tools.mutants [--jobs N] [NAME ...]   (NAME: run only those),
 from the top of the tree, as make mutants runs it."""
 import argparse
+import fnmatch
+import glob
 import concurrent.futures
 import os
 import re
@@ -60,13 +63,16 @@ HOSTED_SKIP = ["--ignore=tests/hosted/test_counts.py", "--ignore=tests/hosted/te
 STAGE_LIMIT = 900
 # The build's outputs a scratch copy needs; the rest of build/ (peers'
 # downloads, Xen's source trees, fresh Debian trees, logs) stays behind.
-BUILD_SKIP = ("mutants", "fresh", "peers", "xen-src", "test-logs", "isodir", "bootheap.iso")
-# Of those, what a copy gets hard links to: Debian's Xen source download,
-# which the host tester of Xen's heap code unpacks (tests/hosted/test_xen_heap.py).
-BUILD_LINKED = (os.path.join("xen-src", "dl"),)
-# A mutant of the Xen series (patches/xen/) meets only that tester's quick mode.
-XEN_SERIES = "patches/xen/"
-XEN_HEAP_TEST = "tests/hosted/test_xen_heap.py"
+BUILD_SKIP = ("mutants", "fresh", "peers", "xen-src", "linux-src", "test-logs", "isodir", "bootheap.iso")
+# Of those, what a copy gets hard links to: Debian's Xen and Linux source
+# downloads, and the Linux host tester's prepared objects, which the host
+# testers read (tests/hosted/test_xen_heap.py, test_linux_host.py).
+BUILD_LINKED = (os.path.join("xen-src", "dl"), os.path.join("linux-src", "dl"), os.path.join("linux-src", "host-*"))
+# And a symbolic link to: the Linux source unpacked, 1.6 GB that no test writes.
+BUILD_SHARED = (os.path.join("linux-src", "tree-*"),)
+# A mutant of a series meets only its kernel's host tester's quick mode.
+SERIES_TESTS = {"patches/xen/": "tests/hosted/test_xen_heap.py",
+                "patches/linux/": "tests/hosted/test_linux_host.py"}
 
 
 class Mutant:
@@ -151,9 +157,15 @@ def snapshot(root, dest):
             shutil.copytree(src, dst, symlinks=True, ignore=skip)
         else:
             shutil.copy2(src, dst)
-    for rel in BUILD_LINKED:
-        if os.path.isdir(os.path.join(build, rel)):
-            shutil.copytree(os.path.join(build, rel), os.path.join(dest, "build", rel), copy_function=os.link)
+    for pattern in BUILD_LINKED:
+        for src in glob.glob(os.path.join(build, pattern)):
+            if os.path.isdir(src):
+                shutil.copytree(src, os.path.join(dest, "build", os.path.relpath(src, build)),
+                                symlinks=True, copy_function=os.link)
+    for pattern in BUILD_SHARED:
+        for src in glob.glob(os.path.join(build, pattern)):
+            os.makedirs(os.path.dirname(os.path.join(dest, "build", os.path.relpath(src, build))), exist_ok=True)
+            os.symlink(src, os.path.join(dest, "build", os.path.relpath(src, build)))
 
 
 def binaries(tree):
@@ -184,13 +196,15 @@ def stages(tree, log, changed, targets, fuzz_opts, jobs, files=()):
     before the Python stages."""
     def picked(path):
         return changed is None or path in changed
-    if files and all(f.startswith(XEN_SERIES) for f in files):
-        since = size(log)
-        rc = run([PY, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", XEN_HEAP_TEST], tree, log)
-        if rc != 0:
-            return "xen heap", why(log, r"^FAILED|^ERROR|differs from chunk|failed \(exit", since) \
-                if rc is not None else "ran out of time"
-        return None
+    for series, test in SERIES_TESTS.items():
+        if files and all(f.startswith(series) for f in files):
+            since = size(log)
+            rc = run([PY, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", test], tree, log)
+            if rc != 0:
+                return f"{series.split('/')[1]} host tester", \
+                    why(log, r"^FAILED|^ERROR|differs from chunk|failed \(exit|^E +seed \d+: ", since) \
+                    if rc is not None else "ran out of time"
+            return None
     for t in targets:
         binary = os.path.join(tree, "build", "fuzz", f"fuzz_{t}")
         if not picked(binary):
@@ -215,8 +229,8 @@ def stages(tree, log, changed, targets, fuzz_opts, jobs, files=()):
     if build(tree, log, jobs, "all", "hosted", "hosted-tsan") != 0:
         return "build", f"the kernel or the hosted runners no longer build ({why(log, 'error', since)})"
     pytest = [PY, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
-    # Xen's own heap code is the series' to break: the other mutants leave it be.
-    hosted = HOSTED_SKIP + ([f"--ignore={XEN_HEAP_TEST}"] if files else [])
+    # Xen's and Linux's own code are the series' to break: the other mutants leave them be.
+    hosted = HOSTED_SKIP + ([f"--ignore={t}" for t in SERIES_TESTS.values()] if files else [])
     for stage, args in (("tools", ["tests/tools"]), ("hosted", ["-n", str(jobs), "tests/hosted", *hosted])):
         since = size(log)
         rc = run(pytest + args, tree, log)
@@ -232,7 +246,7 @@ def build(tree, log, jobs, *goals):
 def copy(base, dest):
     def link_downloads(src, dst):
         inside = os.path.relpath(src, os.path.join(base, "build"))
-        if any(inside.startswith(rel + os.sep) for rel in BUILD_LINKED):
+        if any(fnmatch.fnmatch(inside, os.path.join(rel, "*")) for rel in BUILD_LINKED):
             return os.link(src, dst)
         return shutil.copy2(src, dst)
     shutil.copytree(base, dest, symlinks=True, copy_function=link_downloads)

@@ -189,6 +189,9 @@ int lxt_boot(const struct lxt_layout *l, struct lxt_snap *early, struct lxt_snap
 		memblock_reserve(PFN_PHYS(l->res[i].start), PFN_PHYS(l->res[i].end - l->res[i].start));
 	if (PFN_PHYS(end) > lxt_phys_bytes)
 		lxt_host_fail("the layout's memory ends past the tester's direct map");
+	for (i = 0; l->fill_ram && i < l->nmem; i++)
+		lxt_host_fill(__va(PFN_PHYS(l->mem[i].start)), PFN_PHYS(l->mem[i].end - l->mem[i].start),
+			      l->fill_seed + i, l->fill_kind);
 	max_pfn = max_low_pfn = end;		/* init_mem_mapping(): x86-64 maps it all */
 	memblock_set_bottom_up(l->bottom_up);
 	lxt_numa(l);
@@ -212,7 +215,7 @@ int lxt_boot(const struct lxt_layout *l, struct lxt_snap *early, struct lxt_snap
 	memblock_free_all();
 	t->free_all_ns = lxt_host_thread_ns() - t0;
 	if (early)
-		lxt_snapshot(early, l->sets);
+		lxt_snapshot(early, l->sets, l->fill_ram);
 
 	/* kernel_init_freeable(): deferred init on each node's threads. */
 	t0 = lxt_host_thread_ns();
@@ -224,7 +227,7 @@ int lxt_boot(const struct lxt_layout *l, struct lxt_snap *early, struct lxt_snap
 	t->pages_freed = totalram_pages();
 	t->zone_locks = lxt_zone_locks();
 	if (late)
-		lxt_snapshot(late, l->sets);
+		lxt_snapshot(late, l->sets, l->fill_ram);
 	return 0;
 }
 

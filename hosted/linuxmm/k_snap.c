@@ -3,8 +3,10 @@
  * Kernel half: the snapshot of what the hand-over leaves, for the user
  * half to compare between two runs word by word: memblock's maps, the
  * global, node and zone counters, the vm events, every free list entry by
- * entry, every pageblock's flags, and the raw bytes of every struct page
- * of every present section. Lists are walked with a bound and each entry
+ * entry, every pageblock's flags, the raw bytes of every struct page of
+ * every present section (a digest a section, or a copy) and, where RAM
+ * started as garbage, the bytes of every free page (what init_on_free and
+ * page poisoning write). Lists are walked with a bound and each entry
  * checked, so a corrupted list shows as fields, not as a hang.
  */
 #include <linux/memblock.h>
@@ -17,6 +19,53 @@
 #include "lxt.h"
 #include "k_snap.h"
 
+/*
+ * Two 64-bit lanes over words: the digest a section's struct pages are
+ * compared by, unless the user half asks for a copy to find the word.
+ */
+struct digest {
+	u64 a, b;
+};
+
+static __always_inline void digest_word(struct digest *d, u64 w)
+{
+	d->a = (d->a ^ w) * 0x9e3779b97f4a7c15ULL;
+	d->a ^= d->a >> 31;
+	d->b = (d->b + w) * 0xc2b2ae3d27d4eb4fULL;
+	d->b ^= d->b >> 29;
+}
+
+/* How a snapshot is taken: lists as sets (threads order them), free pages' bytes. */
+struct how {
+	int sets, ram;
+};
+
+/* The names of this snapshot so far: where each string of ours went in s->names. */
+static struct {
+	const char *what;
+	unsigned long at;
+} named[64];
+static int nnamed;
+
+static unsigned long name_of(struct lxt_snap *s, const char *what)
+{
+	unsigned long n = strlen(what) + 1;
+	int i;
+
+	for (i = 0; i < nnamed; i++)
+		if (named[i].what == what)
+			return named[i].at;
+	if (nnamed == ARRAY_SIZE(named) || s->nnames + n > s->cap_names) {
+		s->overflow = 1;
+		return 0;
+	}
+	memcpy(s->names + s->nnames, what, n);
+	named[nnamed].what = what;
+	named[nnamed++].at = s->nnames;
+	s->nnames += n;
+	return s->nnames - n;
+}
+
 static void field(struct lxt_snap *s, const char *what, unsigned long k1, unsigned long k2,
 		  unsigned long value)
 {
@@ -26,7 +75,7 @@ static void field(struct lxt_snap *s, const char *what, unsigned long k1, unsign
 	}
 	if (!(s->nfields & 65535))
 		lxt_host_prepare(&s->fields[s->nfields], 65536 * sizeof(*s->fields));
-	s->fields[s->nfields++] = (struct lxt_field){ what, k1, k2, value };
+	s->fields[s->nfields++] = (struct lxt_field){ name_of(s, what), k1, k2, value };
 }
 
 static void snap_memblock(struct lxt_snap *s, struct memblock_type *type, const char *what)
@@ -79,11 +128,28 @@ static void sort_values(struct lxt_field *f, unsigned long from, unsigned long t
 }
 
 /*
+ * The bytes of a free block, a digest of its pfn and its words, which
+ * snap_list() sums over a zone's blocks: a sum, so that threads' order of
+ * the lists leaves it alone.
+ */
+static u64 block_bytes(unsigned long pfn, unsigned int order)
+{
+	const u64 *w = __va(PFN_PHYS(pfn));
+	unsigned long i, n = (PAGE_SIZE << order) / sizeof(u64);
+	struct digest d = { pfn, ~pfn };
+
+	for (i = 0; i < n; i++)
+		digest_word(&d, w[i]);
+	return d.a ^ (d.b << 1);
+}
+
+/*
  * One list of free pages, entry by entry: each entry's pfn, or what is
  * wrong with it; sorted when sets. The walk stops at the zone's size.
+ * With RAM compared, each block's bytes are added to *bytes.
  */
-static void snap_list(struct lxt_snap *s, struct zone *zone, unsigned long key,
-		      struct list_head *head, unsigned int order, int mt, bool buddy, int sets)
+static void snap_list(struct lxt_snap *s, struct zone *zone, unsigned long key, struct list_head *head,
+		      unsigned int order, int mt, bool buddy, const struct how *how, u64 *bytes)
 {
 	unsigned long n = 0, first = s->nfields, tag = (unsigned long)order << 8 | mt;
 	struct list_head *pos;
@@ -105,18 +171,21 @@ static void snap_list(struct lxt_snap *s, struct zone *zone, unsigned long key,
 		}
 		if (buddy && (!PageBuddy(page) || buddy_order(page) != order))
 			field(s, "free list entry not a free block of its order", key, tag, page_to_pfn(page));
+		else if (how->ram)
+			*bytes += block_bytes(page_to_pfn(page), order);
 		field(s, buddy ? "free list entry" : "unaccepted list entry", key, tag << 32 | n,
 		      page_to_pfn(page));
 	}
-	if (sets)
+	if (how->sets)
 		sort_values(s->fields, first, s->nfields);
 	field(s, buddy ? "free list length" : "unaccepted list length", key, tag, n);
 }
 
-static void snap_zone(struct lxt_snap *s, struct zone *zone, int sets)
+static void snap_zone(struct lxt_snap *s, struct zone *zone, const struct how *how)
 {
 	unsigned long key = zone_to_nid(zone) * MAX_NR_ZONES + zone_idx(zone);
 	unsigned int order;
+	u64 bytes = 0;
 	int mt, i;
 
 	field(s, "zone_start_pfn", key, 0, zone->zone_start_pfn);
@@ -129,14 +198,16 @@ static void snap_zone(struct lxt_snap *s, struct zone *zone, int sets)
 	for (order = 0; order < NR_PAGE_ORDERS; order++) {
 		field(s, "nr_free", key, order, zone->free_area[order].nr_free);
 		for (mt = 0; mt < MIGRATE_TYPES; mt++)
-			snap_list(s, zone, key, &zone->free_area[order].free_list[mt], order, mt, true, sets);
+			snap_list(s, zone, key, &zone->free_area[order].free_list[mt], order, mt, true, how, &bytes);
 	}
 #ifdef CONFIG_UNACCEPTED_MEMORY
-	snap_list(s, zone, key, &zone->unaccepted_pages, MAX_PAGE_ORDER, 0, false, sets);
+	snap_list(s, zone, key, &zone->unaccepted_pages, MAX_PAGE_ORDER, 0, false, how, &bytes);
 #endif
+	if (how->ram)
+		field(s, "bytes of the zone's free pages (digest)", key, 0, bytes);
 }
 
-static void snap_node(struct lxt_snap *s, pg_data_t *pgdat, int sets)
+static void snap_node(struct lxt_snap *s, pg_data_t *pgdat, const struct how *how)
 {
 	unsigned long pfn, end = pgdat_end_pfn(pgdat), mask = BIT(NR_PAGEBLOCK_BITS) - 1;
 	int nid = pgdat->node_id, zid;
@@ -149,28 +220,12 @@ static void snap_node(struct lxt_snap *s, pg_data_t *pgdat, int sets)
 	field(s, "first_deferred_pfn", nid, 0, pgdat->first_deferred_pfn);
 #endif
 	for (zid = 0; zid < MAX_NR_ZONES; zid++)
-		snap_zone(s, &pgdat->node_zones[zid], sets);
+		snap_zone(s, &pgdat->node_zones[zid], how);
 	for (pfn = ALIGN_DOWN(pgdat->node_start_pfn, pageblock_nr_pages); pfn < end;
 	     pfn += pageblock_nr_pages)
 		if (pfn_valid(pfn))
 			field(s, "pageblock flags", pfn, 0,
 			      get_pfnblock_flags_mask(pfn_to_page(pfn), pfn, mask));
-}
-
-/*
- * Two 64-bit lanes over the words of struct pages: the digest a section
- * is compared by, unless the user half asks for a copy to find the word.
- */
-struct digest {
-	u64 a, b;
-};
-
-static __always_inline void digest_word(struct digest *d, u64 w)
-{
-	d->a = (d->a ^ w) * 0x9e3779b97f4a7c15ULL;
-	d->a ^= d->a >> 31;
-	d->b = (d->b + w) * 0xc2b2ae3d27d4eb4fULL;
-	d->b ^= d->b >> 29;
 }
 
 /*
@@ -216,16 +271,18 @@ static void snap_pages(struct lxt_snap *s, int sets)
 	}
 }
 
-void lxt_snapshot(struct lxt_snap *s, int sets)
+void lxt_snapshot(struct lxt_snap *s, int sets, int ram)
 {
+	const struct how how = { sets, ram };
 	pg_data_t *pgdat;
 
-	s->nfields = s->nbytes = 0;
+	s->nfields = s->nbytes = s->nnames = 0;
 	s->overflow = 0;
+	nnamed = 0;
 	s->page_bytes = sizeof(struct page);
 	snap_globals(s);
 	for_each_online_pgdat(pgdat)
-		snap_node(s, pgdat, sets);
+		snap_node(s, pgdat, &how);
 	snap_pages(s, sets);
 }
 

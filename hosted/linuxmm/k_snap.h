@@ -8,8 +8,9 @@ struct lxt_snap;
 /*
  * Everything the hand-over leaves, into s: the counters, every zone's
  * lists in order (sorted when sets: threads may list in any order), the
- * pageblocks' flags and every struct page of every present section.
+ * pageblocks' flags, every struct page of every present section and, with
+ * ram, the bytes of every page of RAM.
  */
-void lxt_snapshot(struct lxt_snap *s, int sets);
+void lxt_snapshot(struct lxt_snap *s, int sets, int ram);
 
 #endif

@@ -42,13 +42,14 @@ struct lxt_layout {
 	int bottom_up;			/* memblock allocates bottom-up */
 	unsigned long fill_seed;	/* struct pages start as this garbage */
 	int fill_kind;			/* 0: random bytes, 1: a fixed pattern */
+	int fill_ram;			/* RAM starts as garbage too, its bytes compared */
 	int sets;			/* free lists compared as sets (threads) */
 	int yield_every;		/* cond_resched() yields 1 in N calls (0: never) */
 };
 
-/* One compared value: what it is, where, and its value. */
+/* One compared value: what it is (at names + what), where, and its value. */
 struct lxt_field {
-	const char *what;		/* a string of the kernel half: same address in every run */
+	unsigned long what;
 	unsigned long k1, k2, value;
 };
 
@@ -56,12 +57,15 @@ struct lxt_field {
  * A snapshot: fields (among them each present section), and, when the
  * user half gives a buffer for them, a copy of the struct pages of each
  * present section in turn; without one they are compared where they lie.
- * The user half gives the buffers (shared memory); the kernel half fills
- * them.
+ * The user half gives the buffers (shared memory, which another tester
+ * binary may fill: so names travel as text, not as pointers); the kernel
+ * half fills them.
  */
 struct lxt_snap {
 	unsigned long cap_fields, nfields;
 	struct lxt_field *fields;
+	unsigned long cap_names, nnames;
+	char *names;			/* the fields' names, each once */
 	unsigned long cap_bytes, nbytes;
 	unsigned char *bytes;
 	unsigned long page_bytes;	/* sizeof(struct page) */

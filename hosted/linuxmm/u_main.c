@@ -25,10 +25,15 @@
 #include "u_seq.h"
 #include "u_time.h"
 
-static void say_field(const char *side, const struct lxt_field *f)
+static const char *name(const struct lxt_snap *s, const struct lxt_field *f)
+{
+	return s->names + f->what;
+}
+
+static void say_field(const char *side, const struct lxt_snap *s, const struct lxt_field *f)
 {
 	if (f)
-		printf("    %-6s %s [%#lx, %#lx] = %#lx\n", side, f->what, f->k1, f->k2, f->value);
+		printf("    %-6s %s [%#lx, %#lx] = %#lx\n", side, name(s, f), f->k1, f->k2, f->value);
 	else
 		printf("    %-6s (no such field)\n", side);
 }
@@ -46,17 +51,17 @@ static int compare(const struct lxt_snap *a, const struct lxt_snap *b, const cha
 	for (i = 0; i < n; i++) {
 		const struct lxt_field *fa = &a->fields[i], *fb = &b->fields[i];
 
-		if (fa->what != fb->what || fa->k1 != fb->k1 || fa->k2 != fb->k2 || fa->value != fb->value) {
+		if (strcmp(name(a, fa), name(b, fb)) || fa->k1 != fb->k1 || fa->k2 != fb->k2 || fa->value != fb->value) {
 			printf("  first difference, field %lu:\n", i);
-			say_field(va, fa);
-			say_field(vb, fb);
-			return strstr(fa->what, "(digest)") ? 2 : 1;
+			say_field(va, a, fa);
+			say_field(vb, b, fb);
+			return strstr(name(a, fa), "(digest)") ? 2 : 1;
 		}
 	}
 	if (a->nfields != b->nfields) {
 		printf("  first difference, field %lu:\n", n);
-		say_field(va, n < a->nfields ? &a->fields[n] : NULL);
-		say_field(vb, n < b->nfields ? &b->fields[n] : NULL);
+		say_field(va, a, n < a->nfields ? &a->fields[n] : NULL);
+		say_field(vb, b, n < b->nfields ? &b->fields[n] : NULL);
 		return 1;
 	}
 	if (!a->nbytes || !memcmp(wa, wb, a->nbytes))
@@ -68,7 +73,7 @@ static int compare(const struct lxt_snap *a, const struct lxt_snap *b, const cha
 		const struct lxt_field *f = &a->fields[i];
 		unsigned long words;
 
-		if (strcmp(f->what, "present section"))
+		if (strcmp(name(a, f), "present section"))
 			continue;
 		words = f->value * a->page_bytes / sizeof(long);
 		if (w < words) {
@@ -88,7 +93,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: linuxmm [--sequences N] [--seed S] [--variants A,B] [--one SEED] [--show SEED] [--timeout S] [-v]\n"
 			"       linuxmm --time GIB,... [--runs R] [--threads T] [--variants A,B]\n"
-			"  A and B are the early parameters that make the variants (default init_pages=stock,init_pages=sweep)\n");
+			"  A and B make the variants: an early parameter of this binary (- for none), or another tester\n"
+			"  binary's path, with :PARAM after it or not (default init_pages=stock,init_pages=sweep)\n");
 	exit(2);
 }
 
@@ -116,7 +122,12 @@ int main(int argc, char **argv)
 			runs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
 			threads = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--child") && i + 5 < argc && !strcmp(argv[i + 2], "--run-fd") &&
+			 !strcmp(argv[i + 4], "--param")) {
+			if (i + 7 < argc && !strcmp(argv[i + 6], "--timeout"))
+				child_seconds = strtoul(argv[i + 7], NULL, 0);
+			child_main(atoi(argv[i + 3]), strtoul(argv[i + 1], NULL, 0), argv[i + 5]);
+		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
 			child_seconds = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed = strtoul(argv[++i], NULL, 0);
@@ -145,7 +156,7 @@ int main(int argc, char **argv)
 
 		seq_layout(s, &l);
 		for (k = 0; k < 2; k++) {
-			if (boot(&l, variants[k], runs2[k])) {
+			if (boot(&l, s, variants[k], runs2[k])) {
 				printf("seed %lu: %s failed: %s\n", s, variants[k], runs2[k]->msg);
 				seq_print(stdout, &l);
 				failed = 1;
@@ -179,7 +190,7 @@ int main(int argc, char **argv)
 			/* Again with copies of the struct pages, to name the word. */
 			copies(runs2[0], 1);
 			copies(runs2[1], 1);
-			if (!boot(&l, variants[0], runs2[0]) && !boot(&l, variants[1], runs2[1]) &&
+			if (!boot(&l, s, variants[0], runs2[0]) && !boot(&l, s, variants[1], runs2[1]) &&
 			    !compare(&runs2[0]->snap[k], &runs2[1]->snap[k], "A", "B"))
 				printf("  (booted again with copies, the two were alike: the difference comes and goes with the threads)\n");
 			copies(runs2[0], 0);

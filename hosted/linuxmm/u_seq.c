@@ -12,7 +12,6 @@
  * start as random bytes or a pattern.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lxt.h"
@@ -159,7 +158,11 @@ void seq_layout(unsigned long seed, struct lxt_layout *l)
 	for (i = 0; i < (int)(sizeof(PARAMS) / sizeof(PARAMS[0])); i++)
 		if (below(&s, i < 2 ? 24 : 12) == 0)	/* the first two write all free memory */
 			l->cmdline[l->ncmdline++] = PARAMS[i];
-	l->mobility_off = below(&s, 10) == 0 && !getenv("LXT_NO_MOBILITY_OFF");
+	l->mobility_off = below(&s, 10) == 0;
+	/* RAM starts as garbage where freeing writes it, and now and then elsewhere. */
+	l->fill_ram = below(&s, 16) == 0;
+	for (i = 0; i < l->ncmdline; i++)
+		l->fill_ram |= !strcmp(l->cmdline[i], "init_on_free=1") || !strcmp(l->cmdline[i], "page_poison=1");
 	l->bottom_up = below(&s, 5) == 0;
 	l->fill_seed = next(&s);
 	l->fill_kind = below(&s, 2);
@@ -195,7 +198,7 @@ void seq_print(FILE *f, const struct lxt_layout *l)
 	fprintf(f, "\n  parameters:");
 	for (i = 0; i < l->ncmdline; i++)
 		fprintf(f, " %s", l->cmdline[i]);
-	fprintf(f, "%s%s; struct pages start as %s; %s\n", l->mobility_off ? " mobility grouping off" : "",
-		l->bottom_up ? " memblock bottom-up" : "", l->fill_kind ? "a pattern" : "random bytes",
-		l->sets ? "lists compared as sets" : "lists compared in order");
+	fprintf(f, "%s%s; struct pages%s start as %s; %s\n", l->mobility_off ? " mobility grouping off" : "",
+		l->bottom_up ? " memblock bottom-up" : "", l->fill_ram ? " and RAM" : "",
+		l->fill_kind ? "a pattern" : "random bytes", l->sets ? "lists compared as sets" : "lists compared in order");
 }

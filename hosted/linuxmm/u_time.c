@@ -19,10 +19,14 @@
 
 #include "lxt.h"
 #include "u_child.h"
+#include "u_seq.h"
 #include "u_time.h"
 
 #define PFN_4G (1UL << 20)
 #define PFN_3G (3UL << 18)
+
+/* A timing machine's seed, for a variant that is another binary: the size and the threads. */
+#define TIME_SEED (1UL << 63)
 
 static void layout_of(unsigned long gib, int threads, struct lxt_layout *l)
 {
@@ -38,6 +42,14 @@ static void layout_of(unsigned long gib, int threads, struct lxt_layout *l)
 		l->mem[l->nmem++] = (struct lxt_range){ PFN_4G, PFN_4G + pages - low, 0 };
 	l->res[l->nres++] = (struct lxt_range){ 0, 0x100, -1 };
 	l->fill_seed = 0x5eed;
+}
+
+void layout_of_seed(unsigned long seed, struct lxt_layout *l)
+{
+	if (seed & TIME_SEED)
+		layout_of(seed >> 8 & 0xffff, seed & 0xff, l);
+	else
+		seq_layout(seed, l);
 }
 
 static unsigned long cpu_ns(void)
@@ -100,7 +112,7 @@ int time_main(const unsigned long *gibs, int ngibs, int runs, char *const varian
 		for (run = 0; run < runs; run++) {
 			for (k = 0; k < 2; k++) {
 				v = (k + run) & 1;	/* each variant first in every other run */
-				if (boot(&l, variants[v], r)) {
+				if (boot(&l, TIME_SEED | gibs[g] << 8 | threads, variants[v], r)) {
 					fprintf(stderr, "linuxmm: %lu GiB, %s: %s\n", gibs[g], variants[v], r->msg);
 					return 1;
 				}

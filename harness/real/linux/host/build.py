@@ -6,20 +6,25 @@ allocator's freeing path, the NUMA memblks), compiled by the kernel's own
 command line for each and linked into a user-space program with the
 stand-ins of hosted/linuxmm/ for the rest of the kernel.
 
-Nothing of Linux is kept in this repository. The tree is Debian's source
-with the release's series, unpacked once and kept
-(build/linux-src/tree-<release>-<key>/src). Its .config is the one `make
-linux-src` derives (config.py), with the few options the tester needs set
-as Debian sets them (FLIPS, recorded in host.json with whatever else
-olddefconfig changed); the kernel's build system prepares an object folder
-with it and builds each object once, which leaves the object's command
-line in its .cmd file. Each object is then compiled again by that command
-line with -ffunction-sections and -fdata-sections, __init code kept out
-of .init.text (hosted/linuxmm/ksections.h) so that the link keeps only
-what the tester reaches, and the tables that would hold every function
-(the mcount and patchable entries, alternatives, exports) taken out. A
-name the real code reaches that neither the objects nor the stand-ins
-define fails the link by that name.
+Nothing of Linux is kept in this repository. Debian's source is unpacked
+once and kept without any series (build/linux-src/tree-<release>-<key>/
+src); a series (patches/linux/<release>/, a planted bug's copy of it, or
+none for stock) is applied to copies of just the files it touches
+(series_files()), so that any series builds a tester in seconds. The
+.config is the one `make linux-src` derives (config.py), with the few
+options the tester needs set as Debian sets them (FLIPS, recorded in
+host.json with whatever else olddefconfig changed); the kernel's build
+system prepares an object folder with it and builds each object once,
+which leaves the object's command line in its .cmd file. Each object is
+then compiled again by that command line, from the series' copy of its
+file where there is one (its sibling headers first, as the compiler
+looks beside a file for a quoted #include), with -ffunction-sections and
+-fdata-sections, __init code kept out of .init.text
+(hosted/linuxmm/ksections.h) so that the link keeps only what the tester
+reaches, and the tables that would hold every function (the mcount and
+patchable entries, alternatives, exports) taken out. A name the real code
+reaches that neither the objects nor the stand-ins define fails the link
+by that name.
 
 Three testers are built, at x86's MAX_PAGE_ORDER (10) and at 4 and 2,
 the objects all compiled with CONFIG_ARCH_FORCE_MAX_ORDER so set, so that
@@ -33,7 +38,7 @@ import subprocess
 
 from harness import ROOT
 from harness.real.linux import source
-from harness.real.source import build as srcbuild
+from harness.real.source import build as srcbuild, package
 from harness.real.source.package import SourceError
 
 HOSTED = os.path.join(ROOT, "hosted", "linuxmm")
@@ -48,7 +53,7 @@ USER_HALF = ("u_main", "u_host", "u_seq", "u_child", "u_time")
 # exports, initcalls, module parameters. The kernel patches or reads them;
 # the tester does not.
 STRIP = ("__patchable_function_entries", "__mcount_loc", ".export_symbol", ".discard.addressable", ".smp_locks",
-         ".altinstructions", "__param", ".initcall*", "__bug_table")
+         ".altinstructions", "__param", ".initcall*")
 MAX_ORDERS = (10, 4, 2)
 # What the tester needs of the configuration, each as Debian's amd64 config
 # has it: CPUs for several threads on a node, the vm event counters (PGFREE),
@@ -74,9 +79,10 @@ def hosted_files():
 
 
 def prepared(release, say=print):
-    """The release's patched tree and an object folder prepared with the
-    tester's .config, each real object built once -> (tree, obj folder)."""
-    tree = source.LINUX.patched_tree(release, say=say)
+    """Debian's source of the release, unpacked without any series, and an
+    object folder prepared with the tester's .config, each real object
+    built once -> (tree, obj folder)."""
+    tree = source.LINUX.patched_tree(release, patches=[], say=say)
     key = srcbuild.build_key(os.path.basename(os.path.dirname(tree)), [], source.config_recipe(),
                              dict(FLIPS, tools=repr(srcbuild.toolchain())))
     folder = os.path.join(source.LINUX.src, f"host-{release}-{key}")
@@ -86,6 +92,40 @@ def prepared(release, say=print):
             _prepare(tree, folder, say)
             srcbuild.prune(source.LINUX.src, folder)
     return tree, obj
+
+
+def touched(patches):
+    """The files a series changes, in order, once each."""
+    out = []
+    for p in patches:
+        with open(p, errors="replace") as f:
+            for m in re.finditer(r"^diff --git a/(\S+) b/", f.read(), re.M):
+                if m.group(1) not in out:
+                    out.append(m.group(1))
+    return out
+
+
+def series_files(release, patches=None, say=print):
+    """The files a series touches, copied from the unpacked tree and the
+    series applied to them without fuzz, once for its bytes -> {path in
+    the tree: path of the copy}. patches: the release's series by default;
+    [] for stock."""
+    patches = source.patches_of(release) if patches is None else list(patches)
+    if not patches:
+        return {}
+    tree, obj = prepared(release, say)
+    folder = os.path.join(os.path.dirname(obj), "series-" + srcbuild.tree_key("", patches))
+    files = touched(patches)
+    with source.LINUX.lock(".host-lock"):
+        if not os.path.isfile(os.path.join(folder, "done")):
+            shutil.rmtree(folder, ignore_errors=True)
+            for rel in files:
+                os.makedirs(os.path.dirname(os.path.join(folder, rel)), exist_ok=True)
+                if os.path.isfile(os.path.join(tree, rel)):
+                    shutil.copy(os.path.join(tree, rel), os.path.join(folder, rel))
+            package.apply_series(folder, patches)
+            open(os.path.join(folder, "done"), "w").close()
+    return {rel: os.path.join(folder, rel) for rel in files}
 
 
 def _prepare(tree, folder, say):
@@ -141,36 +181,36 @@ def _kernel_cc(obj, rel, src, out, extra):
                             f"with the kernel's flags:\n{r.stderr.strip()[-3000:]}")
 
 
-def tester(release="6.12", max_order=10, say=print, sources=None):
-    """The tester at max_order, built once for its inputs -> its path.
-    sources: {rel: path} compiles those objects from another file (a planted
-    bug's copy) instead of the tree's."""
+def tester(release="6.12", max_order=10, say=print, patches=None):
+    """The tester at max_order of the release with `patches` (its series by
+    default, [] for stock), built once for its inputs -> its path."""
     tree, obj = prepared(release, say)
-    sources = sources or {}
-    key = _digest(hosted_files() + [sources[r] for r in sorted(sources)],
-                  f"{obj}|{max_order}|{sorted(sources)}|{STRIP}|{USER_CFLAGS}")
+    files = series_files(release, patches, say)
+    key = _digest(hosted_files() + [files[r] for r in sorted(files)],
+                  f"{obj}|{max_order}|{sorted(files)}|{STRIP}|{USER_CFLAGS}")
     out = os.path.join(os.path.dirname(obj), f"bin-{max_order}-{key}")
     binary = os.path.join(out, "linuxmm")
-    with source.LINUX.lock(".host-lock"):
+    # A lock of its own: the testers of other orders build at the same time.
+    with source.LINUX.lock(f".host-lock-{max_order}-{key}"):
         if os.path.isfile(binary):
             return binary
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(out)
         try:
-            _link(tree, obj, out, binary, max_order, sources)
+            _link(tree, obj, out, binary, max_order, files)
         except HostTestError:
             shutil.rmtree(out, ignore_errors=True)
             raise
     return binary
 
 
-def _link(tree, obj, out, binary, max_order, sources):
+def _link(tree, obj, out, binary, max_order, files):
     forced = [] if max_order == 10 else [f"-DCONFIG_ARCH_FORCE_MAX_ORDER={max_order}"]
     sections = ["-ffunction-sections", "-fdata-sections"]
     objs = []
     for rel in REAL:
         o = os.path.join(out, os.path.basename(rel) + ".o")
-        _kernel_cc(obj, rel, sources.get(rel, os.path.join(tree, rel + ".c")), o + ".tmp",
+        _kernel_cc(obj, rel, files.get(rel + ".c", os.path.join(tree, rel + ".c")), o + ".tmp",
                    sections + ["-include", os.path.join(HOSTED, "ksections.h")] + forced)
         subprocess.run(["objcopy"] + [x for s in STRIP for x in ("-R", s)] + [o + ".tmp", o], check=True)
         os.remove(o + ".tmp")

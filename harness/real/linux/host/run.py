@@ -37,10 +37,14 @@ def run_one(binary, sequences, seed, variants=VARIANTS, extra=()):
 
 
 def test(release, sequences, seed=1, max_orders=build.MAX_ORDERS, jobs=2, say=print, variants=VARIANTS,
-         sources=None):
-    """`sequences` split between the testers of `max_orders` ->
-    (all passed, [(max_order, passed, sequences run, output)])."""
-    binaries = {o: build.tester(release, o, say=say, sources=sources) for o in max_orders}
+         patches=None):
+    """`sequences` split between the testers of `max_orders`, built with
+    `patches` (the release's series by default) -> (all passed,
+    [(max_order, passed, sequences run, output)])."""
+    build.series_files(release, patches, say)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        built = {o: pool.submit(build.tester, release, o, say, patches) for o in max_orders}
+        binaries = {o: f.result() for o, f in built.items()}
     share = max(1, sequences // len(max_orders))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {o: pool.submit(run_one, binaries[o], share, seed + i * share, variants)
