@@ -103,13 +103,14 @@ def debian_mirror(entries):
 
 
 def sources_text(archive, security, keyring, suites, kinds=("deb",)):
-    """The private sources.list: each suite and its security suite, main
-    only, for each kind of line ('deb' binaries, 'deb-src' sources)."""
+    """The private sources.list: each suite and its security suite (sid has
+    none), main only, for each kind of line ('deb' binaries, 'deb-src'
+    sources)."""
     lines = ["# Written by harness/real/debian/apt.py from this machine's apt configuration."]
     for kind in kinds:
         for suite in suites:
             lines.append(f"{kind} [signed-by={keyring}] {archive} {suite} main")
-            if security:
+            if security and suite not in ("sid", "unstable", "experimental"):   # none has a security suite
                 lines.append(f"{kind} [signed-by={keyring}] {security} {suite}-security main")
     return "\n".join(lines) + "\n"
 
