@@ -17,13 +17,15 @@
 #include <linux/string.h>
 #include <asm/dma.h>
 #include <asm/numa.h>
+#include <linux/version.h>
 
 #include <internal.h>	/* mm/internal.h of the tree: -I mm */
 #include "lxt.h"
 #include "k_snap.h"
 
+void lxt_set_physmem_end(unsigned long end);
 extern unsigned long lxt_fill_seed;
-extern int lxt_fill_kind, lxt_yield_every;
+extern int lxt_fill_kind, lxt_yield_every, lxt_prefilled;
 void lxt_threads_join(void);
 unsigned long lxt_zone_locks(void);
 
@@ -135,16 +137,39 @@ static void __init lxt_numa(const struct lxt_layout *l)
 			cpumask_set_cpu(cpu++ % nr_cpu_ids, node_to_cpumask_map[nid]);
 }
 
-/* zone_sizes_init() (arch/x86/mm/init.c), with the layout's zone limits. */
-static void __init lxt_zones(const struct lxt_layout *l)
+/*
+ * The zones' limits as x86 sets them (arch/x86/mm/init.c: zone_sizes_init()
+ * up to 6.x, arch_zone_limits_init() since), at the layout's limits.
+ */
+static void __init lxt_zone_limits(unsigned long *max_zone_pfns)
+{
+	max_zone_pfns[ZONE_DMA] = min(lxt_l->max_dma_pfn, max_low_pfn);
+	max_zone_pfns[ZONE_DMA32] = min(lxt_l->max_dma32_pfn, max_low_pfn);
+	max_zone_pfns[ZONE_NORMAL] = max_low_pfn;
+}
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
+/* paging_init(): sparse_init(), then free_area_init() with the limits. */
+static void __init lxt_memmap_init(void)
 {
 	unsigned long max_zone_pfns[MAX_NR_ZONES] = { 0 };
 
-	max_zone_pfns[ZONE_DMA] = min(l->max_dma_pfn, max_low_pfn);
-	max_zone_pfns[ZONE_DMA32] = min(l->max_dma32_pfn, max_low_pfn);
-	max_zone_pfns[ZONE_NORMAL] = max_low_pfn;
+	sparse_init();
+	lxt_zone_limits(max_zone_pfns);
 	free_area_init(max_zone_pfns);
 }
+#else
+void __init arch_zone_limits_init(unsigned long *max_zone_pfns)
+{
+	lxt_zone_limits(max_zone_pfns);
+}
+
+/* start_kernel()'s mm_core_init_early(): sparse_init() and free_area_init() in one. */
+static void __init lxt_memmap_init(void)
+{
+	mm_core_init_early();
+}
+#endif
 
 /* What is allocated from memblock after memmap init (per-CPU areas and the like). */
 static void __init lxt_late_allocs(const struct lxt_layout *l)
@@ -174,9 +199,10 @@ int lxt_boot(const struct lxt_layout *l, struct lxt_snap *early, struct lxt_snap
 	lxt_l = l;
 	page_offset_base = lxt_phys_base;
 	vmemmap_base = lxt_vmemmap_base;
-	physmem_end = lxt_phys_bytes - 1;
+	lxt_set_physmem_end(lxt_phys_bytes - 1);
 	lxt_fill_seed = l->fill_seed;
 	lxt_fill_kind = l->fill_kind;
+	lxt_prefilled = l->prefilled;
 	lxt_yield_every = l->yield_every;
 
 	/* setup_arch(): the early parameters, then e820's RAM and the reservations. */
@@ -196,10 +222,9 @@ int lxt_boot(const struct lxt_layout *l, struct lxt_snap *early, struct lxt_snap
 	memblock_set_bottom_up(l->bottom_up);
 	lxt_numa(l);
 
-	/* paging_init(): the memmap, then the zones and their struct pages. */
-	sparse_init();
+	/* The memmap, then the zones and their struct pages. */
 	t0 = lxt_host_thread_ns();
-	lxt_zones(l);
+	lxt_memmap_init();
 	t->memmap_ns = lxt_host_thread_ns() - t0;
 
 	/* start_kernel() up to mm_core_init()'s mem_init(). */

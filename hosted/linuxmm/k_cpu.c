@@ -15,15 +15,48 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/version.h>
 #include <asm/current.h>
 #include <asm/percpu.h>
+#include <asm/preempt.h>
 
 #include "lxt.h"
 
-/* The per-CPU offsets and this CPU's own (arch/x86/kernel/setup_percpu.c). */
+/*
+ * The per-CPU offsets and this CPU's own (arch/x86/kernel/setup_percpu.c),
+ * and the CPU's hot data: one struct pcpu_hot until 6.15, variables of
+ * their own since.
+ */
 unsigned long __per_cpu_offset[NR_CPUS] __read_mostly;
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 15, 0)
 DEFINE_PER_CPU_READ_MOSTLY(unsigned long, this_cpu_off);
 DEFINE_PER_CPU_ALIGNED(struct pcpu_hot, pcpu_hot);
+#define lxt_set_hot(cpu, task) do {					\
+	this_cpu_write(pcpu_hot.cpu_number, cpu);			\
+	this_cpu_write(pcpu_hot.current_task, task);			\
+} while (0)
+#else
+DEFINE_PER_CPU_CACHE_HOT(unsigned long, this_cpu_off);
+DEFINE_PER_CPU_CACHE_HOT(struct task_struct *, current_task);
+DEFINE_PER_CPU_CACHE_HOT(int, cpu_number);
+DEFINE_PER_CPU_CACHE_HOT(int, __preempt_count);
+/* The stack protector's canary: %gs:__ref_stack_chk_guard, the alias lxt.ld gives. */
+DEFINE_PER_CPU_CACHE_HOT(unsigned long, __stack_chk_guard);
+#define lxt_set_hot(cpu, task) do {					\
+	this_cpu_write(cpu_number, cpu);				\
+	this_cpu_write(current_task, task);				\
+	this_cpu_write(__preempt_count, PREEMPT_ENABLED);		\
+	this_cpu_write(__stack_chk_guard, 0x5a17ed0c0ffee000UL + (cpu)); \
+} while (0)
+
+void set_cpu_possible(unsigned int cpu, bool possible)
+{
+	if (possible)
+		cpumask_set_cpu(cpu, &__cpu_possible_mask);
+	else
+		cpumask_clear_cpu(cpu, &__cpu_possible_mask);
+}
+#endif
 
 /* The CPU masks (kernel/cpu.c); the tester's CPUs are all possible and online. */
 struct cpumask __cpu_possible_mask __read_mostly;
@@ -47,8 +80,7 @@ void lxt_cpu_init(int cpu, unsigned long offset)
 {
 	__per_cpu_offset[cpu] = offset;
 	this_cpu_write(this_cpu_off, offset);
-	this_cpu_write(pcpu_hot.cpu_number, cpu);
-	this_cpu_write(pcpu_hot.current_task, &lxt_tasks[cpu]);
+	lxt_set_hot(cpu, &lxt_tasks[cpu]);
 	lxt_tasks[cpu].flags = PF_KTHREAD;
 	set_cpu_possible(cpu, true);
 	set_cpu_present(cpu, true);
@@ -150,6 +182,14 @@ int __lockfunc _raw_spin_trylock(raw_spinlock_t *lock)
 	return 0;
 }
 
+#ifdef CONFIG_UNINLINE_SPIN_UNLOCK
+void __lockfunc _raw_spin_unlock(raw_spinlock_t *lock)
+{
+	smp_store_release(&lock->raw_lock.locked, 0);
+	preempt_enable();
+}
+#endif
+
 void __lockfunc _raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags)
 {
 	int i;
@@ -166,7 +206,11 @@ void __lockfunc _raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long 
 }
 
 /* Mutexes: the owner word as a lock, enough for boot's uncontended users. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 16, 0)
 void __mutex_init(struct mutex *lock, const char *name, struct lock_class_key *key)
+#else
+void mutex_init_generic(struct mutex *lock)
+#endif
 {
 	atomic_long_set(&lock->owner, 0);
 }
@@ -290,8 +334,12 @@ int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *new_mask)
 	return 0;
 }
 
-/* cond_resched(): now and then a yield, so that threads interleave. */
+/*
+ * cond_resched(): now and then a yield, so that threads interleave. A
+ * preemptible kernel without dynamic preemption has no call to answer.
+ */
 int lxt_yield_every;
+#if !defined(CONFIG_PREEMPTION) || defined(CONFIG_PREEMPT_DYNAMIC)
 static DEFINE_PER_CPU(unsigned long, lxt_resched_calls);
 
 int __cond_resched(void)
@@ -300,6 +348,7 @@ int __cond_resched(void)
 		lxt_host_yield();
 	return 0;
 }
+#endif
 
 /*
  * padata_do_multithreaded(), modelled on kernel/padata.c: the job cut

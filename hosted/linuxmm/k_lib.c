@@ -13,6 +13,7 @@
 #include <linux/random.h>
 #include <linux/ratelimit.h>
 #include <linux/string.h>
+#include <linux/version.h>
 
 #include "lxt.h"
 
@@ -46,18 +47,6 @@ void __warn_printk(const char *fmt, ...)
 	va_end(ap);
 }
 
-void __printk_deferred_enter(void)
-{
-}
-
-void __printk_deferred_exit(void)
-{
-}
-
-void dump_stack(void)
-{
-}
-
 void dump_page(const struct page *page, const char *reason)
 {
 	pr_err("dump_page: pfn %lx: %s\n", page_to_pfn(page), reason);
@@ -75,13 +64,18 @@ int ___ratelimit(struct ratelimit_state *rs, const char *func)
 	return 1;
 }
 
-/* Time does not pass at boot, as far as the mm code can tell. */
-unsigned long volatile __cacheline_aligned_in_smp __jiffy_arch_data jiffies = INITIAL_JIFFIES;
+/*
+ * Time does not pass at boot, as far as the mm code can tell. jiffies is
+ * jiffies_64, by the linker script (lxt.ld), as x86's vmlinux.lds has it.
+ */
+u64 __cacheline_aligned_in_smp jiffies_64 = INITIAL_JIFFIES;
 
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)	/* 7.1's is inline */
 unsigned int jiffies_to_msecs(const unsigned long j)
 {
 	return j * (MSEC_PER_SEC / HZ);
 }
+#endif
 
 u64 get_random_u64(void)
 {

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/tracepoint-defs.h>
 #include <linux/vmstat.h>
+#include <linux/version.h>
 #include <linux/huge_mm.h>
 #include <linux/memcontrol.h>
 #include <linux/page_reporting.h>
@@ -27,7 +28,19 @@
 unsigned long page_offset_base __ro_after_init;
 unsigned long vmemmap_base __ro_after_init;
 unsigned long phys_base;
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
 unsigned long physmem_end __ro_after_init;
+#define lxt_physmem_end physmem_end
+#else
+unsigned long direct_map_physmem_end __ro_after_init;
+#define lxt_physmem_end direct_map_physmem_end
+#endif
+
+void lxt_set_physmem_end(unsigned long end);
+void lxt_set_physmem_end(unsigned long end)
+{
+	lxt_physmem_end = end;
+}
 unsigned int pgdir_shift __ro_after_init = 39;
 unsigned int ptrs_per_p4d __ro_after_init = 1;
 pteval_t __supported_pte_mask __read_mostly = ~0ULL;
@@ -38,10 +51,7 @@ enum system_states system_state __read_mostly = SYSTEM_BOOTING;
 bool static_key_initialized __read_mostly = true;
 enum zone_type policy_zone;
 
-/* No numa=fake: the nodes stay as the SRAT gave them (arch/x86/mm/numa_emulation.c). */
-void __init numa_emulation(struct numa_meminfo *numa_meminfo, int numa_dist_cnt)
-{
-}
+
 
 /* mm's counters and switches that boot leaves as they are. */
 atomic_long_t _totalram_pages __read_mostly;
@@ -69,7 +79,9 @@ DEFINE_PER_CPU(struct vm_event_state, vm_event_states) = {{0}};
 struct tracepoint __tracepoint_mm_page_free, __tracepoint_mm_page_pcpu_drain,
 	__tracepoint_mm_page_alloc, __tracepoint_mm_page_alloc_extfrag,
 	__tracepoint_mm_page_alloc_zone_locked, __tracepoint_compact_retry,
-	__tracepoint_reclaim_retry_zone, __tracepoint_mm_page_free_batched;
+	__tracepoint_reclaim_retry_zone, __tracepoint_mm_page_free_batched,
+	__tracepoint_mm_calculate_totalreserve_pages, __tracepoint_mm_setup_per_zone_lowmem_reserve,
+	__tracepoint_mm_setup_per_zone_wmarks;
 
 bool slab_is_available(void)
 {
@@ -111,36 +123,6 @@ void memmap_pages_add(long delta)
 	atomic_long_add(delta, &lxt_memmap_pages);
 }
 
-/* Nothing of page_ext, the LRU or writeback is used before the hand-over ends. */
-void __init pgdat_page_ext_init(struct pglist_data *pgdat)
-{
-}
-
-void __init page_ext_init(void)
-{
-}
-
-void lru_gen_init_pgdat(struct pglist_data *pgdat)
-{
-}
-
-void lru_gen_init_lruvec(struct lruvec *lruvec)
-{
-}
-
-void zswap_lruvec_state_init(struct lruvec *lruvec)
-{
-}
-
-void __init files_maxfiles_init(void)
-{
-}
-
-void __register_sysctl_init(const char *path, struct ctl_table *table, const char *table_name,
-			    size_t table_size)
-{
-}
-
 /*
  * pfn_to_online_page(), modelled on mm/memory_hotplug.c's: a valid pfn
  * of an online section; boot has no device memory.
@@ -163,10 +145,11 @@ struct page *pfn_to_online_page(unsigned long pfn)
  * memmap in 2 MiB blocks taken from the sparse buffer (memblock), as x86
  * takes them. The tester's struct pages live where the user half mapped
  * the vmemmap, so the blocks taken only keep memblock's map as x86
- * leaves it; the struct pages start as the sequence's garbage.
+ * leaves it; the struct pages start as the sequence's garbage (written
+ * here, or before the boot when it is timed).
  */
 unsigned long lxt_fill_seed;
-int lxt_fill_kind;
+int lxt_fill_kind, lxt_prefilled;
 
 int __meminit vmemmap_populate(unsigned long start, unsigned long end, int node,
 			       struct vmem_altmap *altmap)
@@ -178,7 +161,8 @@ int __meminit vmemmap_populate(unsigned long start, unsigned long end, int node,
 	for (addr = ALIGN_DOWN(start, PMD_SIZE); addr < end; addr += PMD_SIZE)
 		if (!vmemmap_alloc_block_buf(PMD_SIZE, node, altmap))
 			return -ENOMEM;
-	lxt_host_fill((void *)start, end - start, lxt_fill_seed ^ start, lxt_fill_kind);
+	if (!lxt_prefilled)
+		lxt_host_fill((void *)start, end - start, lxt_fill_seed ^ start, lxt_fill_kind);
 	return 0;
 }
 

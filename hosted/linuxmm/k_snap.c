@@ -14,6 +14,7 @@
 #include <linux/mmzone.h>
 #include <linux/pageblock-flags.h>
 #include <linux/vmstat.h>
+#include <linux/version.h>
 
 #include <internal.h>	/* mm/internal.h of the tree: -I mm */
 #include "lxt.h"
@@ -207,6 +208,19 @@ static void snap_zone(struct lxt_snap *s, struct zone *zone, const struct how *h
 		field(s, "bytes of the zone's free pages (digest)", key, 0, bytes);
 }
 
+/*
+ * Every bit a pageblock keeps, read from its section's map as the kernel
+ * lays it out (NR_PAGEBLOCK_BITS a pageblock), whatever accessors the
+ * release offers for them.
+ */
+static unsigned long pageblock_word(unsigned long pfn)
+{
+	unsigned long *map = section_to_usemap(__pfn_to_section(pfn));
+	unsigned long bit = ((pfn & (PAGES_PER_SECTION - 1)) >> pageblock_order) * NR_PAGEBLOCK_BITS;
+
+	return map[bit / BITS_PER_LONG] >> (bit % BITS_PER_LONG);
+}
+
 static void snap_node(struct lxt_snap *s, pg_data_t *pgdat, const struct how *how)
 {
 	unsigned long pfn, end = pgdat_end_pfn(pgdat), mask = BIT(NR_PAGEBLOCK_BITS) - 1;
@@ -224,8 +238,7 @@ static void snap_node(struct lxt_snap *s, pg_data_t *pgdat, const struct how *ho
 	for (pfn = ALIGN_DOWN(pgdat->node_start_pfn, pageblock_nr_pages); pfn < end;
 	     pfn += pageblock_nr_pages)
 		if (pfn_valid(pfn))
-			field(s, "pageblock flags", pfn, 0,
-			      get_pfnblock_flags_mask(pfn_to_page(pfn), pfn, mask));
+			field(s, "pageblock flags", pfn, 0, pageblock_word(pfn) & mask);
 }
 
 /*
@@ -298,7 +311,11 @@ const char *lxt_page_word_name(unsigned long word)
 		return "lru.prev";
 	case offsetof(struct page, mapping):
 		return "mapping";
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
 	case offsetof(struct page, index):
+#else
+	case offsetof(struct page, __folio_index):
+#endif
 		return "index";
 	case offsetof(struct page, private):
 		return "private";

@@ -34,6 +34,15 @@ clear_page_orig:
 	ret
 	.size clear_page_orig, . - clear_page_orig
 
+/* 7.x's clear_pages() before patching: rcx bytes at rdi, rax zero (page_64.h). */
+	.globl __clear_pages_unrolled
+	.type __clear_pages_unrolled, @function
+__clear_pages_unrolled:
+	shrq $3, %rcx
+	rep stosq
+	ret
+	.size __clear_pages_unrolled, . - __clear_pages_unrolled
+
 	.globl __sw_hweight64
 	.type __sw_hweight64, @function
 __sw_hweight64:
@@ -49,6 +58,47 @@ __x86_indirect_thunk_\reg:
 	jmp *%\reg
 	.size __x86_indirect_thunk_\reg, . - __x86_indirect_thunk_\reg
 	.endr
+
+/*
+ * Calls that do nothing before the hand-over ends, whatever their
+ * arguments: page_ext, the LRU's generations, zswap, files' limits and
+ * sysctl are not used yet, no numa=fake rearranges the SRAT's nodes
+ * (arch/x86/mm/numa_emulation.c), printk defers nothing, no stack is
+ * dumped.
+ */
+	.macro nothing name
+	.globl \name
+	.type \name, @function
+\name:
+	ret
+	.size \name, . - \name
+	.endm
+
+	nothing pgdat_page_ext_init
+	nothing page_ext_init
+	nothing lru_gen_init_pgdat
+	nothing lru_gen_init_lruvec
+	nothing zswap_lruvec_state_init
+	nothing files_maxfiles_init
+	nothing __register_sysctl_init
+	nothing numa_emulation
+	nothing __printk_deferred_enter
+	nothing __printk_deferred_exit
+	nothing dump_stack
+/* hugetlb: no hugepages= on the command line, so none is allocated at boot (7.x). */
+	nothing hugetlb_bootmem_alloc
+	nothing hugetlb_vmemmap_init_early
+	nothing hugetlb_vmemmap_init_late
+
+/* RCU's state for tracepoints (7.x), which none of the tester's is. */
+	.bss
+	.globl tracepoint_srcu
+	.type tracepoint_srcu, @object
+	.balign 64
+tracepoint_srcu:
+	.zero 4096
+	.size tracepoint_srcu, . - tracepoint_srcu
+	.text
 
 	.macro trap name
 	.section .rodata.lxt_trap, "a"
@@ -83,6 +133,26 @@ __x86_indirect_thunk_\reg:
 	trap kvfree_call_rcu
 	trap __memcg_kmem_charge_page
 	trap __memcg_kmem_uncharge_page
+/* A WARN() of 7.x's, its report a static call: the run ends there. */
+	trap __SCT__WARN_trap
+/* mm_core_init()'s other calls, CPU hotplug and reclaim, which boot reaches later (7.x). */
+	trap __cpuhp_setup_state
+	trap cpu_vm_stats_fold
+	trap vm_events_fold_cpu
+	trap lru_add_drain_cpu
+	trap mlock_drain_remote
+	trap execmem_init
+	trap kfence_alloc_pool_and_metadata
+	trap kmem_cache_init
+	trap mm_cache_init
+	trap pgtable_cache_init
+	trap pti_init
+	trap stack_depot_early_init
+	trap vmalloc_init
+	trap mem_cgroup_show_protected_memory
+	trap kswapd_clear_hopeless
+	trap kswapd_test_hopeless
+	trap preempt_schedule_thunk
 /* Tracepoints and page reporting, their keys off. */
 	trap __SCT__tp_func_mm_page_free
 	trap __SCT__tp_func_mm_page_pcpu_drain
@@ -92,6 +162,9 @@ __x86_indirect_thunk_\reg:
 	trap __SCT__tp_func_compact_retry
 	trap __SCT__tp_func_reclaim_retry_zone
 	trap __SCT__tp_func_mm_page_free_batched
+	trap __SCT__tp_func_mm_calculate_totalreserve_pages
+	trap __SCT__tp_func_mm_setup_per_zone_lowmem_reserve
+	trap __SCT__tp_func_mm_setup_per_zone_wmarks
 	trap __page_reporting_notify
 /* Page tables of the vmemmap, which the tester's vmemmap_populate() does not build. */
 	trap vmemmap_free

@@ -43,6 +43,7 @@ struct lxt_layout {
 	unsigned long fill_seed;	/* struct pages start as this garbage */
 	int fill_kind;			/* 0: random bytes, 1: a fixed pattern */
 	int fill_ram;			/* RAM starts as garbage too, its bytes compared */
+	int prefilled;			/* struct pages filled before the boot (timing) */
 	int sets;			/* free lists compared as sets (threads) */
 	int yield_every;		/* cond_resched() yields 1 in N calls (0: never) */
 };

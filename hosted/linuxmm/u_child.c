@@ -103,12 +103,21 @@ static _Noreturn void child_boot(const struct lxt_layout *layout, const char *pa
 {
 	struct lxt_layout l = *layout;
 	unsigned long phys = phys_bytes_of(layout);
+	int i;
 
 	me = r;
 	alarm(child_seconds);	/* a hang ends as a failure, naming it */
 	if (param && strcmp(param, "-"))
 		l.cmdline[l.ncmdline++] = param;
 	host_setup(phys, phys / 4096 * lxt_page_bytes(), -1, child_failed);
+	/* A timed boot's struct pages are garbage before its clock starts. */
+	for (i = 0; l.prefilled && i < l.nmem; i++) {
+		unsigned long sec = lxt_section_pages(), from = l.mem[i].start / sec * sec;
+		unsigned long to = (l.mem[i].end + sec - 1) / sec * sec;
+
+		lxt_host_fill((char *)lxt_vmemmap_base + from * lxt_page_bytes(), (to - from) * lxt_page_bytes(),
+			      l.fill_seed ^ from, l.fill_kind);
+	}
 	if (r->snapshots)
 		lxt_boot(&l, &r->snap[0], &r->snap[1], &r->times);
 	else

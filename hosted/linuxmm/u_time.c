@@ -42,6 +42,7 @@ static void layout_of(unsigned long gib, int threads, struct lxt_layout *l)
 		l->mem[l->nmem++] = (struct lxt_range){ PFN_4G, PFN_4G + pages - low, 0 };
 	l->res[l->nres++] = (struct lxt_range){ 0, 0x100, -1 };
 	l->fill_seed = 0x5eed;
+	l->prefilled = 1;
 }
 
 void layout_of_seed(unsigned long seed, struct lxt_layout *l)

@@ -27,8 +27,9 @@ reaches that neither the objects nor the stand-ins define fails the link
 by that name.
 
 Three testers are built, at x86's MAX_PAGE_ORDER (10) and at 4 and 2,
-the objects all compiled with CONFIG_ARCH_FORCE_MAX_ORDER so set, so that
-small layouts hold many MAX_PAGE_ORDER chunks."""
+the objects all compiled with CONFIG_ARCH_FORCE_MAX_ORDER (and 7.x's
+CONFIG_PAGE_BLOCK_MAX_ORDER) so set, so that small layouts hold many
+MAX_PAGE_ORDER chunks."""
 import hashlib
 import os
 import re
@@ -204,8 +205,19 @@ def tester(release="6.12", max_order=10, say=print, patches=None):
     return binary
 
 
+def _order_header(out, max_order):
+    """A header forced in after the kernel's own, so that its settings win:
+    MAX_PAGE_ORDER, and the pageblocks' largest order (7.x) with it."""
+    path = os.path.join(out, "max_order.h")
+    with open(path, "w") as f:
+        f.write(f"#undef CONFIG_ARCH_FORCE_MAX_ORDER\n#define CONFIG_ARCH_FORCE_MAX_ORDER {max_order}\n"
+                f"#ifdef CONFIG_PAGE_BLOCK_MAX_ORDER\n#undef CONFIG_PAGE_BLOCK_MAX_ORDER\n"
+                f"#define CONFIG_PAGE_BLOCK_MAX_ORDER {max_order}\n#endif\n")
+    return path
+
+
 def _link(tree, obj, out, binary, max_order, files):
-    forced = [] if max_order == 10 else [f"-DCONFIG_ARCH_FORCE_MAX_ORDER={max_order}"]
+    forced = [] if max_order == 10 else ["-include", _order_header(out, max_order)]
     sections = ["-ffunction-sections", "-fdata-sections"]
     objs = []
     for rel in REAL:
