@@ -195,6 +195,18 @@ class PrivateApt:
                              f"{' or '.join(self.suites)}{more}")
         return versions
 
+    def source_files(self, package, version):
+        """The files of source package package=version as apt would fetch
+        them -> [(url, name, size, sha256)], the sums from the signed index."""
+        r = self.run(["apt-get", "-q", "source", "--print-uris", f"{package}={version}"] + self.options(),
+                     capture_output=True, text=True)
+        files = [(u, n, int(z), h) for u, n, z, h in
+                 re.findall(r"^'(\S+)' (\S+) (\d+) SHA256:([0-9a-f]{64})$", r.stdout, re.M)]
+        if r.returncode != 0 or not files:
+            raise FetchError(f"apt-get source --print-uris {package}={version} failed:\n"
+                             f"{(r.stdout + r.stderr).strip()}")
+        return files
+
     def source(self, package, version, into):
         """The source package package=version downloaded into `into` (its
         .dsc, orig tarball and Debian tarball, checked against the signed

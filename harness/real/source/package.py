@@ -11,9 +11,13 @@ cannot get (SourceUnavailable), a patch that does not apply (the patch, the
 file and the hunk)."""
 import functools
 import glob
+import hashlib
+import json
 import os
 import re
+import shutil
 import subprocess
+import urllib.request
 
 from harness import ROOT
 from harness.real.debian.apt import FetchError, compare_versions
@@ -79,10 +83,54 @@ def apply_series(tree, patches, run=subprocess.run):
                               f"{(r.stdout + r.stderr).strip()}")
 
 
+UPSTREAM = ".upstream.json"      # what stands for a .dsc when only the upstream tarball could be had
+
+
+def fetch_upstream(package, version, apt, dl, say, tag="source"):
+    """Only the upstream (orig) tarball of package=version, checked against
+    the sum in apt's signed index, when the rest of the source package
+    cannot be had -> the path of a record standing for its .dsc (UPSTREAM):
+    the tarball, and what could not be had."""
+    files = apt.source_files(package, version)
+    orig = [f for f in files if ".orig.tar." in f[1]]
+    if not orig:
+        raise FetchError(f"{package} {version} has no upstream tarball")
+    url, name, size, sha = orig[0]
+    path = os.path.join(dl, name)
+    os.makedirs(dl, exist_ok=True)
+    if not (os.path.isfile(path) and os.path.getsize(path) == size):
+        say(f"{tag}: fetching only the upstream tarball of {package} {version} ({size >> 20} MB)")
+        try:
+            with urllib.request.urlopen(url, timeout=60) as r, open(path + ".part", "wb") as f:
+                shutil.copyfileobj(r, f, 1 << 20)
+        except OSError as e:
+            raise FetchError(f"{url}: {e}")
+        os.replace(path + ".part", path)
+    with open(path, "rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
+    if digest != sha:
+        os.remove(path)
+        raise FetchError(f"{name}: its SHA256 {digest} is not the index's {sha}")
+    record = os.path.join(dl, f"{package}_{version.split(':', 1)[-1]}{UPSTREAM}")
+    with open(record, "w") as f:
+        json.dump({"version": version, "upstream": name, "sha256": sha,
+                   "missing": [n for _, n, _, _ in files if n != name]}, f, indent=1)
+    return record
+
+
 def unpack(dsc, tree):
     """dpkg-source unpacks the source package, Debian's patches applied,
     into `tree`; its copy of the orig tarball beside the tree is removed
-    (the download folder has it)."""
+    (the download folder has it). For an upstream tarball alone (a record
+    of fetch_upstream()), the tarball unpacked, with no Debian patches."""
+    if dsc.endswith(UPSTREAM):
+        with open(dsc) as f:
+            orig = os.path.join(os.path.dirname(dsc), json.load(f)["upstream"])
+        os.makedirs(tree, exist_ok=True)
+        r = subprocess.run(["tar", "-xf", orig, "-C", tree, "--strip-components=1"], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SourceError(f"tar cannot unpack {orig}:\n{(r.stdout + r.stderr).strip()}")
+        return
     r = subprocess.run(["dpkg-source", "--no-check", "-x", dsc, tree], capture_output=True, text=True)
     if r.returncode != 0:
         raise SourceError(f"dpkg-source cannot unpack {dsc}:\n{(r.stdout + r.stderr).strip()}")
@@ -96,10 +144,12 @@ def downloaded(package, prefix, dl):
     out = []
     for dsc in glob.glob(os.path.join(dl, f"{package}_{prefix}*.dsc")):
         out.append((os.path.basename(dsc)[len(package) + 1:-len(".dsc")], dsc))
+    for record in glob.glob(os.path.join(dl, f"{package}_{prefix}*{UPSTREAM}")):
+        out.append((os.path.basename(record)[len(package) + 1:-len(UPSTREAM)], record))
     return sorted(out, key=functools.cmp_to_key(lambda x, y: compare_versions(x[0], y[0])), reverse=True)
 
 
-def fetch(package, prefix, what, suite, apt, dl, say, refresh=False, tag="source"):
+def fetch(package, prefix, what, suite, apt, dl, say, refresh=False, tag="source", upstream=False):
     """A source package whose version starts with `prefix` -> (version, .dsc
     path): the newest already in `dl` (no network), or else the newest the
     mirror serves, trying older versions of the suite (its security and
@@ -125,10 +175,17 @@ def fetch(package, prefix, what, suite, apt, dl, say, refresh=False, tag="source
             return version, apt.source(package, version, dl)
         except FetchError as e:
             for name in set(os.listdir(dl)) - before if os.path.isdir(dl) else ():
-                os.remove(os.path.join(dl, name))       # a part of this version: not a source to use
+                if not (upstream and ".orig.tar." in name):     # kept for fetch_upstream(), which checks it
+                    os.remove(os.path.join(dl, name))       # a part of this version: not a source to use
             lines = str(e).strip().splitlines() or [""]
             why = next((x for x in lines if "Failed to fetch http" in x), lines[-1])
             why = re.sub(r"\s*\[IP: [^]]*\]", "", why)       # the mirror's address: not the reason
             tried.append(f"{version}: {why.strip()}")
+    if upstream:
+        for version in versions:
+            try:
+                return version, fetch_upstream(package, version, apt, dl, say, tag)
+            except FetchError as e:
+                tried.append(f"{version}, its upstream tarball alone: {str(e).strip().splitlines()[-1]}")
     raise SourceUnavailable(f"apt cannot get the source of {what} from {apt.archive} "
                             f"({suite}): every version failed to download:\n  " + "\n  ".join(tried))
