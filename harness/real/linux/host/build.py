@@ -47,7 +47,7 @@ HOSTED = os.path.join(ROOT, "hosted", "linuxmm")
 REAL = ("mm/mm_init", "mm/page_alloc", "mm/memblock", "mm/sparse", "mm/sparse-vmemmap", "mm/page_poison",
         "mm/shuffle", "mm/numa", "mm/numa_memblks", "mm/mmzone", "lib/cmdline", "lib/kstrtox", "lib/ctype",
         "lib/bitmap")
-KERNEL_HALF = ("k_cpu", "k_lib", "k_mm", "k_boot", "k_snap")
+KERNEL_HALF = ("k_cpu", "k_thread", "k_lib", "k_mm", "k_boot", "k_snap")
 USER_HALF = ("u_main", "u_host", "u_seq", "u_child", "u_time")
 # Sections that list every function of an object, and would keep them all
 # in the link: ftrace's call sites, the patchable entries, alternatives,
