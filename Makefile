@@ -562,7 +562,7 @@ test-linux-src: setup
 	$(call say,TEST,tests/linux)
 	$(Q)$(PYTHON) -m pytest -q -n 2 tests/linux
 
-# Which stores write page_info fastest on this CPU: the once strategy's
+# Which stores write page_info fastest on this CPU: the sweep strategy's
 # marking loop, measured in user space (the kernel only runs under TCG here).
 STORES_GIB ?= 16
 bench-stores: $(B)/stores

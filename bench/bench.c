@@ -263,7 +263,7 @@ int bench_main(struct err *e)
                "and shared (touch_shared)\n");
     heap_reset();
     heap_floor_write();
-    /* What a strategy chooses by this CPU (once's stores), before anything is timed; counted
+    /* What a strategy chooses by this CPU (sweep's stores), before anything is timed; counted
      * windows (callgrind) keep every default, so that counts compare between machines. */
     for (unsigned i = 0; i < nstrat && !bench_window_exact(); i++) {
         struct heap_choice c = { 0 };

@@ -177,6 +177,9 @@ static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool
     return bad_value(o, val, vlen, e);
 }
 
+/* Options renamed since records were first kept: the old key is refused with its new one. */
+static const char *const renamed[][2] = { { "once_stores", "sweep_stores" } };
+
 size_t cmdline_list_item(const char **p)
 {
     const char *comma = strchr(*p, ',');
@@ -216,6 +219,9 @@ int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts
         for (size_t i = 0; i < nopts && !o; i++)
             if (word_is(w, klen, opts[i].key))
                 o = &opts[i];
+        for (size_t i = 0; i < ARRAY_SIZE(renamed) && !o; i++)
+            if (word_is(w, klen, renamed[i][0]))
+                return err_set(e, -EINVAL, "%s= is now called %s=", renamed[i][0], renamed[i][1]);
         if (!o) {
             char msg[160];
             snprintf(msg, sizeof(msg), "unknown command-line option '%.*s' ignored",

@@ -52,9 +52,9 @@ typedef void (*cmdline_warn_fn)(const char *msg);
 
 /*
  * Applies line to opts. Returns 0, or -EINVAL with e naming the key and what
- * it takes (a bad value for a known key). Unknown keys go to warn and are
- * skipped. A first word that starts with '/' is a loader's kernel path and
- * skipped.
+ * it takes (a bad value for a known key), or a key renamed since (naming the
+ * new one). Unknown keys go to warn and are skipped. A first word that starts
+ * with '/' is a loader's kernel path and skipped.
  *
  * An OPT_SET value is a comma-separated list applied left to right: "all"
  * and "none", "NAME" or "+NAME" to add a choice, "-NAME" to remove one. It

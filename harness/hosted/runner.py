@@ -15,7 +15,7 @@ from harness.common import GIB, gib_text, parse_size, size_label, warn
 
 RUNNER = os.path.join(ROOT, "build", "bootheap-host")
 # Xen 4.17's chunked init as its cover letter timed it (mm/strategies/init_chunk_72b02bc.c).
-LETTER = "chunk_72b02bc"
+LETTER = "chunk-72b02bc"
 SIZES_GIB = (1, 2, 4, 8, 16, 32, 64, 90, 256, 1024)
 # Six runs, the fewest whose extremes hold the median at 95 % (harness/results/intervals.py),
 # spread over six passes of the sweep, a boot a size each.
@@ -35,7 +35,7 @@ TOUCH_SAMPLED_FROM = 64 * GIB
 # before every window and made 256 GiB the sweep's longest size, while
 # their figures a page hold still from 16 GiB up. --full keeps them.
 PEERS_UP_TO = 90 * GIB
-XEN_STRATEGIES = ("page", "chunk", LETTER, "once", "lazy")
+XEN_STRATEGIES = ("page", "chunk", LETTER, "sweep", "lazy")
 # page runs at 34 to 53 ns a page at every size, 14 s a run at 1 TiB: with
 # its resets and audits a fifth of the whole sweep. Above this size the
 # default sweep leaves it out; --full keeps it.

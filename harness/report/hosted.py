@@ -108,7 +108,7 @@ def xen_section(sweep):
             old, new = ss.get(OLD).median, ss.get(NEW).median
             clocks.add("TSC")
         bench = run.first("bench") or {}
-        # The cover letter's code, where the run has it (chunk_72b02bc).
+        # The cover letter's code, where the run has it (chunk-72b02bc).
         letter = cpu.get((LETTER, INIT)) if "CPU time" in clocks else \
             (ss.get(LETTER).median if ss.get(LETTER) else None)
         rows.append([f"{x[0]} GB", f"{xen_ns_per_page(x[0], x[3]):.2f}", f"{xen_ns_per_page(x[0], x[4]):.2f}",

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The 95 % intervals of a hosted sweep's headlines (harness/results/intervals.py):
 every window's median CPU time a page with its interval, the ratios the
-report prints (page/chunk, once/floor, chunk/once), each taken within a
+report prints (page/chunk, sweep/floor, chunk/sweep), each taken within a
 run and then given its interval, the windows left wider than the sweep's
 target, and the report's section of them."""
 import statistics
@@ -9,7 +9,7 @@ import statistics
 from harness.common import GIB, gib_text, md_table
 from harness.report.cputime import SHARED, cpu_times, shared_touch
 from harness.results.intervals import CONFIDENCE, NO_INTERVAL, Interval, ratio_interval
-from harness.results.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD
+from harness.results.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SWEEP
 
 # The target: a half-width of at most HALF_WIDTH for windows of at least
 # TARGET_NS (one repetition), from TARGET_FROM up (issue 37).
@@ -17,7 +17,7 @@ HALF_WIDTH = 0.05
 TARGET_NS = 1_000_000
 TARGET_FROM = 8 * GIB
 # The ratios the report prints: numerator, denominator, both init windows.
-RATIOS = ((OLD, NEW), ("once", FLOOR), (NEW, "once"))
+RATIOS = ((OLD, NEW), (SWEEP, FLOOR), (NEW, SWEEP))
 
 
 def pages_of(run):

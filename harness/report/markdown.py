@@ -80,7 +80,7 @@ def icount_run(run):
 
 
 def kernels_section(sweep, stats):
-    """Every kernel side by side at each size: Xen's old and new, the peers, once, lazy, the
+    """Every kernel side by side at each size: Xen's old and new, the peers, sweep, lazy, the
     floors; per page, by CPU time when the runner recorded it (hosted), else by the TSC."""
     names = []
     for ss in stats:
@@ -190,7 +190,7 @@ def old_new_section(stats, side_by_side):
     if side_by_side:
         L += ["Xen's columns are its published end_boot_allocator() times (nested KVM, c5.metal) at "
               "the same nominal size; see the derivation of their ns/page below. Its \"after\" times "
-              "are of commit 72b02bc (`chunk_72b02bc` here, where present), not of the released 4.17.0 "
+              "are of commit 72b02bc (`chunk-72b02bc` here, where present), not of the released 4.17.0 "
               f"that `{NEW}` models (docs/fidelity.md).", ""]
     return L
 

@@ -8,15 +8,15 @@ from harness.common import GIB, gib_text
 from harness.hosted.runner import SIZES_GIB, default_sizes
 from harness.report.cputime import cpu_times, headline, shared_core
 from harness.report.probe import clock_of
-from harness.results.stats import FLOOR, INIT, NEW, PEER_FLOOR, cv_pct
+from harness.results.stats import FLOOR, INIT, NEW, PEER_FLOOR, SWEEP, cv_pct
 
-# `once` within this band of its floor at every size; no strategy that
+# `sweep` within this band of its floor at every size; no strategy that
 # writes at least its floor's bytes under LOW of it; lazy's window at 1 TiB
 # at most LAZY_MS; `chunk` at one speed a size (its slowest run within this
 # factor of its fastest: the two speeds once seen were 25% and more apart);
 # cv under CV_PCT at 8 GiB and up; the probe within PROBE of the TSC's rate;
 # the default sweep under SWEEP_S.
-ONCE_BAND = (0.9, 1.1)
+SWEEP_BAND = (0.9, 1.1)
 LOW = 0.9
 LAZY_MS = 0.2
 CHUNK_ONE_SPEED = 1.15
@@ -24,7 +24,7 @@ CV_PCT = 3.0
 PROBE = 0.10
 SWEEP_S = 300.0
 # The strategies that write every handed-over page's entry at init: at least their floor's bytes.
-WRITE_ALL = ("page", NEW, "chunk_72b02bc", "once", "linux", "freebsd", "freebsd_lazy0")
+WRITE_ALL = ("page", NEW, "chunk-72b02bc", SWEEP, "linux", "freebsd", "freebsd_lazy0")
 VERDICT = {True: "met", False: "MISSED"}
 
 
@@ -80,27 +80,27 @@ def _probe_line(sweep):
 
 def targets_section(sweep):
     """Each target of the hosted sweep, met or MISSED, with the figure that decides it."""
-    once, chunk, cvs = [], [], []
+    one_pass, chunk, cvs = [], [], []
     for run in sweep.sizes:
         cpu, g = cpu_times(run), run.nbytes
-        fl, on, ch = cpu.get((FLOOR, INIT)), cpu.get(("once", INIT)), cpu.get((NEW, INIT))
+        fl, on, ch = cpu.get((FLOOR, INIT)), cpu.get((SWEEP, INIT)), cpu.get((NEW, INIT))
         if fl and on:
-            once.append((headline(on.values()) / headline(fl.values()), g))
+            one_pass.append((headline(on.values()) / headline(fl.values()), g))
         if ch and len(ch) > 1 and min(ch.values()):
             chunk.append((max(ch.values()) / min(ch.values()), g))
         if g >= 8 * GIB:
             cvs += [(cv_pct(list(by.values())), s, g) for (s, phase), by in sorted(cpu.items())
                     if phase == INIT and len(by) > 1]
-    if not (once or chunk or cvs):
+    if not (one_pass or chunk or cvs):
         return []
     L = ["## Hosted: targets", "",
          "By the CPU time of the init windows; the load the sweep ran under is in the `host` records "
          "(above). Targets are read here, never asserted by a test: machines are shared and noisy. "
          "Whether two sweeps agree is `make bench-host-repeat`'s repeat.md.", ""]
-    if once:
-        lo, hi = min(once), max(once)
-        ok = ONCE_BAND[0] <= lo[0] and hi[0] <= ONCE_BAND[1]
-        L.append(f"- `once` within {ONCE_BAND[0]:g}x-{ONCE_BAND[1]:g}x its floor at every size: {lo[0]:.2f}x "
+    if one_pass:
+        lo, hi = min(one_pass), max(one_pass)
+        ok = SWEEP_BAND[0] <= lo[0] and hi[0] <= SWEEP_BAND[1]
+        L.append(f"- `{SWEEP}` within {SWEEP_BAND[0]:g}x-{SWEEP_BAND[1]:g}x its floor at every size: {lo[0]:.2f}x "
                  f"(at {gib_text(lo[1])}) to {hi[0]:.2f}x (at {gib_text(hi[1])}): {VERDICT[ok]}")
     x = _x_floors(sweep)
     if x:

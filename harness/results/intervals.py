@@ -7,7 +7,7 @@ x(k), x(n + 1 - k) holds the true median with probability
 (continuous, the runs independent); the narrowest such pair of at least
 CONFIDENCE is the interval. Under six runs no pair reaches 95 %: the figure
 then has no interval, which the reports say in words, never as a zero
-width. A ratio (page/chunk, once/floor) is taken within each run first,
+width. A ratio (page/chunk, sweep/floor) is taken within each run first,
 then given the same interval over its runs.
 
 Whether two sweeps' intervals are honest is asked of their runs pooled

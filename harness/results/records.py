@@ -10,6 +10,7 @@ import re
 
 from harness import ROOT
 from harness.common import GIB, BenchError, parse_size, size_label
+from harness.results.names import kernel_record
 
 RECORD_START = '{"type":'
 # What every `result` record holds (docs/records.md): one without all
@@ -22,7 +23,9 @@ def parse_serial(text):
 
     The log mixes the kernel's human text with one JSON record per line.
     Serial capture may keep CR characters, and a boot that dies mid-line
-    leaves a truncated last record: that one is reported, not fatal."""
+    leaves a truncated last record: that one is reported, not fatal. A
+    record of a kernel from before a rename reads under today's names
+    (harness/results/names.py)."""
     records, problems = [], []
     decoder = json.JSONDecoder()
     lines = text.replace("\r", "").split("\n")
@@ -37,7 +40,7 @@ def parse_serial(text):
             problems.append(f"unreadable record ({where}): {line[at:at + 60]}...")
             continue
         if isinstance(rec, dict):
-            records.append(rec)
+            records.append(kernel_record(rec))
     return records, problems
 
 
@@ -158,6 +161,8 @@ def load_jsonl(path):
         if not isinstance(rec, dict):
             sweep.problems.append(f"{where}: no record in it")
             continue
+        if w.get("source") != "harness":
+            rec = kernel_record(rec)
         if w.get("source") == "harness" and rec.get("type") == "sweep":
             sweep.info = rec
             continue

@@ -181,7 +181,7 @@ def test_silent_cpu_is_left_out():
 
 # ---- the parallel init builds the serial heap --------------------------------
 
-EAGER = "page,chunk,once"
+EAGER = "page,chunk,sweep"
 
 
 def digests(r):

@@ -53,7 +53,7 @@ def test_hosted_sweep_reads_as_hosted(sweep):
     assert "## Hosted beside Xen's published figures" in md and "| 4 GB |" in md
     assert "What differs" in md and "Xen v2 ms (before -> after)" in md
     # The cover letter's code beside the released one, each named.
-    assert "hosted chunk_72b02bc ns/page" in md and "hosted chunk (4.17.0) ns/page" in md
+    assert "hosted chunk-72b02bc ns/page" in md and "hosted chunk (4.17.0) ns/page" in md
     assert "measured at commit 72b02bc" in md
 
 
@@ -63,9 +63,9 @@ def test_the_sweep_shares_and_samples_the_first_touch():
     assert hosted.size_append(64 << 30, "runs=3", False) == "runs=3 touch_shared touch_runs=1"
     assert hosted.size_append(1 << 40, "runs=3", True) == "runs=3"
     assert hosted.size_append(1 << 40, "runs=3 touch_runs=2", False) == \
-        "runs=3 touch_runs=2 touch_shared strategies=chunk,chunk_72b02bc,once,lazy"
+        "runs=3 touch_runs=2 touch_shared strategies=chunk,chunk-72b02bc,sweep,lazy"
     assert hosted.size_append(256 << 30, "runs=3", False) == \
-        "runs=3 touch_shared touch_runs=1 strategies=page,chunk,chunk_72b02bc,once,lazy"
+        "runs=3 touch_shared touch_runs=1 strategies=page,chunk,chunk-72b02bc,sweep,lazy"
     # The peers up to 90 GiB by default; a sweep that names its strategies keeps them.
     assert "strategies" not in hosted.size_append(90 << 30, "runs=3", False)
     assert hosted.size_append(256 << 30, "runs=3 strategies=chunk", False) == \
@@ -78,7 +78,7 @@ def test_the_shared_first_touch_reads_as_one_row(sweep):
     assert run.first("bench")["touch_shared"] is True
     shared = [r for r in run.of("result") if r.get("shared_from")]
     # Four eager strategies, two runs: three copies a run, each named.
-    assert len(shared) == 2 * 3 and {r["strategy"] for r in shared} == {"page", "chunk", "chunk_72b02bc", "once"}
+    assert len(shared) == 2 * 3 and {r["strategy"] for r in shared} == {"page", "chunk", "chunk-72b02bc", "sweep"}
     with open(os.path.join(sweep, "report.md")) as f:
         md = f.read()
     assert "| 1 GiB | eager (shared) | first_touch | 2 |" in md

@@ -89,14 +89,14 @@ def test_the_repeat_verdict_is_by_intervals():
     The 3 % rule says otherwise of chunk and page's pair alike."""
     a = sweep_of(cpu_run(8 * GIB, {("chunk", "init"): [1000, 1010, 1020, 1030, 1040, 1050],
                                    ("page", "init"): [10000, 10010, 10020, 10030, 10040, 10050],
-                                   ("once", "init"): [300, 310, 320]}))
+                                   ("sweep", "init"): [300, 310, 320]}))
     b = sweep_of(cpu_run(8 * GIB, {("chunk", "init"): [1020, 1030, 1040, 1050, 1060, 1070],
                                    ("page", "init"): [10800, 10810, 10820, 10830, 10840, 10850],
-                                   ("once", "init"): [300, 310, 320]}))
+                                   ("sweep", "init"): [300, 310, 320]}))
     rows = {r[1]: r for r in repeat.crossed(a, b)}
     assert rows["chunk"][5] is True and rows["chunk"][6] is True
     assert rows["page"][5] is False and rows["page"][6] is False
-    assert rows["once"][5] is None and rows["once"][6] is None
+    assert rows["sweep"][5] is None and rows["sweep"][6] is None
     assert repeat.verdict(repeat.crossed(a, b)) == (1, 2, 3)
     # One sweep's headline inside, the other's not: not counted as agreeing.
     c = sweep_of(cpu_run(8 * GIB, {("chunk", "init"): [1000, 1001, 1002, 1003, 1004, 1005]}))
@@ -153,7 +153,7 @@ def test_the_repeat_says_what_honest_intervals_give():
         rng = random.Random(3)
         return [sweep_of(*[cpu_run(n * GIB, {(s, "init"): [1e7 * (1 + k * shift) * rng.uniform(0.9, 1.1)
                                                            for _ in range(6)]
-                                             for s in ("chunk", "page", "once", "lazy")})
+                                             for s in ("chunk", "page", "sweep", "lazy")})
                            for n in (8, 16)]) for k in (0, 1)]
     text = "\n".join(repeat.exchange_lines(repeat.crossed(*sweeps(0.0))))
     assert "of the 8 would lie inside" in text and "as far as their runs can tell" in text
@@ -165,18 +165,18 @@ def test_the_repeat_says_what_honest_intervals_give():
 def test_the_windows_left_wide_are_named():
     run = cpu_run(8 * GIB, {("chunk", "init"): [1000000 * x for x in (10, 11, 12, 13, 14, 20)],
                             ("page", "init"): [10000000] * 6,
-                            ("once", "init"): [2000000] * 3,
+                            ("sweep", "init"): [2000000] * 3,
                             ("lazy", "init"): [100, 200, 300, 400, 500, 600]})     # under 1 ms: not counted
     run.records.append({"type": "result", "strategy": "floor", "phase": "init", "run": 0, "ns": 5,
                         "pages": 1000, "ticks": 5})     # every CPU time of the floor lost
     s = sweep_of(run)
     wide = report_iv.wide_windows(s)
-    assert [(w[1], round(w[3], 3) if w[3] else None) for w in wide] == [("chunk", 0.4), ("once", None)]
+    assert [(w[1], round(w[3], 3) if w[3] else None) for w in wide] == [("chunk", 0.4), ("sweep", None)]
     text, met = report_iv.summary_line(s)
-    assert "chunk 8 GiB 40.0%" in text and "once 8 GiB no interval" in text and not met
+    assert "chunk 8 GiB 40.0%" in text and "sweep 8 GiB no interval" in text and not met
     section = "\n".join(report_iv.interval_section(s))
     assert "| 8 GiB | floor | init | 0 | (no interval: 0 runs) | no interval |" in section
-    assert "| 8 GiB | once | init | 3 | 2000.000 (no interval: 3 runs) | no interval |" in section
+    assert "| 8 GiB | sweep | init | 3 | 2000.000 (no interval: 3 runs) | no interval |" in section
 
 
 def test_runs_spread_over_passes():

@@ -46,7 +46,7 @@ def test_the_png_shows_every_point_where_the_axes_put_it(synth):
 def test_script_has_every_strategy_the_floor_and_xen(synth):
     script = plot.plot_script(records.load_folder(synth))
     titles = re.findall(r'title "([^"]*)"', script)
-    for s in ("page", "chunk", "once", "lazy"):
+    for s in ("page", "chunk", "sweep", "lazy"):
         assert s in titles
     assert any(t.startswith("floor") for t in titles)
     assert sum(t.startswith("Xen ") for t in titles) == 5

@@ -41,7 +41,7 @@ def test_kernel_statistics_agree_with_the_raw_results(recorded):
     assert [r.nbytes for r in sweep.sizes] == [1 << 30, 2 << 30]
     for run in sweep.sizes:
         ss = stats.SizeStats(run)
-        assert ss.strategies == ["page", "chunk", "once", "lazy", "floor"]
+        assert ss.strategies == ["page", "chunk", "sweep", "lazy", "floor"]
         assert stats.disagreements(ss) == {}
         assert not stats.failures(run)
         assert len(ss.digests()) == 1

@@ -167,12 +167,12 @@ def test_out_folder_must_be_empty(fake, tmp_path, capsys):
 
 
 def test_options_the_kernel_ignored_are_noted(fake, tmp_path, capsys):
-    # The synthetic kernel always runs 4 runs of page,chunk,once,lazy.
+    # The synthetic kernel always runs 4 runs of page,chunk,sweep,lazy.
     fake("tcg")
     out = str(tmp_path / "r")
     assert cli.main(["--sizes", "1", "--runs", "2", "--strategies", "chunk", "--out", out]) == 0
     err = capsys.readouterr().err
     assert "asked for runs=2, the kernel ran 4" in err
-    assert "asked for strategies=chunk, the kernel ran page,chunk,once,lazy" in err
+    assert "asked for strategies=chunk, the kernel ran page,chunk,sweep,lazy" in err
     with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
         assert "**NOTE** 1 GiB: asked for runs=2, the kernel ran 4" in f.read()

@@ -29,7 +29,7 @@ def test_csv_one_row_per_size_strategy_and_phase(synth):
     # 3 sizes x (4 heap strategies x 2 phases + floor init)
     assert len(rows) == 27
     assert {r["size_gib"] for r in rows} == {"1", "4", "8"}
-    assert [r["strategy"] for r in rows[:9]] == ["page", "page", "chunk", "chunk", "once", "once",
+    assert [r["strategy"] for r in rows[:9]] == ["page", "page", "chunk", "chunk", "sweep", "sweep",
                                                 "lazy", "lazy", "floor"]
 
 
@@ -56,13 +56,13 @@ def test_csv_cells(synth):
 
 
 def test_csv_marks_disagreement_and_failure(synth):
-    edit_records(synth, "8G", "summary", {"strategy": "once", "phase": "init"}, max_ns=5)
+    edit_records(synth, "8G", "summary", {"strategy": "sweep", "phase": "init"}, max_ns=5)
     edit_records(synth, "8G", "done", {}, status="fail", reason="heap digests differ")
     rows = csv_of(synth)
-    r = row(rows, "8", "once")
+    r = row(rows, "8", "sweep")
     assert r["kernel_check"].startswith("DISAGREES") and "max_ns kernel 5" in r["kernel_check"]
     assert r["status"] == "FAILED"
-    assert row(rows, "4", "once")["status"] == "ok"
+    assert row(rows, "4", "sweep")["status"] == "ok"
 
 
 def md_of(folder):

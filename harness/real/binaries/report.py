@@ -14,6 +14,7 @@ import os
 
 from harness.common import GIB, BenchError, read_jsonl
 from harness.real.bracket.profile import fmt as _f, profile_table
+from harness.results.names import kernel_record
 from harness.report.plot import per_page_script, write_report
 
 RECORDS = "peers.jsonl"
@@ -45,7 +46,7 @@ class Binaries:
 
     def __init__(self, folder):
         path = os.path.join(folder, RECORDS)
-        recs = read_jsonl(path)
+        recs = [kernel_record(r) for r in read_jsonl(path)]
         if not recs or recs[0].get("type") != "peers":
             raise BenchError(f"{path}: no peers records (run `python3 -m harness binaries` first)")
         self.folder, self.header = folder, recs[0]
@@ -115,7 +116,7 @@ def _xen_table(p, w):
 
 
 def _model_table(p, w):
-    names = ("page", "chunk", "once", "lazy", "floor")
+    names = ("page", "chunk", "sweep", "lazy", "floor")
     w("| RAM | xen_costs | " + " | ".join(names) + " |\n|---|---|" + "---|" * len(names) + "\n")
     for mem in p.sizes:
         for costs in ("all", "none"):
@@ -291,7 +292,7 @@ def plot_script(p, terminal):
               ("Xen 4.17 (real)", lambda m: p.per_page(("xen-4.17", m, "end_boot_allocator")), "pt 7 lw 2 lc rgb '#0050c0'"),
               ("chunk, xen_costs=all", lambda m: p.per_page(("all", "chunk", m), True), "pt 6 dt 2 lc rgb '#0050c0'"),
               ("chunk, xen_costs=none", lambda m: p.per_page(("none", "chunk", m), True), "pt 2 dt 3 lc rgb '#80a0e0'"),
-              ("once", lambda m: p.per_page(("all", "once", m), True), "pt 3 dt 4 lc rgb '#808000'"),
+              ("sweep", lambda m: p.per_page(("all", "sweep", m), True), "pt 3 dt 4 lc rgb '#808000'"),
               ("floor", lambda m: p.per_page(("all", "floor", m), True), "pt 0 dt 5 lc rgb 'black'")]
     for binary, pt in zip(LINUX_BINARIES, (9, 11)):
         for ph, colour in zip(LINUX_PHASES, ("#208020", "#60a060", "#004000")):

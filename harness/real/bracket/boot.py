@@ -19,7 +19,7 @@ from harness.qemu.gdbstub import GdbStub, StubError
 from harness.real.bracket.logs import LogError, bootheap_counts, linux_facts, xen_facts
 
 ICOUNT = "shift=0,sleep=off"
-XEN_STRATEGIES = "page,chunk,once,lazy"
+XEN_STRATEGIES = "page,chunk,sweep,lazy"
 XEN_APPEND = "console=com1 com1=115200,8n1 console_timestamps=boot loglvl=all"
 LINUX_APPEND = "console=ttyS0 printk.time=1 panic=-1 nokaslr"
 
