@@ -9,6 +9,9 @@ these, so that one written before a rename reads as one written after it.
   as its cover letter timed it, `chunk_72b02bc`, is `chunk-72b02bc`, as in
   Xen's heap-init=. The kernel's record of sweep's stores followed:
   `once_stores` is `sweep_stores`.
+- The harness's record of a run over memory sizes (the first line of a
+  results folder's records.jsonl) was `sweep`, when "sweep" also named
+  that run; it is `run`.
 - The records of `binaries` (the real kernels) were `peers.jsonl`, a
   `peers` header and a `peer` record per binary and phase naming it in
   `peer`; they are `binaries.jsonl`, `binaries`, and `binary` in `binary`.
@@ -16,6 +19,7 @@ these, so that one written before a rename reads as one written after it.
 
 STRATEGIES = {"once": "sweep", "chunk_72b02bc": "chunk-72b02bc"}
 KERNEL_TYPES = {"once_stores": "sweep_stores"}
+HARNESS_TYPES = {"sweep": "run"}
 BINARIES_TYPES = {"peers": "binaries", "peer": "binary"}
 # The records file of a `binaries` folder: today's, then the name it had.
 BINARIES_FILES = ("binaries.jsonl", "peers.jsonl")
@@ -39,6 +43,14 @@ def kernel_record(rec):
     if isinstance(rec.get("strategies"), list) and any(s in STRATEGIES for s in rec["strategies"]):
         out = dict(out, strategies=[strategy(s) for s in rec["strategies"]])
     return out
+
+
+def harness_record(rec):
+    """A record the harness wrote beside the kernel's in records.jsonl,
+    under today's names."""
+    if rec.get("type") in HARNESS_TYPES:
+        return dict(rec, type=HARNESS_TYPES[rec["type"]])
+    return rec
 
 
 def binaries_record(rec):

@@ -220,8 +220,8 @@ class SizeStats:
 
 
 def failures(run):
-    """Why one size of the sweep cannot be trusted, boot by boot (a hosted
-    sweep's passes each); empty when it can."""
+    """Why one size of a run over sizes cannot be trusted, boot by boot (a
+    hosted run's passes each); empty when it can."""
     boots = passes_of(run)
     if len(boots) > 1:
         return [f"pass {k}: {m}" for k, one in zip(sorted(run.passes), boots) for m in failures(one)]

@@ -3,7 +3,7 @@
 the harness writes from copies of them the very tables that the results
 pages (docs/results.md and its docs/results-*.md) quote. Every figure of
 README.md's table, and each figure its answer rounds, is held to the
-report it came from: the hosted sweep's and the real binaries' reports
+report it came from: the hosted run's and the real binaries' reports
 written again here from their records, the kept xen-src and
 linux-src-sweep reports as they are, and for Xen's own heap code timed on
 the host, whose records are not kept, the table of its results page."""
@@ -276,9 +276,9 @@ def targets(text):
     return [line for line in part.splitlines() if line.startswith("- ")]
 
 
-def test_the_sweep_reads_its_targets(reports):
-    """Each target of the hosted sweep, met or missed, from the records."""
-    one_pass, floors, lazy, probe, chunk, cv, sweep = targets(reports["bench-host"])
+def test_the_hosted_run_reads_its_targets(reports):
+    """Each target of the hosted run over sizes, met or missed, from the records."""
+    one_pass, floors, lazy, probe, chunk, cv, wall = targets(reports["bench-host"])
     assert one_pass.startswith("- `sweep` within 0.9x-1.1x its floor at every size: 0.90x (at 1 GiB) to 1.17x "
                                "(at 2 GiB): MISSED"), one_pass
     # 0.90x shown, under 0.9x read: the target is read on the figure, not on its rounding.
@@ -289,7 +289,7 @@ def test_the_sweep_reads_its_targets(reports):
                             "believed") and probe.endswith(": MISSED"), probe
     assert "widest 1.66x at 2 GiB (55 of its runs on a shared core): MISSED" in chunk, chunk
     assert cv.startswith("- cv under 3% at 8 GiB and up: 6 of 76") and cv.endswith(": MISSED"), cv
-    assert sweep.endswith("283.4 s: met"), sweep
+    assert wall.endswith("283.4 s: met"), wall
 
 
 def test_a_missed_target_is_read_as_missed(tmp_path):
@@ -317,7 +317,7 @@ def test_a_window_on_a_shared_core_is_counted(tmp_path, reports):
     def probed(w, rec):
         if rec.get("type") == "cpu_time":
             slow = w.get("size_bytes") == 8 << 30 and rec.get("strategy") == "chunk" and \
-                rec.get("phase") == "init" and w.get("run0", 0) + rec.get("run") == 1   # the sweep's run 1
+                rec.get("phase") == "init" and w.get("run0", 0) + rec.get("run") == 1   # the size's run 1
             rec["adds_per_cycle_x100"] = 320 if slow else 425
     heading = "Hosted: CPU time of each window"
     plain = table_after(reports["bench-host"], heading)

@@ -52,3 +52,14 @@ def test_a_recorded_run_keeps_its_old_names_and_reads_under_the_new():
         got = strategies_of(folder)
         assert "sweep" in got and not got & OLD, (folder, got)
     assert "chunk-72b02bc" in strategies_of(BENCH_HOST)
+
+
+def test_the_old_record_of_a_run_over_sizes_reads_as_today_s():
+    """records.jsonl's first line, the harness's record of the run over
+    sizes, was a `sweep` record; it reads as a `run` record, with what the
+    run planned (so a folder stopped early still names its missing sizes)."""
+    with open(os.path.join(BENCH_HOST, "records.jsonl")) as f:
+        assert json.loads(f.readline())["record"]["type"] == "sweep"
+    results = load_folder(BENCH_HOST)
+    assert results.info["type"] == "run" and results.info["elapsed_s"] == 283.445
+    assert not results.missing and len(results.sizes) == len(results.info["sizes_bytes"]) == 10

@@ -60,10 +60,10 @@ def csv_rows(folder):
         return list(csv.DictReader(f))
 
 
-def test_add_joins_a_sweep(synth):
+def test_add_joins_a_results_folder(synth):
     assert cli.main(["add", synth, PAYLOAD]) == 0
-    sweep = records.load_folder(synth)
-    labels = [s.label for s in sweep.sizes]
+    results = records.load_folder(synth)
+    labels = [s.label for s in results.sizes]
     assert "8191M-qr" in labels, labels
     rows = [r for r in csv_rows(synth) if r["mem_bytes"] == "8589540352"]
     ksum = {r["strategy"]: r for r in by_type(kernel_records(), "summary") if r["phase"] == "init"}

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""summary.csv and report.md: concrete cells on the synthetic sweep, and the
+"""summary.csv and report.md: concrete cells on the synthetic run over sizes, and the
 failures that must show."""
 import csv
 import os
@@ -11,9 +11,9 @@ from conftest import SYNTHETIC, edit_records, rewrite
 
 
 def csv_of(folder):
-    sweep = records.load_folder(folder)
+    results = records.load_folder(folder)
     path = os.path.join(folder, "summary.csv")
-    report.write_csv(sweep, path)
+    report.write_csv(results, path)
     with open(path, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Writes the SYNTHETIC sweep in this folder: serial logs and a records.jsonl
+"""Writes the SYNTHETIC run over sizes in this folder: serial logs and a records.jsonl
 laid out as `make bench` leaves a results folder. Test input for the host
 tools, not a measurement: the numbers are chosen to be easy to check by hand.
 
@@ -171,7 +171,7 @@ def serial_log(label, pages):
 
 def main():
     jsonl = [json.dumps({"size_bytes": None, "size": None, "size_gib": None, "source": "harness",
-                         "record": {"type": "sweep", "mode": "pvh", "accel_requested": "auto",
+                         "record": {"type": "run", "mode": "pvh", "accel_requested": "auto",
                                     "accel": "tcg", "sizes_bytes": [int(k[:-1]) * GIB for k in SIZES],
                                     "runs": RUNS, "strategies": "", "append": f"runs={RUNS}",
                                     "notes": ["synthetic test input, not a measurement"],
