@@ -508,7 +508,7 @@ bench-host: setup
 	$(Q)$(PYTHON) -m harness run --hosted $(if $(MODE),--$(MODE)) $(BENCH_ARGS) $(OPTS)
 
 # The real Xen 4.14, Xen 4.17, Linux 6.1 and Linux 6.12 (Debian's packages,
-# fetched into build/peers) beside bootheap and its Linux models, in exact
+# fetched into build/binaries) beside bootheap and its Linux models, in exact
 # instruction counts under -icount at 1 to 16 GiB (docs/usage-real-kernels.md,
 # "The real binaries"), e.g. OPTS="--sizes 1,32 --out results/<folder>".
 ## binaries                              Debian's Xen 4.14 and 4.17, Linux 6.1 and 6.12 beside bootheap
@@ -546,7 +546,7 @@ xen-heap-test: setup
 # under the source version, the patches, the .config and the toolchain):
 # tinyconfig with every option of Debian's amd64 config that the memory-init
 # path tests, its three phases under -icount on one node and on two beside
-# Debian's binary of docs/results/peers-linux (docs/usage-linux-src.md),
+# Debian's binary of docs/results/binaries-linux (docs/usage-linux-src.md),
 # e.g. OPTS="--sizes 1,4 --nodes 1".
 ## linux-src                             Linux 6.12 built with patches/linux/, its phases counted
 linux-src: setup

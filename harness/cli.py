@@ -226,10 +226,10 @@ def parser():
                     "and its model function by function in PHASE (memmap, memblock_free_all, deferred) at "
                     "the first --mem size, by breakpoints; --real gives the real phase's pages")
     pi.add_argument("--record", metavar="FOLDER", help="also put the models' figures into FOLDER's "
-                    "peers.jsonl (a `binaries` folder), in place of any for the same sizes, and rewrite "
+                    "records (a `binaries` folder), in place of any for the same sizes, and rewrite "
                     "its report")
     pi.add_argument("--real", default=None, help="the real Linux's figures: a `binaries` results "
-                    "folder or its peers.jsonl, "
+                    "folder or its binaries.jsonl, "
                     'or JSON {"memmap": N, "memblock_free_all": N, "deferred": N} a page')
     g = sub.add_parser("codegen", help="the hosted runner's hot functions against the kernel's machine code")
     g.add_argument("kernel", nargs="?", default=codegen.KERNEL)

@@ -15,7 +15,10 @@ these, so that one written before a rename reads as one written after it.
 - The records of `binaries` (the real kernels) were `peers.jsonl`, a
   `peers` header and a `peer` record per binary and phase naming it in
   `peer`; they are `binaries.jsonl`, `binaries`, and `binary` in `binary`.
-  "Peer" is left to the kernel's own models of Linux and FreeBSD."""
+  Their kept folders moved with them, docs/results/peers* to
+  docs/results/binaries*, and a record naming the old folder (linux-src's
+  `debian`) finds the new. "Peer" is left to the kernel's own models of
+  Linux and FreeBSD."""
 
 STRATEGIES = {"once": "sweep", "chunk_72b02bc": "chunk-72b02bc"}
 KERNEL_TYPES = {"once_stores": "sweep_stores"}
@@ -23,6 +26,9 @@ HARNESS_TYPES = {"sweep": "run"}
 BINARIES_TYPES = {"peers": "binaries", "peer": "binary"}
 # The records file of a `binaries` folder: today's, then the name it had.
 BINARIES_FILES = ("binaries.jsonl", "peers.jsonl")
+# Kept folders, relative to the tree, that moved.
+KEPT_FOLDERS = {"docs/results/peers": "docs/results/binaries",
+                "docs/results/peers-linux": "docs/results/binaries-linux"}
 
 
 def strategy(name):
@@ -63,3 +69,9 @@ def binaries_record(rec):
         if "peer" in out:
             out["binary"] = out.pop("peer")
     return out
+
+
+def kept_folder(path):
+    """A kept folder's path today, from the one a record names (relative to
+    the tree, as records name them); any other path as it is."""
+    return KEPT_FOLDERS.get(path.rstrip("/"), path) if isinstance(path, str) else path

@@ -22,8 +22,9 @@ RESULTS = os.path.join(ROOT, "docs", "results")
 # The records each folder keeps, and the command that writes its report.
 FOLDERS = {
     "bench-host": ("records.jsonl", ["report"], "python3 -m harness report"),
-    "peers": ("peers.jsonl", ["binaries", "report"], "python3 -m harness binaries report"),
-    "peers-linux": ("peers.jsonl", ["binaries", "report"], "python3 -m harness binaries report"),
+    # Kept as written, when `binaries` wrote peers.jsonl (harness/results/names.py).
+    "binaries": ("peers.jsonl", ["binaries", "report"], "python3 -m harness binaries report"),
+    "binaries-linux": ("peers.jsonl", ["binaries", "report"], "python3 -m harness binaries report"),
 }
 # <!-- from docs/results/NAME by COMMAND: "HEADING" --> marks a table quoted from a report.
 MARK = re.compile(r"<!-- from docs/results/(\S+) by (.+?): \"(.+?)\" -->")
@@ -140,7 +141,7 @@ def front_page():
 
 def kept_report(name):
     """A kept report of docs/results/ as it is (the reports the harness's
-    peers runs wrote; their own tests hold them to their records)."""
+    `xen-src` and `linux-src` wrote; their own tests hold them to their records)."""
     with open(os.path.join(RESULTS, name, "report.md"), encoding="utf-8") as f:
         return f.read()
 
@@ -184,9 +185,9 @@ def test_the_front_page_rows_link_results_pages():
 
 def test_the_front_page_figures_are_the_reports(reports):
     text, rows = front_page()
-    host, peers = reports["bench-host"], reports["peers"]
+    host, binaries = reports["bench-host"], reports["binaries"]
     # Debian's binaries, exact counts at 8 GiB.
-    p = cells(table_after(peers, "Instructions a page handed over: Xen beside page and chunk"), "8 GiB")
+    p = cells(table_after(binaries, "Instructions a page handed over: Xen beside page and chunk"), "8 GiB")
     assert rows["Xen 4.14 and 4.17, Debian's binaries"][2:] == [sig(p[2]), sig(p[5]), ""]
     assert "8 GiB" in rows["Xen 4.14 and 4.17, Debian's binaries"][1]
     assert f"from about {sig(p[2], 2)} to {sig(p[5], 2)} instructions a page" in text

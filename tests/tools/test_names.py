@@ -6,6 +6,8 @@ written, and every reader takes them as the new ones."""
 import json
 import os
 
+import pytest
+
 from conftest import HERE, ROOT
 from harness.results import names
 from harness.results.records import load_folder, parse_serial
@@ -63,3 +65,55 @@ def test_the_old_record_of_a_run_over_sizes_reads_as_today_s():
     results = load_folder(BENCH_HOST)
     assert results.info["type"] == "run" and results.info["elapsed_s"] == 283.445
     assert not results.missing and len(results.sizes) == len(results.info["sizes_bytes"]) == 10
+
+
+def test_a_binaries_folder_kept_as_peers_reads_under_todays_names():
+    """docs/results/binaries holds the peers.jsonl `binaries` wrote when its
+    records were `peers` and `peer`: read back, they are `binaries` and
+    `binary` records naming the binary in `binary`, and sweep is sweep."""
+    from harness.real.binaries.report import Binaries, read_records, records_path
+    folder = os.path.join(ROOT, "docs", "results", "binaries")
+    assert records_path(folder).endswith("peers.jsonl")
+    with open(records_path(folder)) as f:
+        raw = [json.loads(line) for line in f if line.strip()]
+    assert raw[0]["type"] == "peers" and any(r["type"] == "peer" and "peer" in r for r in raw)
+    recs = read_records(folder)
+    assert recs[0]["type"] == "binaries" and not any(r["type"] in ("peers", "peer") for r in recs)
+    assert {r["binary"] for r in recs if r["type"] == "binary"} == {"xen-4.14", "xen-4.17", "linux-6.1"}
+    assert {r["strategy"] for r in recs if r["type"] == "model"} >= {"page", "chunk", "sweep"}
+    assert Binaries(folder).per_page(("all", "sweep", 1 << 30), model=True)
+
+
+def test_linux_src_finds_the_binaries_folder_its_records_name_by_its_old_name():
+    with open(os.path.join(ROOT, "docs", "results", "linux-src", "linux-src.jsonl")) as f:
+        head = json.loads(f.readline())
+    assert head["debian"] == "docs/results/peers-linux"
+    assert names.kept_folder(head["debian"]) == "docs/results/binaries-linux"
+    assert os.path.isdir(os.path.join(ROOT, names.kept_folder(head["debian"])))
+    assert names.kept_folder("results/mine") == "results/mine"
+
+
+def test_a_download_cache_of_the_old_name_moves_and_is_used_without_the_network(tmp_path, monkeypatch):
+    """build/peers/ of a machine that fetched before the rename becomes
+    build/binaries/, its manifest's `peers` key and paths read as today's,
+    and its intact files are used: nothing is fetched again."""
+    from harness.real.debian import fetch
+    old, new = tmp_path / "peers", tmp_path / "binaries"
+    (old / "bin").mkdir(parents=True)
+    kernel = old / "bin" / "vmlinux-6.1"
+    kernel.write_bytes(b"a kernel")
+    files = {"kernel": str(kernel)}
+    man = {"peers": {"linux-6.1": {"package": "linux-image-6.1.0-57-amd64", "version": "6.1.192-3", "files": files,
+                                   "sha256": {str(kernel): fetch.sha256(str(kernel))}}},
+           "fetched": "2026-12-01 10:00 UTC", "dom0": str(old / "bin" / "dom0.img")}
+    (old / "bin" / "manifest.json").write_text(json.dumps(man))
+    monkeypatch.setattr(fetch, "CACHE", str(new))
+    monkeypatch.setattr(fetch, "OLD_CACHE", str(old))
+    monkeypatch.setattr(fetch, "BIN", str(new / "bin"))
+    monkeypatch.setattr(fetch, "MANIFEST", str(new / "bin" / "manifest.json"))
+    said = []
+    got = fetch.fetch(["linux-6.1"], say=said.append, apt=lambda suites: pytest.fail("fetched again"))
+    assert not old.exists() and (new / "bin" / "vmlinux-6.1").read_bytes() == b"a kernel"
+    assert got["binaries"]["linux-6.1"]["files"]["kernel"] == str(new / "bin" / "vmlinux-6.1")
+    assert fetch.files_of(got, "linux-6.1")["dom0"] == str(new / "bin" / "dom0.img")
+    assert "using linux-6.1 as fetched on 2026-12-01 10:00 UTC" in said[0]

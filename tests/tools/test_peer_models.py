@@ -90,19 +90,28 @@ def test_the_real_linux_figures_from_binaries_records(tmp_path):
 
     def bracket(part=0):
         return {"parts": {"reserve_bootmem_region": {"calls": 3, "instructions": part}} if part else {}}
-    recs = [{"type": "peer", "peer": peer, "mem_bytes": m, "phase": ph, "instructions": i, "pages": p,
+    recs = [{"type": "binary", "binary": binary, "mem_bytes": m, "phase": ph, "instructions": i, "pages": p,
              "bracket": bracket(r)}
-            for peer, m, ph, i, p, r in (
+            for binary, m, ph, i, p, r in (
                 ("linux-6.1", 1 << 30, "memmap", 6461000, 100000, 0),
                 ("linux-6.1", 1 << 30, "memblock_free_all", 4620000, 100000, 2000000),
                 ("linux-6.1", 1 << 30, "deferred", 7430000, 100000, 0),
                 ("linux-6.12", 1 << 30, "memmap", 4753000, 100000, 0),
                 ("linux-6.1", 4 << 30, "memmap", 5764000, 100000, 0))]
-    recs.append({"type": "peer", "peer": "xen-4.17", "mem_bytes": 1 << 30, "phase": "end_boot_allocator",
+    recs.append({"type": "binary", "binary": "xen-4.17", "mem_bytes": 1 << 30, "phase": "end_boot_allocator",
                  "instructions": 1, "pages": 1})
     recs.append({"type": "model", "strategy": "page", "mem_bytes": 1 << 30, "instructions": 1, "pages": 1})
-    (tmp_path / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (tmp_path / "binaries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     real = real_phases(str(tmp_path))
+    # The same records as a folder kept from before wrote them: peers.jsonl, `peer` naming the binary.
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    def as_kept(r):
+        if r["type"] != "binary":
+            return r
+        return dict({k: v for k, v in r.items() if k != "binary"}, type="peer", peer=r["binary"])
+    (kept / "peers.jsonl").write_text("".join(json.dumps(as_kept(r)) + "\n" for r in recs))
+    assert real_phases(str(kept)) == real
     # memblock_free_all() less its reserved-page init, the report's rule.
     assert real[("linux-6.1", 1 << 30)] == {"memmap": 64.61, "memblock_free_all": 26.2, "deferred": 74.3}
     assert real[("linux-6.12", 1 << 30)] == {"memmap": 47.53}

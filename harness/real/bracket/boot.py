@@ -164,7 +164,7 @@ def boot_real(target, files, mem_bytes, log_path, drive=None, nodes=1):
     deadline = time.monotonic() + timeout_for(mem_bytes)
     results = []
     # In /tmp whatever TMPDIR says: a Unix socket's path holds 108 bytes at most.
-    with tempfile.TemporaryDirectory(prefix="peers-", dir="/tmp") as work:
+    with tempfile.TemporaryDirectory(prefix="bracket-", dir="/tmp") as work:
         rr, why = _record(target, files, mem_bytes, work, log_path, deadline, nodes)
         if not why:
             sock = os.path.join(work, "gdb.sock")

@@ -126,7 +126,7 @@ PAIRS = (("xen-4.14", "page", 1024), ("xen-4.17", "chunk", 4096))
 
 
 def records(man, mem, out, say=print):
-    """Both pairs' profiles -> `profile` records for peers.jsonl."""
+    """Both pairs' profiles -> `profile` records for binaries.jsonl."""
     recs = []
     for real, strategy, window in PAIRS:
         r, m = run_pair(real, strategy, man, mem, out, window)
