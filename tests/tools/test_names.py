@@ -117,3 +117,17 @@ def test_a_download_cache_of_the_old_name_moves_and_is_used_without_the_network(
     assert got["binaries"]["linux-6.1"]["files"]["kernel"] == str(new / "bin" / "vmlinux-6.1")
     assert fetch.files_of(got, "linux-6.1")["dom0"] == str(new / "bin" / "dom0.img")
     assert "using linux-6.1 as fetched on 2026-12-01 10:00 UTC" in said[0]
+
+
+def test_a_qr_payload_reads_old_and_new_names():
+    """A payload shown before the renames says once; one shown today, sweep
+    and chunk-72b02bc (a '-' in a name): both read under today's names."""
+    from harness.results import qrpayload
+    with open(os.path.join(HERE, "data", "qr-tcg", "payload.txt")) as f:
+        kept = f.read()
+    today = kept.replace("\nonce ", "\nsweep ").replace("\nchunk 126434787",
+                                                         "\nchunk-72b02bc 1 0.001 1.00 0.01\nchunk 126434787")
+    for text in (kept, today):
+        bench = next(r for r in qrpayload.parse(text) if r["type"] == "bench")
+        assert "sweep" in bench["strategies"] and "once" not in bench["strategies"]
+    assert next(r for r in qrpayload.parse(today) if r["type"] == "bench")["strategies"][1] == "chunk-72b02bc"
