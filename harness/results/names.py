@@ -32,7 +32,7 @@ KEPT_FOLDERS = {"docs/results/peers": "docs/results/binaries",
 
 
 def strategy(name):
-    """A strategy's name today (any other name as it is)."""
+    """A strategy's name today (any other name, or anything not a name, as it is)."""
     return STRATEGIES.get(name, name) if isinstance(name, str) else name
 
 
@@ -44,9 +44,9 @@ def kernel_record(rec):
     if rec.get("type") in KERNEL_TYPES:
         out = dict(out, type=KERNEL_TYPES[rec["type"]])
     for key in ("strategy", "shared_from"):
-        if rec.get(key) in STRATEGIES:
+        if isinstance(rec.get(key), str) and rec[key] in STRATEGIES:
             out = dict(out, **{key: STRATEGIES[rec[key]]})
-    if isinstance(rec.get("strategies"), list) and any(s in STRATEGIES for s in rec["strategies"]):
+    if isinstance(rec.get("strategies"), list) and any(strategy(s) != s for s in rec["strategies"]):
         out = dict(out, strategies=[strategy(s) for s in rec["strategies"]])
     return out
 
