@@ -160,6 +160,8 @@ static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool
         *(int *)o->dst = i;
         return 0;
     }
+    case OPT_RENAMED:
+        return err_set(e, -EINVAL, "%s= is now called %s=", o->key, o->renamed);
     case OPT_SET: {
         const char *item = val;
         size_t ilen = vlen;
@@ -176,9 +178,6 @@ static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool
     }
     return bad_value(o, val, vlen, e);
 }
-
-/* Options renamed since records were first kept: the old key is refused with its new one. */
-static const char *const renamed[][2] = { { "once_stores", "sweep_stores" } };
 
 size_t cmdline_list_item(const char **p)
 {
@@ -219,9 +218,6 @@ int cmdline_parse(const char *line, const struct cmdline_opt *opts, size_t nopts
         for (size_t i = 0; i < nopts && !o; i++)
             if (word_is(w, klen, opts[i].key))
                 o = &opts[i];
-        for (size_t i = 0; i < ARRAY_SIZE(renamed) && !o; i++)
-            if (word_is(w, klen, renamed[i][0]))
-                return err_set(e, -EINVAL, "%s= is now called %s=", renamed[i][0], renamed[i][1]);
         if (!o) {
             char msg[160];
             snprintf(msg, sizeof(msg), "unknown command-line option '%.*s' ignored",

@@ -42,6 +42,8 @@ static enum sweep_stores opt_sweep_stores = SWEEP_STORES_AUTO;
 CMDLINE_CHOICE(sweep_stores, opt_sweep_stores, sweep_stores_names,
                "stores of the sweep strategy's marking loop: auto (default: the faster of rep and nt "
                "here), rep, plain or nt");
+/* The strategy was `once` until issue 47: a command line written then fails, naming the new key. */
+CMDLINE_RENAMED(once_stores, sweep_stores);
 
 _Static_assert(((PGC_state_free | PGC_need_scrub) & ((1ull << 48) - 1)) == 0,
                "a free tail's count_info must leave the owner and need_tlbflush bytes zero");

@@ -28,6 +28,7 @@ static const struct cmdline_opt opts[] = {
     { .key = "strategies", .type = OPT_STR, .dst = strat, .size = sizeof(strat) },
     { .key = "exit", .type = OPT_CHOICE, .dst = &mode, .choices = modes, .nchoices = 3 },
     { .key = "colours", .type = OPT_SET, .dst = &set, .choices = items, .nchoices = 3 },
+    { .key = "once_stores", .type = OPT_RENAMED, .renamed = "sweep_stores" },
 };
 
 static void warn(const char *msg)
@@ -87,6 +88,8 @@ static void test_a_renamed_key_names_its_new_name(void **state)
 {
     (void)state;
     assert_int_equal(parse("runs=7 once_stores=nt"), -EINVAL);
+    assert_string_equal(err.msg, "once_stores= is now called sweep_stores=");
+    assert_int_equal(parse("once_stores"), -EINVAL);      /* with no value too */
     assert_string_equal(err.msg, "once_stores= is now called sweep_stores=");
     assert_string_equal(warned, "");
 }
