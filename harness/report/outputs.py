@@ -67,7 +67,7 @@ def write_csv(results, path):
 
 
 def write_outputs(results):
-    """summary.csv, plot.png and report.md in the results' folder -> (report
+    """summary.csv, plot.png and report.md in the results folder -> (report
     path, plot error or None)."""
     folder = results.folder
     write_csv(results, os.path.join(folder, "summary.csv"))
