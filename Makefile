@@ -237,15 +237,15 @@ run: setup
 		--cpus $(CPUS) --nodes $(NODES) $(if $(run_beside),--hosted-beside) \
 		$(if $(run_gdb),--gdb --timeout 0) $(BOOT_V) $(OPTS)
 
-# The sweep over memory sizes in QEMU; QUICK=1 for 1 and 4 GiB, 3 runs. It
+# The run over memory sizes in QEMU; QUICK=1 for 1 and 4 GiB, 3 runs. It
 # boots the ELF directly (pvh) or builds its own ISO per boot with the
 # benchmark's kernel arguments, so `all` is the only build it needs.
 QUICK ?= 0
-## bench QUICK=1                         the sweep over memory sizes in QEMU, results in results/
+## bench QUICK=1                         the run over memory sizes in QEMU, results in results/
 bench: setup
 	$(call choose,QUICK,0 1)
 	@$(MAKE) --no-print-directory all
-	$(call say,BENCH,$(if $(filter 1,$(QUICK)),quick )sweep accel=$(ACCEL))
+	$(call say,BENCH,$(if $(filter 1,$(QUICK)),quick )run over sizes accel=$(ACCEL))
 	$(Q)$(PYTHON) -m harness run $(if $(filter 1,$(QUICK)),--quick )--accel $(ACCEL) $(BENCH_ARGS) $(OPTS)
 
 # ---- tests -------------------------------------------------------------------
@@ -491,24 +491,24 @@ bench-ablation: setup
 	$(Q)$(PYTHON) -m harness ablation $(ABLATION_ARGS) $(OPTS)
 
 # The hosted runner over 1 GiB to 1 TiB, 6 runs a size spread over six
-# passes of the sweep (1 TiB in one boot of 3 runs), into a results folder
+# passes of the sizes (1 TiB in one boot of 3 runs), into a results folder
 # as `make bench` writes one (docs/usage-hosted.md, "The hosted runner"); OPTS as
-# for bench. MODE=repeat: the sweep twice, back to back, and every
+# for bench. MODE=repeat: the run over sizes twice, back to back, and every
 # strategy-size's two headline figures with their difference
 # (results/<date-time>/repeat.md; docs/results-hosted-repeat.md). MODE=full: every
 # strategy's first touch timed in every run at every size, the end-to-end
 # figures in full (by default it is shared among the eager strategies and
 # sampled from 64 GiB up).
 MODE ?=
-## bench-host MODE=repeat|full           the sweep on the hosted runner, this CPU, 1 GiB to 1 TiB
+## bench-host MODE=repeat|full           the run over sizes on the hosted runner, this CPU, 1 GiB to 1 TiB
 bench-host: setup
 	$(if $(MODE),$(call choose,MODE,repeat full))
 	@$(MAKE) --no-print-directory all hosted
-	$(call say,BENCH,hosted sweep$(if $(filter repeat,$(MODE)), twice)$(if $(filter full,$(MODE)), in full))
+	$(call say,BENCH,hosted run over sizes$(if $(filter repeat,$(MODE)), twice)$(if $(filter full,$(MODE)), in full))
 	$(Q)$(PYTHON) -m harness run --hosted $(if $(MODE),--$(MODE)) $(BENCH_ARGS) $(OPTS)
 
 # The real Xen 4.14, Xen 4.17, Linux 6.1 and Linux 6.12 (Debian's packages,
-# fetched into build/peers) beside bootheap and its Linux models, in exact
+# fetched into build/binaries) beside bootheap and its Linux models, in exact
 # instruction counts under -icount at 1 to 16 GiB (docs/usage-real-kernels.md,
 # "The real binaries"), e.g. OPTS="--sizes 1,32 --out results/<folder>".
 ## binaries                              Debian's Xen 4.14 and 4.17, Linux 6.1 and 6.12 beside bootheap
@@ -546,7 +546,7 @@ xen-heap-test: setup
 # under the source version, the patches, the .config and the toolchain):
 # tinyconfig with every option of Debian's amd64 config that the memory-init
 # path tests, its three phases under -icount on one node and on two beside
-# Debian's binary of docs/results/peers-linux (docs/usage-linux-src.md),
+# Debian's binary of docs/results/binaries-linux (docs/usage-linux-src.md),
 # e.g. OPTS="--sizes 1,4 --nodes 1".
 ## linux-src                             Linux 6.12 built with patches/linux/, its phases counted
 linux-src: setup
@@ -562,7 +562,7 @@ test-linux-src: setup
 	$(call say,TEST,tests/linux)
 	$(Q)$(PYTHON) -m pytest -q -n 2 tests/linux
 
-# Which stores write page_info fastest on this CPU: the once strategy's
+# Which stores write page_info fastest on this CPU: the sweep strategy's
 # marking loop, measured in user space (the kernel only runs under TCG here).
 STORES_GIB ?= 16
 bench-stores: $(B)/stores
@@ -580,7 +580,7 @@ check-fresh:
 bench-qr: setup
 	@$(MAKE) --no-print-directory iso
 	$(call say,BENCH,qr accel=$(ACCEL))
-	$(Q)$(PYTHON) -m harness.sweep.qrtime --accel $(ACCEL) $(BENCH_ARGS) $(OPTS)
+	$(Q)$(PYTHON) -m harness.sizes.qrtime --accel $(ACCEL) $(BENCH_ARGS) $(OPTS)
 
 # ---- tooling -----------------------------------------------------------------
 compile_commands.json:

@@ -36,8 +36,8 @@ CMDLINE_OPT(runs, .key = "runs", .type = OPT_UINT, .dst = &opt_runs, .min = 1,
             .max = BENCH_MAX_RUNS, .help = "timed runs per strategy (default 5)");
 /*
  * The first touch of a large heap costs far more than its init (about 50 ns
- * a page against 1 to 3 on the host CPU), so a sweep may sample it: the
- * first N runs measure it, the others time the init alone.
+ * a page against 1 to 3 on the host CPU), so a run over sizes may sample
+ * it: the first N runs measure it, the others time the init alone.
  */
 CMDLINE_OPT(touch_runs, .key = "touch_runs", .type = OPT_UINT, .dst = &opt_touch_runs, .min = 0,
             .max = BENCH_MAX_RUNS, .help = "runs that also time the first touch (default 0: every run)");
@@ -51,14 +51,15 @@ CMDLINE_OPT(touch_shared, .key = "touch_shared", .type = OPT_FLAG, .dst = &opt_t
             .help = "time the first touch after one eager strategy a run, in turn, for all of them");
 
 /*
- * A hosted sweep spreads its runs over passes, one boot a size each: run0=
- * names the sweep's index of this boot's first run. It turns the rotations
- * on by that many places, and touch_runs= counts the sweep's runs, so a
- * later pass times no first touch when the first touch is sampled.
+ * A hosted run over sizes spreads each size's runs over passes, one boot a
+ * size each: run0= names the index of this boot's first run among the
+ * size's. It turns the rotations on by that many places, and touch_runs=
+ * counts the size's runs, so a later pass times no first touch when the
+ * first touch is sampled.
  */
 static unsigned opt_run0;
 CMDLINE_OPT(run0, .key = "run0", .type = OPT_UINT, .dst = &opt_run0, .min = 0, .max = 1000000,
-            .help = "the sweep's index of this boot's first run (default 0)");
+            .help = "index of this boot's first run among its size's, over passes (default 0)");
 
 /* Under QEMU's -icount shift=0 the TSC advances one tick per guest
  * instruction (1000000 kHz): every figure is then an instruction count. */
@@ -212,7 +213,7 @@ int bench_main(struct err *e)
         return err_set(e, -EINVAL, "icount: the TSC runs at %llu kHz, not the %u kHz of QEMU's "
                        "-icount shift=0 (is QEMU run with it?)",
                        (unsigned long long)tsc_khz(), ICOUNT_KHZ);
-    /* The first touch in the sweep's runs [0, touch_runs=): this boot's first touch_runs. */
+    /* The first touch in the size's runs [0, touch_runs=): this boot's first touch_runs. */
     touch_runs = opt_runs;
     if (opt_touch_runs)
         touch_runs = opt_touch_runs <= opt_run0 ? 0
@@ -263,7 +264,7 @@ int bench_main(struct err *e)
                "and shared (touch_shared)\n");
     heap_reset();
     heap_floor_write();
-    /* What a strategy chooses by this CPU (once's stores), before anything is timed; counted
+    /* What a strategy chooses by this CPU (sweep's stores), before anything is timed; counted
      * windows (callgrind) keep every default, so that counts compare between machines. */
     for (unsigned i = 0; i < nstrat && !bench_window_exact(); i++) {
         struct heap_choice c = { 0 };

@@ -4,8 +4,12 @@
 #include "bench/pick.h"
 
 #include "kernel/cmdline.h"
+#include "kernel/lib/compiler.h"
 #include "kernel/console/printk.h"
 #include "kernel/lib/string.h"
+
+/* Strategies renamed since records were first kept: the old name is refused with its new one. */
+static const char *const renamed[][2] = { { "once", "sweep" }, { "chunk_72b02bc", "chunk-72b02bc" } };
 
 /* Adds strategy name (len bytes) to the run, Xen's or a peer; its peer must have its page array. */
 static int add_strategy(struct series *series, unsigned *nstrat, const char *name, size_t len, bool asked,
@@ -15,6 +19,10 @@ static int add_strategy(struct series *series, unsigned *nstrat, const char *nam
     const struct peer_strategy *p = s ? NULL : peer_strategy_find(name, len);
     const char *opt = heap_strategies_option();
 
+    for (unsigned i = 0; !s && !p && i < ARRAY_SIZE(renamed); i++)
+        if (len == strlen(renamed[i][0]) && !memcmp(name, renamed[i][0], len))
+            return err_set(e, -EINVAL, "strategies=%s: '%s' is now called '%s'", opt, renamed[i][0],
+                           renamed[i][1]);
     if (!s && !p) {
         char known[160] = "";
         for (unsigned i = 0; heap_strategies[i]; i++) {

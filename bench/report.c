@@ -284,27 +284,27 @@ static void human(const struct report_input *in, bool equal, bool same_pages)
          equal ? "one heap for Xen's strategies" : "DIFFERENT HEAPS",
          same_pages ? "the same pages for all" : "DIFFERENT PAGES", (unsigned long long)in->s[0].page_digest);
 
-    /* The result in words: chunk against page first, when both ran, then once against the peers. */
-    const struct report_series *chunk = find(in, "chunk"), *once = find(in, "once");
+    /* The result in words: chunk against page first, when both ran, then sweep against the peers. */
+    const struct report_series *chunk = find(in, "chunk"), *sweep = find(in, "sweep");
     if (chunk && page) {
         fmt_centi(a, sizeof(a), stat_paired_ratio_centi(page->init, chunk->init, in->runs));
         line("chunked init is %sx faster than page-by-page on %s%s", a, size,
              in->icount ? " (icount: guest instructions)" : tcg ? " (TCG, emulated)" :
              host ? " (hosted, user space)" : "");
     }
-    /* once against the peers' eager boots, in one line. */
+    /* sweep against the peers' eager boots, in one line. */
     char words[160] = "";
-    for (unsigned i = 0; i < in->nstrat && once; i++) {
+    for (unsigned i = 0; i < in->nstrat && sweep; i++) {
         const struct report_series *x = &in->s[i];
         size_t k = strlen(words);
         if (!x->peer || x->later)
             continue;
-        fmt_centi(a, sizeof(a), stat_paired_ratio_centi(x->init, once->init, in->runs));
+        fmt_centi(a, sizeof(a), stat_paired_ratio_centi(x->init, sweep->init, in->runs));
         snprintf(words + k, sizeof(words) - k, "%s%sx faster than %s's", k ? ", " : "", a, x->name);
     }
     if (words[0]) {
-        fmt_centi(b, sizeof(b), figures_of(in, once).x_xen_centi);
-        line("once init is %s, at %sx Xen's floor", words, b);
+        fmt_centi(b, sizeof(b), figures_of(in, sweep).x_xen_centi);
+        line("sweep init is %s, at %sx Xen's floor", words, b);
     }
 }
 

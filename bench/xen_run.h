@@ -23,7 +23,7 @@ int bench_run_strategy(struct series *x, unsigned run, bool touch, uint64_t page
 /*
  * Times floor f once with every way of filling its bytes (bench_floor_ways()),
  * each from the prelude and repeated while short, starting at way `turn`
- * (modulo their number: the sweep's index of the run, so that the turn moves
+ * (modulo their number: the index of the run among its size's, so that the turn moves
  * from run to run across passes); the fastest is the run's floor
  * (f->init_ticks, f->way). Returns 0, or a peer floor's error with e set.
  */

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The command line: `python3 -m harness COMMAND ...`, one subcommand each
 (`python3 -m harness --help` lists them all, its description made from the
-subcommands themselves). `run` (the sweep) is the default: `python3 -m
+subcommands themselves). `run` (the run over sizes) is the default: `python3 -m
 harness --sizes 1,2` runs it."""
 import argparse
 import sys
@@ -22,7 +22,7 @@ from harness.qemu import folder as run_folder
 from harness.report.outputs import finish
 from harness.results import maps, qrpayload
 from harness.results.records import load_folder
-from harness.sweep import plan as sweep_plan, repeat as sweep_repeat, run as sweep
+from harness.sizes import plan as sizes_plan, repeat as sizes_repeat, run as sizes_run
 
 MAP_KINDS = ("a memory map: bootheap's serial log, records.jsonl or results folder; a Linux boot log "
              "(dmesg, journalctl -k); a Xen boot log; a /sys/firmware/memmap folder; or a map file")
@@ -149,11 +149,11 @@ def parser():
                "  python3 -m harness hosted --map dmesg.txt runs=3\n"
                "  python3 -m harness map /sys/firmware/memmap -o this-machine.map")
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND", title="commands")
-    r = sub.add_parser("run", help="boot a sweep of memory sizes and report it (the default; --hosted: on the "
+    r = sub.add_parser("run", help="the run over memory sizes: a boot each, then the report (the default; --hosted: on the "
                        "hosted runner)",
                        description=f"Sizes default to {','.join(map(str, DEFAULT_SIZES_GIB))} GiB with "
                        f"{DEFAULT_RUNS} runs under KVM, and to "
-                       f"{','.join(map(str, sweep_plan.TCG_SIZES_GIB))} GiB with {sweep_plan.TCG_RUNS} runs "
+                       f"{','.join(map(str, sizes_plan.TCG_SIZES_GIB))} GiB with {sizes_plan.TCG_RUNS} runs "
                        "under TCG; with --hosted to "
                        f"{','.join(map(str, hosted.SIZES_GIB))} GiB with {hosted.RUNS} runs; "
                        "--sizes and --runs always win.")
@@ -163,25 +163,25 @@ def parser():
     add_boot_options(r)
     r.add_argument("--out", help="results folder (default results/<date-time>)")
     r.add_argument("--quick", action="store_true",
-                   help=f"sizes {','.join(map(str, sweep_plan.QUICK_SIZES_GIB))} GiB, {sweep_plan.QUICK_RUNS} runs")
+                   help=f"sizes {','.join(map(str, sizes_plan.QUICK_SIZES_GIB))} GiB, {sizes_plan.QUICK_RUNS} runs")
     r.add_argument("--hosted", action="store_true",
                    help=f"run build/bootheap-host, the kernel's heap code in user space, instead of QEMU "
                         f"(sizes {','.join(map(str, hosted.SIZES_GIB))} GiB, {hosted.RUNS} runs)")
     r.add_argument("--repeat", action="store_true",
-                   help="the sweep twice, back to back, into OUT/1 and OUT/2, and OUT/repeat.md with "
+                   help="the run over sizes twice, back to back, into OUT/1 and OUT/2, and OUT/repeat.md with "
                         "each strategy-size's two headline figures and their difference")
     r.add_argument("--full", action="store_true",
                    help="with --hosted: time the first touch in every run at every size (by default "
                         f"the first run only from {hosted.TOUCH_SAMPLED_FROM >> 30} GiB up)")
     r.add_argument("--passes", type=int,
-                   help="with --hosted: spread each size's runs over N passes of the sweep, a boot a size "
+                   help="with --hosted: spread each size's runs over N passes of the sizes, a boot a size "
                         "each (default: a pass a run)")
     r.add_argument("--budget", type=seconds,
                    help="with --hosted: seconds for the runs added where a window's 95%% interval is wider "
-                        "than --target (default: none, and for the default sweep what is left of 280 s from its start)")
+                        "than --target (default: none, and for the default sizes what is left of 280 s from the start)")
     r.add_argument("--target", type=float, default=5.0,
                    help="with --hosted: the interval half-width, in %% of the median, that added runs aim for")
-    r.add_argument("--timeout", type=seconds, default=sweep_plan.DEFAULT_TIMEOUT, help="seconds per boot")
+    r.add_argument("--timeout", type=seconds, default=sizes_plan.DEFAULT_TIMEOUT, help="seconds per boot")
     r.add_argument("--verbose", "-v", action="store_true", help="show the serial output and QEMU command")
     p = sub.add_parser("report", help="rewrite summary.csv, report.md and plot.png of a results folder")
     p.add_argument("folder")
@@ -193,7 +193,8 @@ def parser():
     c = sub.add_parser("compare", help="per-strategy change from results folder A to B")
     c.add_argument("a")
     c.add_argument("b")
-    t = sub.add_parser("repeat", help="two hosted sweeps' headline figures side by side, with their difference")
+    t = sub.add_parser("repeat", help="two hosted runs over sizes: headline figures side by side, with their "
+                       "difference")
     t.add_argument("a")
     t.add_argument("b")
     t.add_argument("--out", help="where to write the markdown (default B/repeat.md)")
@@ -225,10 +226,10 @@ def parser():
                     "and its model function by function in PHASE (memmap, memblock_free_all, deferred) at "
                     "the first --mem size, by breakpoints; --real gives the real phase's pages")
     pi.add_argument("--record", metavar="FOLDER", help="also put the models' figures into FOLDER's "
-                    "peers.jsonl (a `binaries` folder), in place of any for the same sizes, and rewrite "
+                    "records (a `binaries` folder), in place of any for the same sizes, and rewrite "
                     "its report")
     pi.add_argument("--real", default=None, help="the real Linux's figures: a `binaries` results "
-                    "folder or its peers.jsonl, "
+                    "folder or its binaries.jsonl, "
                     'or JSON {"memmap": N, "memblock_free_all": N, "deferred": N} a page')
     g = sub.add_parser("codegen", help="the hosted runner's hot functions against the kernel's machine code")
     g.add_argument("kernel", nargs="?", default=codegen.KERNEL)
@@ -294,7 +295,7 @@ def describe(sub):
     names = list(sub.choices)
     return textwrap.fill(
         f"bootheap's host side, in {len(names)} commands: {', '.join(names[:-1])} and {names[-1]}, each "
-        "described below. `run` is the default, so `python3 -m harness --sizes 1,2` runs the sweep; "
+        "described below. `run` is the default, so `python3 -m harness --sizes 1,2` runs those sizes; "
         "`python3 -m harness COMMAND --help` gives a command's options.", 79, break_on_hyphens=False)
 
 
@@ -315,8 +316,8 @@ def main(argv=None):
         args.options += extra
     elif extra:
         ap.error(f"unrecognized arguments: {' '.join(extra)}")
-    run = {"run": sweep_repeat.cmd_run_twice if getattr(args, "repeat", False) else sweep.cmd_run,
-           "repeat": sweep_repeat.cmd_repeat, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
+    run = {"run": sizes_repeat.cmd_run_twice if getattr(args, "repeat", False) else sizes_run.cmd_run,
+           "repeat": sizes_repeat.cmd_repeat, "report": cmd_report, "add": cmd_add, "compare": cmd_compare,
            "beside": cmd_beside, "boot": cmd_boot, "accel": cmd_accel, "counts": counts.cmd_counts,
            "codegen": codegen.cmd_codegen, "ablation": ablation.cmd_ablation, "hosted": hosted.cmd_hosted,
            "map": cmd_map, "binaries": real_cli.run, "peers-icount": models_icount.cmd_peers_icount,

@@ -12,7 +12,7 @@ GIB = 1 << 30
 MIB = 1 << 20
 PAGE = 4096
 
-# The sweep (Xen published figures at 4, 8 and 90 GB) and its runs.
+# The sizes (Xen published figures at 4, 8 and 90 GB) and their runs.
 DEFAULT_SIZES_GIB = (1, 2, 4, 8, 16, 32, 64, 90)
 DEFAULT_RUNS = 5
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host microbenchmark for the `once` strategy's marking loop: which stores
+// Host microbenchmark for the `sweep` strategy's marking loop: which stores
 // write 32-byte page_info entries (plus an 8-byte M2P entry) fastest on this
 // machine's real CPU. The kernel can only be timed under TCG here, where
 // store kinds cost nothing alike, so the choice is measured in user space.
@@ -130,7 +130,7 @@ static void mark_rep_uniform(struct entry *e, uint64_t *m, size_t n)
 
 /*
  * The same stores one 1 GiB block (2^18 entries, 8 MiB of page_info) at a
- * time, tails then head, as once wrote them until it filled whole ranges:
+ * time, tails then head, as sweep wrote them until it filled whole ranges:
  * string stores below some length read each line before writing it.
  */
 static void mark_rep_per_block(struct entry *e, uint64_t *m, size_t n)

@@ -160,6 +160,8 @@ static int apply(const struct cmdline_opt *o, const char *val, size_t vlen, bool
         *(int *)o->dst = i;
         return 0;
     }
+    case OPT_RENAMED:
+        return err_set(e, -EINVAL, "%s= is now called %s=", o->key, o->renamed);
     case OPT_SET: {
         const char *item = val;
         size_t ilen = vlen;

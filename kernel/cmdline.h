@@ -19,6 +19,7 @@ enum opt_type {
     OPT_STR,        /* char[size], copied with its NUL */
     OPT_CHOICE,     /* an int-sized enum: the value whose name matched */
     OPT_SET,        /* unsigned: bit i set = choices[i] on; see cmdline_parse() */
+    OPT_RENAMED,    /* no value: a key renamed since, refused naming `renamed` */
 };
 
 struct cmdline_opt {
@@ -30,6 +31,7 @@ struct cmdline_opt {
     const char *const *choices;     /* OPT_CHOICE: names indexed by the enum's values;
                                        OPT_SET: names indexed by bit number */
     unsigned nchoices;
+    const char *renamed;            /* OPT_RENAMED: the key it became */
     const char *help;
 };
 
@@ -43,6 +45,14 @@ struct cmdline_opt {
  * so that reordering either one cannot change what a name means. The key
  * is the option's name.
  */
+/*
+ * A key renamed since command lines were written with it: old=anything
+ * fails, naming new= instead of being ignored as unknown; `help` leaves
+ * it out.
+ */
+#define CMDLINE_RENAMED(old, new)                                           \
+    CMDLINE_OPT(old##_renamed, .key = #old, .type = OPT_RENAMED, .renamed = #new)
+
 #define CMDLINE_CHOICE(name, var, names, helptext)                          \
     _Static_assert(sizeof(var) == sizeof(int), #var " must be an int-sized enum"); \
     CMDLINE_OPT(name, .key = #name, .type = OPT_CHOICE, .dst = &(var),     \
@@ -52,9 +62,9 @@ typedef void (*cmdline_warn_fn)(const char *msg);
 
 /*
  * Applies line to opts. Returns 0, or -EINVAL with e naming the key and what
- * it takes (a bad value for a known key). Unknown keys go to warn and are
- * skipped. A first word that starts with '/' is a loader's kernel path and
- * skipped.
+ * it takes (a bad value for a known key), or a key renamed since (naming the
+ * new one). Unknown keys go to warn and are skipped. A first word that starts
+ * with '/' is a loader's kernel path and skipped.
  *
  * An OPT_SET value is a comma-separated list applied left to right: "all"
  * and "none", "NAME" or "+NAME" to add a choice, "-NAME" to remove one. It

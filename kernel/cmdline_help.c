@@ -17,7 +17,7 @@ extern const struct cmdline_opt __cmdline_opts_start[], __cmdline_opts_end[];
 
 static const char *const kind_names[] = {
     [OPT_FLAG] = "flag", [OPT_UINT] = "uint", [OPT_STR] = "string", [OPT_CHOICE] = "choice",
-    [OPT_SET] = "set",
+    [OPT_SET] = "set", [OPT_RENAMED] = "renamed",
 };
 
 /* An OPT_SET value as the option takes it: "all", "none", or the items on. */
@@ -45,6 +45,8 @@ static void describe(const struct cmdline_opt *o)
     record_str(&r, "key", o->key);
     record_str(&r, "kind", kind_names[o->type]);
     switch (o->type) {
+    case OPT_RENAMED:               /* not an option: cmdline_help() leaves it out */
+        break;
     case OPT_FLAG:
         record_bool(&r, "value", *(const bool *)o->dst);
         snprintf(text, sizeof(text), "flag, %s", *(const bool *)o->dst ? "on" : "off");
@@ -93,6 +95,7 @@ bool cmdline_help(void)
         return false;
     printk("options (with `help` alone on the command line, each shows its default):\n");
     for (const struct cmdline_opt *o = __cmdline_opts_start; o < __cmdline_opts_end; o++)
-        describe(o);
+        if (o->type != OPT_RENAMED)
+            describe(o);
     return true;
 }

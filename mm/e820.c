@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// e820 sanitiser: a sweep over the sorted start and end points of every
+// e820 sanitiser: one pass over the sorted start and end points of every
 // entry, taking at each point the most restrictive type still open.
 #include "mm/e820.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The buddy heap: Xen's free path, end_boot_allocator() and the greedy block
-// loop of once and lazy. The setup and the reset between benchmark runs,
+// loop of sweep and lazy. The setup and the reset between benchmark runs,
 // which build on these, are in mm/heap_reset.c; nothing here calls them.
 #include "mm/heap_priv.h"
 

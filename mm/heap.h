@@ -25,7 +25,7 @@ extern struct heap heap_default;
 
 /* What a strategy's prepare() chose, and what it timed to choose it: the benchmark records it. */
 struct heap_choice {
-    const char *option;             /* the option it stands for, e.g. "once_stores" */
+    const char *option;             /* the option it stands for, e.g. "sweep_stores" */
     const char *chosen;
     const char *kinds[2];           /* what it timed... */
     uint64_t ticks[2];              /* ...and how long each took */

@@ -15,7 +15,7 @@
  *    block of order k < MAX_ORDER at MFN m is m ^ 2^k: it differs from m in
  *    bit k only, so it lies in the same unit. Merging stops at MAX_ORDER
  *    (Xen's loop condition), so every merge reads and writes pages of one
- *    unit only. chunk's and once's blocks are chunk_order()'s, at most
+ *    unit only. chunk's and sweep's blocks are chunk_order()'s, at most
  *    MAX_ORDER and naturally aligned: never across a unit edge either.
  *  - Every piece of a unit goes to one worker (heap_par_assign()), so one
  *    worker alone writes a unit's page_info and M2P entries, and a buddy it

@@ -245,7 +245,7 @@ static inline unsigned chunk_order(uint64_t s, uint64_t e)
 /*
  * Xen's _init_heap_pages() (common/page_alloc.c, RELEASE-4.17.0, and as at
  * 72b02bc): hands the nr pages at pg, all on one node, to the free path in
- * the largest naturally aligned blocks that fit. For chunk and chunk_72b02bc.
+ * the largest naturally aligned blocks that fit. For chunk and chunk-72b02bc.
  */
 static inline __attribute__((always_inline)) void chunk_init_range(unsigned xc, struct heap *h,
                                                                    struct page_info *pg, uint64_t nr,

@@ -300,7 +300,7 @@ void xc_set_gpfn_from_mfn_call(uint64_t mfn, uint64_t entry);
 
 /*
  * The same for the M2P entries of [s, e): what a set_gpfn_from_mfn() per
- * page does, in one call; the once strategy's bulk form.
+ * page does, in one call; the sweep strategy's bulk form.
  */
 void xc_m2p_invalidate_range_call(uint64_t s, uint64_t e);
 

@@ -12,6 +12,7 @@ import time
 from harness.counts import callgrind as counts
 from harness.hosted import runner as hosted
 from harness.common import BenchError, gib_text, md_table, parse_sizes, read_jsonl, say, size_label
+from harness.results.names import kernel_record
 from harness.results.records import new_folder, parse_serial
 from harness.results.stats import median
 from harness.results.xen import xen_row
@@ -88,7 +89,8 @@ def count_runs(nbytes, sets, folder):
 
 
 def load(folder):
-    return read_jsonl(os.path.join(folder, FILE))
+    """The ablation records of a results folder, under today's strategy names."""
+    return [kernel_record(r) for r in read_jsonl(os.path.join(folder, FILE))]
 
 
 def size_table(rows, nbytes):

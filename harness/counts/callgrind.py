@@ -18,6 +18,7 @@ import time
 
 from harness import ROOT
 from harness.common import BenchError, gib_text, md_table, parse_sizes, read_jsonl, say, size_label
+from harness.results.names import kernel_record
 from harness.results.records import new_folder, parse_serial
 
 RUNNER = os.path.join(ROOT, "build", "bootheap-host")
@@ -32,7 +33,7 @@ CACHE_TEXT = "I1 32 KiB 8-way, D1 48 KiB 12-way, LL 32 MiB 16-way, 64 B lines"
 
 EVENTS = ["Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw"]
 LABEL = re.compile(r"^desc: Trigger: Client Request: bootheap (\S+) (\S+) (\d+)$")
-ORDER = ["page", "chunk", "once", "lazy", "linux", "linux_deferred", "linux612", "freebsd", "freebsd_lazy",
+ORDER = ["page", "chunk", "sweep", "lazy", "linux", "linux_deferred", "linux612", "freebsd", "freebsd_lazy",
          "freebsd_lazy0", "floor", "floor_linux", "floor_freebsd"]
 COUNTS_FILE = "counts.jsonl"
 
@@ -120,8 +121,9 @@ def count_size(nbytes, out_dir, runner=RUNNER, kernel_args=("runs=1",)):
 
 
 def load(folder):
-    """The counts records of a results folder, or [] when it has none."""
-    return read_jsonl(os.path.join(folder, COUNTS_FILE))
+    """The counts records of a results folder, or [] when it has none (under
+    today's strategy names, harness/results/names.py)."""
+    return [kernel_record(r) for r in read_jsonl(os.path.join(folder, COUNTS_FILE))]
 
 
 def table(rows, phase="init"):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The hosted runner from the host side: one run of build/bootheap-host per
-size for the sweep (`run --hosted`, `make bench-host`), and `hosted`: one
+size for the run over sizes (`run --hosted`, `make bench-host`), and `hosted`: one
 run on a memory map of any kind (harness/results/maps.py). What the report says of
 hosted runs is in harness/report/hosted.py."""
 import os
@@ -15,30 +15,30 @@ from harness.common import GIB, gib_text, parse_size, size_label, warn
 
 RUNNER = os.path.join(ROOT, "build", "bootheap-host")
 # Xen 4.17's chunked init as its cover letter timed it (mm/strategies/init_chunk_72b02bc.c).
-LETTER = "chunk_72b02bc"
+LETTER = "chunk-72b02bc"
 SIZES_GIB = (1, 2, 4, 8, 16, 32, 64, 90, 256, 1024)
 # Six runs, the fewest whose extremes hold the median at 95 % (harness/results/intervals.py),
-# spread over six passes of the sweep, a boot a size each.
+# spread over six passes of the sizes, a boot a size each.
 RUNS = 6
 # Above this size a boot's setup (the tables faulted in: 21 s at 1 TiB)
-# costs as much as a run, so the default sweep runs the size in one boot of
+# costs as much as a run, so the default run over sizes takes the size in one boot of
 # ONE_BOOT_RUNS runs, and its figures have no interval.
 PASSES_UP_TO = 256 * GIB
 ONE_BOOT_RUNS = 3
 # The first touch costs about 50 ns a page on the host CPU against 1 to 3 for
-# the fast inits: at these sizes and above the default sweep times it in the
-# first run only (touch_runs=1), which keeps the sweep within minutes; `run
+# the fast inits: at these sizes and above the default run over sizes times it
+# in the first run only (touch_runs=1), which keeps it within minutes; `run
 # --hosted --full` (make bench-host MODE=full) times it in every run.
 TOUCH_SAMPLED_FROM = 64 * GIB
-# Above this size the default sweep runs Xen's strategies alone: the peers'
+# Above this size the default run over sizes has Xen's strategies alone: the peers'
 # page arrays (152 bytes a page between them) tripled the tables to reset
-# before every window and made 256 GiB the sweep's longest size, while
+# before every window and made 256 GiB the longest size, while
 # their figures a page hold still from 16 GiB up. --full keeps them.
 PEERS_UP_TO = 90 * GIB
-XEN_STRATEGIES = ("page", "chunk", LETTER, "once", "lazy")
+XEN_STRATEGIES = ("page", "chunk", LETTER, "sweep", "lazy")
 # page runs at 34 to 53 ns a page at every size, 14 s a run at 1 TiB: with
-# its resets and audits a fifth of the whole sweep. Above this size the
-# default sweep leaves it out; --full keeps it.
+# its resets and audits a fifth of the whole run over sizes. Above this size
+# the default leaves it out; --full keeps it.
 PAGE_UP_TO = 256 * GIB
 # The runner's exit statuses (hosted/platform/runner.h).
 STATUS = {0: "ok", 1: "fail", 2: "bad-input", 3: "no-memory"}
@@ -48,7 +48,7 @@ HOSTED_LABEL = "HOSTED: " + MEANS
 
 
 class Result:
-    """One run of the runner, shaped as harness.qemu's Result for the sweep."""
+    """One run of the runner, shaped as harness.qemu's Result for the run over sizes."""
 
     def __init__(self, status, rc, log, elapsed, cmd, stderr=""):
         self.status, self.runner_rc, self.log, self.elapsed, self.cmd = status, rc, log, elapsed, cmd
@@ -80,7 +80,7 @@ def run(nbytes, append, log_path, timeout, runner=RUNNER):
 
 
 def size_append(nbytes, append, full):
-    """The kernel options for one size of the sweep: append, plus
+    """The kernel options for one size of the run over sizes: append, plus
     touch_shared (the eager strategies' first touch timed once a run, for
     all of them), touch_runs=1 where the first touch is sampled, Xen's
     strategies alone above PEERS_UP_TO and page left out above PAGE_UP_TO,

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: MIT
 """The results folder of one boot (`make run`, `python3 -m harness boot`):
 results/run-<date-time>/ unless --out names another, holding the serial
-log as it came (serial-<size>.log), records.jsonl in the sweeps' form,
-report.md, summary.csv and plot.png from the sweeps' writer
+log as it came (serial-<size>.log), records.jsonl in the form of a run
+over sizes, report.md, summary.csv and plot.png from its writer
 (harness/report/outputs.py), the QR code's payload (qr-payload.txt) and,
 after an emulated boot, the hosted run's log and the closing answer. So
-`python3 -m harness report FOLDER` reads it as it reads a sweep's.
+`python3 -m harness report FOLDER` reads it as it reads a run over sizes.
 
 A folder that cannot be made or filled costs one line on the terminal,
 where the folder would have been named at the end, and nothing else: the
@@ -62,7 +62,7 @@ class RunFolder:
         if not self.path:
             return
         records = parse_serial(r.log)
-        info = {"type": "sweep", "command": "boot", "mode": mode, "accel_requested": accel_requested,
+        info = {"type": "run", "command": "boot", "mode": mode, "accel_requested": accel_requested,
                 "accel": r.accel, "sizes_bytes": [mem_bytes], "append": append, "notes": [],
                 "started": self.started}
         lines = [wrap(None, "harness", info)] + [wrap(mem_bytes, "kernel", rec) for rec in records[0]]

@@ -60,8 +60,8 @@ def compare_text(a, b):
     if a.accels != b.accels:
         lines.append(f"!! A ran under {'/'.join(x.upper() for x in a.accels)} and B under "
                      f"{'/'.join(x.upper() for x in b.accels)}: the change says nothing about the code")
-    for name, sweep in (("A", a), ("B", b)):
-        for run in sweep.sizes:
+    for name, results in (("A", a), ("B", b)):
+        for run in results.sizes:
             for msg in failures(run):
                 lines.append(f"!! {name} {gib_text(run.nbytes)} FAILED: {msg}")
     lines += [f"A: {a.folder}", f"B: {b.folder}", ""]

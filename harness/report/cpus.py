@@ -48,28 +48,28 @@ def smp_rows(run):
              "" if s.get("tsc_bound_ns") is None else s["tsc_bound_ns"]]]
 
 
-def cpus_sections(sweep):
+def cpus_sections(results):
     """Markdown lines; none when no run recorded CPUs."""
     L = []
-    scaling = [r for run in sweep.sizes for r in scaling_rows(run)]
+    scaling = [r for run in results.sizes for r in scaling_rows(run)]
     if scaling:
         L += ["## Scaling: each eager strategy at 1 to N CPUs", "",
               md_table(["RAM", "strategy", "CPUs", "runs", "median ms", "speedup over 1 CPU", "floor",
                   "floor ms, as many CPUs", "x floor"], scaling), "",
               "Run with `scaling` on the command line. The floor beside each row ran on as many "
               "CPUs: where a strategy is at its floor, memory bandwidth, not the CPU count, bounds it.", ""]
-    padata = [r for run in sweep.sizes for r in padata_rows(run)]
+    padata = [r for run in results.sizes for r in padata_rows(run)]
     if padata:
         L += ["## Deferred init per node, as Linux's padata series reported it", "",
               md_table(["RAM", "strategy", "node", "node% (thr)", "speedup", "time_ms (stdev)"], padata), "",
               "Each node's part of `linux_deferred`'s deferred init on 1 to N of its CPUs (`scaling`): "
               "the share of the node's CPUs used and their number, the time saved against one thread, "
               "and the median with the runs' standard deviation.", ""]
-    nodes = [r for run in sweep.sizes for r in node_rows(run)]
+    nodes = [r for run in results.sizes for r in node_rows(run)]
     if nodes:
         L += ["## Parallel init: pages and time per node (first run)", "",
               md_table(["RAM", "strategy", "CPUs", "node", "pages", "CPUs on the node", "slowest CPU ms"], nodes), ""]
-    smp = [r for run in sweep.sizes for r in smp_rows(run)]
+    smp = [r for run in results.sizes for r in smp_rows(run)]
     if smp:
         L += ["## CPUs: bring-up and TSC skew", "",
               md_table(["RAM", "CPUs up", "CPUs in the MADT", "bring-up ms", "TSC skew ns", "bound ns"], smp), ""]

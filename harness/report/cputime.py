@@ -19,7 +19,7 @@ def trimmed_mean(values):
 
 
 # Every estimator a headline could use; HEADLINE is the one the reports use,
-# chosen by how each repeated between two sweeps (docs/hosted-speeds.md).
+# chosen by how each repeated between two runs over sizes (docs/hosted-speeds.md).
 ESTIMATORS = {"median": median, "minimum": min, "trimmed mean": trimmed_mean}
 HEADLINE = "median"
 
@@ -61,18 +61,18 @@ def clock_mhz(run):
     return {k: median(v) for k, v in by.items()}
 
 
-# A window whose core issued under this share of the sweep's best
+# A window whose core issued under this share of the run's best
 # (adds_per_cycle_x100 in its cpu_time record) shared its core with
 # another thread: an SMT sibling on the machine's host.
 SHARED_CORE = 0.9
 
 
-def shared_core(sweep):
-    """(best adds_per_cycle_x100 of the sweep, {(size bytes, strategy,
+def shared_core(results):
+    """(best adds_per_cycle_x100 of the run over sizes, {(size bytes, strategy,
     phase): windows on a shared core}); (0, {}) when no record has it.
     Only sizes whose probes are believed count (harness/report/probe.py);
     the others' windows are left out, and their count is unknown."""
-    sizes = [run for run in sweep.sizes if believed(run)[1]]
+    sizes = [run for run in results.sizes if believed(run)[1]]
     best = max((r.get("adds_per_cycle_x100") or 0 for run in sizes for r in run.of("cpu_time")), default=0)
     runs = {}
     for run in sizes:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """What a report says of hosted runs: the CPU time of each window (with the
-core's clock and issue beside it), the sweep's targets, Xen's published
+core's clock and issue beside it), the run's targets, Xen's published
 figures beside the hosted ones, and `beside`: a hosted run and a TCG run
 side by side."""
 from harness.common import TCG_LABEL, gib_text, md_table
@@ -19,14 +19,14 @@ from harness.results.xen import xen_ns_per_page, xen_row
 WALL_MARGIN = 0.05
 
 
-def cpu_section(sweep):
+def cpu_section(results):
     """The report's lead for hosted sizes: the CPU time of each window (on a
     shared machine the TSC window also holds the time other processes had
     the CPU), median with its spread and cv, and the wall time beside it
     where the two differ by more than WALL_MARGIN."""
     rows, descheduled = [], 0
-    best, shared_by = shared_core(sweep)
-    for run in sweep.sizes:
+    best, shared_by = shared_core(results)
+    for run in results.sizes:
         ss, cpu, mhz = SizeStats(run), cpu_times(run), clock_mhz(run)
         clock_ok, issue_ok = believed(run)
         probed = clock_of(run) is not None
@@ -84,20 +84,20 @@ def cpu_section(sweep):
             "3 cycles each on Intel's and AMD's cores, over CPU time; median): a window run at a lower "
             "clock shows there; `unreliable` where the probe failed its check at start (below). "
             "`runs on a shared core`: the runs whose core, probed beside the window, issued "
-            f"independent adds at under {SHARED_CORE * 100:.0f}% of the best rate of the sweep"
+            f"independent adds at under {SHARED_CORE * 100:.0f}% of the best rate of the run"
             + (f" ({best / 100:.2f} a cycle)" if best else "") + ": another thread had part of the core "
             "(an SMT sibling on the machine's host; docs/hosted-speeds.md). Sharing inside a window "
             "that the probes beside it miss does not show.", "",
-            probe_text(sweep), "",
-            md_table(head, rows), ""] + interval_section(sweep)
+            probe_text(results), "",
+            md_table(head, rows), ""] + interval_section(results)
 
 
-def xen_section(sweep):
+def xen_section(results):
     """Hosted medians beside Xen's published ones, with what differs: by the
     thread's CPU time where the runs have it (the TSC also counts other
     processes' time), else by the TSC."""
     rows, clocks = [], set()
-    for run in sweep.sizes:
+    for run in results.sizes:
         x, ss, cpu = xen_row(run.nbytes), SizeStats(run), cpu_medians(run)
         if not x or not ss.get(OLD) or not ss.get(NEW) or not ss.pages:
             continue
@@ -108,7 +108,7 @@ def xen_section(sweep):
             old, new = ss.get(OLD).median, ss.get(NEW).median
             clocks.add("TSC")
         bench = run.first("bench") or {}
-        # The cover letter's code, where the run has it (chunk_72b02bc).
+        # The cover letter's code, where the run has it (chunk-72b02bc).
         letter = cpu.get((LETTER, INIT)) if "CPU time" in clocks else \
             (ss.get(LETTER).median if ss.get(LETTER) else None)
         rows.append([f"{x[0]} GB", f"{xen_ns_per_page(x[0], x[3]):.2f}", f"{xen_ns_per_page(x[0], x[4]):.2f}",
@@ -135,11 +135,11 @@ def xen_section(sweep):
             "it ran (the `host` records).", ""]
 
 
-def report_sections(sweep):
+def report_sections(results):
     """Everything a report adds for hosted sizes; [] when there are none."""
-    if not any(r.accel == "host" for r in sweep.sizes):
+    if not any(r.accel == "host" for r in results.sizes):
         return []
-    hosts = [h for r in sweep.sizes for h in r.of("host")]      # every boot, every pass
+    hosts = [h for r in results.sizes for h in r.of("host")]      # every boot, every pass
     lines = [f"## Hosted: {MEANS}", ""]
     if hosts:
         h = hosts[0]
@@ -149,7 +149,7 @@ def report_sections(sweep):
                   f"{max(x['load_end'] for x in hosts):.2f}; frame table and M2P "
                   f"{sum(x['huge_bytes'] for x in hosts) * 100 // max(1, sum(x['tables_bytes'] for x in hosts))}% "
                   "in huge pages" + _phys_text(hosts) + ".", ""]
-    return lines + targets_section(sweep) + xen_section(sweep)
+    return lines + targets_section(results) + xen_section(results)
 
 
 def _phys_text(hosts):
@@ -162,10 +162,10 @@ def _phys_text(hosts):
             f"{max(h['phys_longest_run_bytes'] for h in known) >> 20} MiB)")
 
 
-def _label(sweep):
-    if sweep.emulated:
+def _label(results):
+    if results.emulated:
         return "TCG, EMULATED"
-    return "hosted" if "host" in sweep.accels else "/".join(a.upper() for a in sweep.accels)
+    return "hosted" if "host" in results.accels else "/".join(a.upper() for a in results.accels)
 
 
 def beside_text(a, b):

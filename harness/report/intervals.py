@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: MIT
-"""The 95 % intervals of a hosted sweep's headlines (harness/results/intervals.py):
+"""The 95 % intervals of a hosted run's headlines (harness/results/intervals.py):
 every window's median CPU time a page with its interval, the ratios the
-report prints (page/chunk, once/floor, chunk/once), each taken within a
-run and then given its interval, the windows left wider than the sweep's
+report prints (page/chunk, results/floor, chunk/results), each taken within a
+run and then given its interval, the windows left wider than the run's
 target, and the report's section of them."""
 import statistics
 
 from harness.common import GIB, gib_text, md_table
 from harness.report.cputime import SHARED, cpu_times, shared_touch
 from harness.results.intervals import CONFIDENCE, NO_INTERVAL, Interval, ratio_interval
-from harness.results.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD
+from harness.results.stats import FIRST_TOUCH, FLOOR, INIT, NEW, OLD, SWEEP
 
 # The target: a half-width of at most HALF_WIDTH for windows of at least
 # TARGET_NS (one repetition), from TARGET_FROM up (issue 37).
@@ -17,7 +17,7 @@ HALF_WIDTH = 0.05
 TARGET_NS = 1_000_000
 TARGET_FROM = 8 * GIB
 # The ratios the report prints: numerator, denominator, both init windows.
-RATIOS = ((OLD, NEW), ("once", FLOOR), (NEW, "once"))
+RATIOS = ((OLD, NEW), (SWEEP, FLOOR), (NEW, SWEEP))
 
 
 def pages_of(run):
@@ -62,9 +62,9 @@ def cell(iv, digits=3):
     return f"{iv.median:.{digits}f} [{iv.text(digits)}]"
 
 
-def target(sweep):
-    """The sweep's half-width target (its `sweep` record, else HALF_WIDTH)."""
-    return sweep.info.get("interval_target") or HALF_WIDTH
+def target(results):
+    """The run's half-width target (its `run` record, else HALF_WIDTH)."""
+    return results.info.get("interval_target") or HALF_WIDTH
 
 
 def counted(run, k, iv):
@@ -73,13 +73,13 @@ def counted(run, k, iv):
         and k[1] == INIT
 
 
-def wide_windows(sweep, width=None, sizes=None):
+def wide_windows(results, width=None, sizes=None):
     """[(size bytes, strategy, phase, half-width or None)] of the windows of
     1 ms and more whose interval is wider than width, or missing; from
     TARGET_FROM up, or at the sizes given."""
-    width = target(sweep) if width is None else width
+    width = target(results) if width is None else width
     out = []
-    for run in sweep.sizes:
+    for run in results.sizes:
         if sizes is not None and run.nbytes not in sizes:
             continue
         for k, iv in sorted(window_intervals(run).items()):
@@ -89,9 +89,9 @@ def wide_windows(sweep, width=None, sizes=None):
     return out
 
 
-def half_widths(sweep):
+def half_widths(results):
     """The half-widths of the counted windows that have an interval."""
-    return [iv.half_width for run in sweep.sizes for k, iv in window_intervals(run).items()
+    return [iv.half_width for run in results.sizes for k, iv in window_intervals(run).items()
             if counted(run, k, iv) and iv.known]
 
 
@@ -101,10 +101,10 @@ def wide_text(rows, limit=12):
     return ", ".join(names[:limit]) + (f", and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def summary_line(sweep):
+def summary_line(results):
     """The width reached, in words: the median half-width of the counted windows and those left wide."""
-    hw, wide = half_widths(sweep), wide_windows(sweep)
-    t = target(sweep)
+    hw, wide = half_widths(results), wide_windows(results)
+    t = target(results)
     text = (f"median half-width {statistics.median(hw):.1%} over {len(hw)} init windows of 1 ms and more "
             f"from {gib_text(TARGET_FROM)} up (target {t:.0%})" if hw else
             f"no init window of 1 ms and more from {gib_text(TARGET_FROM)} up has an interval")
@@ -113,10 +113,10 @@ def summary_line(sweep):
     return text, bool(hw) and statistics.median(hw) <= t
 
 
-def interval_section(sweep):
+def interval_section(results):
     """report.md's section: every window's median and 95 % interval, the ratios' beside them."""
     rows, ratio_rows = [], []
-    for run in sweep.sizes:
+    for run in results.sizes:
         for (s, phase), iv in window_intervals(run).items():
             rows.append([gib_text(run.nbytes), s, phase, iv.n, cell(iv) if iv.n else f"({iv.text()})",
                          f"{iv.half_width:.1%}" if iv.known else NO_INTERVAL])
@@ -126,7 +126,7 @@ def interval_section(sweep):
                                                         for r in RATIOS])
     if not rows:
         return []
-    text, _ = summary_line(sweep)
+    text, _ = summary_line(results)
     return ["## Hosted: 95 % intervals", "",
             f"Each window's median CPU time a page over its runs, with the {CONFIDENCE:.0%} interval of "
             "that median between two of its runs' order statistics (distribution-free: "

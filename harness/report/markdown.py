@@ -17,9 +17,9 @@ from harness.results.stats import (FIRST_TOUCH, FLOOR, FLOORS, INIT, NEW, OLD, S
 from harness.results.xen import XEN_ARM, XEN_X86, xen_ns_per_page, xen_pages, xen_row
 
 
-def cost_models_text(sweep):
-    """What the sweep's boots say about the cost model they ran."""
-    models = sorted({(r.first("bench") or {}).get("xen_costs") for r in sweep.sizes} - {None})
+def cost_models_text(results):
+    """What the run's boots say about the cost model they ran."""
+    models = sorted({(r.first("bench") or {}).get("xen_costs") for r in results.sizes} - {None})
     if not models:
         return "These runs predate the model: their heap paid none of those costs."
     return "These runs: `xen_costs=" + "`, `xen_costs=".join(models) + "`."
@@ -33,7 +33,7 @@ WHY_DIFFERENT = """\
 Why bootheap's absolute numbers differ from Xen's:
 
 - **Different machine.** Xen's figures come from an AWS c5.metal; bootheap's
-  come from whatever host ran this sweep, with its own CPU, memory and clock.
+  come from whatever host ran these boots, with its own CPU, memory and clock.
 - **Nesting.** Xen's x86 figures were taken with Xen itself running as a
   nested guest under KVM, where every TLB miss walks two levels of page
   tables. bootheap runs as a single guest (or, under TCG, inside an emulator
@@ -79,8 +79,8 @@ def icount_run(run):
     return bool(h.get("icount") or bench.get("icount"))
 
 
-def kernels_section(sweep, stats):
-    """Every kernel side by side at each size: Xen's old and new, the peers, once, lazy, the
+def kernels_section(results, stats):
+    """Every kernel side by side at each size: Xen's old and new, the peers, results, lazy, the
     floors; per page, by CPU time when the runner recorded it (hosted), else by the TSC."""
     names = []
     for ss in stats:
@@ -138,29 +138,29 @@ def kernels_section(sweep, stats):
     return L
 
 
-def head_section(sweep, stats):
+def head_section(results, stats):
     """The title, the TCG warning, and what ran: path, accelerator, runs, sizes, strategies."""
-    info = sweep.info
-    L = [f"# bootheap benchmark: {os.path.basename(sweep.folder.rstrip('/'))}", ""]
-    if sweep.emulated:
+    info = results.info
+    L = [f"# bootheap benchmark: {os.path.basename(results.folder.rstrip('/'))}", ""]
+    if results.emulated:
         L += [f"> **{TCG_LABEL}.**", "> These numbers come from QEMU's TCG emulator: they show "
               "relative behaviour at best, and are not set beside Xen's figures.", ""]
-    accels = ", ".join(a.upper() for a in sweep.accels) or "unknown"
+    accels = ", ".join(a.upper() for a in results.accels) or "unknown"
     strategies = []
     for ss in stats:
         strategies += [s for s in ss.strategies if s not in strategies]
     runs = info.get("runs") or ", ".join(sorted({str(r.first("bench").get("runs"))
-                                                for r in sweep.sizes if r.first("bench")})) or "unknown"
+                                                for r in results.sizes if r.first("bench")})) or "unknown"
     L.append(f"Boot path {info.get('mode', 'unknown')}, accelerator {accels}, "
              f"runs {runs}, sizes "
-             f"{', '.join(gib_text(r.nbytes) for r in sweep.sizes)}; strategies "
+             f"{', '.join(gib_text(r.nbytes) for r in results.sizes)}; strategies "
              f"{', '.join(strategies) or 'none recorded'}.")
     for note in info.get("notes", []):
         L += ["", f"Note: {note}"]
-    if sweep.missing:
-        L += ["", f"> **Incomplete sweep.** It planned {len(info['sizes_bytes'])} sizes and stopped before "
-              f"{', '.join(gib_text(n) for n in sweep.missing)}: no records of "
-              f"{'that size' if len(sweep.missing) == 1 else 'those sizes'}. Everything below covers the "
+    if results.missing:
+        L += ["", f"> **Incomplete run.** It planned {len(info['sizes_bytes'])} sizes and stopped before "
+              f"{', '.join(gib_text(n) for n in results.missing)}: no records of "
+              f"{'that size' if len(results.missing) == 1 else 'those sizes'}. Everything below covers the "
               "sizes it finished."]
     L.append("")
     return L
@@ -190,7 +190,7 @@ def old_new_section(stats, side_by_side):
     if side_by_side:
         L += ["Xen's columns are its published end_boot_allocator() times (nested KVM, c5.metal) at "
               "the same nominal size; see the derivation of their ns/page below. Its \"after\" times "
-              "are of commit 72b02bc (`chunk_72b02bc` here, where present), not of the released 4.17.0 "
+              "are of commit 72b02bc (`chunk-72b02bc` here, where present), not of the released 4.17.0 "
               f"that `{NEW}` models (docs/fidelity.md).", ""]
     return L
 
@@ -217,7 +217,7 @@ def strategies_section(stats):
     return L
 
 
-def end_to_end_section(sweep, stats):
+def end_to_end_section(results, stats):
     """Init and first touch, and the time to the first allocation, of Xen's heap's strategies."""
     L = ["## End to end: init + first touch, and time to first allocation", ""]
     rows = []
@@ -233,7 +233,7 @@ def end_to_end_section(sweep, stats):
                     "end-to-end ns/page", "first allocation ns"], rows), ""]
     L += ["A lazy init escapes the floor only by moving work to the first touch, so compare "
           "strategies on the end-to-end column as well.", ""]
-    if any(r.get("shared_from") for run in sweep.sizes for r in run.of("result")):
+    if any(r.get("shared_from") for run in results.sizes for r in run.of("result")):
         L += ["Where the eager strategies shared their first touch (`touch_shared`: their heaps are "
               "the same, so it was timed after one of them a run, in turn), their first-touch "
               "column is that one figure.", ""]
@@ -250,7 +250,7 @@ def plot_section(emulated, plot_note):
                 + ". Points at zero cannot sit on a log axis and are left out.", ""]
 
 
-def checks_section(sweep, stats):
+def checks_section(results, stats):
     """Failures, disagreements between the kernel's statistics and the host's, notes, unread lines."""
     L = ["## Checks", ""]
     any_fail = False
@@ -272,7 +272,7 @@ def checks_section(sweep, stats):
             L.append(f"- **NOTE** {gib_text(ss.run.nbytes)}: {msg}")
         for p in ss.run.problems:
             L.append(f"- log {ss.run.label}: {p}")
-    for p in sweep.problems:
+    for p in results.problems:
         L.append(f"- {p}")
     if not any_fail:
         L.append("- every boot finished ok; every audit passed and every strategy built the "
@@ -284,12 +284,12 @@ def checks_section(sweep, stats):
     return L
 
 
-def boots_section(sweep):
-    """One row a boot, the sweep's wall time, and the speed targets of PVH under KVM."""
-    info = sweep.info
+def boots_section(results):
+    """One row a boot, the run's wall time, and the speed targets of PVH under KVM."""
+    info = results.info
     L = ["## Boots", ""]
     rows = []
-    for run in sweep.sizes:
+    for run in results.sizes:
         h = run.harness or {}
         memory = "reserve=off" if any("reserve=off" in n for n in h.get("notes", [])) else ""
         source = f"`{h.get('log') or 'serial-' + run.label + '.log'}`"
@@ -303,37 +303,37 @@ def boots_section(sweep):
           "carries the kernel's medians only: no single runs, min, max or cv, nothing to "
           "recompute.", ""]
     if "elapsed_s" in info:
-        L += [f"Sweep wall time: {info['elapsed_s']:.1f} s.", ""]
+        L += [f"Wall time of the run over sizes: {info['elapsed_s']:.1f} s.", ""]
     # The issue's speed targets hold for PVH under KVM only.
-    if not sweep.emulated and info.get("mode") == "pvh":
-        for run in sweep.sizes:
+    if not results.emulated and info.get("mode") == "pvh":
+        for run in results.sizes:
             h = run.harness or {}
             if run.nbytes == 8 * GIB and info.get("runs") == DEFAULT_RUNS and "elapsed_s" in h:
                 L.append(f"- target: one 8 GiB boot with {DEFAULT_RUNS} runs per strategy under 10 s: "
                          f"{h['elapsed_s']:.1f} s, {'met' if h['elapsed_s'] < 10 else 'MISSED'}")
-        if [r.nbytes for r in sweep.sizes] == [g * GIB for g in DEFAULT_SIZES_GIB] and "elapsed_s" in info:
-            L.append(f"- target: the default sweep under 3 minutes: {info['elapsed_s']:.1f} s, "
+        if [r.nbytes for r in results.sizes] == [g * GIB for g in DEFAULT_SIZES_GIB] and "elapsed_s" in info:
+            L.append(f"- target: the default run over sizes under 3 minutes: {info['elapsed_s']:.1f} s, "
                      f"{'met' if info['elapsed_s'] < 180 else 'MISSED'}")
         L.append("")
     return L
 
 
-def render_markdown(sweep, plot_note=None):
-    """report.md for a loaded Sweep, its sections in order. Hosted sizes lead
+def render_markdown(results, plot_note=None):
+    """report.md for loaded Results, its sections in order. Hosted sizes lead
     with the thread's CPU time, steadier than the TSC on a shared machine."""
-    emulated = sweep.emulated
-    stats = [SizeStats(run) for run in sweep.sizes]
-    L = head_section(sweep, stats) + hosted_cpu_section(sweep)
+    emulated = results.emulated
+    stats = [SizeStats(run) for run in results.sizes]
+    L = head_section(results, stats) + hosted_cpu_section(results)
     L += old_new_section(stats, side_by_side=not emulated)
-    L += kernels_section(sweep, stats)
+    L += kernels_section(results, stats)
     L += strategies_section(stats)
-    L += end_to_end_section(sweep, stats)
+    L += end_to_end_section(results, stats)
     L += plot_section(emulated, plot_note)
-    L += cpus_sections(sweep)
-    L += hosted_sections(sweep) + counts_section(counts_load(sweep.folder))
-    L += ablation_section(ablation_load(sweep.folder))
+    L += cpus_sections(results)
+    L += hosted_sections(results) + counts_section(counts_load(results.folder))
+    L += ablation_section(ablation_load(results.folder))
     L += xen_section(emulated)
-    L += [WHY_DIFFERENT.format(models=cost_models_text(sweep))]
-    L += checks_section(sweep, stats)
-    L += boots_section(sweep)
+    L += [WHY_DIFFERENT.format(models=cost_models_text(results))]
+    L += checks_section(results, stats)
+    L += boots_section(results)
     return "\n".join(L)

@@ -21,9 +21,9 @@ CSV_COLUMNS = ["size_gib", "mem_bytes", "pages", "accel", "emulated", "timings",
                "ratio_intervals"]
 
 
-def csv_rows(sweep):
+def csv_rows(results):
     rows = []
-    for run in sweep.sizes:
+    for run in results.sizes:
         ss, cpu, ratios = SizeStats(run), window_intervals(run), ratio_intervals(run)
         checks = cross_check(ss)
         timings = TCG_LABEL if run.emulated else {"kvm": "KVM", "host": "hosted (user space, real CPU)"}.get(
@@ -58,35 +58,35 @@ def csv_rows(sweep):
     return rows
 
 
-def write_csv(sweep, path):
+def write_csv(results, path):
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=CSV_COLUMNS, restval="")
         w.writeheader()
-        for row in csv_rows(sweep):
+        for row in csv_rows(results):
             w.writerow(row)
 
 
-def write_outputs(sweep):
-    """summary.csv, plot.png and report.md in the sweep's folder -> (report
+def write_outputs(results):
+    """summary.csv, plot.png and report.md in the results folder -> (report
     path, plot error or None)."""
-    folder = sweep.folder
-    write_csv(sweep, os.path.join(folder, "summary.csv"))
+    folder = results.folder
+    write_csv(results, os.path.join(folder, "summary.csv"))
     plot_error = None
     try:
-        write_plot(sweep, folder)
+        write_plot(results, folder)
     except BenchError as e:
         plot_error = str(e)
     note = f"No plot: {plot_error}" if plot_error else None
     report = os.path.join(folder, "report.md")
     with open(report, "w", encoding="utf-8") as f:
-        f.write(render_markdown(sweep, note))
+        f.write(render_markdown(results, note))
     return report, plot_error
 
 
-def print_findings(sweep):
+def print_findings(results):
     """Failures and disagreements on the terminal -> number of failed boots."""
     failed = 0
-    for run in sweep.sizes:
+    for run in results.sizes:
         f = failures(run)
         failed += bool(f)
         for msg in f:
@@ -105,36 +105,36 @@ def banner():
     warn("bench: " + "!" * 72)
 
 
-def problems(sweep):
+def problems(results):
     """What could not be read: the folder's lines, and each boot's log."""
-    return sweep.problems + [f"log {run.label}: {p}" for run in sweep.sizes for p in run.problems]
+    return results.problems + [f"log {run.label}: {p}" for run in results.sizes for p in run.problems]
 
 
-def finish(sweep, interrupted=False):
+def finish(results, interrupted=False):
     """Writes the outputs and says what they found -> 0, 1 when a boot
     failed, gnuplot failed, a record could not be read or a planned size
-    has no records (a sweep stopped before it), 130 when the sweep was
+    has no records (a run stopped before it), 130 when the run was
     interrupted."""
-    report, plot_error = write_outputs(sweep)
-    failed = print_findings(sweep)
-    unread = problems(sweep)
+    report, plot_error = write_outputs(results)
+    failed = print_findings(results)
+    unread = problems(results)
     for p in unread:
         warn(f"bench: UNREADABLE {p}")
-    if sweep.missing:
-        warn(f"bench: the sweep stopped before {', '.join(gib_text(n) for n in sweep.missing)}: "
+    if results.missing:
+        warn(f"bench: the run stopped before {', '.join(gib_text(n) for n in results.missing)}: "
              "the report covers the sizes it finished")
-    if sweep.emulated:
+    if results.emulated:
         banner()
     say(f"bench: report: {report}")
     if plot_error:
         warn(f"bench: {plot_error}")
     if failed:
-        warn(f"bench: {failed} of {len(sweep.sizes)} boot(s) FAILED; what was collected is in {sweep.folder}")
+        warn(f"bench: {failed} of {len(results.sizes)} boot(s) FAILED; what was collected is in {results.folder}")
     if unread:
-        warn(f"bench: {len(unread)} record line(s) of {sweep.folder} could not be read: the report "
+        warn(f"bench: {len(unread)} record line(s) of {results.folder} could not be read: the report "
              "leaves them out")
     if interrupted:
         return 130
-    return 1 if failed or plot_error or unread or sweep.missing else 0
+    return 1 if failed or plot_error or unread or results.missing else 0
 
 

@@ -35,15 +35,15 @@ def gp_str(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def plot_script(sweep, terminal="pngcairo", output="plot.png"):
+def plot_script(results, terminal="pngcairo", output="plot.png"):
     """The gnuplot script for plot.png: ns/page (init) against GiB, log-log,
     one line per strategy and the floor, Xen's published points marked."""
-    emulated = sweep.emulated
+    emulated = results.emulated
     series = {}                 # strategy -> [(gib, ns_per_page)]
     bars = {}                   # strategy -> [(gib, ns_per_page, interval low, high)]
     titles = {}
     by_cpu = False
-    for run in sweep.sizes:
+    for run in results.sizes:
         ss = SizeStats(run)
         cpu = cpu_medians(run)          # the hosted runner's CPU time: free of other processes' time
         by_cpu |= bool(cpu)
@@ -138,9 +138,9 @@ def run_interval(run, s, later):
     return Interval(by.values()).scaled(pages)
 
 
-def write_plot(sweep, folder):
+def write_plot(results, folder):
     """Writes plot.gp and runs gnuplot on it -> path of plot.png."""
-    return render(plot_script(sweep, gnuplot_terminal()), folder)
+    return render(plot_script(results, gnuplot_terminal()), folder)
 
 
 def per_page_script(title, series, sizes, terminal, where):

@@ -65,10 +65,10 @@ def believed(run):
     return (bool(c and c.reliable), bool(c and c.reliable and c.issue_ok))
 
 
-def probe_text(sweep):
+def probe_text(results):
     """What the report says of the probes: one sentence when every size's is
     believed, and each size whose is not, named with what it read."""
-    clocks = [(run, clock_of(run)) for run in sweep.sizes]
+    clocks = [(run, clock_of(run)) for run in results.sizes]
     clocks = [(run, c) for run, c in clocks if c]
     if not clocks:
         return ""

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Whether hosted figures repeat: two sweeps' headline figures for every
+"""Whether hosted figures repeat: two runs over sizes' headline figures for every
 strategy-size side by side with their difference (`run --hosted --repeat`,
 `make bench-host MODE=repeat`, `repeat A B`), and how well each estimator a
 headline could use (median, minimum, trimmed mean) repeats between them,
@@ -13,25 +13,25 @@ from harness.report.intervals import summary_line, window_intervals
 from harness.results.intervals import CONFIDENCE, binomial_upper, exchanged
 from harness.results.stats import INIT, LATER
 
-# Two sweeps agree on a strategy-size when their headlines differ by at
+# Two runs over sizes agree on a strategy-size when their headlines differ by at
 # most this, from this size up (issue 28's target).
 AGREE = 0.03
 FROM_BYTES = 8 * GIB
-# Each sweep's headline inside the other's 95 % interval for this share of
+# Each run's headline inside the other's 95 % interval for this share of
 # the strategy-sizes from FROM_BYTES up (issue 37).
 INSIDE_TARGET = 0.90
-# The permutation test's level: two sweeps differ at a strategy-size beyond
+# The permutation test's level: two runs over sizes differ at a strategy-size beyond
 # their runs' spread when fewer than this share of the splits of their
 # pooled runs set the medians as far apart.
 DIFFER_P = 0.05
 FIRST_ALLOC = "first_alloc"
 
 
-def figures(sweep, estimator=HEADLINE):
+def figures(results, estimator=HEADLINE):
     """{(size bytes, strategy, phase): ns a page} by CPU time, for every
     init window, every peer's later part and first allocation."""
     out = {}
-    for run in sweep.sizes:
+    for run in results.sizes:
         pages = (run.first("bench") or {}).get("pages")
         if not pages:
             continue
@@ -43,7 +43,7 @@ def figures(sweep, estimator=HEADLINE):
 
 def compare(a, b, estimator=HEADLINE):
     """[(size bytes, strategy, phase, A, B, difference as a share of A)] for
-    the strategy-sizes both sweeps have, in size order."""
+    the strategy-sizes both runs have, in size order."""
     fa, fb = figures(a, estimator), figures(b, estimator)
     rows = []
     for k in sorted(set(fa) & set(fb)):
@@ -51,10 +51,10 @@ def compare(a, b, estimator=HEADLINE):
     return rows
 
 
-def intervals(sweep):
+def intervals(results):
     """{(size bytes, strategy, phase): Interval of ns a page} of the windows figures() holds."""
     out = {}
-    for run in sweep.sizes:
+    for run in results.sizes:
         for (s, phase), iv in window_intervals(run).items():
             if phase in (INIT, FIRST_ALLOC) + LATER:
                 out[(run.nbytes, s, phase)] = iv
@@ -63,7 +63,7 @@ def intervals(sweep):
 
 def crossed(a, b):
     """[(size bytes, strategy, phase, A's Interval, B's, B's median inside
-    A's interval, A's inside B's)] for the strategy-sizes both sweeps have;
+    A's interval, A's inside B's)] for the strategy-sizes both runs have;
     an inside is None where that interval is missing."""
     ia, ib = intervals(a), intervals(b)
     return [(*k, ia[k], ib[k], ia[k].holds(ib[k].median), ib[k].holds(ia[k].median))
@@ -79,9 +79,9 @@ def verdict(rows):
 
 def exchange(rows):
     """What honest intervals would give over the crossed rows from FROM_BYTES
-    up with an interval in both sweeps, were both sweeps draws of one host
+    up with an interval in both runs, were both runs draws of one host
     (harness/results/intervals.py, exchanged) -> (rows, the strategy-sizes
-    expected inside each other's interval, [(row, p)] of those whose sweeps
+    expected inside each other's interval, [(row, p)] of those whose runs
     differ beyond their runs' spread, the most of those chance gives)."""
     known = [r for r in rows if r[0] >= FROM_BYTES and r[3].known and r[4].known]
     ex = [exchanged(r[3], r[4]) for r in known]
@@ -97,16 +97,16 @@ def exchange_lines(cross):
     inside = sum(bool(r[5] and r[6]) for r in known)
     named = ", ".join(f"{r[1]} {r[2]} {gib_text(r[0])} (p {p:.3g})" for r, p in differ[:8])
     return [f"- Were A and B draws of one host (each strategy-size's runs pooled and split every way "
-            f"into two sweeps' worth), {expected:.1f} of the {len(known)} would lie inside each other's "
+            f"into two runs' worth), {expected:.1f} of the {len(known)} would lie inside each other's "
             f"interval ({expected / len(known):.0%}), against {inside} measured: two medians both "
             f"move, so honest {CONFIDENCE:.0%} intervals hold each other's medians less often than "
             f"{CONFIDENCE:.0%}.",
-            f"- Sweeps that differ beyond their runs' spread (a permutation test of the two medians, "
+            f"- Runs over sizes that differ beyond their runs' spread (a permutation test of the two medians, "
             f"p < {DIFFER_P:.0%}): {len(differ)} of {len(known)}"
             + (f" ({named}{', ...' if len(differ) > 8 else ''})" if differ else "")
             + f"; chance alone gives up to {chance} of {len(known)} {CONFIDENCE:.0%} of the time: "
-            + ("the sweeps are draws of one host, as far as their runs can tell."
-               if len(differ) <= chance else "MORE: the host moved between the sweeps beyond what "
+            + ("the two runs are draws of one host, as far as their runs can tell."
+               if len(differ) <= chance else "MORE: the host moved between the two runs beyond what "
                "their runs sample.")]
 
 
@@ -145,9 +145,9 @@ def _shown(folder):
 
 
 def repeat_text(a, b):
-    """The markdown that says how sweep b repeats sweep a."""
+    """The markdown that says how run over sizes b repeats run a."""
     rows = compare(a, b)
-    L = ["# Two sweeps, back to back", "",
+    L = ["# Two runs over sizes, back to back", "",
          f"A: {_shown(a.folder)}", f"B: {_shown(b.folder)}", "",
          f"Headline: the {HEADLINE} over runs of each window's CPU time a page (a repeated window "
          "counts as its mean repetition; a floor as its fastest way each run). Difference is B over A "
@@ -162,12 +162,12 @@ def repeat_text(a, b):
     cross = crossed(a, b)
     inside, known, big = verdict(cross)
     L += ["", f"From {gib_text(FROM_BYTES)} up, by {CONFIDENCE:.0%} intervals: {inside} of {known} strategy-sizes "
-          f"with an interval in both sweeps have each sweep's headline inside the other's interval "
+          f"with an interval in both runs have each run's headline inside the other's interval "
           f"({inside / known:.0%}; target {INSIDE_TARGET:.0%}): {'met' if known and inside >= INSIDE_TARGET * known else 'MISSED'}"
           if known else f"From {gib_text(FROM_BYTES)} up, by {CONFIDENCE:.0%} intervals: no strategy-size has an "
-          "interval in both sweeps (six runs are the fewest that give one)", ]
+          "interval in both runs over sizes (six runs are the fewest that give one)", ]
     if known < big:
-        L[-1] += f"; {big - known} of {big} without an interval in one sweep or both"
+        L[-1] += f"; {big - known} of {big} without an interval in one run or both"
     L[-1] += "."
     L += exchange_lines(cross)
     for s, label in ((a, "A"), (b, "B")):
@@ -193,8 +193,8 @@ def repeat_text(a, b):
                      + ([c[3].text(4), c[4].text(4), _inside(c[5]), _inside(c[6])] if c else [""] * 4)
                      + [("yes" if abs(r[5]) <= AGREE else "no") if r[5] is not None else ""])
     L += ["## Every strategy-size", "",
-          f"Each sweep's {CONFIDENCE:.0%} interval of its median (harness/results/intervals.py), whether "
-          f"each headline lies inside the other sweep's, and the old rule, within {AGREE:.0%}, beside them.", "",
+          f"Each run's {CONFIDENCE:.0%} interval of its median (harness/results/intervals.py), whether "
+          f"each headline lies inside the other run's, and the old rule, within {AGREE:.0%}, beside them.", "",
           md_table(["RAM", "strategy", "phase", "A ns/page", "B ns/page", "difference", "A interval",
                     "B interval", "B inside A's", "A inside B's", f"within {AGREE:.0%}"], table), ""]
     return "\n".join(L)

@@ -7,14 +7,14 @@ x(k), x(n + 1 - k) holds the true median with probability
 (continuous, the runs independent); the narrowest such pair of at least
 CONFIDENCE is the interval. Under six runs no pair reaches 95 %: the figure
 then has no interval, which the reports say in words, never as a zero
-width. A ratio (page/chunk, once/floor) is taken within each run first,
+width. A ratio (page/chunk, sweep/floor) is taken within each run first,
 then given the same interval over its runs.
 
-Whether two sweeps' intervals are honest is asked of their runs pooled
-(`exchanged`): were both sweeps draws of one host, every split of the
-pooled runs into two sets of the sweeps' sizes would be as likely as the
-one measured. The splits say how often honest intervals would hold each
-other's medians (about 83 % for six runs a sweep, not 95 %: each median
+Whether the intervals of two runs over sizes are honest is asked of their
+runs pooled (`exchanged`): were both draws of one host, every split of the
+pooled runs into two sets of their sizes would be as likely as the one
+measured. The splits say how often honest intervals would hold each
+other's medians (about 83 % for six runs each, not 95 %: each median
 moves too) and how often two medians would differ as much as the
 measured ones do (a permutation test's p-value)."""
 import itertools
@@ -104,7 +104,7 @@ def ratio_interval(num_by_run, den_by_run, confidence=CONFIDENCE):
                      if r in den_by_run and den_by_run[r] > 0], confidence)
 
 
-# Above this many ways to split two sweeps' pooled runs, exchanged() takes
+# Above this many ways to split two runs over sizes' pooled runs, exchanged() takes
 # this many splits drawn with a fixed seed, so a report regenerates to the
 # same text.
 SPLITS_MAX = 5000
@@ -121,7 +121,7 @@ def splits(n, k, cap=SPLITS_MAX):
 
 def exchanged(a, b, confidence=CONFIDENCE):
     """Two Intervals' runs pooled and split every way into sets of a.n and
-    b.n runs, as if both sweeps drew from one host -> (the share of splits
+    b.n runs, as if both runs over sizes drew from one host -> (the share of splits
     whose medians lie inside each other's interval, the share whose medians
     differ by at least as much as a's and b's do: the p-value, never 0, as
     the measured split is one of them), or None where a or b has no

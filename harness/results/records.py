@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Reading what the kernel said: records out of a serial log, and a results
-folder (records.jsonl, or bare serial-<size>.log files) as a Sweep of
-SizeRuns; and the two things its writers share, a new folder and the
+folder (records.jsonl, or bare serial-<size>.log files) as Results: a run
+over sizes, a SizeRun each; and the two things its writers share, a new folder and the
 wrapper of a records.jsonl line. docs/records.md is the schema."""
 import datetime
 import json
@@ -10,6 +10,7 @@ import re
 
 from harness import ROOT
 from harness.common import GIB, BenchError, parse_size, size_label
+from harness.results.names import harness_record, kernel_record
 
 RECORD_START = '{"type":'
 # What every `result` record holds (docs/records.md): one without all
@@ -22,7 +23,9 @@ def parse_serial(text):
 
     The log mixes the kernel's human text with one JSON record per line.
     Serial capture may keep CR characters, and a boot that dies mid-line
-    leaves a truncated last record: that one is reported, not fatal."""
+    leaves a truncated last record: that one is reported, not fatal. A
+    record of a kernel from before a rename reads under today's names
+    (harness/results/names.py)."""
     records, problems = [], []
     decoder = json.JSONDecoder()
     lines = text.replace("\r", "").split("\n")
@@ -37,12 +40,12 @@ def parse_serial(text):
             problems.append(f"unreadable record ({where}): {line[at:at + 60]}...")
             continue
         if isinstance(rec, dict):
-            records.append(rec)
+            records.append(kernel_record(rec))
     return records, problems
 
 
 class SizeRun:
-    """One boot of the sweep: its size, the kernel's records and what the
+    """One size of a run over sizes: its size, the kernel's records and what the
     harness saw (None when read back from a bare serial log)."""
 
     def __init__(self, nbytes, label=None):
@@ -51,7 +54,7 @@ class SizeRun:
         self.records = []
         self.harness = None
         self.problems = []
-        self.passes = {}        # a hosted sweep's passes: pass -> SizeRun of its boot, runs as the boot numbered them
+        self.passes = {}        # a hosted run's passes: pass -> SizeRun of its boot, runs as the boot numbered them
 
     def of(self, rtype):
         return [r for r in self.records if r.get("type") == rtype]
@@ -83,10 +86,13 @@ class SizeRun:
         return done.get("status", "unknown") if done else "no-verdict"
 
 
-class Sweep:
+class Results:
+    """A results folder read back: a run over sizes (or one boot's folder,
+    a run of one size)."""
+
     def __init__(self, folder):
         self.folder = folder
-        self.info = {}          # the harness's `sweep` record, when there is one
+        self.info = {}          # the harness's `run` record, when there is one
         self.sizes = []         # SizeRun, ascending
         self.problems = []
 
@@ -96,8 +102,8 @@ class Sweep:
 
     @property
     def missing(self):
-        """The sizes the sweep planned (its `sweep` record) that left no
-        records: a sweep stopped before them. [] when nothing is known."""
+        """The sizes the run planned (its `run` record) that left no
+        records: a run stopped before them. [] when nothing is known."""
         have = {s.nbytes for s in self.sizes}
         return [n for n in self.info.get("sizes_bytes") or [] if n not in have]
 
@@ -125,7 +131,7 @@ def new_folder(out, prefix=""):
 
 def wrap(nbytes, source, rec, tag=None):
     """One line of records.jsonl: a record, the size it came from (None for
-    the harness's `sweep` record), the tag of the sweep's pass it came from
+    the harness's `run` record), the tag of the run's pass it came from
     (`pass`, `run0`; none for a boot's folder) and its source, `kernel` or
     `harness`."""
     return json.dumps({"size_bytes": nbytes, "size": size_label(nbytes) if nbytes else None,
@@ -134,11 +140,13 @@ def wrap(nbytes, source, rec, tag=None):
 
 
 def load_jsonl(path):
-    """records.jsonl -> Sweep. Each line wraps one record with the size it
+    """records.jsonl -> Results. Each line wraps one record with the size it
     came from. A line that is not JSON (a truncated last line, say), wraps
     no record or no size, or holds a result cut short, is left out and
-    reported in sweep.problems, naming the line: `report` then fails."""
-    sweep = Sweep(os.path.dirname(os.path.abspath(path)))
+    reported in results.problems, naming the line: `report` then fails.
+    A record written before a rename reads under today's name
+    (harness/results/names.py)."""
+    results = Results(os.path.dirname(os.path.abspath(path)))
     by_label = {}
     name = os.path.basename(path)
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -152,21 +160,22 @@ def load_jsonl(path):
         try:
             w = json.loads(line)
         except json.JSONDecodeError as e:
-            sweep.problems.append(f"{where}: not JSON ({e.msg}): {line[:60]}")
+            results.problems.append(f"{where}: not JSON ({e.msg}): {line[:60]}")
             continue
         rec = w.get("record") if isinstance(w, dict) else None
         if not isinstance(rec, dict):
-            sweep.problems.append(f"{where}: no record in it")
+            results.problems.append(f"{where}: no record in it")
             continue
-        if w.get("source") == "harness" and rec.get("type") == "sweep":
-            sweep.info = rec
+        rec = harness_record(rec) if w.get("source") == "harness" else kernel_record(rec)
+        if w.get("source") == "harness" and rec.get("type") == "run":
+            results.info = rec
             continue
         if w.get("size_bytes") is None:
-            sweep.problems.append(f"{where}: no size_bytes")
+            results.problems.append(f"{where}: no size_bytes")
             continue
         missing = [k for k in RESULT_KEYS if k not in rec] if rec.get("type") == "result" else []
         if missing:
-            sweep.problems.append(f"{where}: a result record cut short (no {', '.join(missing)})")
+            results.problems.append(f"{where}: a result record cut short (no {', '.join(missing)})")
             continue
         nbytes = int(w["size_bytes"])
         label = w.get("size") or size_label(nbytes)
@@ -181,15 +190,15 @@ def load_jsonl(path):
                 run.problems.extend(rec.get("parse_problems", []))
         else:
             run.records.append(rec)
-    sweep.sizes = sorted(by_label.values(), key=lambda s: s.nbytes)
-    return sweep
+    results.sizes = sorted(by_label.values(), key=lambda s: s.nbytes)
+    return results
 
 
 def _add_pass(run, k, run0, source, rec):
-    """One record of pass k of a size, whose boot's first run is the sweep's
-    run run0: kept as its boot gave it in run.passes[k] (what the kernel's
-    own summaries are checked against), and in the size's records with its
-    run renumbered as the sweep's. The size's harness record is its
+    """One record of pass k of a size, whose boot's first run is the whole
+    run's run run0: kept as its boot gave it in run.passes[k] (what the
+    kernel's own summaries are checked against), and in the size's records
+    with its run renumbered as the whole run's. The size's harness record is its
     passes': the first that did not end ok, else the last, with their wall
     times summed."""
     one = run.passes.get(k)
@@ -215,8 +224,8 @@ def passes_of(run):
 
 
 def load_logs(folder):
-    """A folder with only serial-<size>.log files -> Sweep."""
-    sweep = Sweep(os.path.abspath(folder))
+    """A folder with only serial-<size>.log files -> Results."""
+    results = Results(os.path.abspath(folder))
     for name in sorted(os.listdir(folder)):
         m = re.fullmatch(r"serial-(.+)\.log", name)
         if not m:
@@ -224,22 +233,22 @@ def load_logs(folder):
         try:
             nbytes = parse_size(m.group(1))
         except ValueError:
-            sweep.problems.append(f"{name}: cannot tell the memory size from the name")
+            results.problems.append(f"{name}: cannot tell the memory size from the name")
             continue
         run = SizeRun(nbytes, m.group(1))
         with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
             run.records, run.problems = parse_serial(f.read())
-        sweep.sizes.append(run)
-    sweep.sizes.sort(key=lambda s: s.nbytes)
-    return sweep
+        results.sizes.append(run)
+    results.sizes.sort(key=lambda s: s.nbytes)
+    return results
 
 
 def load_folder(folder):
     if not os.path.isdir(folder):
         raise BenchError(f"{folder}: no such results folder")
     path = os.path.join(folder, "records.jsonl")
-    sweep = load_jsonl(path) if os.path.exists(path) else load_logs(folder)
-    if not sweep.sizes:
+    results = load_jsonl(path) if os.path.exists(path) else load_logs(folder)
+    if not results.sizes:
         raise BenchError(f"{folder}: no records.jsonl records and no serial-<size>.log files")
-    return sweep
+    return results
 

@@ -7,6 +7,7 @@ import statistics
 from harness.results.records import passes_of
 
 OLD, NEW, FLOOR = "page", "chunk", "floor"   # Xen before 4.17, Xen 4.17, memset of the eager metadata
+SWEEP = "sweep"                               # one pass over the pages (mm/strategies/init_sweep.c)
 INIT, FIRST_TOUCH = "init", "first_touch"
 # The peers (mm/peers/peer.h): each one's floor, the memset of its own page array, and the floors in report order.
 # "freebsd" is freebsd_lazy0's name in runs kept from before it was named after its tunable.
@@ -219,8 +220,8 @@ class SizeStats:
 
 
 def failures(run):
-    """Why one size of the sweep cannot be trusted, boot by boot (a hosted
-    sweep's passes each); empty when it can."""
+    """Why one size of a run over sizes cannot be trusted, boot by boot (a
+    hosted run's passes each); empty when it can."""
     boots = passes_of(run)
     if len(boots) > 1:
         return [f"pass {k}: {m}" for k, one in zip(sorted(run.passes), boots) for m in failures(one)]

@@ -3,7 +3,7 @@
  * The rest of Xen, as small as xen/common/page_alloc.c's heap functions
  * need it in user space: types, the frame table, NUMA, locks, the M2P.
  * Force-included before the tree's page_alloc.c, whose own #includes are
- * empty files (harness/peers/xen/hostheap.py). Anything the real code uses
+ * empty files (harness/real/xen/hostheap.py). Anything the real code uses
  * that is not here fails the build by name: no implicit declarations, no
  * weak or default definitions.
  */

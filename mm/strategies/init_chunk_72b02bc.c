@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Strategy "chunk_72b02bc": Xen's chunked init as its cover letter timed it,
+// Strategy "chunk-72b02bc": Xen's chunked init as its cover letter timed it,
 // at commit 72b02bc ("xen/heap: pass order to free_heap_pages() in heap
 // init"), before bd0bb8a0 ("page-alloc: fix initialization of cross-node
 // regions") gave RELEASE-4.17.0 the node scan that "chunk" models.
@@ -52,7 +52,7 @@ static void chunk_72b02bc_init_pages(struct heap *h, uint64_t mfn, uint64_t nr)
 }
 
 const struct heap_strategy strategy_chunk_72b02bc = {
-    .name = "chunk_72b02bc",
+    .name = "chunk-72b02bc",
     .what = "Xen 4.17 as its cover letter timed it (commit 72b02bc: the node scan hoisted, no per-page lookup)",
     .init_pages = chunk_72b02bc_init_pages,
     .eager = true,

@@ -5,14 +5,14 @@
 #include "kernel/cmdline.h"
 #include "mm/heap.h"
 
-extern const struct heap_strategy strategy_page, strategy_chunk, strategy_chunk_72b02bc, strategy_once,
+extern const struct heap_strategy strategy_page, strategy_chunk, strategy_chunk_72b02bc, strategy_sweep,
     strategy_lazy;
 
 const struct heap_strategy *const heap_strategies[] = {
     &strategy_page,
     &strategy_chunk,
     &strategy_chunk_72b02bc,
-    &strategy_once,
+    &strategy_sweep,
     &strategy_lazy,
     NULL,
 };

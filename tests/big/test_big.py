@@ -19,6 +19,6 @@ def test_1tib_reaches_memory_summary():
 
 def test_90gib_benchmark_records():
     r = boot("pvh", "90G", f"runs=1 {AUDIT_BLOCKS}", timeout=1800)
-    check_run(r, 1, ["page", "chunk", "chunk_72b02bc", "once", "lazy"])
+    check_run(r, 1, ["page", "chunk", "chunk-72b02bc", "sweep", "lazy"])
     # 90 GiB less the firmware's holes below 1 MiB.
     assert 89 << 30 < record(r, "bench")["mem_bytes"] <= 90 << 30

@@ -13,7 +13,7 @@ PEERS = {"linux": (None, "floor_linux"), "linux_deferred": ("deferred", "floor_l
          "linux612": ("deferred", "floor_linux"), "freebsd_lazy": ("drain", "floor_freebsd"),
          "freebsd_lazy0": (None, "floor_freebsd")}
 FLOOR_BYTES = {"floor_linux": 64, "floor_freebsd": 88}
-ALL = ["page", "chunk", "chunk_72b02bc", "once", "lazy", "linux", "linux_deferred", "linux612",
+ALL = ["page", "chunk", "chunk-72b02bc", "sweep", "lazy", "linux", "linux_deferred", "linux612",
        "freebsd_lazy", "freebsd_lazy0"]
 
 
@@ -159,7 +159,7 @@ def test_records_agree_with_results():
     comps = check_run(r, 2, ALL)
     assert "chunked init is " in r.log and "x faster than page-by-page on" in r.log, explain(r)
     assert "digests: one heap for Xen's strategies, the same pages for all (0x" in r.log, explain(r)
-    assert "once init is " in r.log and "x faster than linux's, " in r.log and \
+    assert "sweep init is " in r.log and "x faster than linux's, " in r.log and \
         "x faster than freebsd_lazy0's, at " in r.log, explain(r)
     # Linux's deferred init says per node what it took, as Linux does.
     assert "linux_deferred: node 0 deferred pages initialised in " in r.log, explain(r)
@@ -172,8 +172,8 @@ def test_records_agree_with_results():
 
 
 def test_strategy_selection_and_order():
-    r = boot("pvh", "256M", f"runs=3 strategies=once,chunk {AUDIT_BLOCKS}", timeout=300)
-    check_run(r, 3, ["once", "chunk"])
+    r = boot("pvh", "256M", f"runs=3 strategies=sweep,chunk {AUDIT_BLOCKS}", timeout=300)
+    check_run(r, 3, ["sweep", "chunk"])
     assert record(r, "bench")["xen_costs"] == "all"
 
 
@@ -195,7 +195,7 @@ def test_sixteen_gib_page_then_chunk_same_heap():
 
 
 @pytest.mark.parametrize("args,message", [
-    ("strategies=page,bogus", "strategies=page,bogus: unknown strategy 'bogus' (known: page chunk chunk_72b02bc once lazy "
+    ("strategies=page,bogus", "strategies=page,bogus: unknown strategy 'bogus' (known: page chunk chunk-72b02bc sweep lazy "
                               "linux linux_deferred linux612 freebsd_lazy freebsd_lazy0)"),
     ("strategies=linux,linux", "strategies=linux,linux: 'linux' is listed twice"),
     ("strategies=page,page", "strategies=page,page: 'page' is listed twice"),

@@ -59,7 +59,7 @@ def test_bootheap_icount_repeats(tmp_path):
     (c1, b1, _), (c2, _, _) = runs
     assert c1 == c2
     assert b1["icount"] is True
-    assert set(c1) == {"page", "chunk", "once", "lazy", "floor"}
+    assert set(c1) == {"page", "chunk", "sweep", "lazy", "floor"}
     page, chunk = (c1[s][0] / c1[s][1] for s in ("page", "chunk"))
     assert page > 4 * chunk
 

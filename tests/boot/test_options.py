@@ -129,11 +129,11 @@ def test_memonly_stops_after_the_memory_summary():
 
 # ---- memory options under the benchmark --------------------------------------
 
-@pytest.mark.parametrize("args", ["numa_fake=3", "bootscrub=off", "once_stores=plain",
-                                  "once_stores=nt", "once_stores=rep"])
+@pytest.mark.parametrize("args", ["numa_fake=3", "bootscrub=off", "sweep_stores=plain",
+                                  "sweep_stores=nt", "sweep_stores=rep"])
 def test_memory_options_under_the_benchmark(args):
-    r = boot("pvh", "3G", f"runs=1 strategies=page,chunk,once,lazy {args} {AUDIT_BLOCKS}", timeout=300)
-    check_run(r, 1, ["page", "chunk", "once", "lazy"])
+    r = boot("pvh", "3G", f"runs=1 strategies=page,chunk,sweep,lazy {args} {AUDIT_BLOCKS}", timeout=300)
+    check_run(r, 1, ["page", "chunk", "sweep", "lazy"])
     if args.startswith("numa_fake"):
         m = record(r, "memory")
         assert m["nodes"] == 3 and m["node_map"]["warning"] is None, explain(r)
@@ -165,7 +165,7 @@ def test_numa_fake_beyond_the_guest_warns(mem, fake, nodes):
     ("numa_fake=0", "numa_fake=0: expected a whole number from 1 to 8"),
     ("numa_fake=9", "numa_fake=9: expected a whole number from 1 to 8"),
     ("bootscrub=maybe", "bootscrub=maybe: expected one of idle off"),
-    ("once_stores=fast", "once_stores=fast: expected one of rep plain nt auto"),
+    ("sweep_stores=fast", "sweep_stores=fast: expected one of rep plain nt auto"),
 ])
 def test_bad_memory_options_fail_cleanly(args, message):
     r = boot("pvh", "256M", args, timeout=60)

@@ -212,7 +212,7 @@ def check_code_on_screen(r, ppm, report):
 # strategies' code below their report; every strategy's, with the peers,
 # needs a screen of its own at the ISO's own 1024x768 and fits below the
 # report at 1280x800 (None: the test works out which from the screen).
-SCREENS = [("800x600", "page,chunk,once,lazy", "under_report"), ("1024x768", None, "own_screen"),
+SCREENS = [("800x600", "page,chunk,sweep,lazy", "under_report"), ("1024x768", None, "own_screen"),
            ("1280x800", None, None)]
 
 

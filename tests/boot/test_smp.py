@@ -11,7 +11,7 @@ import pytest
 
 from bootlib import AUDIT_BLOCKS, assert_ktap_ok, boot, check_heap, explain, record, records
 from harness.report import cpus as cpus_report
-from harness.results.records import SizeRun, Sweep
+from harness.results.records import Results, SizeRun
 
 MIB = 1 << 20
 
@@ -181,7 +181,7 @@ def test_silent_cpu_is_left_out():
 
 # ---- the parallel init builds the serial heap --------------------------------
 
-EAGER = "page,chunk,once"
+EAGER = "page,chunk,sweep"
 
 
 def digests(r):
@@ -273,9 +273,9 @@ def test_scaling_table_end_to_end():
             assert int(ms) * 1000 + int(frac) == x["median_ns"] // 1000, (s, c, x)
             assert (float(speedup), float(x_floor)) == (x["speedup"], x["x_floor"]), (s, c, x)
     # The report's scaling section, from the same records.
-    run, sweep = SizeRun(1 << 30), Sweep("boot")
-    run.records, sweep.sizes = r.records(), [run]
-    section = "\n".join(cpus_report.cpus_sections(sweep))
+    run, results = SizeRun(1 << 30), Results("boot")
+    run.records, results.sizes = r.records(), [run]
+    section = "\n".join(cpus_report.cpus_sections(results))
     assert "## Scaling: each eager strategy at 1 to N CPUs" in section
     for x in rows:
         assert (f"| 1 GiB | {x['strategy']} | {x['cpus']} | 2 | {x['median_ns'] / 1e6:.3f} | "

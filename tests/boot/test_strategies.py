@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Every strategy on the real memory map under each option that changes how
-it works: the once strategy's store kinds, fake NUMA nodes (blocks must not
+it works: the sweep strategy's store kinds, fake NUMA nodes (blocks must not
 cross a node), and boot scrubbing off (clean blocks, list heads). Each
 strategy's heap is also held, block by block, to the one the host works out
 from the memory record (harness.oracle); the peers (Linux, FreeBSD) hold the
@@ -14,11 +14,11 @@ TESTS = ("strategies_build_the_same_heap,alloc_all_free_all_restores_heap,lazy_a
 
 
 @pytest.mark.parametrize("args", [
-    "once_stores=rep",
-    "once_stores=plain",
-    "once_stores=nt",
+    "sweep_stores=rep",
+    "sweep_stores=plain",
+    "sweep_stores=nt",
     "numa_fake=2",
-    "numa_fake=3 once_stores=plain",
+    "numa_fake=3 sweep_stores=plain",
     "bootscrub=off",
     "xen_costs=none",
     "xen_costs=-m2p,-lfence numa_fake=2",
@@ -29,6 +29,6 @@ def test_strategies_agree(args):
     results = assert_ktap_ok(r, min_tests=4)
     assert len(results) == 4
     audits = check_heap(r)
-    assert [a["strategy"] for a in audits] == ["page", "chunk", "chunk_72b02bc", "once", "lazy"]
+    assert [a["strategy"] for a in audits] == ["page", "chunk", "chunk-72b02bc", "sweep", "lazy"]
     if "numa_fake" in args:
         assert record(r, "memory")["nodes"] == int(args.split("numa_fake=")[1][0])

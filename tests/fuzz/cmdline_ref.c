@@ -127,6 +127,8 @@ static bool apply(const struct cmdline_opt *o, void *dst, struct piece v, bool h
         return true;
     case OPT_SET:
         return has_value && set_list(o, v, (unsigned *)dst);
+    case OPT_RENAMED:                   /* refused whatever its value: the error names it */
+        return false;
     }
     return false;
 }

@@ -35,22 +35,22 @@ def test_counts_are_exact_and_ordered(tmp_path):
     assert first, "no window was counted"
     peers = {"linux": (), "linux_deferred": ("deferred",), "linux612": ("deferred",),
              "freebsd_lazy": ("drain",), "freebsd_lazy0": ()}
-    assert set(first) == {(s, ph, 0) for s in ("page", "chunk", "chunk_72b02bc", "once", "lazy")
+    assert set(first) == {(s, ph, 0) for s in ("page", "chunk", "chunk-72b02bc", "sweep", "lazy")
                           for ph in ("init", "first_touch")} | \
         {(f, "init", 0) for f in ("floor", "floor_linux", "floor_freebsd")} | \
         {(s, ph, 0) for s, later in peers.items() for ph in ("init", "first_alloc") + later}
     # Every event of every window, twice over.
     assert first == b[1]
-    ir = {s: first[(s, "init", 0)]["Ir"] / pages for s in ("page", "chunk", "chunk_72b02bc", "once", "lazy")}
-    assert ir["page"] > ir["chunk"] > ir["once"] > ir["lazy"], ir
+    ir = {s: first[(s, "init", 0)]["Ir"] / pages for s in ("page", "chunk", "chunk-72b02bc", "sweep", "lazy")}
+    assert ir["page"] > ir["chunk"] > ir["sweep"] > ir["lazy"], ir
     # The floor writes every byte once with 8-byte stores: under Xen's cost
     # model (the default) the 32 bytes a page of page_info, no M2P entry.
     assert 4 * pages <= first[("floor", "init", 0)]["Dw"] < 4.1 * pages
     # The peers' floors write their 64 and 88 bytes a page the same way; the
-    # peers' own inits execute more than once's, which is its floor's.
+    # peers' own inits execute more than sweep's, which is its floor's.
     assert 8 * pages <= first[("floor_linux", "init", 0)]["Dw"] < 8.1 * pages
     assert 11 * pages <= first[("floor_freebsd", "init", 0)]["Dw"] < 11.1 * pages
-    assert first[("linux", "init", 0)]["Ir"] > first[("freebsd_lazy0", "init", 0)]["Ir"] > ir["once"] * pages
+    assert first[("linux", "init", 0)]["Ir"] > first[("freebsd_lazy0", "init", 0)]["Ir"] > ir["sweep"] * pages
 
 
 def test_bootscrub_off_writes_less(tmp_path):

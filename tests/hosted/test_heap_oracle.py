@@ -13,7 +13,7 @@ def test_every_heap_is_the_oracles_serial_and_parallel(runner):
     r = runner("--mem", "3G", "--cpus", "2", "runs=1", "numa_fake=3", "audit_blocks=4096")
     assert r.rc == 0, r
     audits = [a for a in r.of("audit") if "kernel" not in a]
-    assert [a["strategy"] for a in audits] == ["page", "chunk", "chunk_72b02bc", "once", "lazy"], r
+    assert [a["strategy"] for a in audits] == ["page", "chunk", "chunk-72b02bc", "sweep", "lazy"], r
     assert [a["cpus"] for a in audits] == [2, 2, 2, 2, 1]
     assert oracle.check_records(r.records) == []
     assert len({a["digest"] for a in audits}) == 1

@@ -12,12 +12,12 @@ def test_a_run_reports_like_the_kernel(runner):
     assert r.rc == OK, r
     boot, bench = r.one("boot"), r.one("bench")
     assert boot["accel"] == "host" and bench["accel"] == "host" and bench["emulated"] is False
-    assert bench["runs"] == 2 and bench["strategies"] == ["page", "chunk", "chunk_72b02bc", "once", "lazy", "linux",
+    assert bench["runs"] == 2 and bench["strategies"] == ["page", "chunk", "chunk-72b02bc", "sweep", "lazy", "linux",
                                                            "linux_deferred", "linux612", "freebsd_lazy",
                                                            "freebsd_lazy0"]
     audits = r.of("audit")
     assert len(audits) == 2 * 10 and all(a["ok"] for a in audits), r
-    assert len({a["digest"] for a in audits if a["strategy"] in ("page", "chunk", "chunk_72b02bc", "once", "lazy")}) == 1
+    assert len({a["digest"] for a in audits if a["strategy"] in ("page", "chunk", "chunk-72b02bc", "sweep", "lazy")}) == 1
     assert len({a["page_digest"] for a in audits}) == 1
     assert all(a["free_pages"] == bench["pages"] for a in audits)
     results = r.of("result")
@@ -78,7 +78,7 @@ def test_touch_runs_samples_the_first_touch(runner):
     """touch_runs=1: every run times the init, the first run alone the first
     touch; summaries say over how many runs, and no first allocation is
     claimed for a run that made none."""
-    r = runner("--mem", "256M", "runs=3", "touch_runs=1", "strategies=page,chunk,chunk_72b02bc,once,lazy")
+    r = runner("--mem", "256M", "runs=3", "touch_runs=1", "strategies=page,chunk,chunk-72b02bc,sweep,lazy")
     assert r.rc == OK, r
     assert r.one("bench")["touch_runs"] == 1
     results = r.of("result")
@@ -96,12 +96,12 @@ def test_touch_shared_takes_turns_among_the_eager(runner):
     """touch_shared: one eager strategy a run times the first touch, in turn,
     and the others carry its figure with its name; lazy times its own; with
     no eager strategy nothing is shared."""
-    r = runner("--mem", "256M", "runs=3", "strategies=page,lazy,once", "touch_shared")
+    r = runner("--mem", "256M", "runs=3", "strategies=page,lazy,sweep", "touch_shared")
     assert r.rc == OK, r
     own = {(c["run"], c["strategy"]) for c in r.of("cpu_time") if c["phase"] == "first_touch"}
-    assert own == {(0, "page"), (1, "once"), (2, "page"), (0, "lazy"), (1, "lazy"), (2, "lazy")}
+    assert own == {(0, "page"), (1, "sweep"), (2, "page"), (0, "lazy"), (1, "lazy"), (2, "lazy")}
     touch = {(x["run"], x["strategy"]): x for x in r.of("result") if x["phase"] == "first_touch"}
-    assert touch[(1, "page")]["shared_from"] == "once" and touch[(1, "page")]["ns"] == touch[(1, "once")]["ns"]
+    assert touch[(1, "page")]["shared_from"] == "sweep" and touch[(1, "page")]["ns"] == touch[(1, "sweep")]["ns"]
     assert "shared_from" not in touch[(1, "lazy")] and "shared_from" not in touch[(0, "page")]
     r = runner("--mem", "256M", "runs=2", "strategies=lazy", "touch_shared")
     assert r.rc == OK, r
@@ -118,10 +118,10 @@ def test_runs_are_interleaved_in_turn(runner):
 
 
 def test_the_kernel_options_reach_the_code(runner):
-    r = runner("--mem", "3G", "runs=1", "strategies=once,chunk", "numa_fake=3", "once_stores=nt",
+    r = runner("--mem", "3G", "runs=1", "strategies=sweep,chunk", "numa_fake=3", "sweep_stores=nt",
                "bootscrub=off")
     assert r.rc == OK, r
-    assert r.one("bench")["strategies"] == ["once", "chunk"]
+    assert r.one("bench")["strategies"] == ["sweep", "chunk"]
     assert r.one("memory")["nodes"] == 3
     assert "unknown command-line option" not in r.out, r
     assert all(a["ok"] for a in r.of("audit"))
@@ -130,8 +130,12 @@ def test_the_kernel_options_reach_the_code(runner):
 @pytest.mark.parametrize("bad, says", [
     ("runs=0", "runs=0: expected a whole number from 1 to 100"),
     ("strategies=page,bogus", "unknown strategy 'bogus'"),
+    # Names renamed since records were first kept: each names its new one.
+    ("strategies=page,once", "strategies=page,once: 'once' is now called 'sweep'"),
+    ("strategies=chunk_72b02bc", "strategies=chunk_72b02bc: 'chunk_72b02bc' is now called 'chunk-72b02bc'"),
+    ("once_stores=nt", "once_stores= is now called sweep_stores="),
     ("bootscrub=sometimes", "bootscrub=sometimes: expected one of idle off"),
-    ("once_stores=avx", "once_stores=avx: expected one of"),
+    ("sweep_stores=avx", "sweep_stores=avx: expected one of"),
     ("numa_fake=9", "numa_fake=9: expected a whole number from 1 to 8"),
 ])
 def test_bad_kernel_options_fail_as_in_the_kernel(runner, bad, says):
@@ -147,7 +151,7 @@ def test_peers_too_large_for_the_map_are_left_out_or_refused(runner):
     assert r.rc == OK, r
     assert "peers: the Linux struct page array (2.00 MiB) does not fit in the" in r.out
     assert "bench: freebsd_lazy left out: the FreeBSD vm_page array did not fit in boot memory" in r.out
-    assert r.one("bench")["strategies"] == ["page", "chunk", "chunk_72b02bc", "once", "lazy"]
+    assert r.one("bench")["strategies"] == ["page", "chunk", "chunk-72b02bc", "sweep", "lazy"]
     r = runner("--mem", "10M", "runs=1", "strategies=linux_deferred")
     assert r.rc == FAIL, r
     assert "strategies=linux_deferred: linux_deferred needs the Linux struct page array, which did not " \
@@ -164,7 +168,7 @@ def test_peers_over_the_host_memory_limit_are_left_out_or_refused(runner):
     assert r.rc == OK, r
     assert "the peers' page arrays would take the tables to 384.32 MiB, over the 200 MiB available: " \
            "the peers are left out" in r.out
-    assert r.one("bench")["strategies"] == ["page", "chunk", "chunk_72b02bc", "once", "lazy"]
+    assert r.one("bench")["strategies"] == ["page", "chunk", "chunk-72b02bc", "sweep", "lazy"]
     r = runner("--mem", "8G", "--mem-limit", "200M", "runs=1", "strategies=freebsd_lazy0")
     assert r.rc == NOMEM, r
     assert "the frame table, M2P, audit bitmap and the peers' page arrays need up to" in r.err
@@ -172,7 +176,7 @@ def test_peers_over_the_host_memory_limit_are_left_out_or_refused(runner):
 
 def test_peers_on_two_threads_and_nodes(runner):
     r = runner("--mem", "3G", "--cpus", "2", "runs=1", "numa_fake=2",
-               "strategies=once,linux_deferred,freebsd_lazy,linux")
+               "strategies=sweep,linux_deferred,freebsd_lazy,linux")
     assert r.rc == OK, r
     assert len({a["page_digest"] for a in r.of("audit")}) == 1 and all(a["ok"] for a in r.of("audit"))
     deferred = [x for x in r.of("result") if x["phase"] == "deferred"]
@@ -191,7 +195,7 @@ def test_list_options_shows_the_registry(runner):
     r = runner("--list-options")
     assert r.rc == OK
     keys = {line.split()[0] for line in r.out.splitlines() if line.strip()}
-    assert {"runs", "strategies", "once_stores", "numa_fake", "bootscrub", "verbose", "memonly"} <= keys
+    assert {"runs", "strategies", "sweep_stores", "numa_fake", "bootscrub", "verbose", "memonly"} <= keys
 
 
 @pytest.mark.parametrize("args, says", [
@@ -236,7 +240,7 @@ def test_threads_build_the_serial_heap(runner):
     digest as on one; cpus=1 on the command line keeps them serial."""
     digests = {}
     for args in (["cpus=1"], []):
-        r = runner("--mem", "3G", "--cpus", "2", "runs=1", "strategies=page,chunk,once", *args)
+        r = runner("--mem", "3G", "--cpus", "2", "runs=1", "strategies=page,chunk,sweep", *args)
         assert r.rc == OK, r
         want = 1 if args else 2
         assert r.one("bench")["cpus"] == want

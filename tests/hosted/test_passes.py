@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""A hosted sweep spreads each size's runs over passes, a boot a size each
+"""A hosted run over sizes spreads each size's runs over passes, a boot a size each
 (`run0=`): each pass's records are tagged with it, its rotation starts one
-strategy further on, the report reads the size's runs as the sweep's, and
+strategy further on, the report reads the size's runs as one size's, and
 the runs added for the intervals stop at the budget, naming what is left
 wide."""
 import json
@@ -13,7 +13,7 @@ from harness import ROOT
 from harness.results.records import load_folder, passes_of
 
 
-def test_a_sweep_of_two_passes(tmp_path):
+def test_a_run_of_two_passes(tmp_path):
     out = str(tmp_path / "passes")
     p = subprocess.run([sys.executable, "-m", "harness", "run", "--hosted", "--sizes", "0.25,0.5", "--runs", "2",
                         "--strategies", "chunk,lazy", "--budget", "0", "--out", out],

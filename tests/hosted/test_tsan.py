@@ -44,10 +44,10 @@ def run_without_a_race(tsan_runner, tmp_path, args):
 
 def test_two_threads_build_the_heap_without_a_race(tsan_runner, tmp_path):
     recs = run_without_a_race(tsan_runner, tmp_path, ["--mem", "3G", "--cpus", "2", "runs=1",
-                                                      "strategies=page,chunk,once", "audit_blocks=4096"])
+                                                      "strategies=page,chunk,sweep", "audit_blocks=4096"])
     # Both threads built pieces of every eager heap.
     par = [x for x in recs if x["type"] == "par"]
-    assert sorted(x["strategy"] for x in par) == ["chunk", "once", "page"], par
+    assert sorted(x["strategy"] for x in par) == ["chunk", "page", "sweep"], par
     for x in par:
         assert [w["cpu"] for w in x["workers"]] == [0, 1] and all(w["pages"] for w in x["workers"]), x
     audits = [x for x in recs if x["type"] == "audit"]

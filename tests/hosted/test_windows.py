@@ -8,7 +8,7 @@ OK, FAIL, USAGE = 0, 1, 2
 
 
 def test_a_floor_is_its_fastest_way_each_run(runner):
-    r = runner("--mem", "512M", "runs=2", "strategies=once,freebsd_lazy0")
+    r = runner("--mem", "512M", "runs=2", "strategies=sweep,freebsd_lazy0")
     assert r.rc == OK, r
     for f in ("floor", "floor_freebsd"):
         windows = [c for c in r.of("cpu_time") if c["strategy"] == f]
@@ -22,14 +22,14 @@ def test_a_floor_is_its_fastest_way_each_run(runner):
     assert summary[("floor", "init")]["runs"] == 2
 
 
-def test_once_takes_the_faster_stores_of_this_cpu(runner):
-    """once_stores=auto times rep and nt before any run and says which it took; a choice given stays."""
-    r = runner("--mem", "512M", "runs=1", "strategies=once")
+def test_sweep_takes_the_faster_stores_of_this_cpu(runner):
+    """sweep_stores=auto times rep and nt before any run and says which it took; a choice given stays."""
+    r = runner("--mem", "512M", "runs=1", "strategies=sweep")
     assert r.rc == OK, r
-    rec = r.one("once_stores")
+    rec = r.one("sweep_stores")
     assert rec["chosen"] == ("nt" if rec["nt_ticks"] < rec["rep_ticks"] else "rep") and rec["pages"] > 0
-    r = runner("--mem", "512M", "runs=1", "strategies=once", "once_stores=rep")
-    assert r.rc == OK and not r.of("once_stores"), r
+    r = runner("--mem", "512M", "runs=1", "strategies=sweep", "sweep_stores=rep")
+    assert r.rc == OK and not r.of("sweep_stores"), r
 
 
 def test_short_windows_are_repeated_and_reported_per_repetition(runner):

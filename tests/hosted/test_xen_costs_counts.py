@@ -39,7 +39,7 @@ def counts(tmp_path_factory):
     out, pages = {}, set()
     for costs in ablation.SETS:
         folder = tmp_path_factory.mktemp(ablation.set_name(costs))
-        args = ["runs=1", "strategies=page,chunk,once", f"xen_costs={costs}"]
+        args = ["runs=1", "strategies=page,chunk,sweep", f"xen_costs={costs}"]
         for r in cg.count_size(64 * MIB, str(folder), kernel_args=args):
             if r["phase"] == "init" and r["run"] == 0:
                 out[(costs, r["strategy"])] = r["counts"]
@@ -61,7 +61,7 @@ def test_removing_a_cost_removes_instructions_from_chunk(counts, cost):
 
 
 def test_none_is_the_least_work(counts):
-    # (Not once: with none it stores the M2P entries, a rep stosq per block
+    # (Not sweep: with none it stores the M2P entries, a rep stosq per block
     # that callgrind counts per qword.)
     c, _ = counts
     for strategy in ("page", "chunk"):
@@ -82,9 +82,9 @@ def test_page_pays_more_per_page_than_chunk(counts):
 
 
 def test_m2p_stores_are_data_writes(counts):
-    # With stores, once writes every page's 8-byte M2P entry; with Xen's
+    # With stores, sweep writes every page's 8-byte M2P entry; with Xen's
     # boot-time model it makes one call per range and one per block head, which write
     # their return addresses and nothing else.
     c, pages = counts
-    extra = c[("-m2p", "once")]["Dw"] - c[("all", "once")]["Dw"]
+    extra = c[("-m2p", "sweep")]["Dw"] - c[("all", "sweep")]["Dw"]
     assert 0.95 * pages < extra <= pages, (extra, pages)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Shared fixtures for the host-tool tests: a scratch copy of the synthetic
-sweep, and helpers that edit its records."""
+run over sizes, and helpers that edit its records."""
 import json
 import os
 import shutil
@@ -10,13 +10,13 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-SYNTHETIC = os.path.join(HERE, "data", "synthetic-sweep")
+SYNTHETIC = os.path.join(HERE, "data", "synthetic-sizes")
 GIB = 1 << 30
 
 
 @pytest.fixture
 def synth(tmp_path):
-    """A writable copy of the synthetic sweep (the checked-in one stays as is)."""
+    """A writable copy of the synthetic run over sizes (the checked-in one stays as is)."""
     dst = tmp_path / "synth"
     shutil.copytree(SYNTHETIC, dst, ignore=shutil.ignore_patterns("*.py", "README"))
     return str(dst)
@@ -40,10 +40,10 @@ def rewrite(folder, edit):
 
 
 def to_kvm(folder):
-    """Turns the synthetic sweep into one that claims KVM everywhere."""
+    """Turns the synthetic run over sizes into one that claims KVM everywhere."""
     def edit(w):
         r = w["record"]
-        if r["type"] in ("sweep", "boot_result"):
+        if r["type"] in ("run", "boot_result"):
             r["accel"] = "kvm"
         if r["type"] in ("boot", "bench"):
             r["accel"] = "KVM"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Stand-ins for the harness's loaded runs and sweeps (harness/results/records.py),
+"""Stand-ins for the harness's loaded sizes and results folders (harness/results/records.py),
 holding given records, for the report tests."""
 
 
@@ -17,6 +17,6 @@ class Run:
         return found[0] if found else None
 
 
-class Sweep:
+class Results:
     def __init__(self, *runs):
         self.sizes = list(runs)

@@ -224,7 +224,7 @@ def test_work_from_the_command_line(append, passes, what):
     assert (w.mem_bytes, w.passes, w.what) == (8 * GIB, passes, what)
 
 
-# ---- the verdict, for any caller: make run, the sweep, the boot tests -------
+# ---- the verdict, for any caller: make run, make bench, the boot tests ------
 
 def test_verdict_prints_nothing_and_is_what_choose_says(tmp_path, capsys):
     args = dict(cache_path=str(tmp_path / "accel-cache.json"), probe=Prober(SLOW_KVM),

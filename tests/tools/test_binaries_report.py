@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""The side-by-side report (harness/real/binaries/report.py) from a recorded
-peers.jsonl of `binaries` at 1 to 16 GiB: its tables, labels and plot, the
-Linux phases read back, and bad folders refused."""
+"""The side-by-side report (harness/real/binaries/report.py) from recorded
+records of `binaries` at 1 to 16 GiB: its tables, labels and plot, the
+Linux phases read back, and bad folders refused. The recording is kept as
+it was written, as peers.jsonl with `peers` and `peer` records; the same
+records under today's names (binaries.jsonl, `binaries`, `binary`) give
+the same report."""
 import json
 import os
 import re
@@ -10,16 +13,43 @@ import shutil
 import pytest
 
 from harness.common import BenchError
-from harness.real.binaries.report import LABEL, Binaries, linux_phases, write
+from harness.real.binaries.report import LABEL, Binaries, linux_phases, records_path, write
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "binaries", "peers.jsonl")
 GIB = 1 << 30
 
 
-@pytest.fixture
-def folder(tmp_path):
-    shutil.copy(DATA, tmp_path / "peers.jsonl")
+def todays(rec):
+    """A record of the recording as `binaries` writes it today."""
+    if rec["type"] == "peers":
+        return dict(rec, type="binaries")
+    if rec["type"] == "peer":
+        rec = dict(rec, type="binary", binary=rec["peer"])
+        del rec["peer"]
+    return rec
+
+
+@pytest.fixture(params=["kept", "today"])
+def folder(tmp_path, request):
+    if request.param == "kept":
+        shutil.copy(DATA, tmp_path / "peers.jsonl")
+    else:
+        with open(DATA) as f, open(tmp_path / "binaries.jsonl", "w") as out:
+            out.writelines(json.dumps(todays(json.loads(line))) + "\n" for line in f if line.strip())
     return str(tmp_path)
+
+
+def test_kept_and_todays_records_give_one_report(tmp_path):
+    reports = []
+    for name, rewrite in (("peers.jsonl", None), ("binaries.jsonl", todays)):
+        d = tmp_path / name.split(".")[0]
+        d.mkdir()
+        with open(DATA) as f, open(d / name, "w") as out:
+            out.writelines(json.dumps(rewrite(json.loads(line)) if rewrite else json.loads(line)) + "\n"
+                           for line in f if line.strip())
+        assert write(str(d)) == 0
+        reports.append((d / "report.md").read_text())
+    assert reports[0] == reports[1]
 
 
 def test_report_and_plot(folder):
@@ -54,7 +84,7 @@ def test_linux_phases_read_back(folder):
 
 
 def test_failed_boot_is_listed(folder):
-    with open(os.path.join(folder, "peers.jsonl"), "a") as f:
+    with open(records_path(folder), "a") as f:
         f.write(json.dumps({"type": "error", "what": "xen-4.14", "mem_bytes": 32 * GIB,
                             "message": "xen-4.14 at 32768 MiB gave no bracket: the boot ended\nlog"}) + "\n")
     write(folder)
@@ -64,8 +94,9 @@ def test_failed_boot_is_listed(folder):
 
 
 def test_not_a_binaries_folder(tmp_path):
-    with pytest.raises(BenchError, match="no peers records"):
+    with pytest.raises(BenchError, match="binaries.jsonl: no records of `binaries`"):
         Binaries(str(tmp_path))
-    (tmp_path / "peers.jsonl").write_text('{"type": "bench"}\n')
-    with pytest.raises(BenchError, match="no peers records"):
-        Binaries(str(tmp_path))
+    for name in ("peers.jsonl", "binaries.jsonl"):
+        (tmp_path / name).write_text('{"type": "bench"}\n')
+        with pytest.raises(BenchError, match=f"{name}: no records of `binaries`"):
+            Binaries(str(tmp_path))

@@ -96,7 +96,7 @@ def test_bootheap_counts():
     counts, bench, cal = bootheap_counts(log("serial-bootheap-all-1G.log"))
     assert bench["icount"] is True and bench["xen_costs"] == "all"
     assert cal["khz"] == 1000001
-    assert set(counts) == {"page", "chunk", "once", "lazy", "floor"}
+    assert set(counts) == {"page", "chunk", "sweep", "lazy", "floor"}
     pages = {p for _, p in counts.values()}
     assert len(pages) == 1 and 250000 < pages.pop() < 262144     # the same pages for every strategy
     assert counts["chunk"][0] < counts["page"][0]

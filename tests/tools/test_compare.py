@@ -43,8 +43,8 @@ def test_the_same_runs_in_another_order_are_no_change(synth):
 def test_real_change_and_noise(synth):
     # chunk twice as fast on every run: a change far beyond the ~2 % spread.
     scaled(synth, "chunk", [0.5, 0.5, 0.5, 0.5])
-    # once 1 % slower on every run: its min..max ranges overlap, so noise.
-    scaled(synth, "once", [1.01, 1.01, 1.01, 1.01])
+    # sweep 1 % slower on every run: its min..max ranges overlap, so noise.
+    scaled(synth, "sweep", [1.01, 1.01, 1.01, 1.01])
     rows = rows_by_key(SYNTHETIC, synth)
     c = rows[(4, "chunk", "init")]
     # 4 GiB chunk median 41808000 -> 20904000: -50 %
@@ -54,7 +54,7 @@ def test_real_change_and_noise(synth):
     # deviations 2249728, sample sd sqrt(2249728 / 3) = 865.97 -> 2.0713 %,
     # unchanged by halving. noise = 2 x sqrt(2 x 2.0713^2) = 5.8585 %
     assert abs(c["noise_pct"] - 5.8585) < 0.001
-    o = rows[(4, "once", "init")]
+    o = rows[(4, "sweep", "init")]
     assert abs(o["change_pct"] - 1.0) < 0.01 and o["verdict"] == "within noise"
     assert rows[(4, "page", "init")]["verdict"] == "within noise"
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The report's CPU sections: the scaling table, pages and times per node,
 bring-up and TSC skew, from the records a run wrote; nothing without them."""
-from fakes import Run, Sweep
+from fakes import Results, Run
 from harness.report.cpus import cpus_sections
 
 GIB = 1 << 30
@@ -17,7 +17,7 @@ SMP = [{"type": "smp", "cpus_up": 2, "cpus_found": 2, "bringup_ns": 14_000_000, 
 
 
 def test_every_section_from_its_records():
-    text = "\n".join(cpus_sections(Sweep(Run(16 * GIB, SCALING + PAR + SMP))))
+    text = "\n".join(cpus_sections(Results(Run(16 * GIB, SCALING + PAR + SMP))))
     assert "| 16 GiB | chunk | 2 | 3 | 6.500 | 1.84 | floor | 2.500 | 2.60 |" in text
     # The first run only, one row per node.
     assert text.count("| 16 GiB | page | 2 | 0 | 100 | 1 | 1.500 |") == 1
@@ -33,7 +33,7 @@ PADATA = [{"type": "scaling", "strategy": "linux_deferred", "phase": "deferred",
 
 
 def test_deferred_init_as_the_padata_series_tabled_it():
-    text = "\n".join(cpus_sections(Sweep(Run(16 * GIB, PADATA))))
+    text = "\n".join(cpus_sections(Results(Run(16 * GIB, PADATA))))
     # Against the floor of its own metadata, and per node: threads, the share of them, time saved.
     assert "| 16 GiB | linux_deferred (deferred) | 2 | 3 | 6.000 | 1.66 | floor_linux | 3.000 | 2.00 |" in text
     assert "| 16 GiB | linux_deferred | 0 | 50% (1) | -- | 10.0 (0.2) |" in text
@@ -41,4 +41,4 @@ def test_deferred_init_as_the_padata_series_tabled_it():
 
 
 def test_nothing_without_the_records():
-    assert cpus_sections(Sweep(Run(GIB, [{"type": "bench"}]))) == []
+    assert cpus_sections(Results(Run(GIB, [{"type": "bench"}]))) == []

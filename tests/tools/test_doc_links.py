@@ -102,8 +102,8 @@ def test_a_link_whose_text_wraps_is_checked_from_its_first_line(tmp_path):
 
 def test_a_broken_link_in_docs_is_named_with_its_file_and_line(tmp_path):
     files = dict(GOOD)
-    files["docs/usage.md"] += "\n[gone](results.md#the-sweep)\n"
-    assert broken(tree(tmp_path, files)) == ["docs/usage.md:11: results.md#the-sweep: docs/results.md does not exist"]
+    files["docs/usage.md"] += "\n[gone](results.md#the-sizes)\n"
+    assert broken(tree(tmp_path, files)) == ["docs/usage.md:11: results.md#the-sizes: docs/results.md does not exist"]
 
 
 def test_the_command_fails_on_a_broken_link(tmp_path):

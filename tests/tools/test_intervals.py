@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The 95 % intervals of the hosted headlines (harness/results/intervals.py,
 harness/report/intervals.py), the repeat verdict by intervals
-(harness/report/repeat.py), and a sweep's runs spread over passes
-(harness/sweep/plan.py, harness/results/records.py): on synthetic records."""
+(harness/report/repeat.py), and a hosted run's runs spread over passes
+(harness/sizes/plan.py, harness/results/records.py): on synthetic records."""
 import itertools
 import json
 import random
@@ -12,9 +12,9 @@ import pytest
 
 from harness.report import intervals as report_iv, repeat
 from harness.results import intervals as iv
-from harness.results.records import Sweep, SizeRun, load_jsonl, passes_of
+from harness.results.records import Results, SizeRun, load_jsonl, passes_of
 from harness.results.stats import SizeStats, cross_check
-from harness.sweep import plan as plan_mod
+from harness.sizes import plan as plan_mod
 
 GIB = 1 << 30
 
@@ -77,39 +77,39 @@ def cpu_run(nbytes, windows, pages=1000):
     return run
 
 
-def sweep_of(*runs):
-    s = Sweep("/nowhere")
+def results_of(*runs):
+    s = Results("/nowhere")
     s.sizes = list(runs)
     return s
 
 
 def test_the_repeat_verdict_is_by_intervals():
-    """Two sweeps at 8 GiB: chunk's medians 2 % apart inside each other's
+    """Two runs over sizes at 8 GiB: chunk's medians 2 % apart inside each other's
     intervals; page's 8 % apart, outside; once with three runs, no interval.
     The 3 % rule says otherwise of chunk and page's pair alike."""
-    a = sweep_of(cpu_run(8 * GIB, {("chunk", "init"): [1000, 1010, 1020, 1030, 1040, 1050],
+    a = results_of(cpu_run(8 * GIB, {("chunk", "init"): [1000, 1010, 1020, 1030, 1040, 1050],
                                    ("page", "init"): [10000, 10010, 10020, 10030, 10040, 10050],
-                                   ("once", "init"): [300, 310, 320]}))
-    b = sweep_of(cpu_run(8 * GIB, {("chunk", "init"): [1020, 1030, 1040, 1050, 1060, 1070],
+                                   ("sweep", "init"): [300, 310, 320]}))
+    b = results_of(cpu_run(8 * GIB, {("chunk", "init"): [1020, 1030, 1040, 1050, 1060, 1070],
                                    ("page", "init"): [10800, 10810, 10820, 10830, 10840, 10850],
-                                   ("once", "init"): [300, 310, 320]}))
+                                   ("sweep", "init"): [300, 310, 320]}))
     rows = {r[1]: r for r in repeat.crossed(a, b)}
     assert rows["chunk"][5] is True and rows["chunk"][6] is True
     assert rows["page"][5] is False and rows["page"][6] is False
-    assert rows["once"][5] is None and rows["once"][6] is None
+    assert rows["sweep"][5] is None and rows["sweep"][6] is None
     assert repeat.verdict(repeat.crossed(a, b)) == (1, 2, 3)
-    # One sweep's headline inside, the other's not: not counted as agreeing.
-    c = sweep_of(cpu_run(8 * GIB, {("chunk", "init"): [1000, 1001, 1002, 1003, 1004, 1005]}))
-    d = sweep_of(cpu_run(8 * GIB, {("chunk", "init"): [900, 950, 1008, 1010, 1100, 1200]}))
+    # One run's headline inside, the other's not: not counted as agreeing.
+    c = results_of(cpu_run(8 * GIB, {("chunk", "init"): [1000, 1001, 1002, 1003, 1004, 1005]}))
+    d = results_of(cpu_run(8 * GIB, {("chunk", "init"): [900, 950, 1008, 1010, 1100, 1200]}))
     (row,) = repeat.crossed(c, d)
     assert row[5] is False and row[6] is True and repeat.verdict([row]) == (0, 1, 1)
     # Under 8 GiB a row is not counted.
-    e = sweep_of(cpu_run(4 * GIB, {("chunk", "init"): [1000] * 6}))
+    e = results_of(cpu_run(4 * GIB, {("chunk", "init"): [1000] * 6}))
     assert repeat.verdict(repeat.crossed(e, e)) == (0, 0, 0)
 
 
-def test_the_exchange_of_two_sweeps_runs():
-    """Two sweeps of six runs pooled: 924 splits. Apart (every A run below
+def test_the_exchange_of_two_runs_over_sizes():
+    """Two runs over sizes of six runs each pooled: 924 splits. Apart (every A run below
     every B run), a split sets the medians as far apart only when one side
     holds the pool's four lowest and the other its four highest, the four
     between split two and two: 6 ways each way round, p = 12/924. The share
@@ -124,7 +124,7 @@ def test_the_exchange_of_two_sweeps_runs():
         y = iv.Interval([pool[i] for i in range(12) if i not in pick])
         held += bool(x.holds(y.median) and y.holds(x.median))
     assert inside == pytest.approx(held / 924) and 0.7 < inside < 0.9
-    # The same runs, the sweeps swapped: the same answer.
+    # The same runs, the two swapped: the same answer.
     assert iv.exchanged(b, a) == (inside, p)
     # Equal medians: every split sets them at least as far apart.
     assert iv.exchanged(iv.Interval([1.0, 3, 5, 7, 9, 11]), iv.Interval([2.0, 3, 5, 7, 9, 10]))[1] == 1.0
@@ -147,17 +147,17 @@ def test_the_exchange_of_two_sweeps_runs():
 
 
 def test_the_repeat_says_what_honest_intervals_give():
-    """repeat.md's exchange lines: two sweeps drawn alike at 8 and 16 GiB
-    read as one host; a sweep moved by 30 % at every size reads as MORE."""
-    def sweeps(shift):
+    """repeat.md's exchange lines: two runs over sizes drawn alike at 8 and
+    16 GiB read as one host; one moved by 30 % at every size reads as MORE."""
+    def two_runs(shift):
         rng = random.Random(3)
-        return [sweep_of(*[cpu_run(n * GIB, {(s, "init"): [1e7 * (1 + k * shift) * rng.uniform(0.9, 1.1)
+        return [results_of(*[cpu_run(n * GIB, {(s, "init"): [1e7 * (1 + k * shift) * rng.uniform(0.9, 1.1)
                                                            for _ in range(6)]
-                                             for s in ("chunk", "page", "once", "lazy")})
+                                             for s in ("chunk", "page", "sweep", "lazy")})
                            for n in (8, 16)]) for k in (0, 1)]
-    text = "\n".join(repeat.exchange_lines(repeat.crossed(*sweeps(0.0))))
+    text = "\n".join(repeat.exchange_lines(repeat.crossed(*two_runs(0.0))))
     assert "of the 8 would lie inside" in text and "as far as their runs can tell" in text
-    moved = "\n".join(repeat.exchange_lines(repeat.crossed(*sweeps(0.3))))
+    moved = "\n".join(repeat.exchange_lines(repeat.crossed(*two_runs(0.3))))
     assert "8 of 8" in moved and "MORE" in moved
     assert repeat.exchange_lines([]) == []
 
@@ -165,18 +165,18 @@ def test_the_repeat_says_what_honest_intervals_give():
 def test_the_windows_left_wide_are_named():
     run = cpu_run(8 * GIB, {("chunk", "init"): [1000000 * x for x in (10, 11, 12, 13, 14, 20)],
                             ("page", "init"): [10000000] * 6,
-                            ("once", "init"): [2000000] * 3,
+                            ("sweep", "init"): [2000000] * 3,
                             ("lazy", "init"): [100, 200, 300, 400, 500, 600]})     # under 1 ms: not counted
     run.records.append({"type": "result", "strategy": "floor", "phase": "init", "run": 0, "ns": 5,
                         "pages": 1000, "ticks": 5})     # every CPU time of the floor lost
-    s = sweep_of(run)
+    s = results_of(run)
     wide = report_iv.wide_windows(s)
-    assert [(w[1], round(w[3], 3) if w[3] else None) for w in wide] == [("chunk", 0.4), ("once", None)]
+    assert [(w[1], round(w[3], 3) if w[3] else None) for w in wide] == [("chunk", 0.4), ("sweep", None)]
     text, met = report_iv.summary_line(s)
-    assert "chunk 8 GiB 40.0%" in text and "once 8 GiB no interval" in text and not met
+    assert "chunk 8 GiB 40.0%" in text and "sweep 8 GiB no interval" in text and not met
     section = "\n".join(report_iv.interval_section(s))
     assert "| 8 GiB | floor | init | 0 | (no interval: 0 runs) | no interval |" in section
-    assert "| 8 GiB | once | init | 3 | 2000.000 (no interval: 3 runs) | no interval |" in section
+    assert "| 8 GiB | sweep | init | 3 | 2000.000 (no interval: 3 runs) | no interval |" in section
 
 
 def test_runs_spread_over_passes():
@@ -224,11 +224,11 @@ def boot(run0, ns):
     return recs + [{"type": "done", "status": "ok"}]
 
 
-def test_a_sweep_in_passes_reads_as_one_size(tmp_path):
-    """Three passes of one run at 1 GiB: the size's runs are the sweep's
+def test_a_size_in_passes_reads_as_one_size(tmp_path):
+    """Three passes of one run at 1 GiB: the size's runs are the whole run's
     0, 1, 2; each boot's summaries are checked against its own run; the
     harness record sums the boots' wall times; a failed pass is named."""
-    lines = [line(None, {"type": "sweep", "runs": 3, "passes": 3}, "harness")]
+    lines = [line(None, {"type": "run", "runs": 3, "passes": 3}, "harness")]
     for k, ns in enumerate((1000, 1100, 1200)):
         lines += [line(GIB, r, pass_=None, **{"pass": k, "run0": k}) for r in boot(k, ns)]
         lines.append(line(GIB, {"type": "boot_result", "status": "ok", "elapsed_s": 1.5, "accel": "host"},

@@ -74,21 +74,21 @@ def test_jsonl_wraps_each_record_with_its_size():
 
 
 def test_load_jsonl_groups_by_size():
-    sweep = records.load_folder(SYNTHETIC)
-    assert [s.nbytes for s in sweep.sizes] == [GIB, 4 * GIB, 8 * GIB]
-    four = sweep.sizes[1]
+    results = records.load_folder(SYNTHETIC)
+    assert [s.nbytes for s in results.sizes] == [GIB, 4 * GIB, 8 * GIB]
+    four = results.sizes[1]
     assert four.label == "4G" and four.harness["status"] == "ok"
     assert len(four.of("result")) == 36
-    assert sweep.info["type"] == "sweep" and sweep.info["runs"] == 4
+    assert results.info["type"] == "run" and results.info["runs"] == 4
 
 
 def test_load_jsonl_survives_truncated_last_line(synth):
     n = len(read_jsonl(synth))
     with open(os.path.join(synth, "records.jsonl"), "a") as f:
         f.write('{"size_bytes": 1073741824, "size": "1G", "source": "kernel", "rec')
-    sweep = records.load_folder(synth)
-    assert len(sweep.sizes) == 3 and len(sweep.sizes[0].of("result")) == 36
-    assert sweep.problems == [f"records.jsonl line {n + 1} (the last, cut short): not JSON "
+    results = records.load_folder(synth)
+    assert len(results.sizes) == 3 and len(results.sizes[0].of("result")) == 36
+    assert results.problems == [f"records.jsonl line {n + 1} (the last, cut short): not JSON "
                               "(Unterminated string starting at): "
                               '{"size_bytes": 1073741824, "size": "1G", "source": "kernel",']
 

@@ -18,12 +18,12 @@ def result(strategy, phase, ns, **kw):
 
 
 RECS = [
-    {"type": "bench", "pages": PAGES, "strategies": ["once", "linux_deferred", "freebsd_lazy0"]},
-    result("once", "init", 2000, first_alloc_ns=2100), result("once", "first_touch", 50000),
+    {"type": "bench", "pages": PAGES, "strategies": ["sweep", "linux_deferred", "freebsd_lazy0"]},
+    result("sweep", "init", 2000, first_alloc_ns=2100), result("sweep", "first_touch", 50000),
     result("linux_deferred", "init", 3000, first_alloc_ns=3050), result("linux_deferred", "deferred", 9000),
     result("freebsd_lazy0", "init", 8000, first_alloc_ns=8100),
     result("floor", "init", 1000), result("floor_linux", "init", 2000), result("floor_freebsd", "init", 4000),
-    {"type": "audit", "strategy": "once", "ok": True, "digest": "0x1", "page_digest": "0xab"},
+    {"type": "audit", "strategy": "sweep", "ok": True, "digest": "0x1", "page_digest": "0xab"},
     {"type": "audit", "strategy": "linux_deferred", "ok": True, "digest": "0x2", "page_digest": "0xab"},
     {"type": "audit", "strategy": "freebsd_lazy0", "ok": True, "digest": "0x3", "page_digest": "0xab"},
     {"type": "comparison", "strategy": "linux_deferred", "x_floor": 1.5, "x_xen_floor": 3.0,
@@ -35,13 +35,13 @@ RECS = [
 
 def test_each_peer_against_its_own_floor_and_xens():
     ss = SizeStats(Run(8 * GIB, RECS))
-    assert ss.strategies == ["once", "linux_deferred", "freebsd_lazy0", "floor", "floor_linux", "floor_freebsd"]
-    assert ss.heap_strategies == ["once", "linux_deferred", "freebsd_lazy0"]
+    assert ss.strategies == ["sweep", "linux_deferred", "freebsd_lazy0", "floor", "floor_linux", "floor_freebsd"]
+    assert ss.heap_strategies == ["sweep", "linux_deferred", "freebsd_lazy0"]
     assert ss.x_floor("linux_deferred") == 1.5 and ss.x_xen_floor("linux_deferred") == 3.0
-    assert ss.x_floor("freebsd_lazy0") == 2.0 and ss.x_floor("once") == 2.0
+    assert ss.x_floor("freebsd_lazy0") == 2.0 and ss.x_floor("sweep") == 2.0
     assert ss.later("linux_deferred") == "deferred" and ss.later("freebsd_lazy0") is None
     assert ss.end_to_end("linux_deferred") == 12000 and ss.end_to_end("freebsd_lazy0") == 8000
-    assert ss.end_to_end("once") == 52000
+    assert ss.end_to_end("sweep") == 52000
     # Block digests are compared among Xen's heaps only; the pages among all.
     assert ss.digests() == {"0x1"} and ss.page_digests() == {"0xab"}
     checks = cross_check(ss)
@@ -56,7 +56,7 @@ def test_other_pages_fail_the_run():
 
 def test_every_kernel_side_by_side():
     text = "\n".join(kernels_section(None, [SizeStats(Run(8 * GIB, RECS))]))
-    assert "| RAM | unit a page | once | linux_deferred (boot + later) | freebsd_lazy0 | floor | floor_linux | " \
+    assert "| RAM | unit a page | sweep | linux_deferred (boot + later) | freebsd_lazy0 | floor | floor_linux | " \
            "floor_freebsd |" in text
     assert "| 8 GiB | ns | 2.000 | 3.000 + 9.000 | 8.000 | 1.000 | 2.000 | 4.000 |" in text
     assert "| 8 GiB | linux_deferred | floor_linux | 1.50 | 3.00 | 12.000 | 3050 |" in text
@@ -90,19 +90,28 @@ def test_the_real_linux_figures_from_binaries_records(tmp_path):
 
     def bracket(part=0):
         return {"parts": {"reserve_bootmem_region": {"calls": 3, "instructions": part}} if part else {}}
-    recs = [{"type": "peer", "peer": peer, "mem_bytes": m, "phase": ph, "instructions": i, "pages": p,
+    recs = [{"type": "binary", "binary": binary, "mem_bytes": m, "phase": ph, "instructions": i, "pages": p,
              "bracket": bracket(r)}
-            for peer, m, ph, i, p, r in (
+            for binary, m, ph, i, p, r in (
                 ("linux-6.1", 1 << 30, "memmap", 6461000, 100000, 0),
                 ("linux-6.1", 1 << 30, "memblock_free_all", 4620000, 100000, 2000000),
                 ("linux-6.1", 1 << 30, "deferred", 7430000, 100000, 0),
                 ("linux-6.12", 1 << 30, "memmap", 4753000, 100000, 0),
                 ("linux-6.1", 4 << 30, "memmap", 5764000, 100000, 0))]
-    recs.append({"type": "peer", "peer": "xen-4.17", "mem_bytes": 1 << 30, "phase": "end_boot_allocator",
+    recs.append({"type": "binary", "binary": "xen-4.17", "mem_bytes": 1 << 30, "phase": "end_boot_allocator",
                  "instructions": 1, "pages": 1})
     recs.append({"type": "model", "strategy": "page", "mem_bytes": 1 << 30, "instructions": 1, "pages": 1})
-    (tmp_path / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (tmp_path / "binaries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     real = real_phases(str(tmp_path))
+    # The same records as a folder kept from before wrote them: peers.jsonl, `peer` naming the binary.
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    def as_kept(r):
+        if r["type"] != "binary":
+            return r
+        return dict({k: v for k, v in r.items() if k != "binary"}, type="peer", peer=r["binary"])
+    (kept / "peers.jsonl").write_text("".join(json.dumps(as_kept(r)) + "\n" for r in recs))
+    assert real_phases(str(kept)) == real
     # memblock_free_all() less its reserved-page init, the report's rule.
     assert real[("linux-6.1", 1 << 30)] == {"memmap": 64.61, "memblock_free_all": 26.2, "deferred": 74.3}
     assert real[("linux-6.12", 1 << 30)] == {"memmap": 47.53}

@@ -23,7 +23,7 @@ def test_the_png_shows_every_point_where_the_axes_put_it(synth):
     with open(os.path.join(synth, "plot.gp")) as f:
         script = f.read()
     lines = plotlib.series(script)
-    # Five series of the sweep's three sizes (1, 4, 8 GiB), then Xen's
+    # Five series of the three sizes (1, 4, 8 GiB), then Xen's
     # published points: 4, 8 and 90 GB for each x86 series, 32 GB on Arm.
     assert [(name, len(pts)) for name, _, pts in lines] == \
         [(f"s{i}", 3) for i in range(5)] + [(f"x{j}", 3) for j in range(4)] + [("x4", 2)]
@@ -46,7 +46,7 @@ def test_the_png_shows_every_point_where_the_axes_put_it(synth):
 def test_script_has_every_strategy_the_floor_and_xen(synth):
     script = plot.plot_script(records.load_folder(synth))
     titles = re.findall(r'title "([^"]*)"', script)
-    for s in ("page", "chunk", "once", "lazy"):
+    for s in ("page", "chunk", "sweep", "lazy"):
         assert s in titles
     assert any(t.startswith("floor") for t in titles)
     assert sum(t.startswith("Xen ") for t in titles) == 5
@@ -67,12 +67,12 @@ def test_script_takes_unknown_strategies_and_skips_zeros(synth):
                 r["ns"] = 0          # a log axis cannot show it
         return w
     rewrite(synth, edit)
-    sweep = records.load_folder(synth)
-    script = plot.plot_script(sweep)
+    results = records.load_folder(synth)
+    script = plot.plot_script(results)
     assert 'title "deferred"' in script and 'title "lazy"' not in script
     block = script.split("$s3 << EOD\n")[1].split("EOD")[0].splitlines()
     assert [line.split()[0] for line in block] == ["4", "8"]
-    assert plot.write_plot(sweep, synth)
+    assert plot.write_plot(results, synth)
 
 
 def test_missing_gnuplot_names_the_package(synth, monkeypatch):

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from harness.report.probe import HIGH_X_TSC, LOW_X_TSC, clock_of, judge, probe_text
-from harness.results.records import SizeRun, Sweep
+from harness.results.records import Results, SizeRun
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "probes.json")
 
@@ -70,8 +70,8 @@ def test_the_rule(mhz, tsc, check, ok, says):
 
 
 def test_the_report_names_an_unreliable_probe(recorded):
-    sweep = Sweep("/nowhere")
-    sweep.sizes = [size_run(recorded["intel_xeon_add_chain"]["records"])]
-    text = probe_text(sweep)
+    results = Results("/nowhere")
+    results.sizes = [size_run(recorded["intel_xeon_add_chain"]["records"])]
+    text = probe_text(results)
     assert "**Probe UNRELIABLE at 8 GiB**" in text and "never" not in text
     assert "whether they shared a core is unknown" in text

@@ -26,8 +26,8 @@ def recorded(tmp_path):
 
 
 def test_serial_logs_hold_the_same_records(recorded):
-    sweep = records.load_folder(recorded)
-    for run in sweep.sizes:
+    results = records.load_folder(recorded)
+    for run in results.sizes:
         name = os.path.join(recorded, f"serial-{common.size_label(run.nbytes)}.log")
         with open(name, encoding="utf-8") as f:
             recs, problems = records.parse_serial(f.read())
@@ -37,11 +37,11 @@ def test_serial_logs_hold_the_same_records(recorded):
 
 
 def test_kernel_statistics_agree_with_the_raw_results(recorded):
-    sweep = records.load_folder(recorded)
-    assert [r.nbytes for r in sweep.sizes] == [1 << 30, 2 << 30]
-    for run in sweep.sizes:
+    results = records.load_folder(recorded)
+    assert [r.nbytes for r in results.sizes] == [1 << 30, 2 << 30]
+    for run in results.sizes:
         ss = stats.SizeStats(run)
-        assert ss.strategies == ["page", "chunk", "once", "lazy", "floor"]
+        assert ss.strategies == ["page", "chunk", "sweep", "lazy", "floor"]
         assert stats.disagreements(ss) == {}
         assert not stats.failures(run)
         assert len(ss.digests()) == 1
@@ -52,8 +52,8 @@ def test_kernel_statistics_agree_with_the_raw_results(recorded):
 
 
 def test_writers_and_plot_on_the_recording(recorded):
-    sweep = records.load_folder(recorded)
-    report.write_outputs(sweep)
+    results = records.load_folder(recorded)
+    report.write_outputs(results)
     with open(os.path.join(recorded, "summary.csv"), newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 2 * (4 * 2 + 1)

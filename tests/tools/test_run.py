@@ -60,7 +60,7 @@ def fake(monkeypatch):
     return make
 
 
-def test_tcg_default_is_the_reduced_sweep(fake, tmp_path, capsys):
+def test_tcg_default_is_the_reduced_run_over_sizes(fake, tmp_path, capsys):
     q = fake("tcg")
     out = str(tmp_path / "r")
     assert cli.main(["--out", out]) == 0
@@ -69,10 +69,10 @@ def test_tcg_default_is_the_reduced_sweep(fake, tmp_path, capsys):
     assert {b["accel"] for b in q.boots} == {"tcg"}
     assert q.choices == 1                         # decided once, in the plan, for all eight boots
     text = capsys.readouterr()
-    assert "reduced default sweep" in text.out
+    assert "reduced default sizes" in text.out
     assert common.TCG_LABEL in text.err
     with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
-        assert "reduced default sweep" in f.read()
+        assert "reduced default sizes" in f.read()
 
 
 def test_explicit_sizes_are_honoured_under_tcg(fake, tmp_path):
@@ -84,7 +84,7 @@ def test_explicit_sizes_are_honoured_under_tcg(fake, tmp_path):
                                                   "serial-16G.log", "serial-512M.log", "summary.csv"]
 
 
-def test_kvm_default_is_the_full_sweep(fake, tmp_path):
+def test_kvm_default_is_the_full_run_over_sizes(fake, tmp_path):
     q = fake("kvm")
     assert cli.main(["--out", str(tmp_path / "r"), "--mode", "pvh"]) == 0
     assert [b["bytes"] // GIB for b in q.boots] == [1, 2, 4, 8, 16, 32, 64, 90]
@@ -102,7 +102,7 @@ def test_kvm_report_shows_reserve_off_and_the_speed_targets(fake, tmp_path, caps
     assert "| 90 GiB | ok | ok | KVM | 1.5 | reserve=off |" in md
     assert "| 16 GiB | ok | ok | KVM | 1.5 |  |" in md
     assert "one 8 GiB boot with 5 runs per strategy under 10 s: 1.5 s, met" in md
-    assert "the default sweep under 3 minutes:" in md
+    assert "the default run over sizes under 3 minutes:" in md
 
 
 def test_quick_and_strategies(fake, tmp_path):
@@ -120,7 +120,7 @@ def test_records_jsonl_is_self_describing(fake, tmp_path):
     assert cli.main(["--sizes", "1,4", "--out", out]) == 0
     with open(os.path.join(out, "records.jsonl")) as f:
         lines = [json.loads(line) for line in f]
-    assert lines[0]["record"]["type"] == "sweep" and lines[0]["record"]["sizes_bytes"] == [GIB, 4 * GIB]
+    assert lines[0]["record"]["type"] == "run" and lines[0]["record"]["sizes_bytes"] == [GIB, 4 * GIB]
     assert "elapsed_s" in lines[0]["record"]
     kernel = [w for w in lines if w["source"] == "kernel"]
     # every kernel record of both logs, each with the size it came from
@@ -131,11 +131,11 @@ def test_records_jsonl_is_self_describing(fake, tmp_path):
         [("1G", "ok", "serial-1G.log"), ("4G", "ok", "serial-4G.log")]
 
 
-def test_a_failed_boot_fails_the_sweep_but_keeps_everything(fake, tmp_path, capsys):
+def test_a_failed_boot_fails_the_run_but_keeps_everything(fake, tmp_path, capsys):
     q = fake("tcg", fail_at=(2 * GIB,))
     out = str(tmp_path / "r")
     assert cli.main(["--sizes", "1,2,4", "--out", out]) == 1
-    assert len(q.boots) == 3                      # the sweep went on after the failure
+    assert len(q.boots) == 3                      # the run went on after the failure
     err = capsys.readouterr().err
     assert "FAILED 2 GiB: boot ended fail (qemu exit 35)" in err
     assert "FAILED 2 GiB: kernel reported failure: audit failed" in err
@@ -167,12 +167,12 @@ def test_out_folder_must_be_empty(fake, tmp_path, capsys):
 
 
 def test_options_the_kernel_ignored_are_noted(fake, tmp_path, capsys):
-    # The synthetic kernel always runs 4 runs of page,chunk,once,lazy.
+    # The synthetic kernel always runs 4 runs of page,chunk,sweep,lazy.
     fake("tcg")
     out = str(tmp_path / "r")
     assert cli.main(["--sizes", "1", "--runs", "2", "--strategies", "chunk", "--out", out]) == 0
     err = capsys.readouterr().err
     assert "asked for runs=2, the kernel ran 4" in err
-    assert "asked for strategies=chunk, the kernel ran page,chunk,once,lazy" in err
+    assert "asked for strategies=chunk, the kernel ran page,chunk,sweep,lazy" in err
     with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
         assert "**NOTE** 1 GiB: asked for runs=2, the kernel ran 4" in f.read()

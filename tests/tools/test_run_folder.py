@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The results folder of one boot (harness/qemu/folder.py), from the
-synthetic sweep's 1 GiB log: what it holds, `report` writing the same
+synthetic run over sizes' 1 GiB log: what it holds, `report` writing the same
 report.md again, a folder that cannot be made or filled (one line, and
 nothing else lost), and how a log that ends badly is told to a person."""
 import json
@@ -45,7 +45,7 @@ def test_the_folder_holds_the_log_records_report_and_payload(tmp_path):
         assert f.read() == PAYLOAD
     with open(folder.file("records.jsonl")) as f:
         lines = [json.loads(line) for line in f]
-    assert lines[0]["record"]["type"] == "sweep" and lines[0]["record"]["command"] == "boot"
+    assert lines[0]["record"]["type"] == "run" and lines[0]["record"]["command"] == "boot"
     assert lines[-1]["record"]["type"] == "boot_result" and lines[-1]["record"]["log"] == "serial-1G.log"
     assert lines[-1]["record"]["notes"] == ["harness: accelerator TCG (given)"]
     kernel = [w["record"] for w in lines if w["source"] == "kernel"]

@@ -68,7 +68,7 @@ def four_gib():
 
 def test_stats_of_a_synthetic_size():
     ss = four_gib()
-    assert ss.strategies == ["page", "chunk", "once", "lazy", "floor"]
+    assert ss.strategies == ["page", "chunk", "sweep", "lazy", "floor"]
     page = ss.get("page")
     # page runs 260000001, 265200000, 257400000, 273000000 (generate.py):
     # middle two 260000001 and 265200000 -> 262600000.5 -> 262600000.
@@ -96,7 +96,7 @@ def test_stats_of_a_synthetic_size():
 def test_new_strategy_names_need_no_code(synth):
     # A strategy the host has never heard of goes everywhere the others go.
     def rename(w):
-        if w["record"].get("strategy") == "once":
+        if w["record"].get("strategy") == "sweep":
             w["record"]["strategy"] = "sparse_v2"
         if w["record"].get("type") == "bench":
             w["record"]["strategies"] = ["page", "chunk", "sparse_v2", "lazy"]
@@ -125,7 +125,7 @@ def test_cross_check_agrees_on_the_synthetic_kernel_records():
     ("comparison", {"strategy": "chunk"}, {"speedup_vs_page": 6.26}, False),
     ("comparison", {"strategy": "chunk"}, {"speedup_vs_page": 6.31}, True),
     ("comparison", {"strategy": "chunk"}, {"x_floor": 4.04}, True),
-    ("comparison", {"strategy": "once"}, {"end_to_end_median_ns": 1}, True),
+    ("comparison", {"strategy": "sweep"}, {"end_to_end_median_ns": 1}, True),
     ("comparison", {"strategy": "lazy"}, {"first_alloc_median_ns": 4101}, True),
 ])
 def test_cross_check_flags_beyond_rounding(synth, rtype, match, change, flagged):

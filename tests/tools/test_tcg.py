@@ -13,15 +13,15 @@ LABEL = common.TCG_LABEL
 
 
 def outputs(folder):
-    sweep = records.load_folder(folder)
-    report.write_outputs(sweep)
+    results = records.load_folder(folder)
+    report.write_outputs(results)
     with open(os.path.join(folder, "report.md"), encoding="utf-8") as f:
         md = f.read()
     with open(os.path.join(folder, "summary.csv"), newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     with open(os.path.join(folder, "plot.gp"), encoding="utf-8") as f:
         gp = f.read()
-    return sweep, md, rows, gp
+    return results, md, rows, gp
 
 
 def old_new_table(md):
@@ -29,9 +29,9 @@ def old_new_table(md):
     return [line for line in part.splitlines() if line.startswith("|")]
 
 
-def test_tcg_sweep_is_labelled_everywhere(synth, capsys):
-    sweep, md, rows, gp = outputs(synth)
-    assert sweep.emulated
+def test_a_tcg_run_is_labelled_everywhere(synth, capsys):
+    results, md, rows, gp = outputs(synth)
+    assert results.emulated
     # report.md: at the top, before any number.
     assert md.index(LABEL) < md.index("| RAM")
     # summary.csv: a column on every row.
@@ -40,7 +40,7 @@ def test_tcg_sweep_is_labelled_everywhere(synth, capsys):
     title = [line for line in gp.splitlines() if line.startswith("set title")][0]
     assert LABEL in title
     # terminal
-    report.finish(sweep)
+    report.finish(results)
     err = capsys.readouterr().err
     assert LABEL in err
 
@@ -56,10 +56,10 @@ def test_tcg_numbers_are_not_beside_xen(synth):
     assert "| 8 GB | 2097152 | 124 | 12 | 126 | 8 |" in xen
 
 
-def test_kvm_sweep_is_side_by_side_and_unlabelled(synth, capsys):
+def test_a_kvm_run_is_side_by_side_and_unlabelled(synth, capsys):
     to_kvm(synth)
-    sweep, md, rows, gp = outputs(synth)
-    assert not sweep.emulated
+    results, md, rows, gp = outputs(synth)
+    assert not results.emulated
     assert LABEL not in md and LABEL not in gp
     assert all(r["timings"] == "KVM" and r["emulated"] == "false" for r in rows)
     table = old_new_table(md)
@@ -72,7 +72,7 @@ def test_kvm_sweep_is_side_by_side_and_unlabelled(synth, capsys):
     assert "| 124 -> 12 | 126 -> 8 | 10.33, 15.75 |" in eight
     one = [line for line in table if line.startswith("| 1 GiB")][0]
     assert one.endswith("|  |  |  |  |")
-    report.finish(sweep)
+    report.finish(results)
     assert LABEL not in capsys.readouterr().err
 
 
@@ -81,8 +81,8 @@ def test_kernel_saying_emulated_is_enough(synth):
     to_kvm(synth)
     from conftest import edit_records
     edit_records(synth, "4G", "bench", {}, emulated=True)
-    sweep, md, rows, _ = outputs(synth)
-    assert sweep.emulated and md.count(LABEL) >= 2
+    results, md, rows, _ = outputs(synth)
+    assert results.emulated and md.count(LABEL) >= 2
     assert {r["timings"] for r in rows if r["size_gib"] == "4"} == {LABEL}
     # Only that size's rows: the others ran under KVM and say so.
     assert {r["timings"] for r in rows if r["size_gib"] != "4"} == {"KVM"}

@@ -46,6 +46,8 @@ def folder_of(tmp_path, recs):
 
 PAGES = 1_000_000
 PER_PAGE = {"page": 395.0, "chunk-72b02bc": 32.0, "chunk": 54.0, "sweep": 8.5}
+# bootheap's models under the names they had before they agreed with the
+# variants' (harness/results/names.py): the report reads them under today's.
 MODEL = {"page": 380.0, "chunk_72b02bc": 31.0, "chunk": 53.0, "once": 5.0}
 
 
@@ -77,8 +79,9 @@ def test_the_report_sets_the_variants_and_their_ratios_side_by_side(tmp_path):
     assert "EXACT GUEST INSTRUCTION COUNTS" in text
     assert "| 1 GiB | 395.00 | 32.00 | 54.00 | 8.50 | 7.31x | 12.34x | 6.35x |" in text
     # The model beside its variant, and its difference.
-    assert "| 1 GiB | page | page | 395.00 | 380.00 | -3.8 % |" in text
-    assert "| 1 GiB | sweep | once | 8.50 | 5.00 | -41.2 % |" in text
+    assert "| 1 GiB | page | 395.00 | 380.00 | -3.8 % |" in text
+    assert "| 1 GiB | sweep | 8.50 | 5.00 | -41.2 % |" in text
+    assert "| 1 GiB | chunk-72b02bc | 32.00 | 31.00 | -3.1 % |" in text
 
 
 def test_the_targets_are_read_from_the_records(tmp_path):
@@ -87,7 +90,7 @@ def test_the_targets_are_read_from_the_records(tmp_path):
     assert good["every variant's digest equal and canonical at every size and topology"][0] is True
     assert good["every dom0 boot reaches init"][0] is True
     assert good["the whole run under 15 minutes (builds cached)"] == (True, "600 s")
-    # once is 41 % under sweep: the model target is missed, and says by how much
+    # bootheap's sweep is 41 % under Xen's: the model target is missed, and says by how much
     assert good["each model within 5 % of its variant"][0] is False
     assert "worst 41.2 % (sweep, 4 GiB)" in good["each model within 5 % of its variant"][1]
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""summary.csv and report.md: concrete cells on the synthetic sweep, and the
+"""summary.csv and report.md: concrete cells on the synthetic run over sizes, and the
 failures that must show."""
 import csv
 import os
@@ -11,9 +11,9 @@ from conftest import SYNTHETIC, edit_records, rewrite
 
 
 def csv_of(folder):
-    sweep = records.load_folder(folder)
+    results = records.load_folder(folder)
     path = os.path.join(folder, "summary.csv")
-    report.write_csv(sweep, path)
+    report.write_csv(results, path)
     with open(path, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
 
@@ -29,7 +29,7 @@ def test_csv_one_row_per_size_strategy_and_phase(synth):
     # 3 sizes x (4 heap strategies x 2 phases + floor init)
     assert len(rows) == 27
     assert {r["size_gib"] for r in rows} == {"1", "4", "8"}
-    assert [r["strategy"] for r in rows[:9]] == ["page", "page", "chunk", "chunk", "once", "once",
+    assert [r["strategy"] for r in rows[:9]] == ["page", "page", "chunk", "chunk", "sweep", "sweep",
                                                 "lazy", "lazy", "floor"]
 
 
@@ -56,13 +56,13 @@ def test_csv_cells(synth):
 
 
 def test_csv_marks_disagreement_and_failure(synth):
-    edit_records(synth, "8G", "summary", {"strategy": "once", "phase": "init"}, max_ns=5)
+    edit_records(synth, "8G", "summary", {"strategy": "sweep", "phase": "init"}, max_ns=5)
     edit_records(synth, "8G", "done", {}, status="fail", reason="heap digests differ")
     rows = csv_of(synth)
-    r = row(rows, "8", "once")
+    r = row(rows, "8", "sweep")
     assert r["kernel_check"].startswith("DISAGREES") and "max_ns kernel 5" in r["kernel_check"]
     assert r["status"] == "FAILED"
-    assert row(rows, "4", "once")["status"] == "ok"
+    assert row(rows, "4", "sweep")["status"] == "ok"
 
 
 def md_of(folder):

@@ -59,7 +59,7 @@ static void test_cut_keeps_the_lowest(void **state)
 
     host_frames(0x200);
     host_heap_world(odd, 2);
-    build("once");
+    build("sweep");
     for (unsigned max = 0; max <= 6; max++) {
         memset(got, 0xee, sizeof(got));
         assert_int_equal(heap_list_blocks(got, max), 6);

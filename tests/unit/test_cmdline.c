@@ -28,6 +28,7 @@ static const struct cmdline_opt opts[] = {
     { .key = "strategies", .type = OPT_STR, .dst = strat, .size = sizeof(strat) },
     { .key = "exit", .type = OPT_CHOICE, .dst = &mode, .choices = modes, .nchoices = 3 },
     { .key = "colours", .type = OPT_SET, .dst = &set, .choices = items, .nchoices = 3 },
+    { .key = "once_stores", .type = OPT_RENAMED, .renamed = "sweep_stores" },
 };
 
 static void warn(const char *msg)
@@ -81,6 +82,16 @@ static void test_unknown_key_warns(void **state)
     assert_int_equal(runs, 7);
     assert_string_equal(warned, "unknown command-line option 'frob=1' ignored;"
                                 "unknown command-line option 'zap' ignored;");
+}
+
+static void test_a_renamed_key_names_its_new_name(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("runs=7 once_stores=nt"), -EINVAL);
+    assert_string_equal(err.msg, "once_stores= is now called sweep_stores=");
+    assert_int_equal(parse("once_stores"), -EINVAL);      /* with no value too */
+    assert_string_equal(err.msg, "once_stores= is now called sweep_stores=");
+    assert_string_equal(warned, "");
 }
 
 static void test_bad_values(void **state)
@@ -163,7 +174,7 @@ static void test_long_values_keep_the_message_whole(void **state)
 
 static void test_list_items(void **state)
 {
-    const char *p = "page,,chunk,once";
+    const char *p = "page,,chunk,chunk-72b02bc";
     const char *item;
     (void)state;
     item = p;
@@ -173,7 +184,9 @@ static void test_list_items(void **state)
     item = p;
     assert_int_equal(cmdline_list_item(&p), 5);
     assert_memory_equal(item, "chunk", 5);
-    assert_int_equal(cmdline_list_item(&p), 4);
+    item = p;
+    assert_int_equal(cmdline_list_item(&p), 13);   /* a '-' is part of a name */
+    assert_memory_equal(item, "chunk-72b02bc", 13);
     assert_int_equal(*p, '\0');
 }
 
@@ -183,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_loader_path_skipped),
         cmocka_unit_test(test_unknown_key_warns),
+        cmocka_unit_test(test_a_renamed_key_names_its_new_name),
         cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_sets),
         cmocka_unit_test(test_long_values_keep_the_message_whole),

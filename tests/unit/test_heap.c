@@ -31,7 +31,7 @@ static const struct heap_strategy *strategy(const char *name)
     return s;
 }
 
-static const char *const all[] = { "page", "chunk", "chunk_72b02bc", "once", "lazy" };
+static const char *const all[] = { "page", "chunk", "chunk-72b02bc", "sweep", "lazy" };
 #define NR_ALL (sizeof(all) / sizeof(all[0]))
 
 /* Builds the heap with s and returns its digest after a green audit. */
@@ -469,7 +469,7 @@ static void test_eager_audit_catches_uninit_tail(void **state)
     (void)state;
     const struct bootmem_region r[] = { { 0x400, 0x800 } };
     world(r, 1, 0x1000);
-    build("once");
+    build("sweep");
     mfn_to_page(0x555)->count_info = 0;
     struct heap_audit a;
     assert_false(heap_audit(&a));
@@ -505,7 +505,7 @@ static void test_audit_holds_lists_to_accounting(void **state)
     world(r, 1, 0x1000);
     /* As if 16 pages had been dropped from the boot allocator without a word. */
     heap_setup(bitmap, 0x400 + 16);
-    end_boot_allocator(&heap_default, strategy("once"));
+    end_boot_allocator(&heap_default, strategy("sweep"));
     assert_false(heap_audit(&a));
     assert_int_equal(a.expected_pages, 0x410);
     assert_int_equal(a.free_pages, 0x400);

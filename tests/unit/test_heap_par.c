@@ -230,7 +230,7 @@ static void blocks_stay_with_one_cpu(unsigned ncpus, const unsigned *cpu_node)
 
 static void same_heap(const struct node_range *nodes, unsigned nnodes, const unsigned *cpu_node)
 {
-    static const char *const eager[] = { "page", "chunk", "once" };
+    static const char *const eager[] = { "page", "chunk", "sweep" };
     struct heap_par_stats st;
 
     world(regions, 5, 4 * UNIT, nodes, nnodes);

@@ -239,7 +239,7 @@ static void test_split_past_first_dirty(void **state)
 static void test_free_after_boot_scrub(void **state)
 {
     (void)state;
-    static const char *const names[] = { "page", "chunk", "chunk_72b02bc", "once", "lazy" };
+    static const char *const names[] = { "page", "chunk", "chunk-72b02bc", "sweep", "lazy" };
     for (unsigned s = 0; s < 5; s++) {
         build(names[s], true);
         struct page_info *pg = heap_alloc_pages(0, NUMA_NO_NODE);
@@ -336,7 +336,7 @@ static void held_to_model(void)
 static void test_stress_against_a_model(void **state)
 {
     (void)state;
-    static const char *const names[] = { "page", "chunk", "once", "lazy" };
+    static const char *const names[] = { "page", "chunk", "sweep", "lazy" };
     for (unsigned s = 0; s < 8; s++) {
         bool boot_scrub = s & 1;
         build(names[s / 2], boot_scrub);

@@ -22,7 +22,7 @@
 #endif
 
 
-static const char *const all_strategies[] = { "page", "chunk", "chunk_72b02bc", "once", "lazy" };
+static const char *const all_strategies[] = { "page", "chunk", "chunk-72b02bc", "sweep", "lazy" };
 #define NR_STRATEGIES (sizeof(all_strategies) / sizeof(all_strategies[0]))
 
 /*
@@ -171,7 +171,7 @@ static void test_digest_unchanged_by_any_switch(void **state)
     /* The boot-time scrub flag changes which list end a block joins, not the blocks. */
     heap_boot_scrub = false;
     assert_int_equal(build("page", XC_ALL).digest, d);
-    assert_int_equal(build("once", XC_ALL).digest, d);
+    assert_int_equal(build("sweep", XC_ALL).digest, d);
 }
 
 /*
@@ -268,7 +268,7 @@ static void test_chunk_72b02bc_drops_only_the_node_scan(void **state)
     (void)state;
     world();
     uint64_t pages = heap_handover_pages(), regions = heap_regions.nr;
-    struct run chunk = build("chunk", XC_ALL), old = build("chunk_72b02bc", XC_ALL);
+    struct run chunk = build("chunk", XC_ALL), old = build("chunk-72b02bc", XC_ALL);
     const uint64_t *c = chunk.counts, *o = old.counts;
 
     assert_int_equal(old.digest, chunk.digest);

@@ -315,8 +315,8 @@ $x4 << EOD
 EOD
 plot $s0 using 1:2 with linespoints lw 2 pt 7 title "page", \
      $s1 using 1:2 with linespoints lw 2 pt 7 title "chunk", \
-     $s2 using 1:2 with linespoints lw 2 pt 7 title "chunk_72b02bc", \
-     $s3 using 1:2 with linespoints lw 2 pt 7 title "once", \
+     $s2 using 1:2 with linespoints lw 2 pt 7 title "chunk-72b02bc", \
+     $s3 using 1:2 with linespoints lw 2 pt 7 title "sweep", \
      $s4 using 1:2 with linespoints lw 2 pt 7 title "lazy", \
      $s5 using 1:2 with linespoints lw 2 pt 7 title "linux", \
      $s6 using 1:2 with linespoints lw 2 pt 7 title "linux_deferred (boot + deferred)", \

@@ -69,6 +69,6 @@ plot $d0 using 1:2 with linespoints pt 5 lw 2 dt 4 lc rgb '#c00000' title "Xen 4
      $d3 using 1:2 with linespoints pt 5 lw 2 dt 4 lc rgb '#008000' title "Xen 4.20 sweep", \
      $d4 using 1:2 with linespoints pt 5 lw 2 dt 4 lc rgb '#8000a0' title "Xen 4.20 chunk, without the series", \
      $d5 using 1:2 with linespoints pt 1 dt 3 lc rgb '#c00000' title "bootheap page", \
-     $d6 using 1:2 with linespoints pt 1 dt 3 lc rgb '#e08000' title "bootheap chunk_72b02bc", \
+     $d6 using 1:2 with linespoints pt 1 dt 3 lc rgb '#e08000' title "bootheap chunk-72b02bc", \
      $d7 using 1:2 with linespoints pt 1 dt 3 lc rgb '#0050c0' title "bootheap chunk", \
-     $d8 using 1:2 with linespoints pt 1 dt 3 lc rgb '#008000' title "bootheap once"
+     $d8 using 1:2 with linespoints pt 1 dt 3 lc rgb '#008000' title "bootheap sweep"

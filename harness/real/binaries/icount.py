@@ -3,7 +3,7 @@
 (`-icount shift=0,sleep=off`, where one virtual ns is one guest
 instruction), as instructions a page for each phase Linux has: memmap init,
 memblock_free_all() and the deferred init; and, given the real Debian
-kernels' figures from `binaries` (harness/real/binaries/run.py, peers.jsonl),
+kernels' figures from `binaries` (harness/real/binaries/run.py, binaries.jsonl),
 each model held to within 10 % of its kernel at every size asked:
 `linux_deferred` to Linux 6.1, `linux612` to Linux 6.12
 (docs/fidelity-linux.md, "The check against the real Linux"). `linux` (6.1
@@ -20,7 +20,7 @@ import time
 
 from harness.qemu import runner
 from harness.common import GIB, parse_size, say
-from harness.real.binaries.report import REAL_OF_MODEL, linux_per_page
+from harness.real.binaries.report import REAL_OF_MODEL, linux_per_page, read_records, records_path
 
 ICOUNT = ("-icount", "shift=0,sleep=off")
 PHASES = ("memmap", "memblock_free_all", "deferred")
@@ -51,24 +51,22 @@ def phases_per_page(records):
 
 def real_phases(path):
     """{(binary, mem_bytes): {phase: instructions a page}} of the real
-    kernels in `binaries`' records (a results folder or its peers.jsonl),
+    kernels in `binaries`' records (a results folder or its records file),
     by the one rule; or {(None, None): {...}} from a JSON object of figures."""
-    if os.path.isdir(path):
-        path = os.path.join(path, "peers.jsonl")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        one = json.loads(text)
-        if isinstance(one, dict) and "type" not in one:
-            return {(None, None): one}
-    except json.JSONDecodeError:
-        pass
+    if not os.path.isdir(path):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        try:
+            one = json.loads(text)
+            if isinstance(one, dict) and "type" not in one:
+                return {(None, None): one}
+        except json.JSONDecodeError:
+            pass
     out = {}
-    for line in text.splitlines():
-        r = json.loads(line) if line.strip() else {}
-        if r.get("type") == "peer" and r.get("peer", "").startswith("linux") and r.get("phase") in PHASES \
+    for r in read_records(path, header=False):
+        if r["type"] == "binary" and r.get("binary", "").startswith("linux") and r.get("phase") in PHASES \
                 and r.get("pages"):
-            out.setdefault((r["peer"], r["mem_bytes"]), {})[r["phase"]] = linux_per_page(r)
+            out.setdefault((r["binary"], r["mem_bytes"]), {})[r["phase"]] = linux_per_page(r)
     return out
 
 
@@ -102,7 +100,7 @@ def boot_models(mem, timeout=900, log=None):
 
 
 def model_records(mem, out):
-    """`linux_model` records for peers.jsonl: each Linux model's phases at mem."""
+    """`linux_model` records for binaries.jsonl: each Linux model's phases at mem."""
     ours, wall = boot_models(mem, log=os.path.join(out, f"serial-bootheap-linux-{mem // GIB}G.log"))
     return [{"type": "linux_model", "strategy": s, "mem_bytes": mem, "per_page": phases, "wall_s": round(wall, 1)}
             for s, phases in ours.items()]
@@ -110,13 +108,9 @@ def model_records(mem, out):
 
 def real_pages(path, binary, mem, phase):
     """The pages of a real Linux phase in `binaries`' records, or None."""
-    if os.path.isdir(path):
-        path = os.path.join(path, "peers.jsonl")
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            r = json.loads(line) if line.strip() else {}
-            if r.get("type") == "peer" and (r.get("peer"), r.get("mem_bytes"), r.get("phase")) == (binary, mem, phase):
-                return r["pages"]
+    for r in read_records(path, header=False):
+        if r["type"] == "binary" and (r.get("binary"), r.get("mem_bytes"), r.get("phase")) == (binary, mem, phase):
+            return r["pages"]
     return None
 
 
@@ -175,10 +169,11 @@ def cmd_peers_icount(args):
 
 
 def record_into(folder, records):
-    """Puts the models' records into a `binaries` folder's peers.jsonl, in
-    place of those it had for the same sizes, and writes its report again."""
+    """Puts the models' records into a `binaries` folder's records file, in
+    place of those it had for the same sizes, and writes its report again.
+    The records already there are written back as they were."""
     from harness.real.binaries import report
-    path = os.path.join(folder, "peers.jsonl")
+    path = records_path(folder)
     with open(path, encoding="utf-8") as f:
         old = [json.loads(line) for line in f if line.strip()]
     sizes = {r["mem_bytes"] for r in records}

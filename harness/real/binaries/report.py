@@ -1,22 +1,25 @@
 # SPDX-License-Identifier: MIT
 """The side-by-side report of `python3 -m harness binaries`: report.md and
-plot.png from a results folder's peers.jsonl. Every figure is a count of
+plot.png from a results folder's binaries.jsonl. Every figure is a count of
 guest instructions under QEMU's -icount: neither TCG time nor hardware time.
 
-peers.jsonl is the records file: a `peers` header (how it ran, the packages),
-then per size one `peer` record per real binary and phase, one `model`
+binaries.jsonl is the records file: a `binaries` header (how it ran, the
+packages), then per size one `binary` record per real binary and phase, one `model`
 record per bootheap strategy and cost set, one `linux_model` record per
 Linux model (its phases a page, harness/real/binaries/icount.py), an `error` record
 for a boot that failed, and an `end` record. linux_phases() reads a Linux's
-phases back."""
+phases back. A folder kept from before the records were named for the
+binaries (peers.jsonl, `peers`, `peer` naming it in `peer`) reads the same
+(read_records(), harness/results/names.py)."""
 import io
 import os
 
 from harness.common import GIB, BenchError, read_jsonl
 from harness.real.bracket.profile import fmt as _f, profile_table
+from harness.results.names import BINARIES_FILES, binaries_record
 from harness.report.plot import per_page_script, write_report
 
-RECORDS = "peers.jsonl"
+RECORDS = BINARIES_FILES[0]
 LABEL = ("EXACT GUEST INSTRUCTION COUNTS (QEMU TCG, -icount shift=0): neither TCG time "
          "nor hardware time")
 LINUX_PHASES = ("memmap", "memblock_free_all", "deferred")
@@ -40,17 +43,34 @@ def linux_per_page(r):
     return n / r["pages"]
 
 
+def records_path(folder):
+    """The records file of a `binaries` folder: binaries.jsonl, or the
+    peers.jsonl of a folder kept from before (binaries.jsonl where neither is)."""
+    for name in BINARIES_FILES:
+        if os.path.isfile(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    return os.path.join(folder, RECORDS)
+
+
+def read_records(path, header=True):
+    """`binaries`' records, from a results folder or its records file, under
+    today's names -> [record], the header first; raises BenchError where
+    there are none (or, with header, no header first)."""
+    path = records_path(path) if os.path.isdir(path) else path
+    recs = [binaries_record(r) for r in read_jsonl(path)] if os.path.isfile(path) else []
+    if not recs or (header and recs[0].get("type") != "binaries"):
+        raise BenchError(f"{path}: no records of `binaries` (run `python3 -m harness binaries` first)")
+    return recs
+
+
 class Binaries:
-    """A results folder's peers.jsonl (`binaries`' records), indexed."""
+    """A results folder's records of `binaries`, indexed."""
 
     def __init__(self, folder):
-        path = os.path.join(folder, RECORDS)
-        recs = read_jsonl(path)
-        if not recs or recs[0].get("type") != "peers":
-            raise BenchError(f"{path}: no peers records (run `python3 -m harness binaries` first)")
+        recs = read_records(folder)
         self.folder, self.header = folder, recs[0]
         self.end = next((r for r in recs if r["type"] == "end"), None)
-        self.real = {(r["peer"], r["mem_bytes"], r["phase"]): r for r in recs if r["type"] == "peer"}
+        self.real = {(r["binary"], r["mem_bytes"], r["phase"]): r for r in recs if r["type"] == "binary"}
         self.model = {(r["xen_costs"], r["strategy"], r["mem_bytes"]): r
                       for r in recs if r["type"] == "model"}
         self.errors = [r for r in recs if r["type"] == "error"]
@@ -115,7 +135,7 @@ def _xen_table(p, w):
 
 
 def _model_table(p, w):
-    names = ("page", "chunk", "once", "lazy", "floor")
+    names = ("page", "chunk", "sweep", "lazy", "floor")
     w("| RAM | xen_costs | " + " | ".join(names) + " |\n|---|---|" + "---|" * len(names) + "\n")
     for mem in p.sizes:
         for costs in ("all", "none"):
@@ -255,7 +275,7 @@ def report_text(p):
       "the call, which also initialises the reserved ranges' struct pages "
       "(`reserve_bootmem_region()`, which grows with the memory map it reserves); deferred: `deferred_init_memmap()`, less "
       "interrupts, the scheduler and printing. Records: `linux_phases()` in "
-      "harness/real/binaries/report.py reads them back from peers.jsonl.\n\n")
+      "harness/real/binaries/report.py reads them back from binaries.jsonl.\n\n")
     if p.linux_models:
         w("## The Linux models beside the real kernels\n\n")
         w("Instructions a page, each phase by one rule: memmap and the deferred init over their own "
@@ -291,7 +311,7 @@ def plot_script(p, terminal):
               ("Xen 4.17 (real)", lambda m: p.per_page(("xen-4.17", m, "end_boot_allocator")), "pt 7 lw 2 lc rgb '#0050c0'"),
               ("chunk, xen_costs=all", lambda m: p.per_page(("all", "chunk", m), True), "pt 6 dt 2 lc rgb '#0050c0'"),
               ("chunk, xen_costs=none", lambda m: p.per_page(("none", "chunk", m), True), "pt 2 dt 3 lc rgb '#80a0e0'"),
-              ("once", lambda m: p.per_page(("all", "once", m), True), "pt 3 dt 4 lc rgb '#808000'"),
+              ("sweep", lambda m: p.per_page(("all", "sweep", m), True), "pt 3 dt 4 lc rgb '#808000'"),
               ("floor", lambda m: p.per_page(("all", "floor", m), True), "pt 0 dt 5 lc rgb 'black'")]
     for binary, pt in zip(LINUX_BINARIES, (9, 11)):
         for ph, colour in zip(LINUX_PHASES, ("#208020", "#60a060", "#004000")):
@@ -303,6 +323,6 @@ def plot_script(p, terminal):
 
 
 def write(folder):
-    """Rewrites report.md and plot.png of a peers results folder -> 0."""
+    """Rewrites report.md and plot.png of a `binaries` results folder -> 0."""
     p = Binaries(folder)
     return write_report(folder, report_text(p), lambda terminal: plot_script(p, terminal))

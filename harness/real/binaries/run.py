@@ -4,7 +4,7 @@ real binaries. Debian's Xen 4.14 (page by page), Xen 4.17 (chunked), Linux
 6.1 and Linux 6.12 boot under QEMU's deterministic TCG beside bootheap's
 strategies and Linux models, at each size; every figure is an exact count
 of guest instructions. The
-records go to peers.jsonl in a results folder, with the serial logs, a
+records go to binaries.jsonl in a results folder, with the serial logs, a
 report.md and a plot (harness/real/binaries/report.py)."""
 import datetime
 import json
@@ -25,7 +25,7 @@ from harness.real.debian.apt import FetchError
 
 DEFAULT_SIZES = "1,2,4,8,16"
 COSTS = ("all", "none")
-RECORDS = "peers.jsonl"
+RECORDS = binreport.RECORDS
 
 
 def load_avg():
@@ -36,9 +36,8 @@ def load_avg():
 def _binary_records(name, man, mem, out):
     """One real binary at one size -> its records (or an error record)."""
     log = os.path.join(out, f"serial-{name}-{size_label(mem)}.log")
-    binary = man["peers"][name]
-    # The records' names ("peer", peers.jsonl) are kept: the kept folders are read by them.
-    base = {"type": "peer", "peer": name, "mem_bytes": mem, "package": binary["package"],
+    binary = man["binaries"][name]
+    base = {"type": "binary", "binary": name, "mem_bytes": mem, "package": binary["package"],
             "version": binary["version"],
             "firmware": "seabios" if realboot.TARGETS[name].bios is None else "qboot"}
     results, text = realboot.boot_real(realboot.TARGETS[name], binfetch.files_of(man, name), mem, log)
@@ -68,11 +67,11 @@ def run(sizes, names, out, refresh=False, models=True, breakdown=None):
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, RECORDS)
     start, load0 = time.monotonic(), load_avg()
-    header = {"type": "peers", "clock": "icount", "icount": realboot.ICOUNT,
+    header = {"type": "binaries", "clock": "icount", "icount": realboot.ICOUNT,
               "units": "guest instructions", "machine": "q35", "cpus": 1,
               "qemu": qemu_version(), "date": datetime.datetime.now().isoformat(timespec="seconds"),
               "load_start": load0,
-              "packages": {n: {k: man["peers"][n][k] for k in ("package", "version")} for n in names}}
+              "packages": {n: {k: man["binaries"][n][k] for k in ("package", "version")} for n in names}}
     failures = 0
     with open(path, "w") as f:
         f.write(json.dumps(header) + "\n")
@@ -147,8 +146,8 @@ def add_parser(sub):
         sub, "binaries", help="the real Xen 4.14, Xen 4.17, Linux 6.1 and 6.12, Debian's binaries, beside "
         "bootheap, exact instruction counts under -icount",
         description="Fetches Debian's Xen 4.14, Xen 4.17, Linux 6.1 and 6.12 (apt-get download, into "
-        "build/peers), boots each under TCG with -icount shift=0 at each size with exact breakpoint brackets "
-        "around its heap hand-over, and bootheap's strategies beside them; writes peers.jsonl, the serial "
+        "build/binaries), boots each under TCG with -icount shift=0 at each size with exact breakpoint brackets "
+        "around its heap hand-over, and bootheap's strategies beside them; writes binaries.jsonl, the serial "
         "logs, report.md and plot.png into a results folder.",
         retired={"--report": "`binaries report FOLDER`",
                  "--breakdown": "--profile-size SIZE (--profile '' profiles nothing)"})

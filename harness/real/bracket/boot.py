@@ -19,7 +19,7 @@ from harness.qemu.gdbstub import GdbStub, StubError
 from harness.real.bracket.logs import LogError, bootheap_counts, linux_facts, xen_facts
 
 ICOUNT = "shift=0,sleep=off"
-XEN_STRATEGIES = "page,chunk,once,lazy"
+XEN_STRATEGIES = "page,chunk,sweep,lazy"
 XEN_APPEND = "console=com1 com1=115200,8n1 console_timestamps=boot loglvl=all"
 LINUX_APPEND = "console=ttyS0 printk.time=1 panic=-1 nokaslr"
 
@@ -164,7 +164,7 @@ def boot_real(target, files, mem_bytes, log_path, drive=None, nodes=1):
     deadline = time.monotonic() + timeout_for(mem_bytes)
     results = []
     # In /tmp whatever TMPDIR says: a Unix socket's path holds 108 bytes at most.
-    with tempfile.TemporaryDirectory(prefix="peers-", dir="/tmp") as work:
+    with tempfile.TemporaryDirectory(prefix="bracket-", dir="/tmp") as work:
         rr, why = _record(target, files, mem_bytes, work, log_path, deadline, nodes)
         if not why:
             sock = os.path.join(work, "gdb.sock")

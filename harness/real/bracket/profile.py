@@ -28,7 +28,7 @@ ROLES = (("init", "init_heap_pages", None),          # bootheap's is per strateg
          ("spin_unlock", "_spin_unlock", "xc_spin_unlock_call"),
          ("set_gpfn_from_mfn", "set_gpfn_from_mfn", "xc_set_gpfn_from_mfn_call"),
          ("page_list_add_scrub", "page_list_add_scrub", None))
-MODEL_INIT = {"page": "page_init_all", "chunk": "chunk_init_all", "chunk_72b02bc": "chunk_72b02bc_init_all"}
+MODEL_INIT = {"page": "page_init_all", "chunk": "chunk_init_all", "chunk-72b02bc": "chunk_72b02bc_init_all"}
 # The nr-pages argument of the init function and the order argument of the
 # free, as System V argument numbers: init_heap_pages(pg, nr) and
 # free_heap_pages(pg, order, ...) in Xen; page_init_all(h, mfn, nr) and
@@ -126,7 +126,7 @@ PAIRS = (("xen-4.14", "page", 1024), ("xen-4.17", "chunk", 4096))
 
 
 def records(man, mem, out, say=print):
-    """Both pairs' profiles -> `profile` records for peers.jsonl."""
+    """Both pairs' profiles -> `profile` records for binaries.jsonl."""
     recs = []
     for real, strategy, window in PAIRS:
         r, m = run_pair(real, strategy, man, mem, out, window)

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: MIT
 """`binaries`, step one: Debian's Xen 4.14, Xen 4.17, Linux 6.1 (Debian
 12) and Linux 6.12 (Debian 13) and their symbols, fetched with apt-get
-download into build/peers/, checked and unpacked into build/peers/bin/. A
-manifest records what was fetched; while it and its files are intact, later
-runs use them without the network. (The cache's folder and the manifest's
-"peers" key keep the names they had: downloads already made are found.)"""
+download into build/binaries/, checked and unpacked into
+build/binaries/bin/. A manifest records what was fetched (its `binaries`
+key); while it and its files are intact, later runs use them without the
+network. A cache made when it was build/peers/, its manifest's key
+`peers`, moves to today's names at the first fetch: its downloads are
+found and kept."""
 import fcntl
 import gzip
 import hashlib
@@ -20,7 +22,8 @@ from harness import ROOT
 from harness.qemu.brackets import BracketError, load_symbols
 from harness.real.debian.apt import FetchError, PrivateApt
 
-CACHE = os.path.join(ROOT, "build", "peers")
+CACHE = os.path.join(ROOT, "build", "binaries")
+OLD_CACHE = os.path.join(ROOT, "build", "peers")     # its name before "peer" was left to the models
 BIN = os.path.join(CACHE, "bin")
 MANIFEST = os.path.join(BIN, "manifest.json")
 SUITES = ("bookworm", "bullseye")
@@ -244,24 +247,47 @@ def _intact(binary):
         return False
 
 
+def _moved(path):
+    """A path of the old cache's, where the cache is now."""
+    old = OLD_CACHE + os.sep
+    return CACHE + os.sep + path[len(old):] if isinstance(path, str) and path.startswith(old) else path
+
+
 def load_manifest():
+    """The manifest, under today's names (a `peers` key and paths in
+    build/peers/ read as `binaries` and build/binaries/), or None."""
     try:
         with open(MANIFEST) as f:
             man = json.load(f)
-        return man if isinstance(man.get("peers"), dict) else None
     except (OSError, ValueError):
         return None
+    if "binaries" not in man and "peers" in man:
+        man["binaries"] = man.pop("peers")
+    if not isinstance(man.get("binaries"), dict):
+        return None
+    for binary in man["binaries"].values():
+        binary["files"] = {k: _moved(p) for k, p in binary.get("files", {}).items()}
+        binary["sha256"] = {_moved(p): h for p, h in binary.get("sha256", {}).items()}
+    man["dom0"] = _moved(man.get("dom0"))
+    return man
+
+
+def _move_old_cache():
+    """build/peers/ becomes build/binaries/ where only the old one is there."""
+    if os.path.isdir(OLD_CACHE) and not os.path.exists(CACHE):
+        os.rename(OLD_CACHE, CACHE)
 
 
 def fetch(names=ALL, refresh=False, say=print, apt=None):
-    """Makes build/peers/bin/ hold the named binaries -> the manifest. `apt`
-    (suites -> a PrivateApt) stands in for apt in tests. Peers
+    """Makes build/binaries/bin/ hold the named binaries -> the manifest.
+    `apt` (suites -> a PrivateApt) stands in for apt in tests. Binaries
     fetched before and intact are used as they are unless refresh is set;
     the others are fetched, which needs the network. One process fetches at
     a time (tests run in parallel); the others wait and use its result."""
     for n in names:
         if n not in ALL:
             raise FetchError(f"no binary named {n}: the binaries are {', '.join(ALL)}")
+    _move_old_cache()
     os.makedirs(CACHE, exist_ok=True)
     with open(os.path.join(CACHE, ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -275,10 +301,10 @@ def _suites(name):
 
 
 def _fetch(names, refresh, say, apt):
-    man = load_manifest() or {"peers": {}}
-    to_fetch = [n for n in names if refresh or n not in man["peers"] or not _intact(man["peers"][n])]
+    man = load_manifest() or {"binaries": {}}
+    to_fetch = [n for n in names if refresh or n not in man["binaries"] or not _intact(man["binaries"][n])]
     if not to_fetch:
-        say(f"binaries: using {', '.join(names)} as fetched on {man['fetched']} (build/peers/bin; "
+        say(f"binaries: using {', '.join(names)} as fetched on {man['fetched']} (build/binaries/bin; "
             "--refresh fetches again)")
         return man
     os.makedirs(BIN, exist_ok=True)
@@ -289,7 +315,7 @@ def _fetch(names, refresh, say, apt):
             folder = "apt" if suites == SUITES else "apt-" + "-".join(suites)
             apts[suites] = apt(suites) if apt else PrivateApt(os.path.join(CACHE, folder), suites)
             say(f"binaries: apt-get update of {', '.join(suites)} from the machine's Debian mirror "
-                f"into build/peers/{folder}")
+                f"into build/binaries/{folder}")
             apts[suites].update()
         return apts[suites]
 
@@ -302,7 +328,7 @@ def _fetch(names, refresh, say, apt):
         binary = _fetch_linux(source, debs, tmp, name.split("-")[1]) if name.startswith("linux") else \
             _fetch_xen(source, debs, tmp, name.split("-")[1])
         binary["sha256"] = {path: sha256(path) for path in binary["files"].values()}
-        man["peers"][name] = binary
+        man["binaries"][name] = binary
         say(f"binaries: {name}: {binary['package']} {binary['version']}")
     shutil.rmtree(tmp, ignore_errors=True)
     dom0 = os.path.join(BIN, "dom0.img")
@@ -319,6 +345,6 @@ def _fetch(names, refresh, say, apt):
 
 def files_of(man, name):
     """The files a boot of binary `name` needs: kernel, symbols (and dom0 for Xen)."""
-    files = dict(man["peers"][name]["files"])
+    files = dict(man["binaries"][name]["files"])
     files["dom0"] = man["dom0"]
     return files

@@ -226,7 +226,7 @@ def add_parser(sub):
     real_cli.add_profile(m, PHASES, "", "in the source build (once each --variants value) and in Debian's "
                          "binary (fetched as `binaries` fetches it; not with --no-defer)")
     m.add_argument("--debian", default=measure.DEBIAN, help="a `binaries` folder with Debian's 6.12 figures "
-                   "(default docs/results/peers-linux)")
+                   "(default docs/results/binaries-linux)")
     b = mode("build", "only build (cached)", _failing(cmd_build))
     _common(b, sizes=False)
     real_cli.add_series(b, ("with", "without"), "with")

@@ -20,7 +20,7 @@ from harness.real.debian.apt import FetchError
 from harness.real.linux import dumpboot, report, source
 
 DEFAULT_SIZES = "1,4"
-DEBIAN = os.path.join(ROOT, "docs", "results", "peers-linux")
+DEBIAN = os.path.join(ROOT, report.DEBIAN)
 RECORDS = report.RECORDS
 TARGET = realboot.TARGETS["linux-6.12"]
 NODEFER = {"DEFERRED_STRUCT_PAGE_INIT": "n"}     # --no-defer's flip
@@ -66,7 +66,7 @@ def boot_records(build, mem, nodes, out, variant=""):
 
 def debian_files(say):
     """Debian's 6.12 binary and its System.map, as `binaries` fetches them
-    (build/peers/bin; the -dbg package is 0.9 to 1 GB) -> files, or None."""
+    (build/binaries/bin; the -dbg package is 0.9 to 1 GB) -> files, or None."""
     from harness.real.debian import fetch
     try:
         return fetch.files_of(fetch.fetch(["linux-6.12"], say=say), "linux-6.12")

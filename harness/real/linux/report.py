@@ -12,29 +12,31 @@ import os
 
 from harness import ROOT
 from harness.common import GIB, BenchError, read_jsonl
-from harness.real.binaries.report import LABEL, LINUX_PHASES, linux_per_page
+from harness.real.binaries.report import LABEL, LINUX_PHASES, linux_per_page, read_records
+from harness.results.names import kept_folder
 
 RECORDS = "linux-src.jsonl"
 MODEL = "linux612"              # bootheap's model of Debian's 6.12 (`binaries`)
 TOLERANCE = 0.10
-DEBIAN_PEER = "linux-6.12"
+DEBIAN_BINARY = "linux-6.12"
+# The `binaries` folder with Debian's figures, relative to the tree (a
+# record naming the folder it had before, peers-linux, finds this one).
+DEBIAN = os.path.join("docs", "results", "binaries-linux")
 
 
 def debian_phases(folder):
     """({(mem_bytes, phase): record}, header) of Debian's 6.12 binary in a
-    `binaries` folder's peers.jsonl (one node)."""
-    recs = read_jsonl(os.path.join(folder, "peers.jsonl"))
-    if not recs or recs[0].get("type") != "peers":
-        raise BenchError(f"{folder}: no peers.jsonl of `binaries` with Debian's figures")
+    `binaries` folder's records (one node)."""
+    recs = read_records(folder)
     out = {(r["mem_bytes"], r["phase"]): r for r in recs
-           if r.get("type") == "peer" and r.get("peer") == DEBIAN_PEER and r.get("pages")}
+           if r.get("type") == "binary" and r.get("binary") == DEBIAN_BINARY and r.get("pages")}
     return out, recs[0]
 
 
 def model_phases(folder):
     """{(mem_bytes, phase): instructions a page} of bootheap's `linux612`
     model (one node) in a `binaries` folder, by the same rule."""
-    return {(r["mem_bytes"], phase): v for r in read_jsonl(os.path.join(folder, "peers.jsonl"))
+    return {(r["mem_bytes"], phase): v for r in read_records(folder)
             if r.get("type") == "linux_model" and r.get("strategy") == MODEL
             for phase, v in r.get("per_page", {}).items()}
 
@@ -113,7 +115,7 @@ def render(recs, debian_folder):
     errors = [r for r in recs if r["type"] == "error"]
     end = next((r for r in recs if r["type"] == "end"), {})
     theirs, dhead = debian_phases(debian_folder)
-    pkg = dhead.get("packages", {}).get(DEBIAN_PEER, {})
+    pkg = dhead.get("packages", {}).get(DEBIAN_BINARY, {})
     flipped = b["config"].get("flipped")
     if flipped:                     # another configuration than Debian's: nothing to set beside it
         theirs = {}
@@ -208,7 +210,7 @@ def write(folder, debian_folder=None):
     if not recs:
         raise BenchError(f"{folder}: no {RECORDS} (run `python3 -m harness linux-src` first)")
     head = next((r for r in recs if r["type"] == "linux-src"), {})
-    debian_folder = debian_folder or os.path.join(ROOT, head.get("debian", "docs/results/peers-linux"))
+    debian_folder = debian_folder or os.path.join(ROOT, kept_folder(head.get("debian", DEBIAN)))
     with open(os.path.join(folder, "report.md"), "w") as f:
         f.write(render(recs, debian_folder))
     return 0

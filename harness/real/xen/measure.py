@@ -87,8 +87,8 @@ def dom0_kernel(say):
     fetched, else the bookworm image package alone (no -dbg), in
     build/xen-src/dom0/ -> the path of its vmlinuz."""
     man = fetch.load_manifest()
-    if man and "linux-6.1" in man["peers"] and fetch._intact(man["peers"]["linux-6.1"]):
-        return man["peers"]["linux-6.1"]["files"]["kernel"]
+    if man and "linux-6.1" in man["binaries"] and fetch._intact(man["binaries"]["linux-6.1"]):
+        return man["binaries"]["linux-6.1"]["files"]["kernel"]
     folder = os.path.join(source.XEN.src, "dom0")
     found = sorted(n for n in os.listdir(folder) if n.startswith("vmlinuz-")) if os.path.isdir(folder) else []
     if found:

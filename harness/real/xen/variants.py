@@ -25,7 +25,7 @@ from harness.common import MIB, size_label
 from harness.real.bracket import boot as realboot, initramfs, profile
 from harness.real.xen import afterboot, carveout, dom0, heapdump, source
 from harness.real.debian.fetch import DOM0_BYTES
-from harness.real.xen.variants_report import MODELS, RECORDS, UNPATCHED
+from harness.real.xen.variants_report import RECORDS, UNPATCHED, VARIANTS
 from harness.qemu import command
 from harness.qemu.brackets import BracketError, take
 RELEASES = tuple(source.RELEASES)
@@ -144,7 +144,7 @@ def boot_variant(build, variant, mem, nodes, log_path):
 
 def model_record(mem, nodes, out, topology):
     log = os.path.join(out, f"serial-bootheap-{size_label(mem)}-{len(nodes)}n.log")
-    counts, bench, cal = realboot.boot_bootheap(mem, "all", log, strategies=",".join(MODELS.values()),
+    counts, bench, cal = realboot.boot_bootheap(mem, "all", log, strategies=",".join(VARIANTS),
                                                   nodes=nodes)
     return [{"type": "model", "strategy": s, "mem_bytes": mem, "nodes": nodes, "topology": topology,
              "instructions": ticks, "pages": pages, "tsc_khz": cal["khz"]}
@@ -293,15 +293,15 @@ def profile_records(build, mem, out, say):
         xen = (target_for(build, variant), {"kernel": build.kernel, "symbols": build.symbols,
                                             "dom0": dummy_dom0()})
         try:
-            r, m = profile.run_pair(f"xen-{build.release}-src", MODELS[variant], None, mem, out, window, xen)
+            r, m = profile.run_pair(f"xen-{build.release}-src", variant, None, mem, out, window, xen)
         except (realboot.BracketBootError, BracketError, RuntimeError, OSError) as e:
             recs.append({"type": "error", "what": f"the profile of Xen {build.release} heap-init={variant}",
                          "mem_bytes": mem, "nodes": [mem >> 20], "message": str(e)})
             continue
         recs.append({"type": "profile", "real": f"xen-{build.release}-src", "release": build.release,
-                     "variant": variant, "strategy": MODELS[variant], "mem_bytes": mem, "window": window,
+                     "variant": variant, "strategy": variant, "mem_bytes": mem, "window": window,
                      "xen": r, "model": m})
-        say(f"xen-src: profile of Xen {build.release} {variant} beside {MODELS[variant]}: " + ", ".join(
+        say(f"xen-src: profile of Xen {build.release} {variant} beside bootheap's: " + ", ".join(
             f"{k} {v / r['window_pages']:.1f}/{m['exclusive'].get(k, 0) / m['window_pages']:.1f}"
             for k, v in r["exclusive"].items()))
     return recs

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The hosted sweep's added runs: after its passes, more passes over the
+"""The runs a hosted run over sizes adds: after its passes, more passes over the
 sizes whose windows of 1 ms and more are wider than the interval target
 (or have no interval yet), cheapest size first, while each fits in the
 time budget; then the width reached, and the windows the budget left wide."""
@@ -9,10 +9,10 @@ from harness.common import gib_text, say, warn
 from harness.report.intervals import wide_text, wide_windows
 from harness.results.records import load_jsonl, passes_of
 
-# Without --budget the added runs stop where the sweep would pass this many
-# seconds from its start (the sweep's target is under 300 s); and no size
+# Without --budget the added runs stop where the run over sizes would pass
+# this many seconds from its start (its target is under 300 s); and no size
 # goes past MAX_RUNS.
-SWEEP_BUDGET_S = 280.0
+RUN_BUDGET_S = 280.0
 MAX_RUNS = 20
 
 
@@ -27,13 +27,13 @@ def boot_cost(run):
     return (h.get("elapsed_s") or 0) / runs
 
 
-def choose(sweep, plan, left):
+def choose(results, plan, left):
     """(sizes to run again this pass, cheapest first, their cost in seconds,
     the wide windows) within `left` seconds."""
-    sizes = [r.nbytes for r in sweep.sizes if r.nbytes not in plan.one_boot]
-    wide = wide_windows(sweep, sizes=sizes)
+    sizes = [r.nbytes for r in results.sizes if r.nbytes not in plan.one_boot]
+    wide = wide_windows(results, sizes=sizes)
     chosen, cost = [], 0.0
-    runs = {r.nbytes: r for r in sweep.sizes}
+    runs = {r.nbytes: r for r in results.sizes}
     for n in sorted({w[0] for w in wide}, key=lambda n: boot_cost(runs[n])):
         c = boot_cost(runs[n])
         if cost + c <= left and len(passes_of(runs[n])) < MAX_RUNS:
@@ -44,14 +44,14 @@ def choose(sweep, plan, left):
 
 def add_runs(plan, args, path, start, boot):
     """Passes of one run at the sizes whose intervals are wide, within the
-    budget: args.budget seconds from now, else (the default sweep) what is
-    left of SWEEP_BUDGET_S from the sweep's start -> False when stopped."""
+    budget: args.budget seconds from now, else (the default sizes) what is
+    left of RUN_BUDGET_S from the start -> False when stopped."""
     budget = getattr(args, "budget", None)
-    deadline = time.monotonic() + budget if budget is not None else start + SWEEP_BUDGET_S
+    deadline = time.monotonic() + budget if budget is not None else start + RUN_BUDGET_S
     k = plan.passes
     while True:
-        sweep = load_jsonl(path)
-        chosen, cost, wide = choose(sweep, plan, deadline - time.monotonic())
+        results = load_jsonl(path)
+        chosen, cost, wide = choose(results, plan, deadline - time.monotonic())
         if not wide or not chosen:
             break
         say(f"bench: added pass {k + 1}: {len(wide)} window(s) wider than the target; "
@@ -60,8 +60,8 @@ def add_runs(plan, args, path, start, boot):
             if not boot(k, n, f"added pass {k + 1}, [{i}/{len(chosen)}]"):
                 return False
         k += 1
-    sweep = load_jsonl(path)
-    left = wide_windows(sweep, sizes=[r.nbytes for r in sweep.sizes])
+    results = load_jsonl(path)
+    left = wide_windows(results, sizes=[r.nbytes for r in results.sizes])
     say(f"bench: intervals after {k - plan.passes} added pass(es): "
         + (f"{len(left)} window(s) of 1 ms and more still wider than the target or without an interval: "
            f"{wide_text(left)}" if left else "every window of 1 ms and more within the target"))

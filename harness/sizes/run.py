@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`run`: a sweep's plan (harness/sweep/plan.py) carried out: one boot per
+"""`run`: the plan of a run over sizes (harness/sizes/plan.py) carried out: one boot per
 size under the plan's accelerator (or one run of the hosted runner), every
 record kept with the size it came from in records.jsonl, then the report
 (harness/report/)."""
@@ -14,7 +14,7 @@ from harness.qemu import command, runner
 from harness.report.outputs import banner, finish
 from harness.results.records import SizeRun, load_folder, new_folder, parse_serial, wrap
 from harness.results.stats import failures
-from harness.sweep import adding, plan as plan_mod
+from harness.sizes import adding, plan as plan_mod
 
 
 def make_out_dir(out):
@@ -37,12 +37,12 @@ def run_size(plan, nbytes, append, log_path, args, collect):
 
 # A stop asked for (Ctrl-C, SIGTERM) while a size runs ends that size's run
 # at once; asked for between sizes, it waits for the size's records and
-# line to be written, and the sweep stops before the next size.
+# line to be written, and the run stops before the next size.
 _STOP = {"asked": False, "running": False}
 
 
 def _stop(signum, frame):
-    """SIGTERM and Ctrl-C: the sweep keeps what it collected and says which sizes it did not reach."""
+    """SIGTERM and Ctrl-C: the run keeps what it collected and says which sizes it did not reach."""
     _STOP["asked"] = True
     if _STOP["running"]:
         _STOP["running"] = False
@@ -51,7 +51,7 @@ def _stop(signum, frame):
 
 def boot(plan, args, out, put, k, nbytes, runs, done, where):
     """One boot of pass k at one size, of `runs` runs numbered from the
-    sweep's done[nbytes]; its records written with put -> False when a stop
+    whole run's done[nbytes]; its records written with put -> False when a stop
     was asked for (before it, or while it ran)."""
     log_name = f"serial-{size_label(nbytes)}.log" if k == 0 else f"pass{k}-{size_label(nbytes)}.log"
     said = []
@@ -101,8 +101,8 @@ def boot(plan, args, out, put, k, nbytes, runs, done, where):
 
 
 def cmd_run(args):
-    """`run`: the plan, the sweep, then its outputs -> exit status. The
-    sweep record goes first and every record as it comes, so a sweep killed
+    """`run`: the plan, the boots, then their outputs -> exit status. The
+    `run` record goes first and every record as it comes, so a run killed
     between sizes still leaves a folder that `report` reads; interrupted
     (Ctrl-C, SIGTERM), it writes its outputs from what it has."""
     _STOP.update(asked=False, running=True)     # the plan: a stop ends it at once
@@ -117,7 +117,7 @@ def cmd_run(args):
         say(f"bench: {n}")
     say(f"bench: {mode} under {accel.upper()}, sizes {', '.join(gib_text(s) for s in sizes)}, "
         f"kernel args '{append}', results in {out}")
-    info = {"type": "sweep", "mode": mode, "accel_requested": args.accel, "accel": accel,
+    info = {"type": "run", "mode": mode, "accel_requested": args.accel, "accel": accel,
             "sizes_bytes": sizes, "runs": plan.runs, "strategies": args.strategies or "",
             "append": append, "notes": plan.notes, "quick": bool(args.quick),
             "started": datetime.datetime.now().isoformat(timespec="seconds"),
@@ -139,14 +139,14 @@ def cmd_run(args):
             if not boot(plan, args, out, put, k, nbytes, runs, done, where):
                 interrupted = True
                 break
-        # Runs are added to the default sweep, or to any given a --budget.
+        # Runs are added to the default sizes, or to any given a --budget.
         if not interrupted and plan.hosted and plan.passes > 1 and \
                 (plan.default or getattr(args, "budget", None) is not None):
             interrupted = not adding.add_runs(plan, args, jsonl_path, start,
                                               lambda k, n, where: boot(plan, args, out, put, k, n, 1, done, where))
         info["elapsed_s"] = round(time.monotonic() - start, 3)
         info["interrupted"] = interrupted
-    # The sweep record goes first in the file; rewrite it with the wall time.
+    # The run record goes first in the file; rewrite it with the wall time.
     with open(jsonl_path, encoding="utf-8") as f:
         lines = f.readlines()
     lines[0] = wrap(None, "harness", info)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Writes the SYNTHETIC sweep in this folder: serial logs and a records.jsonl
+"""Writes the SYNTHETIC run over sizes in this folder: serial logs and a records.jsonl
 laid out as `make bench` leaves a results folder. Test input for the host
 tools, not a measurement: the numbers are chosen to be easy to check by hand.
 
@@ -20,19 +20,19 @@ RUNS = 4                    # even: the medians are means of two, rounded down
 
 # Pages handed to the heap per size: round numbers so ns/page is easy by hand.
 SIZES = {"1G": 260_000, "4G": 1_040_000, "8G": 2_080_000}
-STRATEGIES = ["page", "chunk", "once", "lazy"]
+STRATEGIES = ["page", "chunk", "sweep", "lazy"]
 # ns per page at factor 1.0, and each run's factor.
-INIT_BASE = {"page": 250, "chunk": 40, "once": 20, "lazy": 2, "floor": 10}
+INIT_BASE = {"page": 250, "chunk": 40, "sweep": 20, "lazy": 2, "floor": 10}
 INIT_FACTORS = {
     "page": [1.00, 1.02, 0.99, 1.05],
     "chunk": [1.01, 0.98, 1.00, 1.03],
-    "once": [1.00, 1.00, 1.01, 0.97],
+    "sweep": [1.00, 1.00, 1.01, 0.97],
     "lazy": [1.10, 0.95, 1.00, 1.02],
     "floor": [1.00, 1.01, 0.99, 1.00],
 }
-TOUCH_BASE = {"page": 6, "chunk": 6, "once": 6, "lazy": 30}
+TOUCH_BASE = {"page": 6, "chunk": 6, "sweep": 6, "lazy": 30}
 TOUCH_FACTORS = [1.00, 1.03, 0.98, 1.01]
-FIRST_ALLOC = {"page": 900, "chunk": 900, "once": 850, "lazy": 4000}
+FIRST_ALLOC = {"page": 900, "chunk": 900, "sweep": 850, "lazy": 4000}
 ALLOC_FACTORS = [1.00, 1.10, 0.90, 1.05]
 
 
@@ -171,7 +171,7 @@ def serial_log(label, pages):
 
 def main():
     jsonl = [json.dumps({"size_bytes": None, "size": None, "size_gib": None, "source": "harness",
-                         "record": {"type": "sweep", "mode": "pvh", "accel_requested": "auto",
+                         "record": {"type": "run", "mode": "pvh", "accel_requested": "auto",
                                     "accel": "tcg", "sizes_bytes": [int(k[:-1]) * GIB for k in SIZES],
                                     "runs": RUNS, "strategies": "", "append": f"runs={RUNS}",
                                     "notes": ["synthetic test input, not a measurement"],

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""`run --repeat` (`make bench-host MODE=repeat`): the same sweep twice,
+"""`run --repeat` (`make bench-host MODE=repeat`): the same run over sizes twice,
 back to back, into FOLDER/1 and FOLDER/2, then FOLDER/repeat.md with every
 strategy-size's two headline figures and their difference
 (harness/report/repeat.py); and `repeat A B` for two folders already made."""
@@ -9,7 +9,7 @@ import os
 from harness.common import say, warn
 from harness.report.repeat import repeat_text
 from harness.results.records import load_folder
-from harness.sweep import run as sweep_run
+from harness.sizes import run as sizes_run
 
 
 def write_repeat(a, b, path):
@@ -18,19 +18,19 @@ def write_repeat(a, b, path):
     with open(path, "w", encoding="utf-8") as f:
         f.write(text + "\n")
     print(text)
-    say(f"bench: the two sweeps side by side: {path}")
+    say(f"bench: the two runs side by side: {path}")
     return 0
 
 
 def cmd_run_twice(args):
-    """Both sweeps, then the comparison -> the worse of the sweeps' exit statuses."""
-    out = sweep_run.make_out_dir(args.out)
+    """Both runs, then the comparison -> the worse of their exit statuses."""
+    out = sizes_run.make_out_dir(args.out)
     statuses = []
     for k in (1, 2):
         one = copy.copy(args)
         one.out = os.path.join(out, str(k))
-        say(f"bench: sweep {k} of 2, into {one.out}")
-        statuses.append(sweep_run.cmd_run(one))
+        say(f"bench: run {k} of 2, into {one.out}")
+        statuses.append(sizes_run.cmd_run(one))
         if statuses[-1] == 130:
             warn("bench: interrupted: no comparison")
             return 130

@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: MIT
-"""A sweep's plan: the accelerator, decided once for the whole sweep, then
-the sizes, runs and kernel arguments that follow from it. Everything the
-sweep boots runs under the plan's accelerator; nothing below re-decides it."""
+"""The plan of a run over sizes: the accelerator, decided once for the whole
+run, then the sizes, runs and kernel arguments that follow from it.
+Everything the run boots runs under the plan's accelerator; nothing below
+re-decides it."""
 import re
 
 from harness.common import DEFAULT_RUNS, DEFAULT_SIZES_GIB, GIB, BenchError, gib_text, parse_sizes, say
 from harness.hosted import runner as hosted
 from harness.qemu import accel as accel_mod
 
-# Under TCG the whole default sweep takes about 4 minutes with 3 runs
-# (measured here), so an emulated sweep keeps the sizes and does fewer runs.
+# Under TCG the whole default run over sizes takes about 4 minutes with 3
+# runs (measured here), so an emulated one keeps the sizes and does fewer runs.
 TCG_SIZES_GIB = DEFAULT_SIZES_GIB
 TCG_RUNS = 3
 QUICK_SIZES_GIB = (1, 4)
@@ -18,7 +19,7 @@ DEFAULT_TIMEOUT = 600
 
 
 class Plan:
-    """What a sweep will do: mode ('pvh', 'iso-bios', 'iso-uefi' or
+    """What a run over sizes will do: mode ('pvh', 'iso-bios', 'iso-uefi' or
     'hosted'), accel ('kvm', 'tcg' or 'host'), sizes in bytes, runs a
     strategy, the kernel arguments, the notes a reader of its report needs,
     and whether every first touch is timed (hosted --full)."""
@@ -27,7 +28,7 @@ class Plan:
         self.mode, self.accel, self.sizes, self.runs = mode, accel, sizes, runs
         self.append, self.notes, self.full = append, notes, full
         self.passes, self.one_boot = passes, set(one_boot)
-        self.default = False            # the hosted sweep at its default sizes, runs and passes
+        self.default = False            # the hosted run at its default sizes, runs and passes
 
     @property
     def hosted(self):
@@ -42,13 +43,13 @@ class Plan:
         return [self.runs // self.passes + (k < self.runs % self.passes) for k in range(self.passes)]
 
     def boot_append(self, nbytes, runs, run0):
-        """The kernel arguments of one boot of one pass: runs= that pass's, run0= the sweep's first."""
+        """The kernel arguments of one boot of one pass: runs= that pass's, run0= the whole run's first."""
         append = re.sub(r"\bruns=\d+", f"runs={runs}", self.append)
         return append + (f" run0={run0}" if self.passes > 1 else "")
 
 
 def sizes_and_runs(args, accel):
-    """(sizes in bytes, runs, notes) for a sweep under `accel`."""
+    """(sizes in bytes, runs, notes) for a run over sizes under `accel`."""
     notes = []
     if args.quick:
         sizes, runs = [s * GIB for s in QUICK_SIZES_GIB], QUICK_RUNS
@@ -57,9 +58,9 @@ def sizes_and_runs(args, accel):
     elif accel == "tcg":
         sizes, runs = [s * GIB for s in TCG_SIZES_GIB], TCG_RUNS
         if args.sizes is None:
-            notes.append(f"TCG: reduced default sweep ({TCG_RUNS} runs per strategy instead of "
+            notes.append(f"TCG: reduced default sizes ({TCG_RUNS} runs per strategy instead of "
                          f"{DEFAULT_RUNS}) because every boot is emulated; "
-                         "pass --sizes (and --runs) for another sweep.")
+                         "pass --sizes (and --runs) for others.")
     else:
         sizes, runs = [s * GIB for s in DEFAULT_SIZES_GIB], DEFAULT_RUNS
     if args.sizes is not None:
@@ -83,7 +84,7 @@ def kernel_args(runs, strategies):
 
 
 def choose_accel(args):
-    """The sweep's accelerator, for the work of the whole default sweep
+    """The run's accelerator, for the work of the whole default run
     (its sizes and runs as under KVM, the larger of the two)."""
     sizes, runs, _ = sizes_and_runs(args, "kvm")
     work = accel_mod.Work.for_boot(sum(sizes), kernel_args(runs, args.strategies))
@@ -112,17 +113,17 @@ def make(args):
         raise BenchError("--passes must be at least 1")
     if not args.hosted:
         if passes not in (None, 1):
-            raise BenchError("--passes is for the hosted sweep (--hosted): a boot under QEMU costs its setup again")
+            raise BenchError("--passes is for the hosted run (--hosted): a boot under QEMU costs its setup again")
         passes = 1
     elif passes is None:
         passes = runs
     passes = min(passes, runs)
-    # The default sweep runs its largest sizes in one boot (hosted.PASSES_UP_TO); --runs or --passes
+    # The default run takes its largest sizes in one boot (hosted.PASSES_UP_TO); --runs or --passes
     # asks for the runs as given.
     one_boot = [n for n in sizes if n > hosted.PASSES_UP_TO] if args.hosted and args.runs is None and \
         getattr(args, "passes", None) is None and not full else []
     if passes > 1:
-        notes.append(f"each size's runs spread over {passes} passes of the sweep, a boot a size each (run0=)"
+        notes.append(f"each size's runs spread over {passes} passes of the sizes, a boot a size each (run0=)"
                      + (f"; {', '.join(gib_text(n) for n in one_boot)} in one boot of "
                         f"{min(runs, hosted.ONE_BOOT_RUNS)} runs, whose setup costs as much as a run"
                         if one_boot else ""))

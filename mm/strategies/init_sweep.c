@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Strategy "once": the optimisation Xen's 4.17 cover letter named and never
+// Strategy "sweep": the optimisation Xen's 4.17 cover letter named and never
 // merged. One pass writes each page's page_info (and M2P entry) once, and
 // no buddy is looked at where no merge is possible.
 //
@@ -17,7 +17,7 @@
 
 /*
  * How the marking loop writes. hosted/stores.c measured the kinds on this
- * project's machines (docs/results-hosted.md, "The once strategy's stores"):
+ * project's machines (docs/results-hosted.md, "The sweep strategy's stores"):
  *
  *  "rep" (the default): a memset. Every tail entry is filled with one
  *  repeated qword, the tail's count_info itself. The fields a free tail
@@ -31,17 +31,19 @@
  *  "plain": four 8-byte stores of a tidy entry (NULL links, no dirty index).
  *  "nt": the same with non-temporal MOVNTI stores, fenced per block.
  */
-enum once_stores { ONCE_STORES_REP, ONCE_STORES_PLAIN, ONCE_STORES_NT, ONCE_STORES_AUTO };
-static const char *const once_stores_names[] = {
-    [ONCE_STORES_REP] = "rep",
-    [ONCE_STORES_PLAIN] = "plain",
-    [ONCE_STORES_NT] = "nt",
-    [ONCE_STORES_AUTO] = "auto",
+enum sweep_stores { SWEEP_STORES_REP, SWEEP_STORES_PLAIN, SWEEP_STORES_NT, SWEEP_STORES_AUTO };
+static const char *const sweep_stores_names[] = {
+    [SWEEP_STORES_REP] = "rep",
+    [SWEEP_STORES_PLAIN] = "plain",
+    [SWEEP_STORES_NT] = "nt",
+    [SWEEP_STORES_AUTO] = "auto",
 };
-static enum once_stores opt_once_stores = ONCE_STORES_AUTO;
-CMDLINE_CHOICE(once_stores, opt_once_stores, once_stores_names,
-               "stores of the once strategy's marking loop: auto (default: the faster of rep and nt "
+static enum sweep_stores opt_sweep_stores = SWEEP_STORES_AUTO;
+CMDLINE_CHOICE(sweep_stores, opt_sweep_stores, sweep_stores_names,
+               "stores of the sweep strategy's marking loop: auto (default: the faster of rep and nt "
                "here), rep, plain or nt");
+/* The strategy was `once` until issue 47: a command line written then fails, naming the new key. */
+CMDLINE_RENAMED(once_stores, sweep_stores);
 
 _Static_assert(((PGC_state_free | PGC_need_scrub) & ((1ull << 48) - 1)) == 0,
                "a free tail's count_info must leave the owner and need_tlbflush bytes zero");
@@ -75,14 +77,14 @@ static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
         xc_count(XC_M2P);
         xc_m2p_invalidate_range_call(s, e);
     }
-    switch (opt_once_stores) {
-    case ONCE_STORES_AUTO:          /* not chosen (no benchmark ran once_prepare()): rep */
-    case ONCE_STORES_REP:
+    switch (opt_sweep_stores) {
+    case SWEEP_STORES_AUTO:         /* not chosen (no benchmark ran sweep_prepare()): rep */
+    case SWEEP_STORES_REP:
         rep_stosq(ft, count_info, (e - s) * (sizeof(struct page_info) / 8));
         if (store_m2p)
             rep_stosq(m, INVALID_M2P_ENTRY, e - s);
         break;
-    case ONCE_STORES_PLAIN:
+    case SWEEP_STORES_PLAIN:
         for (uint64_t i = 0; i < e - s; i++, ft += 4) {
             ft[0] = w0;
             ft[1] = count_info;
@@ -92,7 +94,7 @@ static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
                 m[i] = INVALID_M2P_ENTRY;
         }
         break;
-    case ONCE_STORES_NT:
+    case SWEEP_STORES_NT:
         for (uint64_t i = 0; i < e - s; i++, ft += 4) {
             store_nt(ft + 0, w0);
             store_nt(ft + 1, count_info);
@@ -107,7 +109,7 @@ static void mark_tails(uint64_t s, uint64_t e, uint64_t count_info)
     }
 }
 
-static void once_init_pages(struct heap *h, uint64_t mfn, uint64_t nr)
+static void sweep_init_pages(struct heap *h, uint64_t mfn, uint64_t nr)
 {
     heap_init_blocks(h, mfn, nr, mark_tails);
 }
@@ -125,11 +127,11 @@ static void flush_lines(const void *p, uint64_t n)
  * lines out of the caches, as every timed window opens (bench/measure.h):
  * the best of two.
  */
-static uint64_t time_stores(enum once_stores k, uint64_t s, uint64_t e)
+static uint64_t time_stores(enum sweep_stores k, uint64_t s, uint64_t e)
 {
     uint64_t best = UINT64_MAX;
 
-    opt_once_stores = k;
+    opt_sweep_stores = k;
     for (int i = 0; i < 2; i++) {
         heap_reset();
         flush_lines(mfn_to_page(s), (e - s) * sizeof(struct page_info));
@@ -143,7 +145,7 @@ static uint64_t time_stores(enum once_stores k, uint64_t s, uint64_t e)
 }
 
 /*
- * once_stores=auto: the faster of rep and nt on this CPU, chosen as a kernel
+ * sweep_stores=auto: the faster of rep and nt on this CPU, chosen as a kernel
  * chooses its memset at boot, before any timed run. Which is faster is the
  * CPU's: string stores ran 1.05-1.23x faster than non-temporal ones on the
  * EPYC of docs/results-hosted.md, and non-temporal ones twice as fast as
@@ -151,32 +153,32 @@ static uint64_t time_stores(enum once_stores k, uint64_t s, uint64_t e)
  * an nt way too. Each kind fills the entries of the largest handed-over
  * region (at most 2^21 pages) twice from a reset.
  */
-static bool once_prepare(struct heap_choice *c)
+static bool sweep_prepare(struct heap_choice *c)
 {
     uint64_t s = 0, e = 0;
 
-    if (opt_once_stores != ONCE_STORES_AUTO)
+    if (opt_sweep_stores != SWEEP_STORES_AUTO)
         return false;
     for (unsigned i = 0; i < heap_regions.nr; i++)
         if (heap_regions.r[i].e - heap_regions.r[i].s > e - s)
             s = heap_regions.r[i].s, e = heap_regions.r[i].e;
     e = MIN(e, s + (1ull << 21));
-    c->option = "once_stores";
-    c->kinds[0] = once_stores_names[ONCE_STORES_REP];
-    c->kinds[1] = once_stores_names[ONCE_STORES_NT];
-    c->ticks[0] = time_stores(ONCE_STORES_REP, s, e);
-    c->ticks[1] = time_stores(ONCE_STORES_NT, s, e);
+    c->option = "sweep_stores";
+    c->kinds[0] = sweep_stores_names[SWEEP_STORES_REP];
+    c->kinds[1] = sweep_stores_names[SWEEP_STORES_NT];
+    c->ticks[0] = time_stores(SWEEP_STORES_REP, s, e);
+    c->ticks[1] = time_stores(SWEEP_STORES_NT, s, e);
     c->pages = e - s;
-    opt_once_stores = c->ticks[1] < c->ticks[0] ? ONCE_STORES_NT : ONCE_STORES_REP;
-    c->chosen = once_stores_names[opt_once_stores];
+    opt_sweep_stores = c->ticks[1] < c->ticks[0] ? SWEEP_STORES_NT : SWEEP_STORES_REP;
+    c->chosen = sweep_stores_names[opt_sweep_stores];
     heap_reset();
     return true;
 }
 
-const struct heap_strategy strategy_once = {
-    .name = "once",
+const struct heap_strategy strategy_sweep = {
+    .name = "sweep",
     .what = "one pass, each page_info written once, merges only at region edges",
-    .init_pages = once_init_pages,
-    .prepare = once_prepare,
+    .init_pages = sweep_init_pages,
+    .prepare = sweep_prepare,
     .eager = true,
 };

@@ -114,7 +114,7 @@ plot $d0 using 1:2 with linespoints pt 5 lw 2 lc rgb '#c00000' title "Xen 4.14 (
      $d3 using 1:2 with linespoints pt 7 lw 2 lc rgb '#0050c0' title "Xen 4.17 (real)", \
      $d4 using 1:2 with linespoints pt 6 dt 2 lc rgb '#0050c0' title "chunk, xen_costs=all", \
      $d5 using 1:2 with linespoints pt 2 dt 3 lc rgb '#80a0e0' title "chunk, xen_costs=none", \
-     $d6 using 1:2 with linespoints pt 3 dt 4 lc rgb '#808000' title "once", \
+     $d6 using 1:2 with linespoints pt 3 dt 4 lc rgb '#808000' title "sweep", \
      $d7 using 1:2 with linespoints pt 0 dt 5 lc rgb 'black' title "floor", \
      $d8 using 1:2 with linespoints pt 9 lw 2 lc rgb '#208020' title "Linux 6.1 memmap (real)", \
      $d9 using 1:2 with linespoints pt 9 lw 2 lc rgb '#60a060' title "Linux 6.1 memblock_free_all (real)", \

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""`make bench-qr` (`python3 -m harness.sweep.qrtime`): how long the kernel takes to encode the results as a QR
+"""`make bench-qr` (`python3 -m harness.sizes.qrtime`): how long the kernel takes to encode the results as a QR
 code and to draw it, from the `qr` records of a few short benchmark boots on
 each screen path. The target is under 50 ms for both together (under TCG
 these are emulated times, and a loaded host inflates them)."""
