@@ -518,3 +518,19 @@ def test_a_buddy_head_on_no_list_is_named():
         k: v for k, v in RESERVED.items() if k not in ("type", "private")}), run(0x1c01, 0x3ff, **RESERVED)]
     msgs = dump.check(dump.parse(text(runs, {(10, 1): [0x1800, 0x1000, 0x1400]}, [(0x1000, 8, 1)])))
     assert msgs == ["node 0 DMA32: 4 buddy heads, 3 list entries"]
+
+
+def test_dump_boots_start_guest_ram_on_the_pattern_with_their_vcpus(monkeypatch, tmp_path):
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def qemu_command(*a, **kw):
+        seen.update(kw)
+        raise Stop
+    monkeypatch.setattr(dumpboot.command, "qemu_command", qemu_command)
+    with pytest.raises(Stop):
+        dumpboot.boot({"kernel": "vmlinux"}, 1 << 30, str(tmp_path / "serial.log"), "init_pages=stock", 2, cpus=4)
+    assert seen["pattern"] is True and seen["cpus"] == 4 and seen["nodes"] == 2
+    assert "-icount" in seen["extra"]

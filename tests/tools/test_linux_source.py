@@ -85,6 +85,56 @@ def test_the_symbols_derived_are_those_tested_and_no_other(tmp_path):
     assert not {"IN_A_COMMENT", "NET_SCHED", "X86_SECTIONS", "PCI", "BLOCK"} & set(derived)
 
 
+def test_the_symbols_the_series_adds_are_derived_from_the_tree_with_and_without_it(tmp_path):
+    """The tree as built (the series applied) against the files it touches
+    with the series reversed."""
+    import subprocess
+    tree = fake_tree(tmp_path / "tree")
+    before = open(os.path.join(tree, "mm/mm_init.c")).read()
+    after = before.replace("#ifdef CONFIG_DEFERRED_STRUCT_PAGE_INIT\n", "#ifdef CONFIG_UNACCEPTED_MEMORY\n")
+    write(tmp_path / "new", "mm/mm_init.c", after)
+    r = subprocess.run(["diff", "-u", "--label", "a/mm/mm_init.c", "--label", "b/mm/mm_init.c",
+                        os.path.join(tree, "mm/mm_init.c"), str(tmp_path / "new/mm/mm_init.c")],
+                       capture_output=True, text=True)
+    patch = tmp_path / "0001-x.patch"
+    patch.write_text("diff --git a/mm/mm_init.c b/mm/mm_init.c\n" + r.stdout)
+    write(tmp_path / "tree", "mm/mm_init.c", after)          # the tree as unpacked: the series applied
+    got = config.series_symbols(tree, [str(patch)])
+    assert got == {"added": {"UNACCEPTED_MEMORY": ["mm/mm_init.c:4"]}, "dropped": ["DEFERRED_STRUCT_PAGE_INIT"]}
+    assert open(os.path.join(tree, "mm/mm_init.c")).read() == after      # the tree is left as it was
+    write(tmp_path / "tree", "mm/mm_init.c", before)          # a series that does not reverse is named
+    with pytest.raises(config.ConfigError, match="0001-x.patch does not reverse"):
+        config.series_symbols(tree, [str(patch)])
+
+
+def test_a_symbol_only_select_sets_comes_on_by_a_selector_debian_sets(tmp_path):
+    write(tmp_path, "arch/x86/Kconfig", "config AMD_MEM_ENCRYPT\n\tbool \"SME\"\n\tdepends on EFI_STUB\n"
+          "\tselect UNACCEPTED_MEMORY\n\tselect X86_MEM_ENCRYPT\n\nconfig INTEL_TDX_GUEST\n\tbool \"TDX\"\n"
+          "\tselect UNACCEPTED_MEMORY\n")
+    write(tmp_path, "mm/Kconfig", "config UNACCEPTED_MEMORY\n\tbool\n\tdepends on EFI_STUB\n")
+    selects = {}
+    index = config.kconfig_index(str(tmp_path), selects)
+    assert selects["UNACCEPTED_MEMORY"] == ["AMD_MEM_ENCRYPT", "INTEL_TDX_GUEST"] and index["UNACCEPTED_MEMORY"] == \
+        ["EFI_STUB"]
+    debian = {"AMD_MEM_ENCRYPT": "y", "INTEL_TDX_GUEST": "y", "UNACCEPTED_MEMORY": "y"}
+    want = {"UNACCEPTED_MEMORY": "y"}
+    assert config.selectors_needed(want, {}, debian, selects) == {"AMD_MEM_ENCRYPT": "y"}
+    assert config.selectors_needed(want, {"INTEL_TDX_GUEST": "y"}, debian, selects) == {}   # one is on already
+    assert config.selectors_needed(want, {}, dict(debian, AMD_MEM_ENCRYPT=None), selects) == {"INTEL_TDX_GUEST": "y"}
+    assert config.selectors_needed(want, {"UNACCEPTED_MEMORY": "y"}, debian, selects) == {}
+
+
+def test_the_options_kept_by_hand_and_the_boot_values():
+    keep = config.kept({}, {"VM_EVENT_COUNTERS": "y", "BUG": "y", "KFENCE_SAMPLE_INTERVAL": "0"}, {})
+    assert keep == {"VM_EVENT_COUNTERS": "y", "BUG": "y", "KFENCE_SAMPLE_INTERVAL": "0"}
+    assert set(config.BY_HAND) == set(keep)
+    frag = config.fragment(keep)
+    assert "CONFIG_NR_CPUS=64" in frag and "CONFIG_KFENCE_SAMPLE_INTERVAL=0" in frag
+    full = {s: "y" for s in config.BASE}
+    assert config.base_missing(dict(full, NR_CPUS="2")) == ["NR_CPUS"]
+    assert config.base_missing(dict(full, NR_CPUS="64")) == []
+
+
 def test_a_tree_without_the_memory_init_sources_is_refused(tmp_path):
     write(tmp_path, "MAINTAINERS", MAINTAINERS)
     with pytest.raises(config.ConfigError, match="mm/mm_init.c is not in"):

@@ -194,7 +194,8 @@ def series_symbols(tree, patches):
                 os.makedirs(os.path.dirname(os.path.join(over, t)), exist_ok=True)
                 shutil.copy(os.path.join(tree, t), os.path.join(over, t))
         for p in reversed(patches):
-            r = subprocess.run(["patch", "-R", "-p1", "--batch", "--fuzz=0", "-s", "-d", over, "-i", p],
+            r = subprocess.run(["patch", "-R", "-p1", "-f", "--fuzz=0", "-s", "-r", "-", "--no-backup-if-mismatch",
+                                "-d", over, "-i", p],
                                capture_output=True, text=True)
             if r.returncode != 0:
                 raise ConfigError(f"{os.path.basename(p)} does not reverse: {(r.stdout + r.stderr).strip()}")
