@@ -59,8 +59,9 @@ HOSTED_SKIP = ["--ignore=tests/hosted/test_counts.py", "--ignore=tests/hosted/te
 # beyond what each takes on this project's machines under load.
 STAGE_LIMIT = 900
 # The build's outputs a scratch copy needs; the rest of build/ (peers'
-# downloads, Xen's source trees, fresh Debian trees, logs) stays behind.
-BUILD_SKIP = ("mutants", "fresh", "peers", "xen-src", "test-logs", "isodir", "bootheap.iso")
+# downloads, Xen's source trees, fresh Debian trees, logs, the pattern files
+# of guest RAM) stays behind.
+BUILD_SKIP = ("mutants", "fresh", "peers", "xen-src", "test-logs", "isodir", "bootheap.iso", "guest-ram")
 # Of those, what a copy gets hard links to: Debian's Xen source download,
 # which the host tester of Xen's heap code unpacks (tests/hosted/test_xen_heap.py).
 BUILD_LINKED = (os.path.join("xen-src", "dl"),)
