@@ -95,6 +95,10 @@ def _first_list(za, zb, x, y, keep=None):
                         f"{show[0]} in {x}, {show[1]} in {y}")
             return (f"the order {key[0]} list of migratetype {key[1]} holds the blocks both boots list in "
                     f"another order: its {i}th shared entry is {show[0]} in {x}, {show[1]} in {y}")
+    return _first_unaccepted(za, zb, x, y)
+
+
+def _first_unaccepted(za, zb, x, y):
     if za.unaccepted_list != zb.unaccepted_list:
         return f"the unaccepted lists differ: {len(za.unaccepted_list)} in {x}, {len(zb.unaccepted_list)} in {y}"
     return None
@@ -156,7 +160,32 @@ def _listed(zone):
     return {(pfn, order, mt) for (order, mt), pfns in zone.lists.items() for pfn in pfns}
 
 
-def compare_untouched(a, b, names=("a", "b")):
+def _shared_lists(za, zb):
+    """(key, [pfn], [pfn]) of each list's entries that both zones list (the
+    same pfn, order and migratetype), in each zone's list order."""
+    shared = _listed(za) & _listed(zb)
+    for key in sorted(set(za.lists) | set(zb.lists)):
+        yield key, *([p for p in z.lists.get(key, []) if (p, *key) in shared] for z in (za, zb))
+
+
+def moved_entries(a, b):
+    """How many of the list entries both dumps share stand elsewhere in b's
+    order than in a's: each list's shared entries less the longest run of
+    them that keeps a's order in b (a longest increasing subsequence)."""
+    import bisect
+    moved = 0
+    for za, zb in zip(a.zones, b.zones):
+        for _, la, lb in _shared_lists(za, zb):
+            at = {p: i for i, p in enumerate(la)}
+            tails = []
+            for p in lb:
+                i = bisect.bisect_left(tails, at[p])
+                tails[i:i + 1] = [at[p]]
+            moved += len(lb) - len(tails)
+    return moved
+
+
+def compare_untouched(a, b, names=("a", "b"), order=True):
     """Two dumps of boots whose allocations landed by their timing (more
     than one node or CPU: which pages a thread gets depends on when it
     asks) -> (None or the first difference, pages touched; None when they
@@ -171,7 +200,10 @@ def compare_untouched(a, b, names=("a", "b")):
     block but the head's links, which name its list neighbours; each
     pageblock a shared block covers whole (its flags word); and each zone's
     free pages and nr_free, which may differ only by what lies outside the
-    shared blocks, at most the zone's touched pages."""
+    shared blocks, at most the zone's touched pages. order=False leaves the
+    order of the shared entries to moved_entries(), for boots whose
+    deferred init ran several threads on a node, which list the blocks
+    they free in the order they come to the zone's lock."""
     if a.header != b.header or [(z.nid, z.name) for z in a.zones] != [(z.nid, z.name) for z in b.zones]:
         return compare(a, b, names), None
     x, y = names
@@ -183,7 +215,8 @@ def compare_untouched(a, b, names=("a", "b")):
             if va != vb:
                 return f"{where}: {what} is {_hex(va)} in {x} and {_hex(vb)} in {y}", None
         shared = _listed(za) & _listed(zb)
-        listed = _first_list(za, zb, x, y, keep=lambda p, key: (p, *key) in shared)
+        listed = _first_list(za, zb, x, y, keep=lambda p, key: (p, *key) in shared) if order else \
+            _first_unaccepted(za, zb, x, y)
         if listed:
             return f"{where}: {listed}", None
         heads = {pfn: order for pfn, order, _ in shared}

@@ -81,7 +81,8 @@ def compare_record(a, b, names, same_line, early=None):
     if exact:
         excused = dumpdiff.user_word_pages(a, b)
         r["excused_pages"], r["excused_difference"] = len(excused), dumpdiff.compare(a, b, names, excused)
-        r["untouched"], r["touched_pages"] = dumpdiff.compare_untouched(a, b, names)
+        r["untouched"], r["touched_pages"] = dumpdiff.compare_untouched(a, b, names, order=False)
+        r["moved_entries"] = dumpdiff.moved_entries(a, b)
     if early:
         r["early_difference"] = dumpdiff.compare(*early, names)
     return r
@@ -150,32 +151,41 @@ def judge(records):
     differs passes only if all it differs in is (a) the words users write
     in pages that both boots hold in use (dumpdiff.user_word_pages()), or
     else (b) what lies in the pages either boot's allocations touched
-    (dumpdiff.compare_untouched()); and for a pair with a sweep boot, no
-    more such pages than the reference pairs (two stock boots, REFERENCES)
-    show: (a) at most the most they excuse, (b) at most TOUCHED_FACTOR
-    times the most they touch. A reference pair is held to (a) or (b)
+    (dumpdiff.compare_untouched(), the order of the blocks both list
+    counted apart: dumpdiff.moved_entries()); and for a pair with a sweep
+    boot, no more such pages than the reference pairs (two stock boots,
+    REFERENCES) show: (a) at most the most they excuse, (b) at most
+    TOUCHED_FACTOR times the most they touch and move. A reference pair is held to (a) or (b)
     alone; its figures are the bounds, and are reported."""
     compares = [r for r in records if r["type"] == "dump_compare"]
     refs = [r for r in compares if (r["a"], r["b"]) in REFERENCES]
     excused_bound = max([r["excused_pages"] for r in refs if r["excused_difference"] is None] or [0])
     touched_bound = TOUCHED_FACTOR * max([r["touched_pages"] for r in refs if r.get("touched_pages")] or [0])
+    moved_bound = TOUCHED_FACTOR * max([r["moved_entries"] for r in refs if r.get("moved_entries")] or [0])
     for r in compares:
         ref, r["allowed"] = r in refs, None
-        r["excused_bound"], r["touched_bound"] = (None, None) if ref else (excused_bound, touched_bound)
+        r["excused_bound"], r["touched_bound"], r["moved_bound"] = (None, None, None) if ref else \
+            (excused_bound, touched_bound, moved_bound)
+        moved = r.get("moved_entries") or 0
         if r["exact"] is None or r["same_line"]:
             r["difference"] = r["exact"]
         elif r["excused_difference"] is None and (ref or r["excused_pages"] <= excused_bound):
             r["difference"] = None
             r["allowed"] = f"{r['excused_pages']} pages in use differ in the words their users write" + (
                 " (a reference)" if ref else f", at most the {excused_bound} two stock boots show")
-        elif r.get("untouched", "") is None and (ref or r["touched_pages"] <= touched_bound):
+        elif r.get("untouched", "") is None and (ref or (r["touched_pages"] <= touched_bound and
+                                                         moved <= moved_bound)):
             r["difference"] = None
             r["allowed"] = f"the same outside the {r['touched_pages']} pages either boot's allocations touched" + (
-                " (a reference)" if ref else f", at most the {touched_bound} ({TOUCHED_FACTOR} times what two "
-                                             "stock boots touch)")
+                f", {moved} list entries both list moved" if moved else "") + (
+                " (a reference)" if ref else f", at most the {touched_bound} pages and {moved_bound} entries "
+                                             f"({TOUCHED_FACTOR} times what two stock boots show)")
         elif r["excused_difference"] is None:
             r["difference"] = (f"{r['excused_pages']} pages in use differ in the words their users write, more "
                                f"than the {excused_bound} two stock boots show; {r['exact']}")
+        elif r.get("untouched", "") is None and moved > moved_bound:
+            r["difference"] = (f"{moved} list entries both boots list moved, more than the {moved_bound} allowed "
+                               f"({TOUCHED_FACTOR} times what two stock boots show); {r['exact']}")
         elif r.get("untouched", "") is None:
             r["difference"] = (f"{r['touched_pages']} pages touched, more than the {touched_bound} allowed "
                                f"({TOUCHED_FACTOR} times what two stock boots touch); {r['exact']}")
