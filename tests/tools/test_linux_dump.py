@@ -478,7 +478,7 @@ def fake_boots(monkeypatch, late):
     from harness.real.linux import dumprun
     booted = []
 
-    def boot(files, mem, log, params, nodes, cpus=1):
+    def boot(files, mem, log, params, nodes, cpus=1, icount=None):
         booted.append(params)
         if "init_pages=bogus" in params:
             with open(log, "w") as f:

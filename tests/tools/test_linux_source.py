@@ -491,6 +491,9 @@ def test_the_variants_command_lines_are_of_one_length_but_the_padded_ones():
     assert all(len(lines[k + "-padded"]) > len(lines[k]) for k in ("stock", "sweep"))
     assert set(dumprun.REFERENCES) <= set(dumprun.PAIRS)
     assert all(a in dumprun.STOCKS and b in dumprun.STOCKS for a, b in dumprun.REFERENCES)
+    # stock-slow boots stock's line under another -icount: not one boot with stock.
+    assert lines["stock-slow"] == lines["stock"] and dumprun.ICOUNTS["stock-slow"].startswith("shift=1")
+    assert not dumprun.same_boot("stock", "stock-slow") and dumprun.same_boot("stock", "stock-again")
 
 
 def test_a_build_without_deferral_is_kept_apart_and_not_set_beside_debians(tmp_path):

@@ -68,9 +68,10 @@ def boot_until(files, mem_bytes, log_path, append, nodes, extra, stop, timeout, 
     return how, proc.returncode if how == "ended" else None, reader.said()
 
 
-def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None, cpus=1):
+def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None, cpus=1, icount=None):
     """Boots `files` ({"kernel": vmlinux}) at mem_bytes on cpus vCPUs with
-    `bootheap_dump` and params -> (Dump, log): the dump once deferred init is done (the
+    `bootheap_dump` and params, under -icount `icount` (default
+    realboot.ICOUNT, one instruction a virtual ns) -> (Dump, log): the dump once deferred init is done (the
     log's early one is dump.parse(log, early=True)). DumpBootError when
     QEMU ends or the time runs out before the dump's end line, or when
     Linux refuses a parameter of params (named with Linux's message)."""
@@ -78,7 +79,7 @@ def boot(files, mem_bytes, log_path, params="", nodes=1, timeout=None, cpus=1):
     # Under -icount the vCPUs run in turn on one host thread.
     timeout = timeout or realboot.timeout_for(mem_bytes) * (1 + (cpus - 1) / 2)
     how, rc, err = boot_until(files, mem_bytes, log_path, append, nodes,
-                              ["-icount", realboot.ICOUNT] + list(DETERMINISTIC),
+                              ["-icount", icount or realboot.ICOUNT] + list(DETERMINISTIC),
                               lambda text: bool(refused(text) or END.search(text)), timeout, cpus)
     with open(log_path, encoding="utf-8", errors="replace") as f:
         log = f.read().replace("\r", "")

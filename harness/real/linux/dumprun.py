@@ -27,12 +27,17 @@ from harness.real.linux import dump, dumpboot, dumpdiff
 PAD = " pad_param=" + "x" * 32
 VARIANTS = (("stock", "init_pages=stock"), ("stock-again", "init_pages=stock"), ("sweep", "init_pages=sweep"),
             ("default", "pad_param=xxxxxx"), ("stock-padded", "init_pages=stock" + PAD),
-            ("sweep-padded", "init_pages=sweep" + PAD))
-STOCKS, SWEEPS = ("stock", "default", "stock-padded"), ("sweep", "sweep-padded")
-# Two stock boots whose command lines differ, in text and in length: what
-# they differ in (the random pool the line seeds; the timing) bounds what a
-# stock and a sweep boot may.
-REFERENCES = (("stock", "default"), ("stock", "stock-padded"))
+            ("sweep-padded", "init_pages=sweep" + PAD), ("stock-slow", "init_pages=stock"))
+# A variant booted under another -icount: stock-slow, each instruction two
+# virtual ns, so that every timer comes after half the instructions it
+# does in stock: the boot's timing moved as a whole, as sweep's fewer
+# instructions move it, where the padding moves it a little.
+ICOUNTS = {"stock-slow": "shift=1,sleep=off"}
+STOCKS, SWEEPS = ("stock", "default", "stock-padded", "stock-slow"), ("sweep", "sweep-padded")
+# Two stock boots whose command lines differ, in text and in length, or
+# whose timing differs: what they differ in (the random pool the line
+# seeds; the timing) bounds what a stock and a sweep boot may.
+REFERENCES = (("stock", "default"), ("stock", "stock-padded"), ("stock", "stock-slow"))
 PAIRS = (("stock", "stock-again"),) + REFERENCES + (("stock", "sweep"), ("default", "sweep"),
                                                     ("stock", "sweep-padded"), ("sweep", "sweep-padded"))
 # A sweep pair may touch at most this many times the pages a reference pair touched.
@@ -54,6 +59,12 @@ LAYOUTS = (("1G-reserved", 1 << 30, 1, "memmap=64M$0x10000000 memmap=3M$0x201000
 # `dump --gates`: each runtime gate of the series turned on, every variant
 # booted with it (the kernel's own parameters; CONFIG_PAGE_POISONING is y).
 GATES = (("1G-init_on_free", 1 << 30, 1, "init_on_free=1"), ("1G-page_poison", 1 << 30, 1, "page_poison=1"))
+
+
+def same_boot(a, b):
+    """Whether two variants boot alike: one command line, one -icount."""
+    lines = dict(VARIANTS)
+    return (lines[a], ICOUNTS.get(a)) == (lines[b], ICOUNTS.get(b))
 
 
 def node_count(nodes):
@@ -105,7 +116,7 @@ def dump_records(build, mem, out, nodes=1, say=print, extra="", label=None, cpus
         log = os.path.join(out, f"serial-dump-{name}-{tag}.log")
         say(f"linux-src: dump at {where} ({name}: {params})")
         try:
-            d, text = dumpboot.boot(build.files(), mem, log, params, nodes, cpus=cpus)
+            d, text = dumpboot.boot(build.files(), mem, log, params, nodes, cpus=cpus, icount=ICOUNTS.get(name))
         except dumpboot.DumpBootError as e:
             records.append(dict(base, type="error", message=f"the dump as {name}: {e}"))
             continue
@@ -120,12 +131,10 @@ def dump_records(build, mem, out, nodes=1, say=print, extra="", label=None, cpus
                             nr_free_pages=d.free_pages, pgfree=d.events.get("pgfree"), zones=summary(d),
                             early_zones=summary(early[name]) if name in early else None,
                             log=os.path.basename(log)))
-    lines = dict(VARIANTS)
     for na, nb in PAIRS:
         if na in dumps and nb in dumps:
             both = (early[na], early[nb]) if na in early and nb in early else None
-            records.append(dict(base, **compare_record(dumps[na], dumps[nb], (na, nb), lines[na] == lines[nb],
-                                                       both)))
+            records.append(dict(base, **compare_record(dumps[na], dumps[nb], (na, nb), same_boot(na, nb), both)))
     judge(records)
     log = os.path.join(out, f"serial-dump-unknown-{tag}.log")
     say(f"linux-src: {UNKNOWN} at {where}")
