@@ -62,8 +62,9 @@ HOSTED_SKIP = ["--ignore=tests/hosted/test_counts.py", "--ignore=tests/hosted/te
 # beyond what each takes on this project's machines under load.
 STAGE_LIMIT = 900
 # The build's outputs a scratch copy needs; the rest of build/ (the real binaries'
-# downloads, Xen's source trees, fresh Debian trees, logs) stays behind.
-BUILD_SKIP = ("mutants", "fresh", "binaries", "peers", "xen-src", "linux-src", "test-logs", "isodir", "bootheap.iso")
+# downloads, Xen's source trees, fresh Debian trees, logs, the pattern files
+# of guest RAM) stays behind.
+BUILD_SKIP = ("mutants", "fresh", "binaries", "peers", "xen-src", "linux-src", "test-logs", "isodir", "bootheap.iso", "guest-ram")
 # Of those, what a copy gets hard links to: Debian's Xen and Linux source
 # downloads, and the Linux host tester's prepared objects, which the host
 # testers read (tests/hosted/test_xen_heap.py, test_linux_host.py).

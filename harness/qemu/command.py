@@ -165,10 +165,13 @@ def make_iso(append, workdir, gfxmode=None, grub_cmds=()):
 
 def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
                  machine_opts="", serial=True, gdb=False, extra=(), cpu=None, say=print,
-                 cpus=1, nodes=1, kernel=None, bios=QBOOT):
+                 cpus=1, nodes=1, kernel=None, bios=QBOOT, pattern=False):
     """QEMU's command line for a boot. pvh mode loads `kernel` (default:
     bootheap's ELF) with -kernel under `bios` (default qboot; None: QEMU's
-    own SeaBIOS, which can also load a multiboot kernel such as Xen)."""
+    own SeaBIOS, which can also load a multiboot kernel such as Xen).
+    pattern: guest RAM starts on harness/qemu/pattern.py's file, not zeros
+    (PatternError when that file cannot be made). Several vCPUs run on one
+    host thread each, but under -icount, which runs them in turn on one."""
     mem_mib = mem_bytes >> 20
     cmd = ["qemu-system-x86_64", "-nodefaults", "-no-reboot", "-display", "none",
            "-monitor", "none", "-m", f"{mem_mib}M"]
@@ -179,11 +182,15 @@ def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
     large = mem_bytes > mem_available() * 0.9
     if large:
         say(f"harness: {mem_mib} MiB guest is larger than free host RAM: reserve=off")
-    if large and len(guest.node_mib(nodes, mem_bytes)) == 1:
+    one = len(guest.node_mib(nodes, mem_bytes)) == 1
+    if pattern and one:
+        cmd += ["-object", guest.pattern_backend("ram0", mem_mib)]
+        machine += ",memory-backend=ram0"
+    elif large and one:
         cmd += ["-object", f"memory-backend-ram,id=ram0,size={mem_mib}M,reserve=off"]
         machine += ",memory-backend=ram0"
     cmd += ["-machine", machine]
-    cmd += guest.args(cpus, nodes, mem_bytes, large)
+    cmd += guest.args(cpus, nodes, mem_bytes, large, pattern)
     if accel == "kvm":
         cmd += ["-accel", "kvm", "-cpu", cpu or "host,-arch-capabilities"]
     else:
@@ -193,7 +200,7 @@ def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
         # the whole physical address space and takes seconds more with 46.
         wide = mem_bytes > (512 << 30)
         # One host thread per vCPU (QEMU's default for x86 guests, said here).
-        tcg = "tcg,thread=multi" if cpus > 1 else "tcg"
+        tcg = "tcg,thread=multi" if cpus > 1 and "-icount" not in extra else "tcg"
         cmd += ["-accel", tcg, "-cpu", cpu or ("max,phys-bits=46" if wide else "max")]
     cmd += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     cmd += ["-serial", "stdio" if serial else "none"]

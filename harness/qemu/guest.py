@@ -5,6 +5,8 @@ each, memory and CPUs split as evenly as they go, or memory in the sizes a
 caller names (unequal nodes: the source-built Xen's runs)."""
 import os
 
+from harness.qemu.pattern import backend as pattern_backend
+
 MIB = 1 << 20
 
 
@@ -44,9 +46,10 @@ def check(cpus, nodes, mem_bytes):
     return None
 
 
-def args(cpus, nodes, mem_bytes, large):
+def args(cpus, nodes, mem_bytes, large, pattern=False):
     """QEMU arguments for cpus vCPUs on nodes nodes of mem_bytes in all; large:
-    the guest is bigger than the host's free RAM (reserve=off on each backend).
+    the guest is bigger than the host's free RAM (reserve=off on each backend);
+    pattern: each node's RAM starts on harness/qemu/pattern.py's file.
     With one node, none but -smp: the caller keeps its single memory backend."""
     why = check(cpus, nodes, mem_bytes)
     if why:
@@ -58,7 +61,8 @@ def args(cpus, nodes, mem_bytes, large):
     per = split(cpus, len(mems))
     first = 0
     for i in range(len(mems)):
-        backend = f"memory-backend-ram,id=node{i},size={mems[i]}M" + (",reserve=off" if large else "")
+        backend = pattern_backend(f"node{i}", mems[i]) if pattern else \
+            f"memory-backend-ram,id=node{i},size={mems[i]}M" + (",reserve=off" if large else "")
         opt = f"node,nodeid={i},memdev=node{i}"
         if per[i]:
             opt += f",cpus={first}-{first + per[i] - 1}"

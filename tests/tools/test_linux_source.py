@@ -85,6 +85,56 @@ def test_the_symbols_derived_are_those_tested_and_no_other(tmp_path):
     assert not {"IN_A_COMMENT", "NET_SCHED", "X86_SECTIONS", "PCI", "BLOCK"} & set(derived)
 
 
+def test_the_symbols_the_series_adds_are_derived_from_the_tree_with_and_without_it(tmp_path):
+    """The tree as built (the series applied) against the files it touches
+    with the series reversed."""
+    import subprocess
+    tree = fake_tree(tmp_path / "tree")
+    before = open(os.path.join(tree, "mm/mm_init.c")).read()
+    after = before.replace("#ifdef CONFIG_DEFERRED_STRUCT_PAGE_INIT\n", "#ifdef CONFIG_UNACCEPTED_MEMORY\n")
+    write(tmp_path / "new", "mm/mm_init.c", after)
+    r = subprocess.run(["diff", "-u", "--label", "a/mm/mm_init.c", "--label", "b/mm/mm_init.c",
+                        os.path.join(tree, "mm/mm_init.c"), str(tmp_path / "new/mm/mm_init.c")],
+                       capture_output=True, text=True)
+    patch = tmp_path / "0001-x.patch"
+    patch.write_text("diff --git a/mm/mm_init.c b/mm/mm_init.c\n" + r.stdout)
+    write(tmp_path / "tree", "mm/mm_init.c", after)          # the tree as unpacked: the series applied
+    got = config.series_symbols(tree, [str(patch)])
+    assert got == {"added": {"UNACCEPTED_MEMORY": ["mm/mm_init.c:4"]}, "dropped": ["DEFERRED_STRUCT_PAGE_INIT"]}
+    assert open(os.path.join(tree, "mm/mm_init.c")).read() == after      # the tree is left as it was
+    write(tmp_path / "tree", "mm/mm_init.c", before)          # a series that does not reverse is named
+    with pytest.raises(config.ConfigError, match="0001-x.patch does not reverse"):
+        config.series_symbols(tree, [str(patch)])
+
+
+def test_a_symbol_only_select_sets_comes_on_by_a_selector_debian_sets(tmp_path):
+    write(tmp_path, "arch/x86/Kconfig", "config AMD_MEM_ENCRYPT\n\tbool \"SME\"\n\tdepends on EFI_STUB\n"
+          "\tselect UNACCEPTED_MEMORY\n\tselect X86_MEM_ENCRYPT\n\nconfig INTEL_TDX_GUEST\n\tbool \"TDX\"\n"
+          "\tselect UNACCEPTED_MEMORY\n")
+    write(tmp_path, "mm/Kconfig", "config UNACCEPTED_MEMORY\n\tbool\n\tdepends on EFI_STUB\n")
+    selects = {}
+    index = config.kconfig_index(str(tmp_path), selects)
+    assert selects["UNACCEPTED_MEMORY"] == ["AMD_MEM_ENCRYPT", "INTEL_TDX_GUEST"] and index["UNACCEPTED_MEMORY"] == \
+        ["EFI_STUB"]
+    debian = {"AMD_MEM_ENCRYPT": "y", "INTEL_TDX_GUEST": "y", "UNACCEPTED_MEMORY": "y"}
+    want = {"UNACCEPTED_MEMORY": "y"}
+    assert config.selectors_needed(want, {}, debian, selects) == {"AMD_MEM_ENCRYPT": "y"}
+    assert config.selectors_needed(want, {"INTEL_TDX_GUEST": "y"}, debian, selects) == {}   # one is on already
+    assert config.selectors_needed(want, {}, dict(debian, AMD_MEM_ENCRYPT=None), selects) == {"INTEL_TDX_GUEST": "y"}
+    assert config.selectors_needed(want, {"UNACCEPTED_MEMORY": "y"}, debian, selects) == {}
+
+
+def test_the_options_kept_by_hand_and_the_boot_values():
+    keep = config.kept({}, {"VM_EVENT_COUNTERS": "y", "BUG": "y", "KFENCE_SAMPLE_INTERVAL": "0"}, {})
+    assert keep == {"VM_EVENT_COUNTERS": "y", "BUG": "y", "KFENCE_SAMPLE_INTERVAL": "0"}
+    assert set(config.BY_HAND) == set(keep)
+    frag = config.fragment(keep)
+    assert "CONFIG_NR_CPUS=64" in frag and "CONFIG_KFENCE_SAMPLE_INTERVAL=0" in frag
+    full = {s: "y" for s in config.BASE}
+    assert config.base_missing(dict(full, NR_CPUS="2")) == ["NR_CPUS"]
+    assert config.base_missing(dict(full, NR_CPUS="64")) == []
+
+
 def test_a_tree_without_the_memory_init_sources_is_refused(tmp_path):
     write(tmp_path, "MAINTAINERS", MAINTAINERS)
     with pytest.raises(config.ConfigError, match="mm/mm_init.c is not in"):
@@ -306,109 +356,113 @@ def _dump_run(tmp_path, nodes, say, layouts=False):
     return dumprun.run(FakeBuild(), str(tmp_path), [GIB], nodes, layouts, say=say)
 
 
-def _records(default_differs, sweep_differs):
-    def rec(a, b, diff):
-        return {"type": "dump_compare", "a": a, "b": b, "difference": diff, "exact": diff, "user_pages": 0}
-    return [rec("stock", "stock-again", None),
-            rec("stock", "sweep", "pfn 0x2802 differs" if sweep_differs else None),
-            rec("stock", "default", "free_pages is 0x7787e in stock" if default_differs else None),
-            {"type": "refusal", "params": "init_pages=bogus", "refused": ["init_pages"],
-             "message": "Malformed early option 'init_pages'"}]
+def _cmp(a, b, exact=None, excused=0, excused_difference=None, untouched=None, touched=None, same_line=False):
+    """A dump_compare record as dumprun.compare_record() leaves it."""
+    r = {"type": "dump_compare", "a": a, "b": b, "same_line": same_line, "exact": exact,
+         "excused_pages": excused, "excused_difference": exact if exact and not excused else excused_difference,
+         "early_difference": None}
+    if exact:
+        r["untouched"], r["touched_pages"] = untouched, touched
+    return r
 
 
-@pytest.mark.parametrize("default_differs,sweep_differs,status", [
-    (False, False, 0), (False, True, 1), (True, True, 0), (True, False, 0)])
-def test_a_sweep_difference_counts_only_where_two_stock_command_lines_agree(
-        monkeypatch, tmp_path, default_differs, sweep_differs, status):
+def _refusal():
+    return {"type": "refusal", "params": "init_pages=bogus", "refused": ["init_pages"],
+            "message": "Malformed early option 'init_pages'"}
+
+
+def test_two_boots_of_one_command_line_must_be_the_same_word_for_word():
+    from harness.real.linux import dumprun
+    records = [_cmp("stock", "stock-again", "pfn 0x1 differs", excused=1, untouched=None, touched=3,
+                    same_line=True)]
+    dumprun.judge(records)
+    assert records[0]["difference"] == "pfn 0x1 differs" and records[0]["allowed"] is None
+
+
+def test_a_sweep_pair_is_excused_no_more_user_words_than_two_stock_boots_show():
+    from harness.real.linux import dumprun
+    refs = [_cmp("stock", "default", "pfn 0x2456 differs", excused=24, untouched="x"),
+            _cmp("stock", "stock-padded")]
+    within = _cmp("stock", "sweep", "pfn 0x2456 differs", excused=24, untouched="x")
+    beyond = _cmp("default", "sweep", "pfn 0x2456 differs", excused=25, untouched="x")
+    records = refs + [within, beyond]
+    dumprun.judge(records)
+    assert refs[0]["difference"] is None and "24 pages in use differ" in refs[0]["allowed"] and \
+        "(a reference)" in refs[0]["allowed"]
+    assert within["difference"] is None and within["excused_bound"] == 24 and \
+        within["allowed"] == "24 pages in use differ in the words their users write, at most the 24 two stock " \
+        "boots show"
+    assert beyond["difference"].startswith("25 pages in use differ in the words their users write, more than "
+                                           "the 24 two stock boots show; pfn 0x2456 differs")
+    # What is left once those pages are excused is never excused.
+    left = _cmp("stock", "sweep", "pfn 0x2456 differs", excused=3, excused_difference="pfn 0x99 differs",
+                untouched="the order 10 list ... another order")
+    records = refs + [left]
+    dumprun.judge(records)
+    assert left["difference"] == "the order 10 list ... another order"
+
+
+def test_a_sweep_pair_may_touch_no_more_than_twice_what_two_stock_boots_touch():
+    from harness.real.linux import dumprun
+    refs = [_cmp("stock", "default"), _cmp("stock", "stock-padded", "free_pages differ", excused=0,
+                                           excused_difference="free_pages differ", untouched=None, touched=900)]
+    ok = _cmp("stock", "sweep", "pfn 0x2e3a differs", excused_difference="pfn 0x2e3a differs", untouched=None,
+              touched=1800)
+    over = _cmp("stock", "sweep-padded", "pfn 0x2e3a differs", excused_difference="pfn 0x2e3a differs",
+                untouched=None, touched=1801)
+    records = refs + [ok, over]
+    dumprun.judge(records)
+    assert refs[1]["difference"] is None and "outside the 900 pages" in refs[1]["allowed"]
+    assert ok["difference"] is None and ok["touched_bound"] == 1800 and "at most the 1800" in ok["allowed"]
+    assert over["difference"].startswith("1801 pages touched, more than the 1800 allowed")
+    # No reference touched anything: a sweep pair that differs fails.
+    records = [_cmp("stock", "default"), _cmp("stock", "stock-padded"), dict(ok)]
+    dumprun.judge(records)
+    assert records[2]["difference"].startswith("1800 pages touched, more than the 0 allowed")
+    # A reference that differs where no allocation touched fails, and bounds nothing.
+    bad = _cmp("stock", "stock-padded", "x", excused_difference="x", untouched="pfn 0x5 is PG_reserved in a only")
+    records = [_cmp("stock", "default"), bad, dict(ok)]
+    dumprun.judge(records)
+    assert bad["difference"] == "pfn 0x5 is PG_reserved in a only"
+    assert records[2]["difference"].startswith("1800 pages touched, more than the 0 allowed")
+
+
+def test_every_pair_that_fails_fails_the_run(monkeypatch, tmp_path):
+    """No pair's difference marks another "not judged": each counts."""
     import json
 
     from harness.real.linux import dumprun
 
-    seen = []
-    monkeypatch.setattr(dumprun, "dump_records",
-                        lambda b, mem, out, nodes, say: seen.append(nodes) or _records(default_differs, sweep_differs))
-    said = []
-    assert _dump_run(tmp_path, [1, 2], said.append) == status
-    assert seen == [1, 2]
-    with open(tmp_path / "dumps.jsonl") as f:
-        recs = [json.loads(line) for line in f][1:]
-    judged = [r for r in recs if r["type"] == "dump_compare" and r.get("not_judged")]
-    # Where the boot's timing decides, a sweep boot the same as a stock one
-    # stands judged; every other comparison but stock-again is said only.
-    assert len(judged) == (0 if not default_differs else 4 if sweep_differs else 2)
-    assert not any(r["b"] == "stock-again" for r in judged)
-    assert any("2 nodes" in s for s in said)
+    def records(sweep_diff, default_diff):
+        recs = [_cmp("stock", "stock-again", same_line=True),
+                _cmp("stock", "default", default_diff, excused_difference=default_diff, untouched=default_diff),
+                _cmp("stock", "stock-padded"),
+                _cmp("stock", "sweep", sweep_diff, excused_difference=sweep_diff, untouched=sweep_diff),
+                _refusal()]
+        dumprun.judge(recs)
+        return recs
+    for sweep_diff, default_diff, status in ((None, None, 0), ("pfn 0x2802 differs", None, 1),
+                                             (None, "free_pages is 0x7787e in stock", 1),
+                                             ("pfn 0x2802 differs", "free_pages is 0x7787e in stock", 1)):
+        seen = []
+        monkeypatch.setattr(dumprun, "dump_records", lambda b, mem, out, nodes, say, **kw:
+                            seen.append((nodes, kw.get("cpus", 1))) or records(sweep_diff, default_diff))
+        said = []
+        assert dumprun.run(FakeBuild(), str(tmp_path), [GIB], [1, 2], say=said.append, cpus=[1, 4]) == status
+        assert seen == [(1, 1), (2, 1), (1, 4), (2, 4)]
+        with open(tmp_path / "dumps.jsonl") as f:
+            recs = [json.loads(line) for line in f][1:]
+        assert not any("not_judged" in r for r in recs)
+        assert any("2 nodes, 4 vCPUs" in s for s in said)
 
 
-def test_on_two_nodes_each_sweep_boot_is_held_to_each_stock_boot():
+def test_early_dumps_that_differ_count_even_where_the_late_ones_are_allowed(monkeypatch, tmp_path):
     from harness.real.linux import dumprun
 
-    assert dumprun.pairs(1) == [("stock", "stock-again"), ("stock", "sweep"), ("stock", "default")]
-    two = dumprun.pairs(2)
-    assert ("stock", "stock-again") in two and ("stock", "default") in two
-    assert {(a, b) for a, b in two if b in dumprun.SWEEPS} == {
-        ("stock", "sweep"), ("default", "sweep"), ("stock", "sweep-padded"), ("default", "sweep-padded"),
-        ("sweep", "sweep-padded")}
-    assert dict([dumprun.PADDED])["sweep-padded"].startswith("init_pages=sweep ")
-
-
-def test_a_padded_sweep_boot_the_same_as_stock_judges_the_others_as_timing():
-    from harness.real.linux import dumprun
-
-    def rec(a, b, diff):
-        return {"type": "dump_compare", "a": a, "b": b, "difference": diff}
-    records = [rec("stock", "stock-again", None), rec("stock", "default", "free_pages differ"),
-               rec("stock", "sweep", "pfn 0x2e3a differs"), rec("default", "sweep", "pfn 0x2e3a differs"),
-               rec("stock", "sweep-padded", None), rec("default", "sweep-padded", "pfn 0x25e9 differs")]
-    dumprun.judge(records)
-    assert "not_judged" not in records[0] and "not_judged" not in records[4]
-    assert all("stock and default differ" in r["not_judged"] and "stock and sweep-padded are the same"
-               in r["not_judged"] for r in records[1:4] + records[5:])
-    # No sweep boot the same as a stock one: every difference is said, none proven.
-    records = [dict(r, difference=r["difference"] or ("differs" if r["b"] == "sweep-padded" else None))
-               for r in records]
-    for r in records:
-        r.pop("not_judged", None)
-    dumprun.judge(records)
-    assert all("no sweep boot is the same" in r["not_judged"] for r in records[1:])
-    # stock and default the same, and so sweep and sweep-padded: nothing is excused.
-    records = [rec("stock", "stock-again", None), rec("stock", "default", None), rec("stock", "sweep", "x")]
-    dumprun.judge(records)
-    assert not any("not_judged" in r for r in records)
-    # stock and default the same, but the two sweep boots not: the timing
-    # shows there, and stock and sweep being the same stands.
-    records = [rec("stock", "stock-again", None), rec("stock", "default", None),
-               rec("sweep", "sweep-padded", "pfn 0x25eb differs"), rec("stock", "sweep", None),
-               rec("stock", "sweep-padded", "pfn 0x25eb differs"), rec("default", "sweep-padded", "pfn 0x25eb")]
-    dumprun.judge(records)
-    assert "not_judged" not in records[3] and "not_judged" not in records[0]
-    assert all("sweep and sweep-padded differ" in r["not_judged"] and "stock and sweep are the same"
-               in r["not_judged"] for r in records[4:])
-
-
-def test_on_two_nodes_what_no_allocation_touched_counts_when_timing_shows():
-    from harness.real.linux import dumprun
-
-    def rec(a, b, diff, untouched=None):
-        return {"type": "dump_compare", "a": a, "b": b, "difference": diff, "untouched": untouched,
-                "touched_pages": None if untouched else 900, "early_difference": None}
-    records = [rec("stock", "stock-again", None), rec("stock", "default", "free_pages differ"),
-               rec("stock", "sweep", "pfn 0x2e3a differs"),
-               rec("stock", "sweep-padded", "pfn 0x25e9 differs", "the order 10 list ... another order")]
-    dumprun.judge(records)
-    assert records[0]["difference"] is None and "timing" not in records[0]
-    assert [r["difference"] for r in records[1:]] == [None, None, "the order 10 list ... another order"]
-    assert all("stock and default differ" in r["timing"] and "not_judged" not in r for r in records[1:])
-
-
-def test_early_dumps_that_differ_count_even_where_timing_shows(monkeypatch, tmp_path):
-    from harness.real.linux import dumprun
-
-    recs = _records(True, True)
-    for r in recs:
-        if r["type"] == "dump_compare":
-            r.update(untouched=None, touched_pages=10, early_difference=None)
-    monkeypatch.setattr(dumprun, "dump_records", lambda b, mem, out, nodes, say: [dict(r) for r in recs])
+    recs = [_cmp("stock", "stock-padded", "x", excused_difference="x", untouched=None, touched=10),
+            _cmp("stock", "sweep"), _refusal()]
+    dumprun.judge(recs)
+    monkeypatch.setattr(dumprun, "dump_records", lambda b, mem, out, nodes, say, **kw: [dict(r) for r in recs])
     said = []
     assert _dump_run(tmp_path, [2], said.append) == 0
     assert any("the same outside the 10 pages" in s and "early dumps the same word for word" in s for s in said)
@@ -417,17 +471,29 @@ def test_early_dumps_that_differ_count_even_where_timing_shows(monkeypatch, tmp_
     assert any("the early dumps differ: node 0 DMA32: pfn 0x1005 differs" in s for s in said)
 
 
-def test_layouts_boot_each_with_its_parameters(monkeypatch, tmp_path):
+def test_layouts_and_gates_boot_each_with_its_parameters(monkeypatch, tmp_path):
     from harness.real.linux import dumprun
 
     seen = []
-    monkeypatch.setattr(dumprun, "dump_records", lambda b, mem, out, nodes, say, extra="", label=None:
-                        seen.append((mem, nodes, extra, label)) or _records(False, False))
-    assert _dump_run(tmp_path, [1], lambda *a: None, layouts=True) == 0
+    monkeypatch.setattr(dumprun, "dump_records", lambda b, mem, out, nodes, say, extra="", label=None, cpus=1:
+                        seen.append((mem, nodes, extra, label)) or [_refusal()])
+    assert dumprun.run(FakeBuild(), str(tmp_path), [GIB], [1], True, lambda *a: None, gates=True) == 0
     assert seen[0] == (GIB, 1, "", None)
-    assert seen[1:] == [(mem, nodes, extra, name) for name, mem, nodes, extra in dumprun.LAYOUTS]
+    assert seen[1:] == [(mem, nodes, extra, name) for name, mem, nodes, extra in dumprun.LAYOUTS + dumprun.GATES]
     assert ("1G+3G", 4 * GIB, [1024, 3072], "") in [(n, m, k, e) for n, m, k, e in dumprun.LAYOUTS]
-    assert dumprun.pairs([1024, 3072]) == dumprun.pairs(2)
+    assert {e for _, _, _, e in dumprun.GATES} == {"init_on_free=1", "page_poison=1"}
+
+
+def test_the_variants_command_lines_are_of_one_length_but_the_padded_ones():
+    from harness.real.linux import dumprun
+    lines = dict(dumprun.VARIANTS)
+    assert len({len(v) for k, v in lines.items() if not k.endswith("-padded")}) == 1
+    assert all(len(lines[k + "-padded"]) > len(lines[k]) for k in ("stock", "sweep"))
+    assert set(dumprun.REFERENCES) <= set(dumprun.PAIRS)
+    assert all(a in dumprun.STOCKS and b in dumprun.STOCKS for a, b in dumprun.REFERENCES)
+    # stock-slow boots stock's line under another -icount: not one boot with stock.
+    assert lines["stock-slow"] == lines["stock"] and dumprun.ICOUNTS["stock-slow"].startswith("shift=1")
+    assert not dumprun.same_boot("stock", "stock-slow") and dumprun.same_boot("stock", "stock-again")
 
 
 def test_a_build_without_deferral_is_kept_apart_and_not_set_beside_debians(tmp_path):

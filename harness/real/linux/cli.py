@@ -28,6 +28,7 @@ from harness.real.linux import configs, dumprun, initboot, measure, report, sour
 from harness.real.linux.host import build as hostbuild, run as hostrun
 from harness.real.linux.measure import INIT_PAGES, NODEFER
 from harness.real.source.package import SourceError
+from harness.qemu.pattern import PatternError
 
 PHASES = ("memmap", "memblock_free_all", "deferred")
 
@@ -61,7 +62,7 @@ def _failing(run):
     def mode(args):
         try:
             return run(args)
-        except (SourceError, FetchError, initboot.InitBootError) as e:
+        except (SourceError, FetchError, initboot.InitBootError, PatternError) as e:
             warn(f"linux-src: {e}")
             return 2
     return mode
@@ -100,12 +101,23 @@ def cmd_report(args):
     return report.write(args.folder)
 
 
+def _cpus(text):
+    try:
+        cpus = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        cpus = []
+    if not cpus or any(c < 1 or c > 8 for c in cpus):
+        raise BenchError(f"--cpus {text}: a comma list of vCPU counts from 1 to 8")
+    return cpus
+
+
 def cmd_dump(args):
     release = _release(args)
     _sized(args)
-    b = source.build(release, say=say, refresh=args.refresh)
+    cpus = _cpus(args.cpus)
+    b = source.build(release, say=say, refresh=args.refresh, flips=dumprun.DUMP_FLIPS)
     out = real_cli.results_folder(args, "linux-dump-")
-    status = dumprun.run(b, out, args.sizes, args.nodes, args.layouts, say=say)
+    status = dumprun.run(b, out, args.sizes, args.nodes, args.layouts, say=say, cpus=cpus, gates=args.gates)
     say(f"linux-src: {out}/dumps.jsonl")
     return status
 
@@ -234,12 +246,19 @@ def add_parser(sub):
     r = mode("report", "rewrite a results folder's report.md (or a configs folder's configs.md)", cmd_report)
     r.add_argument("folder")
     d = mode("dump", "the memory map early and after deferred init, each variant's, compared",
-             _failing(cmd_dump), description="Boots each size for the memory map after deferred init "
-             "(bootheap_dump) as init_pages=stock (twice), sweep and the default, checks each dump and compares "
-             "them, early dumps too, and checks that an unknown init_pages is refused; writes dumps.jsonl.")
+             _failing(cmd_dump), description="Builds the dump build (the derived config with "
+             "SLAB_FREELIST_RANDOM off, cached apart) and boots each size, node and vCPU count for the memory "
+             "map after deferred init (bootheap_dump), guest RAM on a pattern, as init_pages=stock (twice), "
+             "sweep, the default and stock and sweep with a longer command line; checks each dump and its "
+             "counters, compares them, early dumps too, each difference held to what two stock boots show, "
+             "and checks that an unknown init_pages is refused; writes dumps.jsonl.")
     _common(d, prefix="linux-dump-")
+    d.add_argument("--cpus", default="1", help="vCPU counts, a comma list (default 1): several run deferred "
+                   "init on several threads")
     d.add_argument("--layouts", action="store_true", help="also boot each layout of "
                    "harness/real/linux/dumprun.py's LAYOUTS: reserved ranges, unequal nodes")
+    d.add_argument("--gates", action="store_true", help="also boot 1 GiB with each runtime gate of GATES on: "
+                   "init_on_free=1, page_poison=1")
     i = mode("init", "each variant to busybox's /init, its tmpfs filled and read back", _failing(cmd_init),
              description="Boots each size and node count as each variant (default stock, sweep and no "
              f"init_pages) to a busybox /init that fills and reads back {initboot.MEMTEST_MIB} MiB of tmpfs "

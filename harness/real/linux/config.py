@@ -27,6 +27,9 @@ import fnmatch
 import glob
 import os
 import re
+import shutil
+import subprocess
+import tempfile
 
 from harness.real.source.build import config_line, parse_config  # noqa: F401 (the derivation's own)
 
@@ -67,6 +70,18 @@ EXCLUDED = {
     "PAGE_POOL": "the network stack's page pool: it needs the network stack, outside the memory init",
 }
 SYMBOL = re.compile(r"\bCONFIG_([A-Z0-9_]+)")
+# Kept at Debian's value though the memory-init sources do not test them,
+# each for what it changes in what the boots show or do.
+BY_HAND = {
+    "VM_EVENT_COUNTERS": "the vm events: the dump's pgfree and pgalloc, held to the free pages",
+    "BUG": "BUG_ON()'s checks in the memory init, run as Debian runs them",
+    "KFENCE_SAMPLE_INTERVAL": "KFENCE off at boot as in Debian (0): else a timer picks allocations by the "
+                              "boot's timing",
+}
+# Values the boots need that are not Debian's: the dump boots' 2 and 4
+# vCPUs need NR_CPUS of 4 or more (Debian's 8192 needs MAXSMP); 64, as the
+# host tester (harness/real/linux/host/build.py) has it.
+BOOT_VALUES = {"NR_CPUS": "64"}
 
 
 class ConfigError(Exception):
@@ -95,12 +110,19 @@ def _maintained(path, patterns):
     return False
 
 
-def includes(tree, source):
+def _read(tree, path, over=None):
+    """A file of the tree, or its copy in `over` where that folder has one."""
+    full = os.path.join(over, path) if over and os.path.isfile(os.path.join(over, path)) else \
+        os.path.join(tree, path)
+    with open(full, errors="replace") as f:
+        return f.read()
+
+
+def includes(tree, source, over=None):
     """The headers `source` includes directly, as paths in the tree (those
     that resolve: a quoted name beside it, <linux/...> in include/,
     <asm/...> in arch/x86/include or asm-generic)."""
-    with open(os.path.join(tree, source), errors="replace") as f:
-        text = f.read()
+    text = _read(tree, source, over)
     out = []
     for kind, name in re.findall(r'^#\s*include\s+([<"])([^>"]+)[>"]', text, re.M):
         if kind == '"':
@@ -115,7 +137,7 @@ def includes(tree, source):
     return out
 
 
-def init_sources(tree):
+def init_sources(tree, over=None):
     """The memory-init sources: INIT_SOURCES and the headers they include
     that MAINTAINERS files under memory management, in order, once each."""
     with open(os.path.join(tree, "MAINTAINERS"), errors="replace") as f:
@@ -126,7 +148,7 @@ def init_sources(tree):
     for src in INIT_SOURCES:
         if not os.path.isfile(os.path.join(tree, src)):
             raise ConfigError(f"{src} is not in {tree}: not a Linux 6.x tree")
-        out += [h for h in includes(tree, src) if _maintained(h, patterns) and h not in out]
+        out += [h for h in includes(tree, src, over) if _maintained(h, patterns) and h not in out]
     return out
 
 
@@ -145,17 +167,42 @@ def tested_symbols(text, make=False, flags_only=False):
     return out
 
 
-def derive(tree):
+def derive(tree, over=None):
     """{symbol: [where]} the memory-init path and its code generation test,
-    where is "file:line" of the first test in each file."""
+    where is "file:line" of the first test in each file; over: a folder
+    whose files stand for the tree's (the touched files without the series)."""
     out = {}
-    files = [(p, False, False) for p in init_sources(tree)] + [(p, True, False) for p in BUILD_FILES] + \
+    files = [(p, False, False) for p in init_sources(tree, over)] + [(p, True, False) for p in BUILD_FILES] + \
         [(p, True, True) for p in CODEGEN_FILES]
     for path, make, flags_only in files:
-        with open(os.path.join(tree, path), errors="replace") as f:
-            for s, lines in tested_symbols(f.read(), make, flags_only).items():
-                out.setdefault(s, []).append(f"{path}:{lines[0]}")
+        for s, lines in tested_symbols(_read(tree, path, over), make, flags_only).items():
+            out.setdefault(s, []).append(f"{path}:{lines[0]}")
     return out
+
+
+def series_symbols(tree, patches):
+    """What the series changes in the derivation: derive() of the tree as it
+    is (the series applied) against derive() of the files the series touches
+    with it reversed -> {"added": {symbol: [where]}, "dropped": [symbol]}."""
+    touched = []
+    for p in patches:
+        with open(p, errors="replace") as f:
+            touched += [t for t in re.findall(r"^\+\+\+ b/(\S+)", f.read(), re.M) if t not in touched]
+    with tempfile.TemporaryDirectory(prefix="unpatched-") as over:
+        for t in touched:
+            if os.path.isfile(os.path.join(tree, t)):
+                os.makedirs(os.path.dirname(os.path.join(over, t)), exist_ok=True)
+                shutil.copy(os.path.join(tree, t), os.path.join(over, t))
+        for p in reversed(patches):
+            r = subprocess.run(["patch", "-R", "-p1", "-f", "--fuzz=0", "-s", "-r", "-", "--no-backup-if-mismatch",
+                                "-d", over, "-i", p],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise ConfigError(f"{os.path.basename(p)} does not reverse: {(r.stdout + r.stderr).strip()}")
+        without = derive(tree, over)
+    with_series = derive(tree)
+    return {"added": {s: w for s, w in sorted(with_series.items()) if s not in without},
+            "dropped": sorted(s for s in without if s not in with_series)}
 
 
 def kept(derived, debian, tiny):
@@ -171,19 +218,24 @@ def kept(derived, debian, tiny):
             value = None                # a module: not loaded before the memory init
         if value is not None or tiny.get(s) is not None:
             out[s] = value
+    for s in BY_HAND:
+        if s in debian:
+            out[s] = debian[s]
     return out
 
 
 def fragment(keep, needs=None):
     """The lines appended to tinyconfig's .config: BASE, the kept symbols at
     Debian's values, then what they need ({symbol: value})."""
-    lines = [config_line(s, "y") for s in BASE] + [config_line(s, v) for s, v in keep.items()]
+    lines = [config_line(s, "y") for s in BASE] + [config_line(s, v) for s, v in BOOT_VALUES.items()] + \
+        [config_line(s, v) for s, v in keep.items()]
     return "\n".join(lines + [config_line(s, v) for s, v in (needs or {}).items()]) + "\n"
 
 
-def kconfig_index(tree):
+def kconfig_index(tree, selects=None):
     """{symbol: [condition]} of every Kconfig entry in the tree: its
-    `depends on` lines and the `if` blocks around it."""
+    `depends on` lines and the `if` blocks around it; and, into `selects`
+    when given, {symbol: [each entry that selects it]}."""
     out = {}
     for path in sorted(glob.glob(os.path.join(tree, "**", "Kconfig*"), recursive=True)):
         with open(path, errors="replace") as f:
@@ -193,7 +245,7 @@ def kconfig_index(tree):
             line = raw.strip()
             m = re.match(r"(?:menu)?config\s+([A-Za-z0-9_]+)$", line)
             if m:
-                current = out.setdefault(m.group(1), [])
+                name, current = m.group(1), out.setdefault(m.group(1), [])
                 current += [c for c in ifs if c not in current]
                 continue
             if re.match(r"(?:menu|endmenu|choice|endchoice|comment|source|mainmenu)\b", line):
@@ -206,6 +258,9 @@ def kconfig_index(tree):
                 current = None
             elif current is not None and line.startswith("depends on "):
                 current.append(line[len("depends on "):].strip())
+            elif current is not None and selects is not None and re.match(r"select\s+[A-Z0-9_]+", line):
+                by = selects.setdefault(line.split()[1], [])
+                by += [] if name in by else [name]
     return out
 
 
@@ -238,6 +293,20 @@ def missing_needs(wanted, final, debian, index):
     return add
 
 
+def selectors_needed(wanted, final, debian, selects):
+    """For each wanted `y` that did not come on and that only `select` sets
+    (a promptless symbol such as UNACCEPTED_MEMORY), the first of its
+    selectors that Debian sets, when none of them is on -> {symbol: 'y'}."""
+    add = {}
+    for s, want in wanted.items():
+        if want != "y" or final.get(s) == "y":
+            continue
+        by = sorted(b for b in selects.get(s, []) if debian.get(b) == "y" and b not in EXCLUDED)
+        if by and not any(final.get(b) == "y" for b in by):
+            add[by[0]] = "y"
+    return add
+
+
 def compare(keep, final, derived, index=None):
     """[record] of each kept symbol: Debian's value, ours, where tested, and
     for a symbol that did not come out as Debian has it, its dependencies."""
@@ -252,5 +321,6 @@ def compare(keep, final, derived, index=None):
 
 
 def base_missing(final):
-    """The BASE symbols the final config lacks (the boot would not work)."""
-    return [s for s in BASE if final.get(s) != "y"]
+    """The BASE symbols and BOOT_VALUES the final config lacks (the boot
+    would not work)."""
+    return [s for s in BASE if final.get(s) != "y"] + [s for s, v in BOOT_VALUES.items() if final.get(s) != v]

@@ -102,6 +102,22 @@ def profile_tables(recs, ours, theirs):
     return out
 
 
+def _hand_and_series(cfg):
+    """The derivation's options kept by hand, its boot values, and what the
+    series adds to and takes from the symbols the sources test, in words."""
+    out = ""
+    if cfg.get("by_hand"):
+        out += " Kept at Debian's value by hand: " + "; ".join(f"`{s}` ({why})" for s, why in cfg["by_hand"].items()) + "."
+    if cfg.get("boot_values"):
+        out += " Set for the boots: " + ", ".join(f"`{s}={v}`" for s, v in cfg["boot_values"].items()) + "."
+    series = cfg.get("series")
+    if series:
+        out += (" The series adds to what the sources test: " + (", ".join(
+            f"`{s}` ({', '.join(w[:2])})" for s, w in series["added"].items()) or "nothing") + "; and takes away: "
+            + (", ".join(f"`{s}`" for s in series["dropped"]) or "nothing") + ".")
+    return out
+
+
 def _value(v):
     return "not set" if v is None else f"`{v}`"
 
@@ -183,7 +199,8 @@ def render(recs, debian_folder):
             f"Sources read: {', '.join(f'`{s}`' for s in cfg['sources'])}.", "",
             f"{len(opts)} options kept, {len(same)} as Debian has them. Added for what they need: "
             + (", ".join(f"`{s}`" for s in cfg["needs"]) or "nothing") + ". Left as tinyconfig has them: "
-            + "; ".join(f"`{s}` ({why})" for s, why in cfg["excluded"].items()) + ".", "",
+            + "; ".join(f"`{s}` ({why})" for s, why in cfg["excluded"].items()) + "."
+            + _hand_and_series(cfg), "",
             "| option | Debian | this build | tested in |", "|---|---|---|---|"]
     for o in opts:
         mark = "" if "depends_on" not in o else " **differs**"

@@ -100,10 +100,13 @@ def _olddefconfig(tree, obj, text, log, flips=None):
     return srcbuild.settle(os.path.join(obj, ".config"), text, flips or {}, tree, [f"O={obj}"], log, "linux")
 
 
-def configure(tree, folder, log):
+def configure(tree, folder, log, patches=None):
     """The minimal .config in folder/obj -> the derivation's record: Debian's
     resolved amd64 config (folder/debian), tinyconfig, the kept symbols and,
-    round by round, what they need, until no round adds any."""
+    round by round, what they need (their plain dependencies, and for a
+    symbol only `select` sets, a selector Debian sets), until no round adds
+    any. patches: the series applied to the tree, whose symbols the record
+    names (added: tested with the series and not without)."""
     obj, deb = os.path.join(folder, "obj"), os.path.join(folder, "debian")
     os.makedirs(obj)
     os.makedirs(deb)
@@ -121,14 +124,18 @@ def configure(tree, folder, log):
     tiny = kconfig.parse_config(tiny_text)
     try:
         derived = kconfig.derive(tree)
+        series = kconfig.series_symbols(tree, patches) if patches else None
     except kconfig.ConfigError as e:
         raise SourceError(str(e))
-    keep, index, needs = kconfig.kept(derived, debian, tiny), kconfig.kconfig_index(tree), {}
+    derived.update({s: [f"by hand: {why}"] for s, why in kconfig.BY_HAND.items() if s not in derived})
+    selects = {}
+    keep, index, needs = kconfig.kept(derived, debian, tiny), kconfig.kconfig_index(tree, selects), {}
     for _ in range(ROUNDS):
         final = _olddefconfig(tree, obj, tiny_text + kconfig.fragment(keep, needs), log)
         wanted = dict({s: "y" for s in kconfig.BASE}, **keep, **needs)
-        more = {s: v for s, v in kconfig.missing_needs(wanted, final, debian, index).items()
-                if s not in needs and s not in keep}
+        more = dict(kconfig.missing_needs(wanted, final, debian, index),
+                    **kconfig.selectors_needed(wanted, final, debian, selects))
+        more = {s: v for s, v in more.items() if s not in needs and s not in keep}
         if not more:
             break
         needs.update(more)
@@ -137,9 +144,11 @@ def configure(tree, folder, log):
         raise SourceError(f"the minimal config lacks {', '.join(missing)}, which the boot needs: "
                           "their dependencies did not come on")
     shutil.rmtree(deb)
-    return {"sources": kconfig.init_sources(tree) + list(kconfig.BUILD_FILES + kconfig.CODEGEN_FILES),
-            "base": list(kconfig.BASE), "excluded": kconfig.EXCLUDED, "needs": needs,
-            "options": kconfig.compare(keep, final, derived, index)}
+    return dict({"sources": kconfig.init_sources(tree) + list(kconfig.BUILD_FILES + kconfig.CODEGEN_FILES),
+                 "base": list(kconfig.BASE), "boot_values": kconfig.BOOT_VALUES, "by_hand": kconfig.BY_HAND,
+                 "excluded": kconfig.EXCLUDED, "needs": needs,
+                 "options": kconfig.compare(keep, final, derived, index)},
+                **({"series": series} if series is not None else {}))
 
 
 def settle(tree, obj, base_text, flips, log):
@@ -179,7 +188,7 @@ def _build(recipe, work, say, jobs, flips):
     say(f"linux-src: unpacking linux {version} (1.6 GB with Debian's patches)")
     LINUX.unpack(recipe, tree)
     t0 = time.monotonic()
-    derivation = configure(tree, work, log)
+    derivation = configure(tree, work, log, patches)
     obj = os.path.join(work, "obj")
     if flips:
         derivation["flipped"] = _flip(tree, obj, flips, log)
