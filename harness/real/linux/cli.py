@@ -21,7 +21,7 @@ said), 2 when nothing could be built or the arguments are wrong."""
 import json
 import os
 
-from harness.common import BenchError, parse_sizes, say, warn
+from harness.common import GIB, BenchError, parse_sizes, say, warn
 from harness.real import cli as real_cli
 from harness.real.debian.apt import FetchError
 from harness.real.linux import configs, dumprun, initboot, measure, report, source
@@ -81,9 +81,26 @@ def cmd_measure(args):
                          "--profile deferred")
     out = real_cli.results_folder(args, "linux-src-")
     records = measure.run(args, out)
+    if args.host_runs and set(INIT_PAGES) <= set(args.variants) and not args.no_defer:
+        _host_beside(args, out)
     report.write(out, args.debian)
     say(f"linux-src: {out}/report.md")
     return 1 if any(r["type"] == "error" for r in records) else 0
+
+
+def _host_beside(args, out):
+    """The same sizes timed on this CPU by the host tester (host-time.jsonl),
+    for the report's real-CPU section; a failure is said, not fatal."""
+    gibs = sorted({max(1, min(256, mem // GIB)) for mem in args.sizes})
+    say(f"linux-src: the same code on this CPU: host-time at {','.join(map(str, gibs))} GiB, {args.host_runs} runs")
+    try:
+        records = hostrun.time_records(args.releases[0], gibs, args.host_runs, say=say)
+    except (hostbuild.HostTestError, SourceError) as e:
+        warn(f"linux-src: no real-CPU timing: {e}")
+        return
+    with open(os.path.join(out, report.HOST_RECORDS), "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
 
 
 def cmd_build(args):
@@ -187,7 +204,7 @@ def cmd_host_time(args):
     with open(os.path.join(out, "host-time.jsonl"), "w") as f:
         for r in records:
             f.write(json.dumps(r) + "\n")
-    text = hostrun.report(records)
+    text = hostrun.section(records, "#")
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(text + "\n")
     say(text)
@@ -196,7 +213,7 @@ def cmd_host_time(args):
 
 
 def _common(m, sizes=True, prefix=None):
-    real_cli.add_releases(m, source.RELEASES, one=True)
+    real_cli.add_releases(m, source.RELEASES, source.DEFAULT, one=True)
     if sizes:
         real_cli.add_sizes(m, measure.DEFAULT_SIZES)
         real_cli.add_nodes(m, "equal halves; the deferred init's bracket counts each node's thread on its own stack")
@@ -237,6 +254,8 @@ def add_parser(sub):
                    "hand-over, for deferral's worth; not set beside Debian's binary")
     real_cli.add_profile(m, PHASES, "", "in the source build (once each --variants value) and in Debian's "
                          "binary (fetched as `binaries` fetches it; not with --no-defer)")
+    m.add_argument("--host-runs", type=int, default=5, help="with --variants stock,sweep: also time the "
+                   "same sizes on this CPU with the host tester, this many runs (default 5; 0: not)")
     m.add_argument("--debian", default=measure.DEBIAN, help="a `binaries` folder with Debian's 6.12 figures "
                    "(default docs/results/binaries-linux)")
     b = mode("build", "only build (cached)", _failing(cmd_build))
@@ -269,7 +288,7 @@ def add_parser(sub):
              _failing(cmd_configs), description="Compiles each patch of the series in turn with and without "
              "each option of the memory-init path (the objects of the C files it touches); writes "
              "configs.jsonl and configs.md.")
-    real_cli.add_releases(c, source.RELEASES, one=True)
+    real_cli.add_releases(c, source.RELEASES, source.DEFAULT, one=True)
     real_cli.add_out(c, "linux-configs-")
     p = mode("compare", "compare the dumps of two serial logs", cmd_compare)
     p.add_argument("a", metavar="LOG")
@@ -279,7 +298,7 @@ def add_parser(sub):
              "user-space tester (hosted/linuxmm/) at each MAX_PAGE_ORDER and boots random machines as "
              "init_pages=stock and as sweep, each in a process of its own, comparing every field and struct "
              "page after memblock_free_all() and after deferred init.")
-    real_cli.add_releases(t, source.RELEASES, one=True)
+    real_cli.add_releases(t, source.RELEASES, source.DEFAULT, one=True)
     t.add_argument("--sequences", type=int, default=300, help="in all, split across the MAX_PAGE_ORDERs (default 300)")
     t.add_argument("--seed", type=int, default=1, help="the first sequence's seed (default 1)")
     t.add_argument("--max-orders", default=",".join(map(str, hostbuild.MAX_ORDERS)),
@@ -290,7 +309,7 @@ def add_parser(sub):
              description="Boots an x86 machine of one node at each size in the tester, as init_pages=stock "
              "and as sweep, interleaved, each phase in thread CPU time, beside memset() and non-temporal stores "
              "of the same struct page bytes; writes host-time.jsonl and report.md.")
-    real_cli.add_releases(h, source.RELEASES, one=True)
+    real_cli.add_releases(h, source.RELEASES, source.DEFAULT, one=True)
     h.add_argument("--sizes", default="1,4,16,64", help="GiB list (default 1,4,16,64)")
     h.add_argument("--runs", type=int, default=7, help="boots of each variant a size (default 7)")
     h.add_argument("--threads", type=int, default=1, help="deferred init's threads (default 1)")

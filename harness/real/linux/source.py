@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Linux built from Debian's source package `linux` (trixie's 6.12), with
+"""Linux built from Debian's source package `linux` (trixie's 6.12, and
+sid's 7.1 from its upstream tarball alone), with
 the configuration of harness/real/linux/config.py and this project's
 patch series (patches/linux/<release>/: the memory map's dump after
 deferred init, bootheap_dump, and init_pages=, whose default leaves the
@@ -33,8 +34,13 @@ from harness.real.source import build as srcbuild
 from harness.real.source.kernel import SourceKernel
 from harness.real.source.package import SourceError, SourceUnavailable  # noqa: F401
 
-LINUX = SourceKernel("linux", "Linux", {"6.12": "trixie"})
+# 7.1 is sid's; its Debian tarball will not download from the project's
+# mirror, so it is built from its upstream tarball, with Debian's config of
+# the newest release that has one (CONFIG_FROM), said in build.json.
+LINUX = SourceKernel("linux", "Linux", {"6.12": "trixie", "7.1": "sid"}, upstream=("7.1",))
 RELEASES = LINUX.releases
+DEFAULT = "6.12"
+CONFIG_FROM = {"7.1": "6.12"}
 ROUNDS = 6                  # olddefconfig passes that add what kept options need
 
 
@@ -100,19 +106,36 @@ def _olddefconfig(tree, obj, text, log, flips=None):
     return srcbuild.settle(os.path.join(obj, ".config"), text, flips or {}, tree, [f"O={obj}"], log, "linux")
 
 
-def configure(tree, folder, log, patches=None):
+def debian_config(release, tree, say=print):
+    """Where the Debian config fragments come from -> (tree holding them,
+    what the record says): the release's own tree, or for a release built
+    from its upstream tarball, CONFIG_FROM's unpacked Debian tree."""
+    if os.path.isfile(os.path.join(tree, kconfig.DEBIAN_FRAGMENTS[0])) or release not in CONFIG_FROM:
+        return tree, {"release": release, "source": "the release's own source package"}
+    other = CONFIG_FROM[release]
+    version, _ = LINUX.fetch(other, say=say)
+    return LINUX.patched_tree(other, patches=[], say=say), {
+        "release": other, "source_version": version,
+        "source": f"Linux {release}'s source package gave only its upstream tarball: Debian's config of "
+                  f"{other} ({version}), settled on {release} by olddefconfig"}
+
+
+def configure(tree, folder, log, patches=None, fragments=None):
     """The minimal .config in folder/obj -> the derivation's record: Debian's
     resolved amd64 config (folder/debian), tinyconfig, the kept symbols and,
     round by round, what they need (their plain dependencies, and for a
     symbol only `select` sets, a selector Debian sets), until no round adds
     any. patches: the series applied to the tree, whose symbols the record
-    names (added: tested with the series and not without)."""
+    names (added: tested with the series and not without). fragments:
+    (tree, record) of debian_config() when Debian's config is another
+    release's."""
     obj, deb = os.path.join(folder, "obj"), os.path.join(folder, "debian")
     os.makedirs(obj)
     os.makedirs(deb)
+    frags, debian_from = fragments or (tree, None)
     text = ""
     for frag in kconfig.DEBIAN_FRAGMENTS:
-        path = os.path.join(tree, frag)
+        path = os.path.join(frags, frag)
         if not os.path.isfile(path):
             raise SourceError(f"{frag} is not in the source package: no Debian config to derive from")
         with open(path) as f:
@@ -148,7 +171,8 @@ def configure(tree, folder, log, patches=None):
                  "base": list(kconfig.BASE), "boot_values": kconfig.BOOT_VALUES, "by_hand": kconfig.BY_HAND,
                  "excluded": kconfig.EXCLUDED, "needs": needs,
                  "options": kconfig.compare(keep, final, derived, index)},
-                **({"series": series} if series is not None else {}))
+                **({"series": series} if series is not None else {}),
+                **({"debian_config": debian_from} if debian_from else {}))
 
 
 def settle(tree, obj, base_text, flips, log):
@@ -188,7 +212,7 @@ def _build(recipe, work, say, jobs, flips):
     say(f"linux-src: unpacking linux {version} (1.6 GB with Debian's patches)")
     LINUX.unpack(recipe, tree)
     t0 = time.monotonic()
-    derivation = configure(tree, work, log, patches)
+    derivation = configure(tree, work, log, patches, debian_config(recipe.release, tree, say))
     obj = os.path.join(work, "obj")
     if flips:
         derivation["flipped"] = _flip(tree, obj, flips, log)

@@ -43,8 +43,12 @@ class Recipe:
 
 
 class SourceKernel:
-    def __init__(self, package_name, title, releases):
+    def __init__(self, package_name, title, releases, upstream=()):
+        """releases: {release: Debian suite}; upstream: the releases that may
+        be built from their upstream tarball alone when the suite's Debian
+        files will not download (package.fetch_upstream())."""
         self.package, self.title, self.releases = package_name, title, dict(releases)
+        self.upstream = tuple(upstream)
         self.src = os.path.join(ROOT, "build", f"{package_name}-src")
         self.patches = os.path.join(ROOT, "patches", package_name)
         self.tag = f"{package_name}-src"
@@ -70,14 +74,15 @@ class SourceKernel:
     def fetch(self, release, apt=None, say=print, refresh=False):
         """The release's source package -> (version, .dsc path): the newest
         in dl/ (no network), or the newest the mirror serves, falling back
-        to older ones (package.fetch())."""
+        to older ones, and for an `upstream` release to the upstream tarball
+        alone (package.fetch())."""
         self.check(release)
         have = [] if refresh else self.downloaded(release)
         if have:
             return have[0]
         return package.fetch(self.package, release + ".", f"{self.title} {release}", self.releases[release],
                              apt or self.apt(release), os.path.join(self.src, "dl"), say, refresh=True,
-                             tag=self.tag)
+                             tag=self.tag, upstream=release in self.upstream)
 
     @contextlib.contextmanager
     def lock(self, name=".lock"):

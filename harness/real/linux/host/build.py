@@ -90,7 +90,7 @@ def prepared(release, say=print):
     obj = os.path.join(folder, "obj")
     with source.LINUX.lock(".host-lock"):
         if not os.path.isfile(os.path.join(folder, "done")):
-            _prepare(tree, folder, say)
+            _prepare(release, tree, folder, say)
             srcbuild.prune(source.LINUX.src, folder)
     return tree, obj
 
@@ -129,13 +129,13 @@ def series_files(release, patches=None, say=print):
     return {rel: os.path.join(folder, rel) for rel in files}
 
 
-def _prepare(tree, folder, say):
+def _prepare(release, tree, folder, say):
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     log = os.path.join(folder, "build.log")
     say(f"linux-src: the host tester's objects from {os.path.relpath(tree, ROOT)}: the derived .config, "
         f"then {', '.join(f'{s}={v}' for s, v in FLIPS.items())}")
-    derivation = source.configure(tree, folder, log)
+    derivation = source.configure(tree, folder, log, fragments=source.debian_config(release, tree, say))
     obj = os.path.join(folder, "obj")
     with open(os.path.join(obj, ".config")) as f:
         before = f.read()
@@ -151,7 +151,8 @@ def _prepare(tree, folder, say):
         "tree": os.path.relpath(tree, ROOT), "flips": FLIPS,
         "also_changed": {s: after.get(s) for s in sorted(set(old) | set(after))
                          if old.get(s) != after.get(s) and s not in FLIPS},
-        "derived_options": len(derivation["options"])})
+        "derived_options": len(derivation["options"]),
+        **({"debian_config": derivation["debian_config"]} if "debian_config" in derivation else {})})
     open(os.path.join(folder, "done"), "w").close()
 
 
