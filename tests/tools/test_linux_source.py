@@ -4,6 +4,8 @@ derivation on synthetic trees (the memory-init sources MAINTAINERS names,
 the symbols they test, what is kept of Debian's config, the Kconfig
 conditions and what kept options need), the source fetch's fallbacks, a
 failed configuration's message, and the report's comparison."""
+import hashlib
+import json
 import os
 import re
 
@@ -313,8 +315,8 @@ def test_a_source_apt_cannot_get_ends_the_command_with_exit_2_and_apts_reason(mo
     assert not os.path.exists(tmp_path / "out" / "report.md")
 
 
-def test_the_report_sets_each_phase_beside_debians_and_lists_the_options(tmp_path):
-    import json
+def _report_inputs(tmp_path):
+    """A `binaries` folder of Debian's figures and a linux-src run's records -> (records, folder)."""
     debian = tmp_path / "peers"
     os.makedirs(debian)
     d = [{"type": "peers", "qemu": "QEMU 7.2", "packages": {"linux-6.12": {"package": "linux-image-x",
@@ -337,6 +339,11 @@ def test_the_report_sets_each_phase_beside_debians_and_lists_the_options(tmp_pat
     recs = [{"type": "linux-src", "icount": "shift=0,sleep=off", "date": "d", "debian": str(debian)}, build]
     recs += [phase(GIB, "memmap", 3000, 100), phase(GIB, "memblock_free_all", 3050, 100),
              phase(GIB, "deferred", 4600, 100), {"type": "end", "wall_s": 400, "building_s": 300}]
+    return recs, debian
+
+
+def test_the_report_sets_each_phase_beside_debians_and_lists_the_options(tmp_path):
+    recs, debian = _report_inputs(tmp_path)
     text = report.render(recs, str(debian))
     assert "| 1 GiB | 1 | memmap | 3,000 / 100 = 30.00 | 38.00 | -21.1% (outside 10%) | 38.50 |" in text
     assert "| source / Debian | the `linux612` model |" in text and "99.00" not in text
@@ -547,3 +554,101 @@ def test_each_variants_profile_is_a_column_over_its_own_boots_pages():
         "debian 800 instructions / 400 pages" in text
     assert "| `free_fresh_blocks` | 2 | 20.00 | 2 | 10.00 | - | - |" in text
     assert "| `deferred_init_memmap` | 1 | 10.00 | 1 | 5.00 | 1 | 2.00 |" in text
+
+
+class UpstreamApt(FakeApt):
+    """A suite whose Debian tarballs answer 404 but whose upstream tarball
+    downloads (sid's 7.1.8-2 on the project's mirror), served from a file."""
+
+    def __init__(self, versions, orig, sha=None):
+        super().__init__(versions)
+        self.orig = orig
+        with open(orig, "rb") as f:
+            self.sha = sha or hashlib.sha256(f.read()).hexdigest()
+
+    def source_files(self, package, version):
+        name = f"linux_{version.split('-')[0]}.orig.tar.xz"
+        return [(f"file://{self.orig}", name, os.path.getsize(self.orig), self.sha),
+                ("http://m/x", f"linux_{version}.debian.tar.xz", 1, "0" * 64),
+                ("http://m/x", f"linux_{version}.dsc", 1, "0" * 64)]
+
+
+def test_71_falls_back_to_its_upstream_tarball_checked_against_the_index(src, tmp_path):
+    orig = tmp_path / "orig.tar.xz"
+    orig.write_bytes(b"an upstream tarball")
+    assert source.LINUX.upstream == ("7.1",) and source.RELEASES["7.1"] == "sid"
+    version, record = source.LINUX.fetch("7.1", UpstreamApt(["7.1.8-2"], str(orig)), say=quiet)
+    assert version == "7.1.8-2" and record.endswith("linux_7.1.8-2.upstream.json")
+    with open(record) as f:
+        said = json.load(f)
+    assert said["upstream"] == "linux_7.1.8.orig.tar.xz" and said["missing"] == ["linux_7.1.8-2.debian.tar.xz",
+                                                                                   "linux_7.1.8-2.dsc"]
+    # Downloaded once, it is used without the network.
+    assert source.LINUX.fetch("7.1", FakeApt(), say=quiet) == (version, record)
+    # 6.12 never takes the upstream tarball alone: Debian's config comes from its own package.
+    with pytest.raises(source.SourceUnavailable, match="every version failed"):
+        source.LINUX.fetch("6.12", UpstreamApt(["6.12.107-1"], str(orig)), say=quiet)
+
+
+def test_an_upstream_tarball_whose_sum_is_not_the_index_is_removed_and_named(src, tmp_path):
+    orig = tmp_path / "orig.tar.xz"
+    orig.write_bytes(b"an upstream tarball")
+    with pytest.raises(source.SourceUnavailable, match="its upstream tarball alone: .*is not the index's"):
+        source.LINUX.fetch("7.1", UpstreamApt(["7.1.8-2"], str(orig), sha="1" * 64), say=quiet)
+    assert not [n for n in os.listdir(src / "dl") if n.endswith(".orig.tar.xz") or n.endswith(".json")]
+
+
+def test_a_tree_of_the_upstream_tarball_alone_takes_debians_config_of_612(monkeypatch, tmp_path):
+    own = fake_tree(tmp_path / "own")
+    for frag in config.DEBIAN_FRAGMENTS:
+        os.makedirs(os.path.dirname(os.path.join(own, frag)), exist_ok=True)
+        open(os.path.join(own, frag), "w").close()
+    bare = fake_tree(tmp_path / "bare")
+    asked = []
+    monkeypatch.setattr(source.LINUX, "fetch", lambda release, say=None: asked.append(release) or ("6.12.107-1", "x"))
+    monkeypatch.setattr(source.LINUX, "patched_tree", lambda release, patches=None, say=None: own)
+    assert source.debian_config("6.12", own)[0] == own and asked == []
+    tree, said = source.debian_config("7.1", bare)
+    assert tree == own and asked == ["6.12"]
+    assert said["release"] == "6.12" and said["source_version"] == "6.12.107-1" and "olddefconfig" in said["source"]
+    # A release with no other config to borrow is refused by configure(), as before.
+    with pytest.raises(source.SourceError, match="debian/config/config is not in the source package"):
+        source.configure(bare, str(tmp_path / "work"), str(tmp_path / "build.log"),
+                         fragments=source.debian_config("6.12", bare))
+
+
+def test_a_series_with_the_switch_boots_one_tester_both_ways_and_one_without_meets_stock():
+    from harness.real.linux.host import run
+    assert run.has_switch(source.patches_of("6.12"))
+    assert run.has_switch(source.LINUX.series("7.1", os.path.join(source.LINUX.patches, "7.1-measure")))
+    assert not run.has_switch(source.patches_of("7.1"))
+    rec = [{"type": "time", "gib": 1, "run": 0, "variant": v, "pages": 10, "memmap_ns": 10, "free_all_ns": 10,
+            "deferred_threads_ns": t} for v, t in (("-", 10), ("/b/stock/linuxmm", 40))]
+    rec += [dict(r, run=1) for r in rec]
+    rec += [{"type": "floor", "gib": 1, "run": r, "way": w, "pages": 10, "ns": 10} for r in (0, 1)
+            for w in ("memset", "non-temporal")]
+    table = run.report(rec)
+    head, row = table.splitlines()[0], table.splitlines()[2]
+    assert "all, stock | all, series | stock/series" in head
+    assert "| 6.00 " in row and "| 3.00 " in row and "2.00x" in row
+
+
+def test_the_report_sets_the_real_cpu_timing_beside_the_counts_when_the_folder_has_it(tmp_path):
+    recs, debian = _report_inputs(tmp_path)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / report.RECORDS).write_text("".join(json.dumps(r) + "\n" for r in recs))
+    report.write(str(folder), str(debian))
+    assert "On a real CPU" not in (folder / "report.md").read_text()
+    host = [{"type": "host", "release": "6.12", "cpu": "a CPU", "cpus": 2, "runs": 2, "threads": 1,
+             "load": [0.5, 0.6], "date": "d"}]
+    host += [{"type": "time", "gib": 4, "run": r, "variant": f"init_pages={v}", "pages": 100, "memmap_ns": 100,
+              "free_all_ns": 100, "deferred_threads_ns": d} for r in (0, 1) for v, d in (("sweep", 100), ("stock", 400))]
+    host += [{"type": "floor", "gib": 4, "run": r, "way": w, "pages": 100, "ns": 250} for r in (0, 1)
+             for w in ("memset", "non-temporal")]
+    (folder / report.HOST_RECORDS).write_text("".join(json.dumps(r) + "\n" for r in host))
+    report.write(str(folder), str(debian))
+    text = (folder / "report.md").read_text()
+    assert "## On a real CPU: Linux's own code, stock against the single pass" in text
+    assert "**Hosted, real CPU time:** Linux 6.12's" in text and "(a CPU, 2 CPUs, load 0.5-0.6)" in text
+    assert "| all, stock | all, sweep | stock/sweep |" in text and "| 2.00x (" in text and "| 1.20x (" in text

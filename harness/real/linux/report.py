@@ -13,9 +13,11 @@ import os
 from harness import ROOT
 from harness.common import GIB, BenchError, read_jsonl
 from harness.real.binaries.report import LABEL, LINUX_PHASES, linux_per_page, read_records
+from harness.real.linux.host import run as hostrun
 from harness.results.names import kept_folder
 
 RECORDS = "linux-src.jsonl"
+HOST_RECORDS = "host-time.jsonl"     # the same sizes timed on this CPU (harness/real/linux/host/run.py)
 MODEL = "linux612"              # bootheap's model of Debian's 6.12 (`binaries`)
 TOLERANCE = 0.10
 DEBIAN_BINARY = "linux-6.12"
@@ -228,6 +230,11 @@ def write(folder, debian_folder=None):
         raise BenchError(f"{folder}: no {RECORDS} (run `python3 -m harness linux-src` first)")
     head = next((r for r in recs if r["type"] == "linux-src"), {})
     debian_folder = debian_folder or os.path.join(ROOT, kept_folder(head.get("debian", DEBIAN)))
+    text = render(recs, debian_folder)
+    host = read_jsonl(os.path.join(folder, HOST_RECORDS)) if os.path.isfile(os.path.join(folder, HOST_RECORDS)) \
+        else []
+    if host:
+        text += "\n" + hostrun.section(host) + "\n"
     with open(os.path.join(folder, "report.md"), "w") as f:
-        f.write(render(recs, debian_folder))
+        f.write(text)
     return 0
