@@ -27,6 +27,7 @@ void lxt_set_physmem_end(unsigned long end);
 extern unsigned long lxt_fill_seed;
 extern int lxt_fill_kind, lxt_yield_every, lxt_prefilled;
 void lxt_threads_join(void);
+void lxt_unaccept(unsigned long start_pfn, unsigned long end_pfn);
 unsigned long lxt_zone_locks(void);
 
 static const struct lxt_layout *lxt_l;
@@ -207,6 +208,8 @@ int lxt_boot(const struct lxt_layout *l, struct lxt_snap *early, struct lxt_snap
 
 	/* setup_arch(): the early parameters, then e820's RAM and the reservations. */
 	lxt_early_params(l);
+	for (i = 0; i < l->nunaccepted; i++)
+		lxt_unaccept(l->unaccepted[i].start, l->unaccepted[i].end);
 	for (i = 0; i < l->nmem; i++) {
 		memblock_add(PFN_PHYS(l->mem[i].start), PFN_PHYS(l->mem[i].end - l->mem[i].start));
 		end = max(end, l->mem[i].end);

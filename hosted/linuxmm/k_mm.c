@@ -23,6 +23,7 @@
 #include <asm/page.h>
 
 #include "lxt.h"
+#include "k_snap.h"
 
 /* The memory layout (arch/x86/mm/kaslr.c, head64.c): where the user half mapped it. */
 unsigned long page_offset_base __ro_after_init;
@@ -74,6 +75,9 @@ DEFINE_PER_CPU(struct mthp_stat, mthp_stats);
 #ifdef CONFIG_VM_EVENT_COUNTERS
 DEFINE_PER_CPU(struct vm_event_state, vm_event_states) = {{0}};
 #endif
+
+/* The vm events' names (mm/vmstat.c), which only the series' dump prints: none here. */
+const char * const vmstat_text[] = { NULL };
 
 /* Tracepoints: never enabled, so their calls never run (k_traps.S). */
 struct tracepoint __tracepoint_mm_page_free, __tracepoint_mm_page_pcpu_drain,
@@ -165,6 +169,57 @@ int __meminit vmemmap_populate(unsigned long start, unsigned long end, int node,
 		lxt_host_fill((void *)start, end - start, lxt_fill_seed ^ start, lxt_fill_kind);
 	return 0;
 }
+
+/* x86 with memory encryption built in (AMD_MEM_ENCRYPT): no key bit, every address bit. */
+#ifdef CONFIG_DYNAMIC_PHYSICAL_MASK
+phys_addr_t physical_mask __ro_after_init = (1ULL << __PHYSICAL_MASK_SHIFT) - 1;
+#endif
+#ifdef CONFIG_AMD_MEM_ENCRYPT
+u64 sme_me_mask __ro_after_init;
+#endif
+
+/*
+ * Unaccepted memory, modelled on drivers/firmware/efi/unaccepted_memory.c:
+ * a bit a unit (LXT_UNIT_PAGES) of what the firmware left unaccepted,
+ * range_contains_unaccepted_memory() asking whether any unit a range
+ * touches is still set, accept_memory() clearing them under a lock.
+ * Units past the map are accepted. The map is compared after each phase.
+ */
+unsigned long lxt_unaccepted[BITS_TO_LONGS(LXT_UNITS)];
+static DEFINE_SPINLOCK(lxt_accept_lock);
+
+void lxt_unaccept(unsigned long start_pfn, unsigned long end_pfn);
+void lxt_unaccept(unsigned long start_pfn, unsigned long end_pfn)
+{
+	unsigned long u;
+
+	for (u = start_pfn / LXT_UNIT_PAGES; u < DIV_ROUND_UP(end_pfn, LXT_UNIT_PAGES) && u < LXT_UNITS; u++)
+		__set_bit(u, lxt_unaccepted);
+}
+
+#ifdef CONFIG_UNACCEPTED_MEMORY
+bool range_contains_unaccepted_memory(phys_addr_t start, unsigned long size)
+{
+	unsigned long u, end = DIV_ROUND_UP(start + size, LXT_UNIT_PAGES << PAGE_SHIFT);
+	bool any = false;
+
+	spin_lock(&lxt_accept_lock);
+	for (u = start / (LXT_UNIT_PAGES << PAGE_SHIFT); u < end && u < LXT_UNITS && !any; u++)
+		any = test_bit(u, lxt_unaccepted);
+	spin_unlock(&lxt_accept_lock);
+	return any;
+}
+
+void accept_memory(phys_addr_t start, unsigned long size)
+{
+	unsigned long u, end = DIV_ROUND_UP(start + size, LXT_UNIT_PAGES << PAGE_SHIFT);
+
+	spin_lock(&lxt_accept_lock);
+	for (u = start / (LXT_UNIT_PAGES << PAGE_SHIFT); u < end && u < LXT_UNITS; u++)
+		__clear_bit(u, lxt_unaccepted);
+	spin_unlock(&lxt_accept_lock);
+}
+#endif
 
 /* memchr_inv() (lib/string.c): the first byte in [start, start + bytes) that is not c. */
 void *memchr_inv(const void *start, int c, size_t bytes)

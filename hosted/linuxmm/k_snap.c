@@ -112,6 +112,10 @@ static void snap_globals(struct lxt_snap *s)
 #endif
 	snap_memblock(s, &memblock.memory, "memblock.memory");
 	snap_memblock(s, &memblock.reserved, "memblock.reserved");
+	/* What is still unaccepted (k_mm.c's map), where any is. */
+	for (i = 0; i < (int)ARRAY_SIZE(lxt_unaccepted); i++)
+		if (lxt_unaccepted[i])
+			field(s, "unaccepted units", i, 0, lxt_unaccepted[i]);
 }
 
 /* Shell sort of the values of fields [from, to): a list's entries as a set. */
@@ -242,9 +246,43 @@ static void snap_node(struct lxt_snap *s, pg_data_t *pgdat, const struct how *ho
 }
 
 /*
+ * The heads on a zone's unaccepted list (pfns below LXT_HEAD_PFNS), marked
+ * for snap_pages() with sets and cleared again after: threads order that
+ * list too, and its entries are not PageBuddy().
+ */
+#define LXT_HEAD_PFNS (1UL << 24)
+static unsigned long unaccepted_heads[BITS_TO_LONGS(LXT_HEAD_PFNS)];
+
+static void mark_unaccepted_heads(bool on)
+{
+#ifdef CONFIG_UNACCEPTED_MEMORY
+	pg_data_t *pgdat;
+	struct page *page;
+	int zid;
+
+	for_each_online_pgdat(pgdat)
+		for (zid = 0; zid < MAX_NR_ZONES; zid++) {
+			struct list_head *head = &pgdat->node_zones[zid].unaccepted_pages;
+
+			if (head->next)
+				list_for_each_entry(page, head, lru)
+					if (page_to_pfn(page) < LXT_HEAD_PFNS)
+						__assign_bit(page_to_pfn(page), unaccepted_heads, on);
+		}
+#endif
+}
+
+/* Whether a struct page's list links are left out of the comparison. */
+static bool links_unordered(unsigned long pfn, int sets)
+{
+	return sets && (PageBuddy(pfn_to_page(pfn)) || (pfn < LXT_HEAD_PFNS && test_bit(pfn, unaccepted_heads)));
+}
+
+/*
  * Every present section: a digest of its struct pages, or with a buffer
- * a copy of them. With sets, the list links of free blocks' heads are
- * left out (zeroed in the copy), since threads order the lists.
+ * a copy of them. With sets, the list links of free blocks' heads and of
+ * the unaccepted list's entries are left out (zeroed in the copy), since
+ * threads order the lists.
  */
 static void snap_pages(struct lxt_snap *s, int sets)
 {
@@ -268,13 +306,13 @@ static void snap_pages(struct lxt_snap *s, int sets)
 			memcpy(copy, pfn_to_page(pfn), bytes);
 			s->nbytes += bytes;
 			for (i = 0; sets && i < n; i++)
-				if (PageBuddy(pfn_to_page(pfn + i)))
+				if (links_unordered(pfn + i, sets))
 					memset(&copy[i].lru, 0, sizeof(copy[i].lru));
 			continue;
 		}
 		for (i = 0; i < n; i++) {
 			const u64 *p = (const u64 *)pfn_to_page(pfn + i);
-			bool skip = sets && PageBuddy(pfn_to_page(pfn + i));
+			bool skip = links_unordered(pfn + i, sets);
 
 			for (w = 0; w < words; w++)
 				digest_word(&d, skip && (w == lru || w == lru + 1) ? 0 : p[w]);
@@ -296,7 +334,11 @@ void lxt_snapshot(struct lxt_snap *s, int sets, int ram)
 	snap_globals(s);
 	for_each_online_pgdat(pgdat)
 		snap_node(s, pgdat, &how);
+	if (sets)
+		mark_unaccepted_heads(true);
 	snap_pages(s, sets);
+	if (sets)
+		mark_unaccepted_heads(false);
 }
 
 /* The name of the word at byte word * 8 of struct page, for a difference's report. */

@@ -13,4 +13,8 @@ struct lxt_snap;
  */
 void lxt_snapshot(struct lxt_snap *s, int sets, int ram);
 
+/* The units of memory still unaccepted, a bit each, over the first 64 GiB (k_mm.c). */
+#define LXT_UNITS ((64UL << (30 - PAGE_SHIFT)) / LXT_UNIT_PAGES)
+extern unsigned long lxt_unaccepted[BITS_TO_LONGS(LXT_UNITS)];
+
 #endif

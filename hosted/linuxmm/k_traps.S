@@ -150,6 +150,10 @@ tracepoint_srcu:
 	trap stack_depot_early_init
 	trap vmalloc_init
 	trap mem_cgroup_show_protected_memory
+/* The 6.12 series' dump (0001), off unless bootheap_dump is on the command line. */
+	trap stop_machine
+/* A poisoned page taken off the buddy lists (memory-failure.c): never at boot. */
+	trap ClearPageHWPoisonTakenOff
 	trap kswapd_clear_hopeless
 	trap kswapd_test_hopeless
 	trap preempt_schedule_thunk

@@ -46,7 +46,12 @@ struct lxt_layout {
 	int prefilled;			/* struct pages filled before the boot (timing) */
 	int sets;			/* free lists compared as sets (threads) */
 	int yield_every;		/* cond_resched() yields 1 in N calls (0: never) */
+	int nunaccepted;		/* memory the firmware left unaccepted (TDX, SEV-SNP) */
+	struct lxt_range unaccepted[4];	/* in whole units of LXT_UNIT_PAGES */
 };
+
+/* The unit of the firmware's table of unaccepted memory: 2 MiB, as EFI's stub makes it. */
+#define LXT_UNIT_PAGES 512UL
 
 /* One compared value: what it is (at names + what), where, and its value. */
 struct lxt_field {

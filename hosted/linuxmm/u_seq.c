@@ -172,6 +172,19 @@ void seq_layout(unsigned long seed, struct lxt_layout *l)
 		l->sets |= l->cpus_of_node[i] > 1;
 	}
 	l->yield_every = l->sets && below(&s, 2) ? 1 + below(&s, 4) : 0;
+	/* Now and then a guest whose firmware left memory unaccepted, accepted lazily or not. */
+	if (!below(&s, 4) && l->ncmdline < 8) {
+		n = 1 + below(&s, 3);
+		for (i = 0; i < n; i++) {
+			const struct lxt_range *r = &l->mem[below(&s, l->nmem)];
+
+			start = (r->start + below(&s, r->end - r->start)) / LXT_UNIT_PAGES * LXT_UNIT_PAGES;
+			size = LXT_UNIT_PAGES * (1 + below(&s, 2 + (r->end - r->start) / LXT_UNIT_PAGES));
+			l->unaccepted[l->nunaccepted++] = (struct lxt_range){ start, start + size, r->nid };
+		}
+		if (!below(&s, 3))
+			l->cmdline[l->ncmdline++] = "accept_memory=eager";
+	}
 }
 
 /* The layout in a few lines, for a difference's report. */
@@ -195,6 +208,8 @@ void seq_print(FILE *f, const struct lxt_layout *l)
 			l->alloc[i].raw ? " raw" : "");
 	for (i = 0; i < l->nremove; i++)
 		fprintf(f, "%s [%#lx, %#lx) leaves memblock.memory", i ? "," : ";", l->remove[i].start, l->remove[i].end);
+	for (i = 0; i < l->nunaccepted; i++)
+		fprintf(f, "%s [%#lx, %#lx)", i ? "," : "\n  unaccepted:", l->unaccepted[i].start, l->unaccepted[i].end);
 	fprintf(f, "\n  parameters:");
 	for (i = 0; i < l->ncmdline; i++)
 		fprintf(f, " %s", l->cmdline[i]);
