@@ -71,8 +71,10 @@ BUILD_SKIP = ("mutants", "fresh", "binaries", "peers", "xen-src", "linux-src", "
 BUILD_LINKED = (os.path.join("xen-src", "dl"), os.path.join("linux-src", "dl"), os.path.join("linux-src", "host-*"))
 # And a symbolic link to: the Linux source unpacked, 1.6 GB that no test writes.
 BUILD_SHARED = (os.path.join("linux-src", "tree-*"),)
-# A mutant of a series meets only its kernel's host tester's quick mode.
+# A mutant of a series meets only its kernel's host tester's quick mode (the
+# first folder that holds every file it changes).
 SERIES_TESTS = {"patches/xen/": "tests/hosted/test_xen_heap.py",
+                "patches/linux/7.1/": "tests/linux/test_linux_71_host.py",
                 "patches/linux/": "tests/hosted/test_linux_host.py"}
 
 
