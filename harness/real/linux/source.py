@@ -30,7 +30,7 @@ import time
 
 from harness import ROOT
 from harness.real.linux import config as kconfig
-from harness.real.source import build as srcbuild
+from harness.real.source import build as srcbuild, package
 from harness.real.source.kernel import SourceKernel
 from harness.real.source.package import SourceError, SourceUnavailable  # noqa: F401
 
@@ -209,7 +209,8 @@ def _build(recipe, work, say, jobs, flips):
     compiles one -> its folder."""
     tree, log = os.path.join(work, "src"), os.path.join(work, "build.log")
     version, patches = recipe.version, recipe.patches
-    say(f"linux-src: unpacking linux {version} (1.6 GB with Debian's patches)")
+    say(f"linux-src: unpacking linux {version} (1.6 GB, " + ("its upstream tarball alone)"
+        if recipe.dsc.endswith(package.UPSTREAM) else "with Debian's patches)"))
     LINUX.unpack(recipe, tree)
     t0 = time.monotonic()
     derivation = configure(tree, work, log, patches, debian_config(recipe.release, tree, say))
