@@ -137,7 +137,7 @@ def render(recs, debian_folder):
     flipped = b["config"].get("flipped")
     if flipped:                     # another configuration than Debian's: nothing to set beside it
         theirs = {}
-    out = ["# Linux 6.12 from Debian's source beside Debian's binary", "",
+    out = [f"# Linux {b.get('release', '6.12')} from Debian's source beside Debian's 6.12 binary", "",
            f"**{LABEL}.**", "",
            f"Source: Debian's `linux` {b['source_version']} ({b['suite']}), {len(b['patches'])} patches of "
            f"this project; build key `{b['key']}`; built in {b['build_s']:.0f} s with "
