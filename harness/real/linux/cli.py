@@ -128,8 +128,19 @@ def _cpus(text):
     return cpus
 
 
+def _switched(release, mode):
+    """dump and init boot init_pages= variants and read the dump: a release
+    whose series has neither (7.1's proposal) is refused before any build."""
+    patches = source.patches_of(release)
+    if not hostrun.has_switch(patches) or not any("bootheap_dump" in open(p, errors="replace").read()
+                                                  for p in patches):
+        raise BenchError(f"linux-src {mode}: patches/linux/{release} has no init_pages= switch and no dump "
+                         "(they are 6.12's); use host-test, host-time or measure for this release")
+
+
 def cmd_dump(args):
     release = _release(args)
+    _switched(release, "dump")
     _sized(args)
     cpus = _cpus(args.cpus)
     b = source.build(release, say=say, refresh=args.refresh, flips=dumprun.DUMP_FLIPS)
@@ -141,6 +152,7 @@ def cmd_dump(args):
 
 def cmd_init(args):
     release = _release(args)
+    _switched(release, "init")
     _sized(args)
     variants = [v for v in _variants(args) if v] or list(INIT_PAGES) + [""]
     b = source.build(release, say=say, refresh=args.refresh)
