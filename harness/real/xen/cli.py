@@ -141,8 +141,9 @@ def cmd_heap_test(args):
     stock = os.path.abspath(args.tree) if args.proposal else None
     path = tree.series_tree(stock, 0) if stock else heap_tree(args, "heap-test")
     ok, results = hostheap.run(path, args.sequences, args.seed, orders, args.page, jobs=args.jobs, stock=stock)
-    for o, passed, took, said in results:
-        print(f"-- MAX_ORDER {o}: {'ok' if passed else 'FAILED'} ({took:.1f} s)\n{said}")
+    for (o, debug), passed, took, said in results:
+        print(f"-- MAX_ORDER {o}{', CONFIG_SCRUB_DEBUG' if debug else ''}: {'ok' if passed else 'FAILED'} "
+              f"({took:.1f} s)\n{said}")
     what = f"{path} against {stock} stock" if stock else path
     print(f"xen-src heap-test: {args.sequences} sequences on {what}: {'ok' if ok else 'FAILED'} "
           f"({time.monotonic() - t0:.1f} s in all)")
