@@ -36,6 +36,7 @@ void xh_make_layout(struct sequence *q)
 
     xh_base_pdx = q->base_pdx;
     xh_pdx_hole_shift = q->hole_bits;
+    xh_pdx_offset = q->pdx_offset;
     xh_pdx_bottom_mask = q->hole_bits ? (1UL << q->bottom_bits) - 1 : ~0UL;
     xh_pdx_hole_mask = q->hole_bits ? ((1UL << q->hole_bits) - 1) << q->bottom_bits : 0;
     memnode_shift = q->shift;
@@ -158,6 +159,8 @@ void xh_show_layout(const struct sequence *q)
     printf("  frame table from pdx %#lx (MFN %#lx)", q->base_pdx, xh_index_mfn(0));
     if ( q->hole_bits )
         printf(", PDX compression: %u bits from bit %u left out of the MFN", q->hole_bits, q->bottom_bits);
+    if ( q->pdx_offset )
+        printf(", PDX offset compression: pdx = MFN - %#lx", q->pdx_offset);
     printf("\n  node map (pdx):");
     for ( g = first; g <= last; g++ )
         if ( g == first || xh_memnodemap[g] != xh_memnodemap[g - 1] )

@@ -36,7 +36,7 @@ static void parse_calls(struct sequence *q, const char *text)
 
     q->frames = 0, q->nodes = 1, q->bootscrub = BOOTSCRUB_MODE_IDLE, q->garbage = false;
     q->specials = q->stops = 0, q->shift = 6, q->concurrent = false;
-    q->base_pdx = 0, q->hole_bits = 0, q->runs = q->holes = false;
+    q->base_pdx = 0, q->hole_bits = 0, q->pdx_offset = 0, q->runs = q->holes = false;
     while ( *p && q->calls < MAX_CALLS )
     {
         char *end;
@@ -153,11 +153,19 @@ void xh_make_sequence(struct sequence *q, uint64_t seed, const char *calls)
     q->holes = q->runs && !xh_below(3);
     if ( xh_below(2) )
     {
-        /* The table from a pdx past 0 (Arm's), perhaps across a PDX hole (both). */
+        /*
+         * The table from a pdx past 0 (Arm's), perhaps across a PDX hole
+         * (both) or, with no hole, with the pdx offset from the MFN by a
+         * multiple of 2^MAX_ORDER that need not be one of a node group
+         * (staging's offset compression), so that a long range's MFN and
+         * pdx part at a group boundary.
+         */
         unsigned long block;
 
         q->bottom_bits = min(MAX_ORDER + (unsigned int)xh_below(3), 20U);
         q->hole_bits = xh_below(2) ? 0 : 1 + xh_below(4);
+        if ( !q->hole_bits && xh_below(2) )
+            q->pdx_offset = (1 + xh_below(63)) << MAX_ORDER;
         block = 1UL << q->bottom_bits;
         if ( block >= MAX_FRAMES && xh_below(2) )
             q->base_pdx = block - xh_below(q->frames);
@@ -169,6 +177,7 @@ void xh_make_sequence(struct sequence *q, uint64_t seed, const char *calls)
          * starts at pdx 0: only a proposal for every architecture meets Arm's.
          */
         q->base_pdx = 0;
+        q->pdx_offset = 0;
 #endif
     }
     xh_make_layout(q);

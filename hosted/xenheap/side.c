@@ -56,15 +56,33 @@ static int by_frame(const void *x, const void *y)
     return *a < *b ? -1 : *a > *b;
 }
 
-/* A list's entries in order, or sorted where the order depends on the threads (q->concurrent). */
+/* Whether p is one of the frame table's entries (a list link can be anything after a stop). */
+static bool in_table(const struct page_info *p)
+{
+    uintptr_t at = (uintptr_t)p - (uintptr_t)xh_frame_table;
+
+    return at < seq->frames * sizeof(*p) && !(at % sizeof(*p));
+}
+
+/*
+ * A list's entries in order, or sorted where the order depends on the
+ * threads (q->concurrent). After a stop a list head may sit in memory the
+ * stopped call had begun to free and poison: a link outside the frame
+ * table ends the list as an entry ~0, as it would end it on either tree.
+ */
 static void put_list(uint32_t kind, uint32_t a, uint32_t b, const struct page_list_head *h)
 {
-    static uint64_t entry[MAX_FRAMES];
+    static uint64_t entry[MAX_FRAMES + 1];
     const struct page_info *p;
     uint32_t i = 0, n = 0;
 
     for ( p = h->next; p && n < MAX_FRAMES; p = p->list.next )
     {
+        if ( !in_table(p) )
+        {
+            entry[n++] = ~0ULL;
+            break;
+        }
         entry[n++] = p - xh_frame_table;
         xh_listed[p - xh_frame_table] = 1;
     }
@@ -190,8 +208,12 @@ static void check_heap(void)
 
                 for ( pg = xh_heap(node, zone, order).next; pg; pg = pg->list.next )
                 {
-                    unsigned long head = pg - xh_frame_table, buddy = mfn_x(page_to_mfn(pg)) ^ (1UL << order);
+                    unsigned long head, buddy;
 
+                    /* A list head poisoned by a range handed over twice, say: the stop both trees meet. */
+                    if ( !in_table(pg) )
+                        xh_fail(__FILE__, __LINE__, "a free list link outside the frame table");
+                    head = pg - xh_frame_table, buddy = mfn_x(page_to_mfn(pg)) ^ (1UL << order);
                     if ( PFN_ORDER(pg) != order || page_to_nid(pg) != node ||
                          (zone && zone != (unsigned int)(flsl(mfn_x(page_to_mfn(pg))) ?: 1)) )
                         xh_fail(__FILE__, __LINE__, "a free block on another list than its order, node and zone");

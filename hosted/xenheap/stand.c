@@ -19,6 +19,9 @@ struct page_info *xh_frame_table;
 unsigned long xh_nr_frames;
 unsigned long xh_base_pdx, xh_pdx_bottom_mask = ~0UL, xh_pdx_hole_mask;
 unsigned int xh_pdx_hole_shift;
+#ifndef XH_TIMING
+unsigned long xh_pdx_offset;
+#endif
 struct domain xh_domains[4];
 u32 xh_tlbflush_clock;
 unsigned int memnode_shift;

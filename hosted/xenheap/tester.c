@@ -177,7 +177,7 @@ static int one_sequence(const struct sequence *q, bool with_page, uint64_t *page
         active |= q->call[c].phase == PHASE_ACTIVE;
     }
     reached.offset += q->base_pdx != 0;
-    reached.compressed += q->hole_bits != 0;
+    reached.compressed += q->hole_bits != 0 || q->pdx_offset != 0;
     reached.many_nodes += q->nodes > 3;
     reached.runs += q->runs && q->nodes > 1;
     reached.holes += q->holes;

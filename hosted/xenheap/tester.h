@@ -31,6 +31,7 @@ struct sequence {
     unsigned long frames;                   /* the frame table's entries */
     unsigned long base_pdx;                 /* the table's first pdx */
     unsigned int bottom_bits, hole_bits;    /* PDX compression: hole_bits 0 for none */
+    unsigned long pdx_offset;               /* or offset compression: pfn - pdx, 0 for none */
     unsigned int shift, nodes, calls, specials, stops, bootscrub;
     bool garbage, concurrent, runs, holes;  /* runs: nodes of several runs; holes: groups on no node */
     struct call call[MAX_CALLS];

@@ -202,22 +202,29 @@ struct page_info {
  * Frame numbers and the frame table. A pdx is a frame number with the
  * bits compressed out that no RAM has (xen/pdx.h's mask compression: the
  * bits above the bottom XH_PDX_BOTTOM bits and below the hole's top shift
- * down); the frame table starts at pdx xh_base_pdx (Arm's
+ * down), or less an offset (staging's offset compression, of one region
+ * here: a multiple of 2^MAX_ORDER, not of a node group); the table starts at pdx xh_base_pdx (Arm's
  * frametable_base_pdx; 0 on x86), so a frame's mfn, its pdx and its index
  * in the table can all differ. The bottom bits are at least MAX_ORDER's,
  * as Xen keeps them, so a buddy is the same neighbour in all three.
  */
 extern unsigned long xh_base_pdx, xh_pdx_bottom_mask, xh_pdx_hole_mask;
 extern unsigned int xh_pdx_hole_shift;
+#ifdef XH_TIMING
+#define xh_pdx_offset 0UL                   /* the timer's frames are x86's, from pdx 0 */
+#else
+extern unsigned long xh_pdx_offset;
+#endif
 extern struct page_info *xh_frame_table;
 extern unsigned long xh_nr_frames;
 static inline unsigned long pfn_to_pdx(unsigned long pfn)
 {
-    return (pfn & xh_pdx_bottom_mask) |
-           ((pfn & ~(xh_pdx_bottom_mask | xh_pdx_hole_mask)) >> xh_pdx_hole_shift);
+    return ((pfn & xh_pdx_bottom_mask) |
+            ((pfn & ~(xh_pdx_bottom_mask | xh_pdx_hole_mask)) >> xh_pdx_hole_shift)) - xh_pdx_offset;
 }
 static inline unsigned long pdx_to_pfn(unsigned long pdx)
 {
+    pdx += xh_pdx_offset;
     return (pdx & xh_pdx_bottom_mask) | ((pdx & ~xh_pdx_bottom_mask) << xh_pdx_hole_shift);
 }
 #define mfn_to_pdx(m) pfn_to_pdx(mfn_x(m))
