@@ -36,36 +36,6 @@ def tree():
         pytest.fail(f"Debian's Xen 4.17 source cannot be had, so Xen's heap code cannot be tested: {e}")
 
 
-@pytest.fixture(scope="module")
-def staging():
-    if not STAGING:
-        pytest.skip("BOOTHEAP_XEN_STAGING is not set: no stock Xen staging tree (at patches/xen/staging/BASE) "
-                    "to hold the RFC to")
-    return os.path.abspath(STAGING)
-
-
-def test_the_rfc_equals_stock_staging_in_every_case_the_tester_reaches(staging, tmp_path):
-    """The proposal series on staging against staging stock, at each
-    MAX_ORDER with and without CONFIG_SCRUB_DEBUG: equal in everything, and
-    the sequences reach what the tester was widened for (tester.c's
-    "reached" line): a frame table past pdx 0, PDX compression, 4 to 8
-    nodes, nodes of several runs, memory on no node, the M2P live at boot,
-    stops both trees meet alike, and in the debug builds poisoned pages."""
-    series = xen_tree.series_tree(staging, 0, say=lambda *a: None)
-    ok, results = hostheap.run(series, QUICK_RFC, seed=1, out=str(tmp_path), stock=staging)
-    said = "\n".join(r[3] for r in results)
-    assert ok, said
-    assert [r[0] for r in results] == [(o, d) for o in hostheap.MAX_ORDERS for d in (False, True)]
-    concurrent = 0
-    for (o, debug), _, _, out in results:
-        assert "the tree with the series equals the stock tree" in out, out
-        reached = [int(n) for n in REACHED.search(out).groups()]
-        assert all(reached[:6]) and reached[7], (o, debug, out)
-        assert (reached[8] > 0) == debug, (o, debug, out)
-        concurrent += reached[6]
-    assert concurrent > 0, said
-
-
 def copy_of(tree, tmp_path):
     """A tree holding only the page_alloc.c and x86 asm/mm.h of `tree`, to change."""
     dst = tmp_path / "xen" / "xen" / "common"
@@ -193,3 +163,33 @@ def test_stock_against_series_finds_a_bug_on_one_side_only(tree, tmp_path):
     ok, results = hostheap.run(fake, 200, orders=(4,), out=str(tmp_path / "out-bug"), stock=tree)
     assert not ok and re.search(r"the tree with the series differs from the stock tree on seed \d+:\n  .*\n"
                                 r"  where the stock tree has ", results[0][3]), results[0][3]
+
+
+@pytest.fixture(scope="module")
+def staging():
+    if not STAGING:
+        pytest.skip("BOOTHEAP_XEN_STAGING is not set: no stock Xen staging tree (at patches/xen/staging/BASE) "
+                    "to hold the RFC to")
+    return os.path.abspath(STAGING)
+
+
+def test_the_rfc_equals_stock_staging_in_every_case_the_tester_reaches(staging, tmp_path):
+    """The proposal series on staging against staging stock, at each
+    MAX_ORDER with and without CONFIG_SCRUB_DEBUG: equal in everything, and
+    the sequences reach what the tester was widened for (tester.c's
+    "reached" line): a frame table past pdx 0, PDX compression, 4 to 8
+    nodes, nodes of several runs, memory on no node, the M2P live at boot,
+    stops both trees meet alike, and in the debug builds poisoned pages."""
+    series = xen_tree.series_tree(staging, 0, say=lambda *a: None)
+    ok, results = hostheap.run(series, QUICK_RFC, seed=1, out=str(tmp_path), stock=staging)
+    said = "\n".join(r[3] for r in results)
+    assert ok, said
+    assert [r[0] for r in results] == [(o, d) for o in hostheap.MAX_ORDERS for d in (False, True)]
+    concurrent = 0
+    for (o, debug), _, _, out in results:
+        assert "the tree with the series equals the stock tree" in out, out
+        reached = [int(n) for n in REACHED.search(out).groups()]
+        assert all(reached[:6]) and reached[7], (o, debug, out)
+        assert (reached[8] > 0) == debug, (o, debug, out)
+        concurrent += reached[6]
+    assert concurrent > 0, said
