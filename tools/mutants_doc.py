@@ -40,7 +40,7 @@ def _whole(mutants):
 
 def score(mutants):
     """(killed, mutants that change behaviour): the equivalent ones do not count."""
-    live = [m for m in mutants if not m.equivalent]
+    live = [m for m in mutants if not m.equivalent and m.verdict != "not run"]
     return sum(m.verdict == "killed" for m in live), len(live)
 
 
@@ -106,14 +106,17 @@ def section(mutants, targets, wall, lo, hi, jobs, tested):
         f"(the one-minute figure, sampled every 10 s).",
         "",
         f"**Mutation score: {k} of {n}** mutants that change behaviour killed "
-        f"({100 * k / n if n else 0:.0f}%); {len(mutants) - n} more are equivalent.",
+        f"({100 * k / n if n else 0:.0f}%); {sum(bool(m.equivalent) for m in mutants)} more are equivalent"
+        + (f", and {sum(m.verdict == 'not run' for m in mutants)} were not run (the tree they need was "
+           "not given)" if any(m.verdict == "not run" for m in mutants) else "") + ".",
         "",
         "| mutant | what it breaks | verdict |",
         "|---|---|---|",
     ]
     for m in mutants:
         verdict = (killed_by(m) if m.verdict == "killed" else
-                   "survives: equivalent" if m.equivalent and m.verdict == "survived" else m.verdict)
+                   "survives: equivalent" if m.equivalent and m.verdict == "survived" else
+                   f"not run: {m.detail}" if m.verdict == "not run" else m.verdict)
         lines.append(f"| `{m.name}` | {_cell(m.what)} | {_cell(verdict)} |")
     lines += ["", "Each fuzz target's kills (it ran first on the mutants of the code it builds):", ""]
     fuzz = by_fuzzer(mutants)

@@ -16,7 +16,7 @@ static const char *const RECORD[] = {
     "tlbflush_timestamp", "the M2P entry", "free list entry", "free list length", "avail[]",
     "total_avail_pages", "node_need_scrub[]", "page_offlined_list entry", "page_broken_list entry",
     "heap metadata's frame", "first_valid_mfn", "printk() calls", "xenheap allocations",
-    "node_avail_pages[]", "end",
+    "node_avail_pages[]", "the page's first word (poison)", "the stop", "end",
 };
 
 /*
@@ -57,7 +57,7 @@ void xh_describe(const struct record *r)
 {
     switch ( r->kind )
     {
-    case R_COUNT: case R_U: case R_V: case R_TLB: case R_M2P:
+    case R_COUNT: case R_U: case R_V: case R_TLB: case R_M2P: case R_POISON:
         printf("page %#x %s = %#llx", r->a, RECORD[r->kind], (unsigned long long)r->value);
         break;
     case R_LIST:
@@ -74,12 +74,25 @@ void xh_describe(const struct record *r)
     case R_SCRUB: case R_META: case R_NODE_AVAIL:
         printf("node %u %s = %#llx", r->a, RECORD[r->kind], (unsigned long long)r->value);
         break;
+    case R_STOP:
+        printf("stopped at call %u on \"%s\"", r->a, xh_stop_text && *xh_stop_text ? xh_stop_text : "?");
+        break;
     case R_OFFLINED: case R_BROKEN:
         printf("%s [%u] = page %#llx", RECORD[r->kind], r->c, (unsigned long long)r->value);
         break;
     default:
         printf("%s = %#llx", RECORD[r->kind], (unsigned long long)r->value);
     }
+}
+
+/* A stop's text as a record holds it (FNV-1a). */
+uint64_t xh_text_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    for ( ; *s; s++ )
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
 }
 
 /*

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The tester's sequences: from a seed, the layout of the frames, the
- * nodes and the calls of init_heap_pages(), or the user's own calls
- * (--calls); the frame table as the boot allocator leaves it; and the
+ * The tester's sequences: from a seed, the calls of init_heap_pages() over
+ * the layout (layout.c: frames, pdx and nodes), each at boot, at boot with
+ * the M2P live, or after boot (some on a thread of their own beside
+ * others allocating and freeing), a range handed over twice where the
+ * sequence plants a stop; or the user's own calls (--calls); and the
  * sequence printed as a person reads it (--show, and after a difference).
  */
 #include <stdio.h>
@@ -13,7 +15,7 @@
 
 static uint64_t rng;
 
-static uint64_t next(void)
+uint64_t xh_next(void)
 {
     rng ^= rng << 13;
     rng ^= rng >> 7;
@@ -21,18 +23,20 @@ static uint64_t next(void)
     return rng;
 }
 
-static unsigned long below(unsigned long n) { return n ? next() % n : 0; }
+unsigned long xh_below(unsigned long n) { return n ? xh_next() % n : 0; }
 
 /*
- * "S+N,S+N@,...": init_heap_pages(S, N) in turn, '@' after boot; one
- * node, boot scrubbing idle, every page as the boot allocator leaves it.
+ * "S+N,S+N@,...": init_heap_pages(S, N) in turn, '@' after boot; frames
+ * numbered from MFN 0 (no offset, no compression), one node, boot
+ * scrubbing idle, every page as the boot allocator leaves it.
  */
 static void parse_calls(struct sequence *q, const char *text)
 {
     const char *p = text;
-    unsigned long i;
 
-    q->frames = 0, q->nodes = 1, q->bootscrub = true, q->garbage = false, q->specials = 0, q->shift = 6;
+    q->frames = 0, q->nodes = 1, q->bootscrub = BOOTSCRUB_MODE_IDLE, q->garbage = false;
+    q->specials = q->stops = 0, q->shift = 6, q->concurrent = false;
+    q->base_pdx = 0, q->hole_bits = 0, q->pdx_offset = 0, q->runs = q->holes = false;
     while ( *p && q->calls < MAX_CALLS )
     {
         char *end;
@@ -42,8 +46,8 @@ static void parse_calls(struct sequence *q, const char *text)
         if ( *end != '+' )
             break;
         c->n = strtoul(end + 1, &end, 0);
-        c->after_boot = *end == '@';
-        end += c->after_boot;
+        c->phase = *end == '@' ? PHASE_ACTIVE : PHASE_BOOT;
+        end += *end == '@';
         if ( !c->n || c->s + c->n >= MAX_FRAMES || (*end && *end != ',') )
             break;
         q->frames = max(q->frames, c->s + c->n + 1);
@@ -55,49 +59,130 @@ static void parse_calls(struct sequence *q, const char *text)
                 text, MAX_FRAMES, p);
         exit(2);
     }
-    memnode_shift = q->shift;
-    xh_memnodemapsize = (q->frames >> q->shift) + 1;
-    for ( i = 0; i <= (q->frames >> q->shift); i++ )
-        xh_memnodemap[i] = 0;
+    xh_make_layout(q);
 }
 
 /*
- * The layout and calls of `seed`: frames split into ranges that touch or
- * leave gaps, on up to three nodes in any order of node ids, handed over
- * last range first (as end_boot_allocator() does) or shuffled, the later
- * ones after boot; some pages owned, referenced or pending offline. With
- * `calls` (--calls), the user's calls in place of the random ones.
+ * Ranges over the frames, cut where the frames stop being contiguous in
+ * MFN (a PDX hole) and where no node has memory, as the boot allocator's
+ * regions are: those that touch or leave gaps, at most MAX_CALLS.
+ */
+static unsigned int make_ranges(const struct sequence *q, struct call *r)
+{
+    unsigned long s, e, i;
+    unsigned int n = 0;
+
+    for ( s = xh_below(4) ? 0 : xh_below(q->frames / 4); s < q->frames && n < MAX_CALLS; )
+    {
+        unsigned long len = 1 + xh_below(xh_below(2) ? q->frames / 4 : 1UL << (MAX_ORDER + 2));
+
+        e = min(s + len, q->frames);
+        for ( i = s; i < e && n < MAX_CALLS; )
+        {
+            unsigned long j = i;
+
+            if ( !xh_on_node(i) )
+            {
+                i++;
+                continue;
+            }
+            while ( j + 1 < e && xh_on_node(j + 1) && xh_index_mfn(j + 1) == xh_index_mfn(j) + 1 )
+                j++;
+            r[n++] = (struct call){ i, j + 1 - i, PHASE_BOOT, false };
+            i = j + 1;
+        }
+        s = e + (xh_below(2) ? 0 : xh_below(1UL << xh_below(MAX_ORDER + 2)));
+    }
+    return n;
+}
+
+/*
+ * Whether every node calls k on reach has had memory from an earlier call:
+ * hot-add on a thread beside allocations brings no node its first memory,
+ * as init_node_heap() sets a node's heap up without heap_lock (the concurrent
+ * phase holds Xen to what it is written for, which does not include that).
+ */
+static bool nodes_known(const struct sequence *q, unsigned int k)
+{
+    unsigned long known = 0, f;
+    unsigned int i;
+
+    for ( i = 0; i < q->calls; i++ )
+        for ( f = q->call[i].s; f < q->call[i].s + q->call[i].n; f++ )
+        {
+            unsigned long bit = 1UL << xh_memnodemap[(xh_base_pdx + f) >> memnode_shift];
+
+            if ( i >= k && !(known & bit) )
+                return false;
+            if ( i < k )
+                known |= bit;
+        }
+    return true;
+}
+
+/*
+ * The layout and calls of `seed`: the ranges handed over last first (as
+ * end_boot_allocator() does) or shuffled, the later ones with the M2P
+ * live, then after boot; some pages owned, referenced, pending offline,
+ * broken or flagged; where the sequence plants a stop, a page in use and
+ * broken or a range handed over a second time. With `calls` (--calls),
+ * the user's calls in place of the random ones.
  */
 void xh_make_sequence(struct sequence *q, uint64_t seed, const char *calls)
 {
-    unsigned long s, bounds[4];
-    unsigned int i, k, nranges = 0, perm[3] = { 0, 1, 2 };
     struct call r[MAX_CALLS];
+    unsigned int i, k, m, nranges;
 
     rng = seed * 0x9e3779b97f4a7c15ULL + 1;
     memset(q, 0, sizeof(*q));
     q->seed = seed;
-    q->frames = 64UL << below(7);
-    q->frames += below(q->frames);
-    q->shift = below(7);
-    q->nodes = 1 + below(3);
-    q->bootscrub = below(2);
-    q->garbage = below(4) == 0;
-    q->specials = below(3) ? 0 : 1 + below(6);
+    q->frames = 64UL << xh_below(7);
+    q->frames += xh_below(q->frames);
+    q->shift = xh_below(7);
+    q->nodes = xh_below(3) ? 1 + xh_below(3) : 1 + xh_below(MAX_NUMNODES);
+    q->bootscrub = xh_below(3);
+    q->garbage = xh_below(4) == 0;
+    q->specials = xh_below(3) ? 0 : 1 + xh_below(6);
+    q->stops = xh_below(8) ? 0 : 1 + xh_below(2);
     if ( calls )
     {
         parse_calls(q, calls);
         return;
     }
-    for ( s = below(4) ? 0 : below(q->frames / 4); s < q->frames && nranges < MAX_CALLS; )
+    q->runs = xh_below(3) != 0;
+    q->holes = q->runs && !xh_below(3);
+    if ( xh_below(2) )
     {
-        unsigned long n = 1 + below(below(2) ? q->frames / 4 : 1UL << (MAX_ORDER + 2));
+        /*
+         * The table from a pdx past 0 (Arm's), perhaps across a PDX hole
+         * (both) or, with no hole, with the pdx offset from the MFN by a
+         * multiple of 2^MAX_ORDER that need not be one of a node group
+         * (staging's offset compression), so that a long range's MFN and
+         * pdx part at a group boundary.
+         */
+        unsigned long block;
 
-        n = min(n, q->frames - s);
-        r[nranges++] = (struct call){ s, n, false };
-        s += n + (below(2) ? 0 : below(1UL << below(MAX_ORDER + 2)));
+        q->bottom_bits = min(MAX_ORDER + (unsigned int)xh_below(3), 20U);
+        q->hole_bits = xh_below(2) ? 0 : 1 + xh_below(4);
+        if ( !q->hole_bits && xh_below(2) )
+            q->pdx_offset = (1 + xh_below(63)) << MAX_ORDER;
+        block = 1UL << q->bottom_bits;
+        if ( block >= MAX_FRAMES && xh_below(2) )
+            q->base_pdx = block - xh_below(q->frames);
+        else
+            q->base_pdx = xh_below(3) ? 1 + xh_below(1UL << 12) : 0;
+#ifndef XH_PAIR
+        /*
+         * The measuring series (heap-init=) are x86's, whose frame table
+         * starts at pdx 0: only a proposal for every architecture meets Arm's.
+         */
+        q->base_pdx = 0;
+        q->pdx_offset = 0;
+#endif
     }
-    if ( below(2) )
+    xh_make_layout(q);
+    nranges = make_ranges(q, r);
+    if ( xh_below(2) )
         for ( i = 0; i < nranges; i++ )
             q->call[i] = r[nranges - 1 - i];
     else
@@ -108,110 +193,57 @@ void xh_make_sequence(struct sequence *q, uint64_t seed, const char *calls)
         {
             struct call t;
 
-            k = below(i);
+            k = xh_below(i);
             t = q->call[i - 1], q->call[i - 1] = q->call[k], q->call[k] = t;
         }
     }
     q->calls = nranges;
-    k = below(2) ? nranges : below(nranges + 1);
-    for ( i = k; i < nranges; i++ )
-        q->call[i].after_boot = true;
-
-    for ( i = 2; i > 0; i-- )
+    /* The system is up from call k on, the M2P live from call m <= k on. */
+    k = xh_below(2) ? nranges : xh_below(nranges + 1);
+    m = xh_below(3) ? k : xh_below(k + 1);
+    for ( i = m; i < nranges; i++ )
+        q->call[i].phase = i < k ? PHASE_M2P : PHASE_ACTIVE;
+    if ( q->stops && q->calls && q->calls < MAX_CALLS && xh_below(2) )
     {
-        unsigned int t, j = below(i + 1);
+        /* A part of an earlier range handed over again, after it. */
+        const struct call *c = &q->call[xh_below(q->calls)];
+        unsigned long off = xh_below(c->n);
 
-        t = perm[i], perm[i] = perm[j], perm[j] = t;
+        q->call[q->calls] = (struct call){ c->s + off, 1 + xh_below(c->n - off), PHASE_ACTIVE, false };
+        q->calls++;
     }
-    bounds[0] = 0;
-    for ( i = 1; i < q->nodes; i++ )
-        bounds[i] = below((q->frames >> q->shift) + 1);
-    bounds[q->nodes] = ~0UL;
-    for ( i = 1; i < q->nodes; i++ )               /* sorted: each node one run */
-        for ( k = i; k > 1 && bounds[k] < bounds[k - 1]; k-- )
-        {
-            unsigned long t = bounds[k];
-
-            bounds[k] = bounds[k - 1], bounds[k - 1] = t;
-        }
-    memnode_shift = q->shift;
-    xh_memnodemapsize = (q->frames >> q->shift) + 1;
-    for ( s = 0; s <= (q->frames >> q->shift); s++ )
+    if ( !q->stops && !q->specials && k < nranges && !xh_below(3) && nodes_known(q, k) )
     {
-        for ( i = 0; s >= bounds[i + 1]; i++ )
-            ;
-        xh_memnodemap[s] = perm[i];
-    }
-}
-
-/* The frame table before the calls: as the boot allocator leaves it, with specials. */
-void xh_make_frames(const struct sequence *q)
-{
-    unsigned long i;
-
-    xh_nr_frames = q->frames;
-    memset(xh_frame_table, 0, q->frames * sizeof(*xh_frame_table));
-    for ( i = 0; i < q->frames; i++ )
-    {
-        struct page_info *pg = &xh_frame_table[i];
-
-        xh_m2p[i] = next() & 0xfffff;
-        if ( q->garbage )
-        {
-            pg->u.inuse.type_info = next();
-            pg->tlbflush_timestamp = next();
-            pg->list.next = pg->list.prev = (struct page_info *)(uintptr_t)0x5a5a;
-        }
-    }
-    for ( i = 0; i < q->specials * 4; i++ )
-    {
-        struct page_info *pg = &xh_frame_table[below(q->frames)];
-
-        switch ( below(6) )
-        {
-        case 5:                                     /* a domain's page, no reference left */
-            pg->count_info = 0;
-            pg->v.inuse._domain = 1 + below(3);
-            break;
-        case 0:                                     /* a domain's page */
-            pg->count_info = PGC_allocated | 1;
-            pg->v.inuse._domain = 1 + below(3);
-            break;
-        case 1:                                     /* referenced, no owner */
-            pg->count_info = 1 + below(3);
-            break;
-        case 2:                                     /* pending offline */
-            pg->count_info = PGC_state_offlining;
-            break;
-        case 3:                                     /* broken, pending offline */
-            pg->count_info = PGC_state_offlining | PGC_broken;
-            break;
-        default:                                    /* a domain's page, being offlined */
-            pg->count_info = PGC_state_offlining | PGC_allocated | 1;
-            pg->v.inuse._domain = 1 + below(3);
-            break;
-        }
+        q->concurrent = true;
+        for ( i = k; i < nranges; i++ )
+            q->call[i].threaded = true;
     }
 }
 
 /* The sequence and the pages it starts with, as a person reads them. */
 void xh_show(const struct sequence *q)
 {
+    static const char *const PHASE[] = { "", " at boot, M2P live", " after boot" };
+    static const char *const SCRUB[] = { "off", "idle", "on" };
     unsigned int i;
     unsigned long s;
 
-    printf("  seed %llu, MAX_ORDER %u: %lu frames, %u node(s), memnode_shift %u, bootscrub %s, "
-           "%u specials%s\n  node map:", (unsigned long long)q->seed, MAX_ORDER, q->frames, q->nodes,
-           q->shift, q->bootscrub ? "idle" : "off", q->specials * 4, q->garbage ? ", stale fields" : "");
-    for ( s = 0; s <= (q->frames >> q->shift); s++ )
-        if ( !s || xh_memnodemap[s] != xh_memnodemap[s - 1] )
-            printf(" %#lx:node %u", s << q->shift, xh_memnodemap[s]);
-    printf("\n");
+    printf("  seed %llu, MAX_ORDER %u%s: %lu frames, %u node(s), memnode_shift %u, bootscrub %s, "
+           "%u specials%s%s%s\n", (unsigned long long)q->seed, MAX_ORDER,
+#ifdef XH_SCRUB_DEBUG
+           ", CONFIG_SCRUB_DEBUG",
+#else
+           "",
+#endif
+           q->frames, q->nodes, q->shift, SCRUB[q->bootscrub], q->specials * 4, q->garbage ? ", stale fields" : "",
+           q->stops ? ", a stop planted" : "", q->concurrent ? ", after boot on threads beside allocations and frees" : "");
+    xh_show_layout(q);
     for ( i = 0; i < q->calls; i++ )
-        printf("  %2u: init_heap_pages(%#lx, %#lx)%s\n", i, q->call[i].s, q->call[i].n,
-               q->call[i].after_boot ? " after boot" : "");
+        printf("  %2u: init_heap_pages(frame %#lx = MFN %#lx, %#lx)%s%s\n", i, q->call[i].s,
+               xh_index_mfn(q->call[i].s), q->call[i].n, PHASE[q->call[i].phase],
+               q->call[i].threaded ? ", on a thread" : "");
     for ( s = 0; s < q->frames; s++ )
-        if ( xh_frame_table[s].count_info )
-            printf("  before: page %#lx count_info %#lx owner %u\n", s,
+        if ( xh_frame_table[s].count_info || xh_frame_table[s].v.inuse._domain )
+            printf("  before: frame %#lx count_info %#lx owner %u\n", s,
                    xh_frame_table[s].count_info, xh_frame_table[s].v.inuse._domain);
 }

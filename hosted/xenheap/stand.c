@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The tester's side of the stand-ins (xen_stand.h): the state they keep
- * for Xen's code (the frame table, the domains, the NUMA map, the M2P)
- * and the few functions of the rest of Xen that page_alloc.c calls, each
- * counted or failing by name where the real code should never reach it.
+ * The tester's side of the stand-ins (xen_stand.h, xen_stand_alloc.h): the
+ * state they keep for Xen's code (the frame table and its pdx, the
+ * domains, the NUMA map, the M2P) and the few functions of the rest of
+ * Xen that page_alloc.c calls, each counted or failing by name where the
+ * real code should never reach it. Several threads may call them at once
+ * (tester.h's concurrent phase): the lock is a real one.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -14,38 +17,109 @@
 
 struct page_info *xh_frame_table;
 unsigned long xh_nr_frames;
+unsigned long xh_base_pdx, xh_pdx_bottom_mask = ~0UL, xh_pdx_hole_mask;
+unsigned int xh_pdx_hole_shift;
+#ifndef XH_TIMING
+unsigned long xh_pdx_offset;
+#endif
 struct domain xh_domains[4];
 u32 xh_tlbflush_clock;
 unsigned int memnode_shift;
-nodeid_t xh_memnodemap[1 << 16];
+nodeid_t xh_memnodemap[XH_MEMNODEMAP];
 unsigned long xh_memnodemapsize;
+nodemask_t node_online_map;
+struct vcpu xh_idle_vcpu;
 bool machine_to_phys_mapping_valid;
 unsigned long *xh_m2p;
 int system_state;
-unsigned long xh_printks, xh_xenheap_allocs;
+unsigned long xh_printks, xh_xenheap_allocs, xh_tlb_flushes, xh_virqs;
 char *xh_ram;
 unsigned char xh_listed[MAX_FRAMES];
-
+__thread unsigned int xh_cpu;
+void (*xh_on_fail)(const char *what);
+bool (*xh_heap_lock_held)(void);
+char *xh_stop_text;
 
 void printk(const char *fmt, ...)
 {
     (void)fmt;
-    xh_printks++;
+    __atomic_fetch_add(&xh_printks, 1, __ATOMIC_RELAXED);
 }
 
 _Noreturn void xh_fail(const char *file, int line, const char *what)
 {
-    fprintf(stderr, "xenheap-test: %s:%d: %s\n", file, line, what);
-    fflush(stderr);
+    /* The tester's child says it where the driver reads it, and only the driver says whether it failed. */
+    if ( xh_stop_text )
+        snprintf(xh_stop_text, 256, "%s:%d: %s", file, line, what);
+    else
+    {
+        fprintf(stderr, "xenheap-test: %s:%d: %s\n", file, line, what);
+        fflush(stderr);
+    }
+    if ( xh_on_fail )
+        xh_on_fail(what);
     _exit(3);
+}
+
+/* A frame's index in the table, or a failure naming who asked. */
+static unsigned long index_of(unsigned long mfn, const char *who)
+{
+    if ( !mfn_valid(_mfn(mfn)) )
+        xh_fail(__FILE__, __LINE__, who);
+    return mfn_to_pdx(_mfn(mfn)) - xh_base_pdx;
 }
 
 void *mfn_to_virt(unsigned long mfn)
 {
-    if ( mfn >= xh_nr_frames )
-        xh_fail(__FILE__, __LINE__, "mfn_to_virt() of a frame past the frame table");
-    return xh_ram + mfn * PAGE_SIZE;
+    return xh_ram + index_of(mfn, "mfn_to_virt() of a frame outside the frame table") * PAGE_SIZE;
 }
+
+/* x86_64/mm.c's: nothing before paging_init() has set the M2P up, then the entry. */
+void set_gpfn_from_mfn(unsigned long mfn, unsigned long pfn)
+{
+    if ( !machine_to_phys_mapping_valid )
+        return;
+    XH_COUNTED(XH_C_M2P);
+    xh_m2p[index_of(mfn, "set_gpfn_from_mfn() of a frame outside the frame table")] = pfn;
+}
+
+/* The store alone, for a tree whose x86 header makes the test inline (the measured alternative). */
+void m2p_set_gpfn(unsigned long mfn, unsigned long pfn)
+{
+    XH_COUNTED(XH_C_M2P);
+    xh_m2p[index_of(mfn, "m2p_set_gpfn() of a frame outside the frame table")] = pfn;
+}
+
+void xh_spin_lock(spinlock_t *l)
+{
+    unsigned int ticket = __atomic_fetch_add(&l->tail, 1, __ATOMIC_ACQUIRE);
+
+    if ( l->owner == (int)xh_cpu + 1 && ticket != l->head )
+        xh_fail(__FILE__, __LINE__, "spin_lock() of a lock this CPU holds");
+    /* In user space the holder can be preempted: yield now and then rather than spin a time slice away. */
+    for ( unsigned int spins = 1; __atomic_load_n(&l->head, __ATOMIC_ACQUIRE) != ticket; spins++ )
+        if ( spins % 64 )
+            cpu_relax();
+        else
+            sched_yield();
+    l->owner = (int)xh_cpu + 1;
+}
+
+void xh_spin_unlock(spinlock_t *l)
+{
+    if ( l->owner != (int)xh_cpu + 1 )
+        xh_fail(__FILE__, __LINE__, "spin_unlock() of a lock this CPU does not hold");
+    l->owner = 0;
+    __atomic_store_n(&l->head, l->head + 1, __ATOMIC_RELEASE);
+}
+
+#ifndef XH_TIMING
+void xh_owner_check(void)
+{
+    if ( xh_heap_lock_held && !xh_heap_lock_held() )
+        xh_fail(__FILE__, __LINE__, "page_get_owner() without heap_lock: a page read before the lock is taken");
+}
+#endif
 
 unsigned int page_to_llc_color(const struct page_info *pg)
 {
@@ -56,14 +130,23 @@ unsigned int page_to_llc_color(const struct page_info *pg)
 void *alloc_xenheap_pages(unsigned int order, unsigned int memflags)
 {
     (void)memflags;
-    xh_xenheap_allocs++;
+    __atomic_fetch_add(&xh_xenheap_allocs, 1, __ATOMIC_RELAXED);
     return calloc(1, PAGE_SIZE << order);
 }
 
 void *xh_xmalloc(size_t bytes)
 {
-    xh_xenheap_allocs++;
+    __atomic_fetch_add(&xh_xenheap_allocs, 1, __ATOMIC_RELAXED);
     return calloc(1, bytes);
+}
+
+void xh_fill_page(void *p, uint64_t word)
+{
+    uint64_t *q = p;
+    unsigned int i;
+
+    for ( i = 0; i < PAGE_SIZE / sizeof(*q); i++ )
+        q[i] = word;
 }
 
 void xh_list_check(const struct page_info *pg, const struct page_list_head *h)

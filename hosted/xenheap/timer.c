@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Xen's own init_heap_pages() timed on this CPU: each heap-init= variant
- * of a patched page_alloc.c (cut from the tree at build time, XH_EXTRACT)
- * hands one range of frames over as at boot, boot scrubbing pending, in
- * windows of the thread's CPU time. Each window runs in a child of its
+ * Xen's own init_heap_pages() timed on this CPU: each way (a tree's side,
+ * timeside.c, with one heap-init= variant where the tree has them) hands
+ * one range of frames over as at boot, boot scrubbing pending, in windows
+ * of the thread's CPU time; the floor is the page_info bytes written by
+ * memset() and by non-temporal stores. Each window runs in a child of its
  * own and opens on the hosted runner's prelude: the frame table reset in
  * address order, then flushed from the caches where it fits in twice the
- * last-level cache. The variants and the floor (the page_info bytes
- * written by memset() and by non-temporal stores, the faster kept) take
- * turns from run to run. Built with -DXH_COUNT it counts the stand-ins'
- * calls instead of timing.
+ * last-level cache. The ways and the floor take turns from run to run.
+ * Built with -DXH_COUNT it counts the stand-ins' calls instead of timing.
+ * The stand-ins are the tester's (stand.c), the frame table from pdx 0,
+ * no PDX compression, one node: x86 as end_boot_allocator() meets it.
  *
- *   xenheap-time GIB[,GIB...] RUNS     one JSON line a window
+ *   xenheap-time GIB[,GIB...] RUNS SIDE:VARIANT[,...]   one JSON line a window
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,47 +22,45 @@
 #include <unistd.h>
 
 #include "xen_stand.h"
-#include XH_EXTRACT
+#include "tester.h"
 
-struct page_info *xh_frame_table;
-unsigned long xh_nr_frames;
-struct domain xh_domains[4];
-u32 xh_tlbflush_clock;
-unsigned int memnode_shift = 30;
-nodeid_t xh_memnodemap[1];
-unsigned long xh_memnodemapsize = 1;
-bool machine_to_phys_mapping_valid;
-unsigned long *xh_m2p;
-int system_state = SYS_STATE_boot;
+#ifndef XH_NSIDES
+#define XH_NSIDES 1
+#endif
 #ifdef XH_COUNT
 unsigned long xh_count[XH_C_N];
 #endif
-static char *ram;
 
 #define FIRST 0x100UL                    /* the range starts at 1 MiB */
+#define MAX_WAYS 16
 
-void printk(const char *fmt, ...) { (void)fmt; }
-
-_Noreturn void xh_fail(const char *file, int line, const char *what)
-{
-    fprintf(stderr, "xenheap-time: %s:%d: %s\n", file, line, what);
-    _exit(3);
-}
-
-void *mfn_to_virt(unsigned long mfn) { return ram + mfn * PAGE_SIZE; }
-void *alloc_xenheap_pages(unsigned int order, unsigned int memflags)
-{ (void)memflags; return calloc(1, PAGE_SIZE << order); }
-void *xh_xmalloc(size_t bytes) { return calloc(1, bytes); }
-unsigned int page_to_llc_color(const struct page_info *pg)
-{
-    (void)pg;
-    xh_fail(__FILE__, __LINE__, "page_to_llc_color(): a coloured page, with LLC colouring off (x86)");
-}
-void xh_list_check(const struct page_info *pg, const struct page_list_head *h) { (void)pg, (void)h; }
-
-static const char *const NAME[] = { "page", "chunk-72b02bc", "chunk", "sweep", "floor" };
-static const enum heap_init VALUE[] = { HEAP_INIT_PAGE, HEAP_INIT_CHUNK_72B02BC, HEAP_INIT_CHUNK, HEAP_INIT_SWEEP };
-#define NWAYS 5
+typedef unsigned long side_fn(struct page_info *pg, unsigned long nr, unsigned int variant);
+side_fn xh_hand_over_0, xh_hand_over_1, xh_hand_over_2, xh_hand_over_3, xh_hand_over_4, xh_hand_over_5,
+        xh_hand_over_6, xh_hand_over_7;
+static side_fn *const SIDE[] = {
+    xh_hand_over_0,
+#if XH_NSIDES > 1
+    xh_hand_over_1,
+#endif
+#if XH_NSIDES > 2
+    xh_hand_over_2,
+#endif
+#if XH_NSIDES > 3
+    xh_hand_over_3,
+#endif
+#if XH_NSIDES > 4
+    xh_hand_over_4,
+#endif
+#if XH_NSIDES > 5
+    xh_hand_over_5,
+#endif
+#if XH_NSIDES > 6
+    xh_hand_over_6,
+#endif
+#if XH_NSIDES > 7
+    xh_hand_over_7,
+#endif
+};
 
 static uint64_t thread_ns(void)
 {
@@ -102,8 +101,8 @@ static void nt_fill(void *p, size_t bytes)
     __builtin_ia32_sfence();
 }
 
-/* One window in a child: -> ns, or 0 on a failure. */
-static uint64_t window(unsigned int way, unsigned long frames, uint64_t *shared)
+/* One window in a child: side `side` (-1: the floor) -> ns, or 0 on a failure. */
+static uint64_t window(int side, unsigned int variant, unsigned long frames, uint64_t *shared)
 {
     pid_t pid = fork();
     int status;
@@ -115,7 +114,7 @@ static uint64_t window(unsigned int way, unsigned long frames, uint64_t *shared)
         int k;
 
         xh_nr_frames = frames;
-        if ( way == 4 )
+        if ( side < 0 )
         {
             for ( k = 0; k < 2; k++ )
             {
@@ -133,13 +132,11 @@ static uint64_t window(unsigned int way, unsigned long frames, uint64_t *shared)
             shared[0] = best;
             _exit(0);
         }
-        opt_heap_init = VALUE[way];
-        opt_bootscrub = BOOTSCRUB_IDLE;
         prelude(bytes);
         t0 = thread_ns();
-        init_heap_pages(mfn_to_page(_mfn(FIRST)), frames - FIRST);
+        k = SIDE[side](xh_frame_table + FIRST, frames - FIRST, variant) == frames - FIRST;
         shared[0] = thread_ns() - t0;
-        if ( (unsigned long)total_avail_pages != frames - FIRST )
+        if ( !k )
             xh_fail(__FILE__, __LINE__, "the heap does not hold every page handed over");
 #ifdef XH_COUNT
         for ( k = 0; k < XH_C_N; k++ )
@@ -154,13 +151,15 @@ static uint64_t window(unsigned int way, unsigned long frames, uint64_t *shared)
 
 int main(int argc, char **argv)
 {
-    unsigned long sizes[16], nsizes = 0, runs, maxframes = 0, i;
+    unsigned long sizes[16], nsizes = 0, runs, maxframes = 0, i, nways = 0;
+    int way_side[MAX_WAYS + 1];
+    unsigned int way_variant[MAX_WAYS + 1];
     char *p, *end;
     uint64_t *shared;
 
-    if ( argc != 3 )
+    if ( argc != 4 )
     {
-        fprintf(stderr, "usage: %s GIB[,GIB...] RUNS\n", argv[0]);
+        fprintf(stderr, "usage: %s GIB[,GIB...] RUNS SIDE:VARIANT[,...]\n", argv[0]);
         return 2;
     }
     for ( p = argv[1]; *p && nsizes < 16; p = *end ? end + 1 : end )
@@ -180,39 +179,56 @@ int main(int argc, char **argv)
         fprintf(stderr, "xenheap-time: RUNS from 1 to 100, not %s\n", argv[2]);
         return 2;
     }
+    for ( p = argv[3]; *p && nways < MAX_WAYS; p = *end ? end + 1 : end )
+    {
+        way_side[nways] = strtol(p, &end, 10);
+        way_variant[nways] = *end == ':' ? strtoul(end + 1, &end, 10) : 0;
+        if ( way_side[nways] < 0 || way_side[nways] >= XH_NSIDES || way_variant[nways] > 3 || (*end && *end != ',') )
+        {
+            fprintf(stderr, "xenheap-time: ways are SIDE:VARIANT, sides 0 to %d: %s\n", XH_NSIDES - 1, argv[3]);
+            return 2;
+        }
+        nways++;
+    }
+    way_side[nways++] = -1;             /* the floor */
     xh_frame_table = mmap(NULL, maxframes * sizeof(struct page_info), PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    ram = mmap(NULL, maxframes * PAGE_SIZE, PROT_READ | PROT_WRITE,
-               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    xh_ram = mmap(NULL, maxframes * PAGE_SIZE, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if ( xh_frame_table == MAP_FAILED || ram == MAP_FAILED || shared == MAP_FAILED )
+    if ( xh_frame_table == MAP_FAILED || xh_ram == MAP_FAILED || shared == MAP_FAILED )
     {
         perror("xenheap-time: mmap");
         return 2;
     }
+    memnode_shift = 30, xh_memnodemapsize = 1, xh_memnodemap[0] = 0;
+    node_online_map.bits[0] = 1;
+    system_state = SYS_STATE_boot;
     for ( i = 0; i < nsizes; i++ )
     {
         unsigned long r, k, frames = sizes[i] << 18;
 
         for ( r = 0; r < runs; r++ )
-            for ( k = 0; k < NWAYS; k++ )
+            for ( k = 0; k < nways; k++ )
             {
-                unsigned int way = (k + r) % NWAYS;
+                unsigned int w = (k + r) % nways;
                 uint64_t ns;
 
 #ifdef XH_COUNT
-                if ( way == 4 )
+                if ( way_side[w] < 0 )
                     continue;
 #endif
-                ns = window(way, frames, shared);
+                ns = window(way_side[w], way_variant[w], frames, shared);
                 if ( !ns )
                 {
-                    fprintf(stderr, "xenheap-time: heap-init=%s failed at %lu GiB\n", NAME[way], sizes[i]);
+                    fprintf(stderr, "xenheap-time: way %d:%u failed at %lu GiB\n", way_side[w], way_variant[w],
+                            sizes[i]);
                     return 1;
                 }
-                printf("{\"type\":\"xen_window\",\"way\":\"%s\",\"gib\":%lu,\"run\":%lu,\"pages\":%lu,"
-                       "\"ns\":%llu", NAME[way], sizes[i], r, frames - FIRST, (unsigned long long)ns);
-                if ( way == 4 )
+                printf("{\"type\":\"xen_window\",\"side\":%d,\"variant\":%u,\"gib\":%lu,\"run\":%lu,\"pages\":%lu,"
+                       "\"ns\":%llu", way_side[w], way_variant[w], sizes[i], r, frames - FIRST,
+                       (unsigned long long)ns);
+                if ( way_side[w] < 0 )
                     printf(",\"memset_ns\":%llu,\"nt_ns\":%llu", (unsigned long long)shared[1],
                            (unsigned long long)shared[2]);
 #ifdef XH_COUNT

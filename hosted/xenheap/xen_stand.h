@@ -5,7 +5,9 @@
  * Force-included before the tree's page_alloc.c, whose own #includes are
  * empty files (harness/real/xen/hostheap.py). Anything the real code uses
  * that is not here fails the build by name: no implicit declarations, no
- * weak or default definitions.
+ * weak or default definitions. What the allocation path needs besides is
+ * xen_stand_alloc.h; the M2P's interface is the tree's own x86 header's
+ * (hostheap.py copies its lines into xh_arch_m2p.h, included last).
  */
 #ifndef XH_STAND_H
 #define XH_STAND_H
@@ -24,11 +26,14 @@
 #error "XH_MAX_ORDER (Xen's MAX_ORDER for this build) must be given"
 #endif
 
-/* The configuration of an x86-64 non-debug build, as far as it matters. */
+/* The configuration of an x86-64 build, as far as it matters. */
 #define CONFIG_X86 1
 #define CONFIG_NUMA 1
+#ifdef XH_SCRUB_DEBUG
+#define CONFIG_SCRUB_DEBUG 1            /* the tester's second build of each tree */
+#endif
 #define MAX_ORDER XH_MAX_ORDER
-#define MAX_NUMNODES 4
+#define MAX_NUMNODES 8
 #define PADDR_BITS 52
 #define PAGE_SHIFT 12
 #define PAGE_SIZE (1UL << PAGE_SHIFT)
@@ -80,11 +85,20 @@ extern unsigned long xh_count[XH_C_N];
 #define XH_COUNTED(k) ((void)0)
 #endif
 
-/* Hard failures: the tester's driver prints the sequence that got here. */
+/*
+ * Hard failures: the tester's driver prints the sequence that got here, or
+ * holds both trees to the same stop. A release build (the timer) has no
+ * ASSERT(), as Xen's has none.
+ */
 _Noreturn void xh_fail(const char *file, int line, const char *what);
 #define BUG() xh_fail(__FILE__, __LINE__, "BUG()")
 #define BUG_ON(c) do { if ( c ) xh_fail(__FILE__, __LINE__, "BUG_ON(" #c ")"); } while ( 0 )
+#ifdef XH_TIMING
+#define ASSERT(c) do { } while ( 0 && (c) )
+#else
 #define ASSERT(c) do { if ( !(c) ) xh_fail(__FILE__, __LINE__, "ASSERT(" #c ")"); } while ( 0 )
+#endif
+#define ASSERT_UNREACHABLE() xh_fail(__FILE__, __LINE__, "ASSERT_UNREACHABLE()")
 
 /* printk: counted, not printed (the driver reports the count). */
 #define XENLOG_ERR ""
@@ -184,20 +198,71 @@ struct page_info {
 #define BUDDY_SCRUBBING 1
 #define BUDDY_SCRUB_ABORT 2
 
-/* The frame table: one page_info a frame from MFN 0, no holes, no PDX compression. */
+/*
+ * Frame numbers and the frame table. A pdx is a frame number with the
+ * bits compressed out that no RAM has (xen/pdx.h's mask compression: the
+ * bits above the bottom XH_PDX_BOTTOM bits and below the hole's top shift
+ * down), or less an offset (staging's offset compression, of one region
+ * here: a multiple of 2^MAX_ORDER, not of a node group); the table starts at pdx xh_base_pdx (Arm's
+ * frametable_base_pdx; 0 on x86), so a frame's mfn, its pdx and its index
+ * in the table can all differ. The bottom bits are at least MAX_ORDER's,
+ * as Xen keeps them, so a buddy is the same neighbour in all three.
+ */
+extern unsigned long xh_base_pdx, xh_pdx_bottom_mask, xh_pdx_hole_mask;
+extern unsigned int xh_pdx_hole_shift;
+#ifdef XH_TIMING
+#define xh_pdx_offset 0UL                   /* the timer's frames are x86's, from pdx 0 */
+#else
+extern unsigned long xh_pdx_offset;
+#endif
 extern struct page_info *xh_frame_table;
 extern unsigned long xh_nr_frames;
+static inline unsigned long pfn_to_pdx(unsigned long pfn)
+{
+    return ((pfn & xh_pdx_bottom_mask) |
+            ((pfn & ~(xh_pdx_bottom_mask | xh_pdx_hole_mask)) >> xh_pdx_hole_shift)) - xh_pdx_offset;
+}
+static inline unsigned long pdx_to_pfn(unsigned long pdx)
+{
+    pdx += xh_pdx_offset;
+    return (pdx & xh_pdx_bottom_mask) | ((pdx & ~xh_pdx_bottom_mask) << xh_pdx_hole_shift);
+}
+#define mfn_to_pdx(m) pfn_to_pdx(mfn_x(m))
+#define pdx_to_mfn(p) _mfn(pdx_to_pfn(p))
 #define frame_table xh_frame_table
-#define page_to_mfn(pg) _mfn((unsigned long)((pg) - xh_frame_table))
-#define mfn_to_page(m) (xh_frame_table + mfn_x(m))
+/* xen/pdx.h's: the index into the table, which is the pdx only where the table starts at pdx 0. */
 #define page_to_pdx(pg) ((unsigned long)((pg) - xh_frame_table))
+#define page_to_mfn(pg) pdx_to_mfn(page_to_pdx(pg) + xh_base_pdx)
+#define mfn_to_page(m) (xh_frame_table + (mfn_to_pdx(m) - xh_base_pdx))
 #define page_to_maddr(pg) mfn_to_maddr(page_to_mfn(pg))
-static inline bool mfn_valid(mfn_t m) { XH_COUNTED(XH_C_VALID); return m.mfn < xh_nr_frames; }
+static inline bool mfn_valid(mfn_t m)
+{
+    unsigned long pdx = mfn_to_pdx(m);
+
+    XH_COUNTED(XH_C_VALID);
+    return !(m.mfn & xh_pdx_hole_mask) && pdx >= xh_base_pdx && pdx - xh_base_pdx < xh_nr_frames;
+}
 
 /* Owners: _domain indexes the tester's domains, 0 for none. */
-struct domain { unsigned int id; };
+typedef struct { unsigned long bits[1]; } nodemask_t;
+struct domain {
+    unsigned int id, outstanding_pages;
+    nodeid_t last_alloc_node;
+    nodemask_t node_affinity;
+};
 extern struct domain xh_domains[4];
-#define page_get_owner(pg) ((pg)->v.inuse._domain ? &xh_domains[(pg)->v.inuse._domain] : NULL)
+/*
+ * The heap's functions read a page's owner only under heap_lock: the tester
+ * holds them to it (xh_owner_check()), which a chunk marked before the lock
+ * is taken breaks.
+ */
+#ifdef XH_TIMING
+#define xh_owner_check() ((void)0)
+#else
+void xh_owner_check(void);
+#endif
+#define page_get_owner(pg) \
+    (xh_owner_check(), (pg)->v.inuse._domain ? &xh_domains[(pg)->v.inuse._domain] : NULL)
 #define page_set_owner(pg, d) \
     ((pg)->v.inuse._domain = (d) ? (unsigned int)((struct domain *)(d) - xh_domains) : 0)
 
@@ -206,20 +271,23 @@ extern u32 xh_tlbflush_clock;
 #define page_set_tlbflush_timestamp(pg) ((pg)->tlbflush_timestamp = xh_tlbflush_clock)
 
 /*
- * NUMA: memnodemap[], one node per 2^memnode_shift frames; 4.17 asks by
- * address, staging by frame (xen/numa.h's mfn_to_nid(), ASSERTing the map).
+ * NUMA: memnodemap[], one node per 2^memnode_shift pdx, NUMA_NO_NODE where
+ * no node has memory. 4.17 asks by address, staging by frame; both ASSERT
+ * the map and the node, as xen/numa.h does.
  */
 extern unsigned int memnode_shift;
 extern nodeid_t xh_memnodemap[];
 extern unsigned long xh_memnodemapsize;
-#define phys_to_nid(pa) \
-    (XH_COUNTED(XH_C_NID), (unsigned int)xh_memnodemap[((pa) >> PAGE_SHIFT) >> memnode_shift])
 static inline nodeid_t mfn_to_nid(mfn_t m)
 {
+    unsigned long group = mfn_to_pdx(m) >> memnode_shift;
+
     XH_COUNTED(XH_C_NID);
-    ASSERT((m.mfn >> memnode_shift) < xh_memnodemapsize);
-    return xh_memnodemap[m.mfn >> memnode_shift];
+    ASSERT(group < xh_memnodemapsize);
+    ASSERT(xh_memnodemap[group] < MAX_NUMNODES);
+    return xh_memnodemap[group];
 }
+#define phys_to_nid(pa) mfn_to_nid(_mfn((pa) >> PAGE_SHIFT))
 #define page_to_nid(pg) mfn_to_nid(page_to_mfn(pg))
 
 /* Storage qualifiers by option (xen/kconfig.h): CONFIG_NUMA is on here. */
@@ -236,14 +304,14 @@ static inline nodeid_t mfn_to_nid(mfn_t m)
 #define llc_coloring_enabled false
 unsigned int page_to_llc_color(const struct page_info *pg);
 
-/* The M2P, live once paging_init() has run (the tester's after-boot calls). */
+/*
+ * The M2P, live once paging_init() has run. set_gpfn_from_mfn() and any
+ * arch_m2p_ready() are declared by the tree's x86 header (xh_arch_m2p.h);
+ * stand.c defines the out-of-line store as x86_64/mm.c does.
+ */
 extern bool machine_to_phys_mapping_valid;
 extern unsigned long *xh_m2p;
 #define INVALID_M2P_ENTRY (~0UL)
-/* The proposal series' hook (patches/xen/staging/ 0002), as x86 defines it. */
-#define arch_m2p_ready() machine_to_phys_mapping_valid
-#define set_gpfn_from_mfn(mfn, pfn) do { \
-        if ( machine_to_phys_mapping_valid ) XH_COUNTED(XH_C_M2P), xh_m2p[(mfn)] = (pfn); } while ( 0 )
 
 /* The direct map, over the tester's memory behind the frames. */
 void *mfn_to_virt(unsigned long mfn);
@@ -261,12 +329,17 @@ static inline unsigned int get_order_from_pages(unsigned long n)
 enum { SYS_STATE_early_boot, SYS_STATE_boot, SYS_STATE_smp_boot, SYS_STATE_active };
 extern int system_state;
 
-/* The heap lock: one CPU, so a count that must balance. */
-typedef struct { int held; } spinlock_t;
-#define DEFINE_SPINLOCK(l) spinlock_t l = { 0 }
-#define spin_lock(l) do { XH_COUNTED(XH_C_LOCK); ASSERT(!(l)->held); (l)->held = 1; } while ( 0 )
-#define spin_unlock(l) do { ASSERT((l)->held); (l)->held = 0; } while ( 0 )
-#define spin_is_locked(l) ((l)->held)
+/*
+ * The heap lock: a ticket lock taken and released out of line, as Xen's
+ * is; the tester also knows which thread holds it.
+ */
+typedef struct { unsigned int head, tail; int owner; } spinlock_t;
+#define DEFINE_SPINLOCK(l) spinlock_t l = { 0, 0, 0 }
+void xh_spin_lock(spinlock_t *l);
+void xh_spin_unlock(spinlock_t *l);
+#define spin_lock(l) (XH_COUNTED(XH_C_LOCK), xh_spin_lock(l))
+#define spin_unlock(l) xh_spin_unlock(l)
+#define spin_is_locked(l) (ACCESS_ONCE((l)->head) != ACCESS_ONCE((l)->tail))
 #define spin_lock_kick() do { } while ( 0 )
 
 /* Page lists: head and tail pointers, NULL-ended, as Xen's pdx lists behave. */
@@ -312,5 +385,15 @@ static inline void page_list_del(struct page_info *pg, struct page_list_head *h)
     else
         h->tail = pg->list.prev;
 }
+static inline struct page_info *page_list_remove_head(struct page_list_head *h)
+{
+    struct page_info *pg = h->next;
+
+    if ( pg )
+        page_list_del(pg, h);
+    return pg;
+}
+
+#include "xen_stand_alloc.h"
 
 #endif

@@ -61,3 +61,26 @@ def test_the_old_command_and_flags_name_their_replacements(args, says):
                        timeout=60)
     assert r.returncode == 2 and says in r.stdout + r.stderr, r.stdout + r.stderr
     assert len((r.stdout + r.stderr).strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_heap_time_proposal_wants_a_tree():
+    r = subprocess.run([sys.executable, "-m", "harness", "xen-src", "heap-time", "--proposal", "--sizes", "1"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 2 and "--proposal wants --tree DIR (a stock tree)" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_split_of_the_series_names_a_number_it_lacks(tmp_path, monkeypatch):
+    monkeypatch.setattr(source.XEN, "src", str(tmp_path / "build"))
+    t = stock_tree(tmp_path / "t")
+    with pytest.raises(source.SourceError, match=r"patches/xen/staging/ has no patch 0009"):
+        tree.series_tree(t, 0, say=lambda *a: None, only=("0003", "0009"))
+
+
+def test_a_split_of_the_series_applies_only_its_patches(tmp_path, monkeypatch):
+    """only=("0003",): the copy gets 0003 alone, which fails on the fake
+    tree at 0003 (not at 0001, which the whole series meets first)."""
+    monkeypatch.setattr(source.XEN, "src", str(tmp_path / "build"))
+    t = stock_tree(tmp_path / "t")
+    with pytest.raises(source.SourceError) as e:
+        tree.series_tree(t, 0, say=lambda *a: None, only=("0003",))
+    assert "patches/xen/staging/0003-" in str(e.value) and "0001-" not in str(e.value), str(e.value)

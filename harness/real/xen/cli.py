@@ -141,8 +141,9 @@ def cmd_heap_test(args):
     stock = os.path.abspath(args.tree) if args.proposal else None
     path = tree.series_tree(stock, 0) if stock else heap_tree(args, "heap-test")
     ok, results = hostheap.run(path, args.sequences, args.seed, orders, args.page, jobs=args.jobs, stock=stock)
-    for o, passed, took, said in results:
-        print(f"-- MAX_ORDER {o}: {'ok' if passed else 'FAILED'} ({took:.1f} s)\n{said}")
+    for (o, debug), passed, took, said in results:
+        print(f"-- MAX_ORDER {o}{', CONFIG_SCRUB_DEBUG' if debug else ''}: {'ok' if passed else 'FAILED'} "
+              f"({took:.1f} s)\n{said}")
     what = f"{path} against {stock} stock" if stock else path
     print(f"xen-src heap-test: {args.sequences} sequences on {what}: {'ok' if ok else 'FAILED'} "
           f"({time.monotonic() - t0:.1f} s in all)")
@@ -153,7 +154,31 @@ def cmd_heap_time(args):
     sizes = parse_sizes(args.sizes)
     if any(not 1 << 30 <= n <= 256 << 30 or n % (1 << 30) for n in sizes) or not 1 <= args.runs <= 100:
         raise BenchError(f"--sizes {args.sizes} --runs {args.runs}: want whole GiB from 1 to 256, runs 1 to 100")
-    return hosttime.cmd_time(heap_tree(args, "heap-time"), [n >> 30 for n in sizes], args.runs)
+    gib = [n >> 30 for n in sizes]
+    if not args.proposal:
+        return hosttime.cmd_time(heap_tree(args, "heap-time"), gib, args.runs)
+    if not args.tree:
+        raise BenchError("--proposal wants --tree DIR (a stock tree)")
+    return hosttime.cmd_time_proposal(proposal_sides(os.path.abspath(args.tree)), gib, args.runs)
+
+
+def proposal_sides(stock):
+    """`heap-time --proposal`'s trees: stock, each split of the proposal
+    series on its own (hosttime.PROPOSAL_WAYS), the whole series, and each
+    measured alternative on top of it (patches/xen/<series>-alternatives/)
+    -> [(name, tree)]."""
+    hostheap.check_tree(stock, heap_init=False)
+    name = tree.series_of(tree.version_of(stock), stock)[0]
+    sides = [("stock", stock)]
+    sides += [(label, tree.series_tree(stock, 0, only=nums)) for label, nums in hosttime.PROPOSAL_WAYS.get(name, ())]
+    sides.append(("series", tree.series_tree(stock, 0)))
+    alternatives = os.path.join(hostheap.ROOT, "patches", "xen", f"{name}-alternatives")
+    if os.path.isdir(alternatives):
+        for f in sorted(os.listdir(alternatives)):
+            if f.endswith(".patch"):
+                sides.append((f"series + alternative {f.split('-', 1)[0]}",
+                              tree.series_tree(stock, 0, extra=os.path.join(alternatives, f))))
+    return sides
 
 
 def add_parser(sub):
@@ -214,6 +239,9 @@ def add_parser(sub):
     _heap_source(h)
     real_cli.add_sizes(h, "1,4,16,64")
     h.add_argument("--runs", type=int, default=3, help="windows of each variant a size (default 3)")
+    h.add_argument("--proposal", action="store_true", help="with --tree (stock): the tree stock, each patch "
+                   "split of its version's proposal series on its own, the whole series and each measured "
+                   "alternative on top of it (patches/xen/<series>-alternatives/), with 95 %% intervals")
 
 
 def _xen_source(m):

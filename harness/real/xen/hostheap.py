@@ -25,12 +25,13 @@ from harness.real.xen import source
 
 HOSTED = os.path.join(ROOT, "hosted", "xenheap")
 # The tester's own files, beside the side (side.c) built from each tree.
-TESTER = [os.path.join(HOSTED, f) for f in ("tester.c", "sequence.c", "compare.c", "stand.c")]
+TESTER = [os.path.join(HOSTED, f) for f in ("tester.c", "sequence.c", "layout.c", "churn.c", "compare.c", "stand.c")]
 OUT = os.path.join(ROOT, "build", "xenheap")
 PAGE_ALLOC = os.path.join("xen", "common", "page_alloc.c")
-# Where the tester enters the real code, and the names the stand-ins answer
-# although page_alloc.c defines them (they reach into xenheap allocation).
-ROOTS = ("init_heap_pages",)
+# Where the tester enters the real code (hand-over, and the allocations of
+# its concurrent phase), and the names the stand-ins answer although
+# page_alloc.c defines them (they reach into xenheap allocation).
+ROOTS = ("init_heap_pages", "alloc_heap_pages")
 STAND_INS = {"alloc_xenheap_pages"}
 # Xen's MAX_ORDER on x86 (xen/include/xen/mm.h) and two small ones, so
 # that small layouts reach chunks of MAX_ORDER and ranges past them.
@@ -95,6 +96,69 @@ def tree_defines(tree):
     return ([f"XH_PGC_LAYOUT={layout[0]}"] + (["XH_NODE_AVAIL=1"] if re.search(
         r"^static unsigned long node_avail_pages\[", text, re.M) else []) +
         (["XH_HEAP_INIT=1"] if "heap-init" in text else []))
+
+
+# The M2P's interface as the tree's own headers give it (0002 of the
+# proposal series adds arch_m2p_ready()): the x86 header first, then the
+# common default, as xen/mm.h includes them.
+M2P_NAMES = ("arch_m2p_ready", "set_gpfn_from_mfn")
+XEN_MM = os.path.join("xen", "include", "xen", "mm.h")
+M2P_HEADER = "xh_arch_m2p.h"
+
+
+def _uncommented(text):
+    """C text with its comments blanked, line breaks kept."""
+    return re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+
+
+def header_items(text, names):
+    """What a header says of `names`: each #define of one (continuation
+    lines and all), each #ifndef block around one, and each declaration or
+    definition of one as a function, with those of the functions these
+    call that the header declares -> [text], in the header's order."""
+    text = _uncommented(text)
+    found = {}
+    for name in names:
+        for m in re.finditer(rf"^[ \t]*#[ \t]*define[ \t]+{name}\b(?:.*\\\n)*.*$", text, re.M):
+            found[m.start()] = (m.end(), m.group(0))
+        for m in re.finditer(rf"^[ \t]*#[ \t]*ifndef[ \t]+{name}\b.*?^[ \t]*#[ \t]*endif[^\n]*", text, re.M | re.S):
+            found[m.start()] = (m.end(), m.group(0))
+    todo, done = list(names), set()
+    while todo:
+        name = todo.pop()
+        done.add(name)
+        for m in re.finditer(rf"^(?:static[ \t]+inline[ \t]+)?[A-Za-z_][\w \t*]*\b{name}[ \t]*\(", text, re.M):
+            end, depth, i = None, 0, m.end()
+            while i < len(text) and end is None:
+                depth += {"{": 1, "}": -1}.get(text[i], 0)
+                if (text[i] == ";" and depth == 0) or (text[i] == "}" and depth == 0):
+                    end = i + 1
+                i += 1
+            item = text[m.start():end]
+            found[m.start()] = (end, item)
+            if "{" in item:
+                todo += [n for n in re.findall(r"\b(\w+)[ \t]*\(", item[item.index("{"):])
+                         if n not in done and n not in todo]
+    spans = sorted(found.items())
+    return [item for start, (end, item) in spans
+            if not any(s < start and end <= e for s, (e, _) in spans)]
+
+
+def m2p_header(tree, folder):
+    """The tree's own lines of the M2P's interface (M2P_NAMES) from its x86
+    asm/mm.h and xen/mm.h, written into folder/M2P_HEADER -> its path."""
+    parts = []
+    for rel in [p for p in ARCH_MM if os.path.isfile(os.path.join(tree, p))][:1] + [XEN_MM]:
+        path = os.path.join(tree, rel)
+        if os.path.isfile(path):
+            with open(path, errors="replace") as f:
+                parts += [f"/* from {rel} */"] + header_items(f.read(), M2P_NAMES)
+    os.makedirs(folder, exist_ok=True)
+    target = os.path.join(folder, M2P_HEADER)
+    with open(target, "w") as f:
+        f.write("/* Written at build time from the tree's headers: not kept in the repository. */\n"
+                + "\n".join(parts) + "\n")
+    return target
 
 
 TOKEN = re.compile(r'\s+|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]*'
@@ -187,9 +251,10 @@ def extract(tree, max_order, out, defines=(), heap_init=True):
         for name in re.findall(r"^\s*#\s*include\s*<([^>]+)>", f.read(), re.M):
             os.makedirs(os.path.dirname(os.path.join(inc, name)), exist_ok=True)
             open(os.path.join(inc, name), "w").close()
+    m2p = m2p_header(tree, out)
     cmd = ["gcc", "-E", f"-DXH_MAX_ORDER={max_order}", *(f"-D{d}" for d in list(defines) + tree_defines(tree)),
-           "-I", inc,
-           "-include", os.path.join(HOSTED, "xen_stand.h"), path]
+           "-I", inc, "-I", HOSTED,
+           "-include", os.path.join(HOSTED, "xen_stand.h"), "-include", m2p, path]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise HostHeapError(f"preprocessing {path} failed:\n{r.stderr.strip()}")
@@ -211,24 +276,62 @@ def extract(tree, max_order, out, defines=(), heap_init=True):
     target = os.path.join(out, f"page_alloc-{max_order}{''.join('-' + d.lower() for d in defines)}.c")
     with open(target, "w") as f:
         f.write(f"/* Cut at build time from {path} (MAX_ORDER {max_order}): not kept in the repository. */\n")
+        ahead = _used_before(found, keep)
         for i in sorted(keep):
+            for j in ahead.get(i, []):
+                f.write(f'# {found[j][0]} "{path}"\n{found[j][1][:found[j][1].index("{")].rstrip()};\n')
             f.write(f'# {found[i][0]} "{path}"\n{found[i][1]}\n')
     return target
 
 
-def build(tree, max_order, out=OUT, stock=None):
-    """The tester built against `tree` for MAX_ORDER `max_order` -> binary
-    path. With `stock` (the same Xen unpatched), the stock-against-series
-    build: the stock tree's page_alloc.c on one side, `tree`'s (the proposal
-    series applied, no heap-init=) on the other, held to be equal."""
+def _used_before(found, keep):
+    """{item: [functions it uses that are defined further down]}: each gets
+    a prototype before its first user, as a header would have given it
+    (4.17's alloc_heap_pages() calls scrub_one_page(), defined at the end)."""
+    where = {}
+    for i in keep:
+        text = found[i][1]
+        if "{" in text and "(" in text[:text.index("{")] and "=" not in text[:text.index("(")]:
+            for n in found[i][2]:
+                where.setdefault(n, i)
+    ahead = {}
+    for name, at in where.items():
+        first = min((i for i in keep if i < at and name in found[i][3]), default=None)
+        if first is not None:
+            ahead.setdefault(first, []).append(at)
+    return ahead
+
+
+def globals_of(cut):
+    """The names the cut file defines outside `static` (first_valid_mfn up
+    to 4.20, scrub_one_page): a side renames them, so that two trees link."""
+    with open(cut) as f:
+        text = f.read()
+    names = set()
+    for _, item, defined, _ in items(text, PAGE_ALLOC):
+        head = item.lstrip()
+        if defined and not re.match(r"(static|extern|typedef|struct|union|enum)\b", head):
+            names |= defined
+    return sorted(names)
+
+
+def build(tree, max_order, out=OUT, stock=None, scrub_debug=False):
+    """The tester built against `tree` for MAX_ORDER `max_order` (with
+    CONFIG_SCRUB_DEBUG where `scrub_debug`) -> binary path. With `stock`
+    (the same Xen unpatched), the stock-against-series build: the stock
+    tree's page_alloc.c on one side, `tree`'s (the proposal series applied,
+    no heap-init=) on the other, held to be equal."""
     out = os.path.abspath(out)
     os.makedirs(out, exist_ok=True)
-    flags = CFLAGS + [f"-DXH_MAX_ORDER={max_order}", "-I", HOSTED]
+    debug = ["XH_SCRUB_DEBUG"] if scrub_debug else []
+    flags = CFLAGS + [f"-DXH_MAX_ORDER={max_order}", "-I", HOSTED, "-pthread"] + [f"-D{d}" for d in debug]
+    name = f"{max_order}{'-scrub-debug' if scrub_debug else ''}"
     if stock is None:
-        cut = extract(tree, max_order, out)
-        binary = os.path.join(out, f"xenheap-test-{max_order}")
+        cut = extract(tree, max_order, out, debug)
+        binary = os.path.join(out, f"xenheap-test-{name}")
         _gcc(flags + [f"-D{d}" for d in tree_defines(tree)] + [
-            f'-DXH_EXTRACT="{cut}"', os.path.join(HOSTED, "side.c"), *TESTER, "-o", binary], tree)
+            f'-DXH_EXTRACT="{cut}"', f'-DXH_ARCH_M2P="{os.path.join(out, M2P_HEADER)}"',
+            os.path.join(HOSTED, "side.c"), *TESTER, "-o", binary], tree)
         return binary
     ours, theirs = tree_defines(tree), tree_defines(stock)
     if [d for d in ours if "HEAP_INIT" not in d] != [d for d in theirs if "HEAP_INIT" not in d]:
@@ -236,13 +339,13 @@ def build(tree, max_order, out=OUT, stock=None):
     objects = []
     for side, t in enumerate((stock, tree)):
         folder = os.path.join(out, ("stock", "series")[side])
-        os.makedirs(folder, exist_ok=True)
-        cut = extract(t, max_order, folder, heap_init=False)
-        objects.append(os.path.join(folder, f"side-{max_order}.o"))
-        _gcc(flags + [f"-D{d}" for d in tree_defines(t)] + [
-            "-DXH_PAIR", f"-DXH_SIDE={side}", f'-DXH_EXTRACT="{cut}"', "-c", os.path.join(HOSTED, "side.c"),
+        cut = extract(t, max_order, folder, debug, heap_init=False)
+        objects.append(os.path.join(folder, f"side-{name}.o"))
+        _gcc(flags + [f"-D{d}" for d in tree_defines(t)] + [f"-D{n}={n}_{side}" for n in globals_of(cut)] + [
+            "-DXH_PAIR", f"-DXH_SIDE={side}", f'-DXH_EXTRACT="{cut}"',
+            f'-DXH_ARCH_M2P="{os.path.join(folder, M2P_HEADER)}"', "-c", os.path.join(HOSTED, "side.c"),
             "-o", objects[-1]], t)
-    binary = os.path.join(out, f"xenheap-stock-test-{max_order}")
+    binary = os.path.join(out, f"xenheap-stock-test-{name}")
     _gcc(flags + [f"-D{d}" for d in ours] + ["-DXH_PAIR", *TESTER] + objects +
          ["-o", binary], tree)
     return binary
@@ -262,26 +365,28 @@ def _gcc(args, tree):
                             f"{': both trees define ' + twice if twice else ''}\n{said[-4000:]}")
 
 
-def run(tree, sequences, seed=1, orders=MAX_ORDERS, page=False, say=print, jobs=2, out=OUT, stock=None):
+def run(tree, sequences, seed=1, orders=MAX_ORDERS, page=False, say=print, jobs=2, out=OUT, stock=None,
+        scrub_debug=(False, True)):
     """The tester built against `tree` (and `stock`, see build()) for each
-    MAX_ORDER, `sequences` sequences split across them from `seed` on ->
-    (every build passed, [(max_order, passed, seconds, output)]).
+    MAX_ORDER, without and with CONFIG_SCRUB_DEBUG, `sequences` sequences
+    split across the builds from `seed` on -> (every build passed,
+    [((max_order, scrub_debug), passed, seconds, output)]).
     HostHeapError when it does not build."""
     import concurrent.futures
     import time
-    binaries = {o: build(tree, o, out, stock) for o in orders}
-    share = -(-sequences // len(orders))
+    builds = [(o, d) for o in orders for d in scrub_debug]
+    binaries = {b: build(tree, b[0], out, stock, b[1]) for b in builds}
+    share = -(-sequences // len(builds))
 
-    def one(i, o):
-        cmd = [binaries[o], "--seed", str(seed + i * share), "--sequences", str(share)] + (["--page"] if page else [])
+    def one(i, b):
+        cmd = [binaries[b], "--seed", str(seed + i * share), "--sequences", str(share)] + (["--page"] if page else [])
         t0 = time.monotonic()
         r = subprocess.run(cmd, capture_output=True, text=True)
         took = time.monotonic() - t0
         said = (r.stdout + r.stderr).strip()
         if r.returncode not in (0, 1):
             said += f"\n(the tester exited {r.returncode})"
-        return o, r.returncode == 0, took, said
+        return b, r.returncode == 0, took, said
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        results = list(pool.map(lambda a: one(*a), enumerate(orders)))
+        results = list(pool.map(lambda a: one(*a), enumerate(builds)))
     return all(ok for _, ok, _, _ in results), results
-

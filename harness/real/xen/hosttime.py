@@ -1,41 +1,89 @@
 # SPDX-License-Identifier: MIT
 """Xen's own init_heap_pages() timed on this CPU (`python3 -m harness
-xen-src heap-time`): hosted/xenheap/timer.c built against a patched
-tree's page_alloc.c as the tester is (harness/real/xen/hostheap.py), at
-MAX_ORDER 20 and -O2 as Xen builds it, each heap-init= variant and the
-memset floor of its page_info bytes in windows of thread CPU time,
-interleaved, each on the hosted runner's prelude. A second build counts
-the stand-ins' calls, so that what they add can be named."""
+xen-src heap-time`): hosted/xenheap/timer.c built against one or more
+trees' page_alloc.c as the tester is (harness/real/xen/hostheap.py), at
+MAX_ORDER 20 and -O2 with ASSERT() compiled out as Xen's release builds
+it, each way (a tree, and where the tree has heap-init= a variant of it)
+and the memset() and non-temporal floors of its page_info bytes in
+windows of thread CPU time, interleaved, each on the hosted runner's
+prelude. A second build counts the stand-ins' calls, so that what they
+add can be named.
+
+Two kinds of run: the variants of one tree with the measuring series
+(WAYS), and with --proposal a stock tree against its version's proposal
+series, each of the series' split patches on their own (PROPOSAL_WAYS)
+and the measured alternatives (patches/xen/<series>-alternatives/, each
+on top of the whole series), reported with 95 % intervals
+(harness/results/intervals.py)."""
 import json
 import os
 import statistics
 import subprocess
 
 from harness.real.xen import hostheap
+from harness.results.intervals import Interval, ratio_interval
 
 WAYS = ("page", "chunk-72b02bc", "chunk", "sweep", "floor")
 TIMING = ["-O2", "-DXH_TIMING", "-mclflushopt"]
+# The proposal's patches timed on their own, by file number: the node scan
+# alone, and the fast marking with the two patches it needs.
+PROPOSAL_WAYS = {"staging": (("node scan (0003)", ("0003",)), ("marking (0001, 0002, 0004)", ("0001", "0002", "0004")))}
 
 
-def build_timer(tree, counting=False, out=hostheap.OUT):
+class Timer:
+    """A timer binary and its ways: [(name, side, variant)]."""
+
+    def __init__(self, binary, ways):
+        self.binary, self.ways = binary, ways
+
+
+def build_timer(trees, counting=False, out=hostheap.OUT, ways=None):
+    """The timer built against `trees` (one path or a list, a side each) ->
+    Timer. `ways` default: the four heap-init= variants of a single tree."""
+    trees = [trees] if isinstance(trees, str) else list(trees)
     out = os.path.abspath(out)
-    os.makedirs(out, exist_ok=True)
-    cut = hostheap.extract(tree, 20, out, ("XH_TIMING", "XH_COUNT") if counting else ("XH_TIMING",))
+    defines = ("XH_TIMING", "XH_COUNT") if counting else ("XH_TIMING",)
+    flags = [f for f in hostheap.CFLAGS if f != "-O1"] + TIMING + (["-DXH_COUNT"] if counting else []) + [
+        "-DXH_MAX_ORDER=20", "-I", hostheap.HOSTED]
+    layouts = {tuple(d for d in hostheap.tree_defines(t) if "HEAP_INIT" not in d) for t in trees}
+    if len(layouts) > 1:
+        raise hostheap.HostHeapError(f"the timer's trees are not the same Xen: the stand-ins see {sorted(layouts)}")
+    objects = []
+    for side, tree in enumerate(trees):
+        folder = os.path.join(out, f"time-side-{side}")
+        cut = hostheap.extract(tree, 20, folder, defines, heap_init=False)
+        objects.append(os.path.join(folder, "side.o"))
+        _gcc(flags + [f"-D{d}" for d in hostheap.tree_defines(tree)] + [
+            f"-D{n}={n}_{side}" for n in hostheap.globals_of(cut)] + [
+            f"-DXH_SIDE={side}", f'-DXH_EXTRACT="{cut}"', f'-DXH_ARCH_M2P="{os.path.join(folder, hostheap.M2P_HEADER)}"',
+            "-c", os.path.join(hostheap.HOSTED, "timeside.c"), "-o", objects[-1]], tree)
     binary = os.path.join(out, "xenheap-count" if counting else "xenheap-time")
-    flags = [f for f in hostheap.CFLAGS if f != "-O1"] + TIMING + (["-DXH_COUNT"] if counting else [])
-    cmd = ["gcc"] + flags + [f"-D{d}" for d in hostheap.tree_defines(tree)] + ["-DXH_MAX_ORDER=20", f'-DXH_EXTRACT="{cut}"', "-I", hostheap.HOSTED,
-                             os.path.join(hostheap.HOSTED, "timer.c"), "-o", binary]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
+    _gcc(flags + [f"-D{d}" for d in hostheap.tree_defines(trees[0]) if "HEAP_INIT" not in d] + [
+        f"-DXH_NSIDES={len(trees)}", os.path.join(hostheap.HOSTED, "timer.c"),
+        os.path.join(hostheap.HOSTED, "stand.c"), *objects, "-o", binary], trees[0])
+    return Timer(binary, ways or [(w, 0, v) for v, w in enumerate(WAYS[:4])])
+
+
+def _gcc(args, tree):
+    r = subprocess.run(["gcc"] + args, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
     if r.returncode != 0:
         raise hostheap.HostHeapError(f"the timer does not build against {tree}:\n{r.stderr.strip()[-3000:]}")
-    return binary
 
 
-def windows(binary, sizes, runs):
-    r = subprocess.run([binary, ",".join(map(str, sizes)), str(runs)], capture_output=True, text=True)
+def windows(timer, sizes, runs):
+    """The timer's windows at `sizes` (GiB), `runs` of each way -> records, each with its way's name."""
+    spec = ",".join(f"{side}:{variant}" for _, side, variant in timer.ways)
+    r = subprocess.run([timer.binary, ",".join(map(str, sizes)), str(runs), spec], capture_output=True, text=True)
     if r.returncode != 0:
-        raise hostheap.HostHeapError(f"{os.path.basename(binary)} failed: {(r.stdout + r.stderr).strip()[-2000:]}")
-    return [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+        raise hostheap.HostHeapError(f"{os.path.basename(timer.binary)} failed: {(r.stdout + r.stderr).strip()[-2000:]}")
+    names = {(side, variant): name for name, side, variant in timer.ways}
+    out = []
+    for line in r.stdout.splitlines():
+        if line.startswith("{"):
+            w = json.loads(line)
+            w["way"] = "floor" if w["side"] < 0 else names[(w["side"], w["variant"])]
+            out.append(w)
+    return out
 
 
 # The issue's target: sweep's median within 1.3x of the median floor of its page_info bytes.
@@ -76,18 +124,69 @@ def report(timed, counted):
             mem = statistics.median(w["memset_ns"] / w["pages"] for w in timed if w["gib"] == gib and w["way"] == "floor")
             row += f" {mem:.2f} | {med['sweep'] / mem:.2f}x |"
         lines.append(row)
-    lines += ["", "| stand-in calls a page | " + " | ".join(WAYS[:4]) + " |", "|---" * 5 + "|"]
+    lines += ["", counts(counted, WAYS[:4])]
+    return "\n".join(lines)
+
+
+def counts(counted, ways):
+    """The stand-ins' calls a page of each way, as a table."""
+    lines = ["| stand-in calls a page | " + " | ".join(ways) + " |", "|---" * (len(ways) + 1) + "|"]
     for key in ("locks", "node_lookups", "mfn_valid", "list_ops", "m2p"):
         lines.append(f"| {key} | " + " | ".join(
             f"{statistics.median(w[key] / w['pages'] for w in counted if w['way'] == way):.4f}"
-            for way in WAYS[:4]) + " |")
+            for way in ways) + " |")
     return "\n".join(lines)
+
+
+def by_run(timed, gib, way, key="ns"):
+    """{run: ns a page} of one way at one size (the floor's memset() or non-temporal time by key)."""
+    return {w["run"]: w[key] / w["pages"] for w in timed if w["gib"] == gib and w["way"] == way and key in w}
+
+
+def proposal_report(timed, counted, ways, ref="stock", new="series"):
+    """The proposal's table: each way's median ns a page with its 95 %
+    interval, the floors', and stock/series, series/memset() and
+    series/non-temporal taken run by run with their intervals."""
+    names = [n for n, _, _ in ways]
+    head = names + ["memset()", "non-temporal", f"{ref} / {new}", f"{new} / memset()", f"{new} / non-temporal"]
+    lines = ["| GiB | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
+    for gib in sorted({w["gib"] for w in timed}):
+        cells = []
+        for name in names:
+            i = Interval(list(by_run(timed, gib, name).values()))
+            cells.append(f"{i.median:.3f} ({i.text()})")
+        floors = [by_run(timed, gib, "floor", k) for k in ("memset_ns", "nt_ns")]
+        for f in floors:
+            i = Interval(list(f.values()))
+            cells.append(f"{i.median:.3f} ({i.text()})")
+        series = by_run(timed, gib, new)
+        for num, den in ((by_run(timed, gib, ref), series), (series, floors[0]), (series, floors[1])):
+            i = ratio_interval(num, den)
+            cells.append(f"{i.median:.3f}x ({i.text()})")
+        lines.append(f"| {gib} | " + " | ".join(cells) + " |")
+    return "\n".join(lines + ["", counts(counted, names)])
 
 
 def cmd_time(tree, sizes, runs):
     timed = windows(build_timer(tree), sizes, runs)
     counted = windows(build_timer(tree, counting=True), sizes[:1], 1)
     print(report(timed, counted))
+    return 0
+
+
+def cmd_time_proposal(sides, sizes, runs, say=print):
+    """`heap-time --proposal`: `sides` [(name, tree)] timed side by side -> 0."""
+    ways = [(name, k, 0) for k, (name, _) in enumerate(sides)]
+    trees = [t for _, t in sides]
+    load = os.getloadavg()[0]
+    timed = windows(build_timer(trees, ways=ways), sizes, runs)
+    counted = windows(build_timer(trees, True, ways=ways), sizes[:1], 1)
+    say(f"{LABEL}. {runs} windows of each way a size, interleaved; ns a page, median "
+        f"(95 % interval); load average {load:.2f} before, {os.getloadavg()[0]:.2f} after.")
+    print(proposal_report(timed, counted, ways))
+    print(json.dumps({"type": "host-time-proposal", "runs": runs, "sizes_gib": sizes, "ways": ways,
+                      "load": [round(load, 2), round(os.getloadavg()[0], 2)], "windows": timed,
+                      "counted": counted}))
     return 0
 
 

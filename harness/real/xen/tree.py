@@ -114,15 +114,28 @@ def build(tree, folder_name, config, say=print, jobs=None, with_series=True):
     return source.Build(folder)
 
 
-def series_tree(tree, which, say=print):
+def series_tree(tree, which, say=print, only=None, extra=None):
     """A copy of the stock tree at `tree` with its version's proposal
-    (which=0) or measuring (which=1) series applied, kept in
-    build/xen-src/tree-bypath-<version>-<series>-<key>/src while the tree's
-    fingerprint and the patches hold -> its path. SourceError names what
-    is wrong (no Xen tree, no series, a patch that does not apply)."""
+    (which=0) or measuring (which=1) series applied (with `only`, just the
+    patches whose file names start with one of those numbers, e.g.
+    ("0003",)), kept in build/xen-src/tree-bypath-<version>-<series>[-<numbers>]-<key>/src
+    while the tree's fingerprint and the patches hold -> its path.
+    SourceError names what is wrong (no Xen tree, no series, a patch that
+    does not apply, a number the series lacks). With `extra` (a patch's
+    path), that patch on top of the whole series: a measured alternative."""
     version = version_of(tree)
     name = series_of(version, tree)[which]
     patches = XEN.series(name, os.path.join(XEN.patches, name))
+    stem = f"tree-bypath-{version}-{name}"
+    if only is not None:
+        missing = [n for n in only if not any(os.path.basename(p).startswith(n + "-") for p in patches)]
+        if missing:
+            raise SourceError(f"--tree {tree}: patches/xen/{name}/ has no patch {', '.join(missing)}")
+        patches = [p for p in patches if os.path.basename(p).split("-", 1)[0] in only]
+        stem += "-" + "-".join(only)
+    if extra is not None:
+        patches = patches + [extra]
+        stem += "-alt" + os.path.basename(extra).split("-", 1)[0]
 
     def fill(copy):
         # What the series patches (xen/ and docs/) and the tester reads.
@@ -132,7 +145,7 @@ def series_tree(tree, which, say=print):
             apply_series(copy, patches)
         except SourceError as e:
             raise SourceError(f"--tree {tree}: {e}")
-    return XEN.kept_tree(f"tree-bypath-{version}-{name}", srcbuild.tree_key(fingerprint(tree), patches), fill,
+    return XEN.kept_tree(stem, srcbuild.tree_key(fingerprint(tree), patches), fill,
                          say, f"xen-src heap-test: {tree} (Xen {version}) with {len(patches)} patches of {name}")
 
 
