@@ -197,13 +197,22 @@ def test_the_front_page_figures_are_the_reports(reports):
     x8 = dict(zip(head, cells(xen, "8 GiB")))
     assert rows["Xen 4.17.5 built here with the series"][2:] == [sig(x8["page"]), sig(x8["chunk"]), sig(x8["sweep"])]
     assert f"takes it to about {sig(x8['sweep'], 2)} and builds" in text
-    # Linux 6.12 built here: the kept linux-src-sweep report, one node, 4 GiB.
+    # Linux 6.12 built here: the kept linux-src-sweep report, one node, 16 GiB:
+    # its counts, and its section of the same code timed on this CPU.
     lx = linux_all_phases()
     linux = rows["Linux 6.12.107 built here with the series"]
-    assert "4 GiB" in linux[1] and "one node" in linux[1]
-    assert linux[2:] == ["", sig(lx[("4 GiB", "1", "stock")]), sig(lx[("4 GiB", "1", "sweep")])]
-    assert (f"from about {sig(lx[('4 GiB', '1', 'stock')], 2)} to {sig(lx[('4 GiB', '1', 'sweep')], 2)}."
-            in text)
+    assert "16 GiB" in linux[1] and "one node" in linux[1]
+    timed = table_after(kept_report("linux-src-sweep"), "On a real CPU: Linux's own code, stock against the single pass")
+    t16 = cells(timed, "16")
+    median = lambda cell: cell.split(" (")[0]
+    assert linux[2:] == ["", f"{sig(lx[('16 GiB', '1', 'stock')])} ({median(t16[7])} ns)",
+                         f"{sig(lx[('16 GiB', '1', 'sweep')])} ({median(t16[8])} ns, {t16[9]} faster)"]
+    assert (f"from about {sig(lx[('16 GiB', '1', 'stock')], 2)} to {sig(lx[('16 GiB', '1', 'sweep')], 2)} at "
+            "16 GiB" in text)
+    big = [float(median(cells(timed, g)[9]).rstrip("x")) for g in ("16", "64")]
+    counted = lx[("16 GiB", "1", "stock")], lx[("16 GiB", "1", "sweep")]
+    assert (f"{min(big):.2f}x to {max(big):.2f}x from 16 GiB up, against "
+            f"{float(counted[0]) / float(counted[1]):.1f}x" in text)
     # Xen staging's own heap code with the RFC, timed on the host: its page's table (no records are kept).
     timed = page_rows("results-xen-src.md", "The RFC timed on a real CPU")
     by_gib = {r[0]: r for r in timed if len(r) == 11 and re.fullmatch(r"\d+", r[0])}
