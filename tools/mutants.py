@@ -272,7 +272,8 @@ def copy(base, dest):
 def try_mutant(m, scratch, targets, fuzz_opts, jobs):
     t0 = time.monotonic()
     if m.needs and not os.environ.get(m.needs.split()[0]):
-        m.verdict, m.detail = "not run", f"{m.needs.split()[0]} is not set: {m.needs}"
+        var, _, what = m.needs.partition(" ")
+        m.verdict, m.detail = "not run", f"{var} is not set {what}".rstrip()
         return m
     tree = os.path.join(scratch, m.name)
     log = tree + ".log"

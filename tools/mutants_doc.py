@@ -107,8 +107,8 @@ def section(mutants, targets, wall, lo, hi, jobs, tested):
         "",
         f"**Mutation score: {k} of {n}** mutants that change behaviour killed "
         f"({100 * k / n if n else 0:.0f}%); {sum(bool(m.equivalent) for m in mutants)} more are equivalent"
-        + (f", and {sum(m.verdict == 'not run' for m in mutants)} were not run (the tree they need was "
-           "not given)" if any(m.verdict == "not run" for m in mutants) else "") + ".",
+        + (f"; not run, for want of the tree they need: {sum(m.verdict == 'not run' for m in mutants)}"
+           if any(m.verdict == "not run" for m in mutants) else "") + ".",
         "",
         "| mutant | what it breaks | verdict |",
         "|---|---|---|",
