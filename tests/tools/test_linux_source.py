@@ -659,3 +659,15 @@ def test_dump_and_init_refuse_a_release_whose_series_has_no_switch_and_no_dump(c
     for mode in ("dump", "init"):
         assert main(["linux-src", mode, "--releases", "7.1", "--sizes", "1"]) == 2
         assert f"linux-src {mode}: patches/linux/7.1 has no init_pages= switch and no dump" in capsys.readouterr().err
+
+
+def test_the_report_says_when_debians_config_was_another_releases(tmp_path):
+    recs, debian = _report_inputs(tmp_path)
+    build = next(r for r in recs if r["type"] == "build")
+    assert "Debian's config of another release" not in report.render(recs, str(debian))
+    build["release"] = "7.1"
+    build["config"]["debian_config"] = {"release": "6.12", "source_version": "6.12.107-1",
+                                        "source": "7.1 came as its upstream tarball alone: 6.12's config"}
+    text = report.render(recs, str(debian))
+    assert text.startswith("# Linux 7.1 from Debian's source")
+    assert "**Debian's config of another release:** 7.1 came as its upstream tarball alone: 6.12's config." in text

@@ -144,6 +144,9 @@ def render(recs, debian_folder):
            f"`{b['toolchain']['gcc']}` ({len(b['warnings'])} compiler warnings). Debian's binary: "
            f"`{pkg.get('package', '?')}` {pkg.get('version', '?')}, from `python3 -m harness binaries` in "
            f"`{os.path.relpath(debian_folder, ROOT)}` ({dhead.get('qemu', '?')}).", ""]
+    borrowed = b["config"].get("debian_config") or {}
+    if borrowed.get("release", b.get("release")) != b.get("release"):
+        out += [f"**Debian's config of another release:** {borrowed.get('source', '')}.", ""]
     if flipped:
         also = ", ".join(f"`{k}` to {_value(v)}" for k, v in flipped["also_changed"].items())
         out += ["**Built with " + ", ".join(f"`{k}={v}`" for k, v in flipped["flips"].items()) + "** (`--no-defer`), "
