@@ -27,6 +27,7 @@ from harness.real.debian.apt import FetchError
 from harness.real.linux import configs, dumprun, initboot, measure, report, source
 from harness.real.linux.host import build as hostbuild, run as hostrun
 from harness.real.linux.measure import INIT_PAGES, NODEFER
+from harness.real.source import package
 from harness.real.source.package import SourceError
 from harness.qemu.pattern import PatternError
 
@@ -132,8 +133,7 @@ def _switched(release, mode):
     """dump and init boot init_pages= variants and read the dump: a release
     whose series has neither (7.1's proposal) is refused before any build."""
     patches = source.patches_of(release)
-    if not hostrun.has_switch(patches) or not any("bootheap_dump" in open(p, errors="replace").read()
-                                                  for p in patches):
+    if not hostrun.has_switch(patches) or not package.adds(patches, 'early_param("bootheap_dump"'):
         raise BenchError(f"linux-src {mode}: patches/linux/{release} has no init_pages= switch and no dump "
                          "(they are 6.12's); use host-test, host-time or measure for this release")
 

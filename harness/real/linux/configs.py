@@ -11,7 +11,6 @@ configuration keeps its own object folder, so the next patch recompiles
 only what it changed."""
 import json
 import os
-import re
 import shutil
 import time
 
@@ -34,12 +33,7 @@ RECORDS = "configs.jsonl"
 
 def touched(patches):
     """The files the patches change, in order -> (C files, other files)."""
-    files = []
-    for p in patches:
-        with open(p, errors="replace") as f:
-            for m in re.finditer(r"^diff --git a/(\S+) b/", f.read(), re.M):
-                if m.group(1) not in files:
-                    files.append(m.group(1))
+    files = package.touched(patches)
     return [f for f in files if f.endswith(".c")], [f for f in files if not f.endswith(".c")]
 
 

@@ -44,6 +44,26 @@ def series(folder, what):
     return paths
 
 
+def touched(patches):
+    """The files a series changes, in order, once each."""
+    out = []
+    for p in patches:
+        with open(p, errors="replace") as f:
+            for m in re.finditer(r"^diff --git a/(\S+) b/", f.read(), re.M):
+                if m.group(1) not in out:
+                    out.append(m.group(1))
+    return out
+
+
+def adds(patches, text):
+    """Whether any patch of the series has an added line starting with text."""
+    for p in patches:
+        with open(p, errors="replace") as f:
+            if re.search("^\\+" + re.escape(text), f.read(), re.M):
+                return True
+    return False
+
+
 def patch_failures(output):
     """What `patch` says of the hunks that do not apply -> [(file, hunk, where)]."""
     out, current = [], None

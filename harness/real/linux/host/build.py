@@ -95,17 +95,6 @@ def prepared(release, say=print):
     return tree, obj
 
 
-def touched(patches):
-    """The files a series changes, in order, once each."""
-    out = []
-    for p in patches:
-        with open(p, errors="replace") as f:
-            for m in re.finditer(r"^diff --git a/(\S+) b/", f.read(), re.M):
-                if m.group(1) not in out:
-                    out.append(m.group(1))
-    return out
-
-
 def series_files(release, patches=None, say=print):
     """The files a series touches, copied from the unpacked tree and the
     series applied to them without fuzz, once for its bytes -> {path in
@@ -116,7 +105,7 @@ def series_files(release, patches=None, say=print):
         return {}
     tree, obj = prepared(release, say)
     folder = os.path.join(os.path.dirname(obj), "series-" + srcbuild.tree_key("", patches))
-    files = touched(patches)
+    files = package.touched(patches)
     with source.LINUX.lock(".host-lock"):
         if not os.path.isfile(os.path.join(folder, "done")):
             shutil.rmtree(folder, ignore_errors=True)

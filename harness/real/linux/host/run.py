@@ -18,27 +18,23 @@ import datetime
 import json
 import os
 import re
-import statistics
 import subprocess
 
 from harness.real.linux import source
 from harness.real.linux.host import build
+from harness.real.source import package
 from harness.results.intervals import Interval, ratio_interval
 
 DONE = re.compile(r"linuxmm: (\d+) sequences from seed (\d+), (\d+) with a difference or a failure")
 VARIANTS = ("init_pages=stock", "init_pages=sweep")
-SWITCH = "+early_param(\"init_pages\""    # a series line adding the switch between the two ways
+SWITCH = "early_param(\"init_pages\""    # the line a series adds for the switch between the two ways
 
 
 def has_switch(patches):
     """Whether the series adds init_pages= (6.12's, 7.1-measure's): then
     one tester boots both ways; a series that is the only way (7.1's) is
     set against a tester of the stock tree."""
-    for p in patches:
-        with open(p, errors="replace") as f:
-            if SWITCH in f.read():
-                return True
-    return False
+    return package.adds(patches, SWITCH)
 
 
 def pair(release, max_order, say=print, patches=None):
