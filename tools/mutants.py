@@ -314,27 +314,37 @@ class Load:
         return min(self.samples), max(self.samples)
 
 
+def problems(mutants, root=ROOT):
+    """What stops these mutants from being tried: a patch that no longer
+    applies to the tree, or one with no 'Mutant:' line or no diff."""
+    out = []
+    for m in mutants:
+        p = subprocess.run(["git", "apply", "--check", m.path], cwd=root, capture_output=True, text=True)
+        if p.returncode:
+            out.append(f"tests/mutants/{m.name}.patch no longer applies: {p.stderr.strip()}")
+        if not m.what or not m.files:
+            out.append(f"tests/mutants/{m.name}.patch has no 'Mutant:' line or no diff")
+    return out
+
+
+def all_mutants():
+    return [Mutant(os.path.join(MUTANTS, f)) for f in sorted(os.listdir(MUTANTS)) if f.endswith(".patch")]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="mutants tried at once (default: 2, or 1 on one CPU)")
     ap.add_argument("names", nargs="*", help="run only these mutants")
     args = ap.parse_args(argv)
-    mutants = [Mutant(os.path.join(MUTANTS, f)) for f in sorted(os.listdir(MUTANTS)) if f.endswith(".patch")]
+    mutants = all_mutants()
     if args.names:
         unknown = set(args.names) - {m.name for m in mutants}
         if unknown:
             print(f"make mutants: no such mutant: {', '.join(sorted(unknown))}")
             return 1
         mutants = [m for m in mutants if m.name in args.names]
-    bad = [m for m in mutants if not m.what or not m.files]
-    stale = []
-    for m in mutants:
-        p = subprocess.run(["git", "apply", "--check", m.path], cwd=ROOT, capture_output=True, text=True)
-        if p.returncode:
-            stale.append(f"tests/mutants/{m.name}.patch no longer applies: {p.stderr.strip()}")
-    for m in bad:
-        stale.append(f"tests/mutants/{m.name}.patch has no 'Mutant:' line or no diff")
+    stale = problems(mutants)
     if stale:
         print("\n".join(stale) + "\nmake mutants: FAILED before running anything: rework or remove those patches")
         return 1

@@ -36,3 +36,20 @@ def test_the_snapshot_takes_the_build_and_leaves_the_downloads(tmp_path):
     assert not any((dest / "build" / s / "big").exists() for s in mutants.BUILD_SKIP)
     linked = dest / "build" / "xen-src" / "dl" / "xen_4.17.dsc"
     assert linked.exists() and os.stat(linked).st_ino == os.stat(root / "build" / "xen-src" / "dl" / "xen_4.17.dsc").st_ino
+
+
+def test_every_mutant_still_applies_to_the_tree():
+    # make mutants refuses to start when one does not; a change that moves
+    # the lines a mutant edits must rework it in the same commit
+    found = mutants.all_mutants()
+    assert len(found) > 50
+    assert mutants.problems(found) == []
+
+
+def test_a_mutant_that_no_longer_applies_is_named(tmp_path):
+    stale = tmp_path / "gone.patch"
+    stale.write_text("Mutant: an edit of a line that is not there\n\n"
+                     "diff --git a/mm/heap.c b/mm/heap.c\n--- a/mm/heap.c\n+++ b/mm/heap.c\n"
+                     "@@ -1,1 +1,1 @@\n-no such line in this file\n+int x;\n")
+    said = mutants.problems([mutants.Mutant(str(stale))])
+    assert len(said) == 1 and "gone.patch no longer applies" in said[0]
