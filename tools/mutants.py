@@ -314,7 +314,7 @@ class Load:
         return min(self.samples), max(self.samples)
 
 
-def problems(mutants, root=ROOT):
+def unusable(mutants, root=ROOT):
     """What stops these mutants from being tried: a patch that no longer
     applies to the tree, or one with no 'Mutant:' line or no diff."""
     out = []
@@ -344,7 +344,7 @@ def main(argv=None):
             print(f"make mutants: no such mutant: {', '.join(sorted(unknown))}")
             return 1
         mutants = [m for m in mutants if m.name in args.names]
-    stale = problems(mutants)
+    stale = unusable(mutants)
     if stale:
         print("\n".join(stale) + "\nmake mutants: FAILED before running anything: rework or remove those patches")
         return 1

@@ -43,7 +43,7 @@ def test_every_mutant_still_applies_to_the_tree():
     # the lines a mutant edits must rework it in the same commit
     found = mutants.all_mutants()
     assert len(found) > 50
-    assert mutants.problems(found) == []
+    assert mutants.unusable(found) == []
 
 
 def test_a_mutant_that_no_longer_applies_is_named(tmp_path):
@@ -51,5 +51,5 @@ def test_a_mutant_that_no_longer_applies_is_named(tmp_path):
     stale.write_text("Mutant: an edit of a line that is not there\n\n"
                      "diff --git a/mm/heap.c b/mm/heap.c\n--- a/mm/heap.c\n+++ b/mm/heap.c\n"
                      "@@ -1,1 +1,1 @@\n-no such line in this file\n+int x;\n")
-    said = mutants.problems([mutants.Mutant(str(stale))])
+    said = mutants.unusable([mutants.Mutant(str(stale))])
     assert len(said) == 1 and "gone.patch no longer applies" in said[0]
