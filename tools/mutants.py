@@ -19,7 +19,7 @@ the first that fails, which kills it:
          and, but for the unmutated tree, the host testers of Xen's heap
          code and of Linux's memory init, which only a mutant of a series
          (patches/xen/, patches/linux/) or of the Xen tester's own code
-         (hosted/xenheap/, hostheap.py) meets: such a mutant goes through
+         (hosted/xenheap/, harness/real/xen/host/) meets: such a mutant goes through
          that tester's quick mode alone (SERIES_TESTS), and a mutant of
          Xen's RFC (patches/xen/staging/) through its test against stock
          staging alone, which BOOTHEAP_XEN_STAGING must name (unset, that
@@ -84,7 +84,7 @@ LINUX_HOST_TEST = "tests/hosted/test_linux_host.py"
 SERIES_TESTS = (
     (("patches/xen/staging/",),
      [XEN_HEAP_TEST + "::test_the_rfc_equals_stock_staging_in_every_case_the_tester_reaches"]),
-    (("patches/xen/", "hosted/xenheap/", "harness/real/xen/hostheap.py"), [XEN_HEAP_TEST]),
+    (("patches/xen/", "hosted/xenheap/", "harness/real/xen/host/heap.py"), [XEN_HEAP_TEST]),
     (("patches/linux/7.1/",), ["tests/linux/test_linux_71_host.py"]),
     (("patches/linux/",), [LINUX_HOST_TEST]),
 )

@@ -7,8 +7,14 @@ set -eu
 cd "$(dirname "$0")/.."
 LIST=${BOOTHEAP_HOST_FILES:-tools/host-files.txt}     # another list: for setup's own test
 
-# Packages and files to check: skip comments and the parenthesised kinds.
-entries=$(awk '!/^#/ && NF >= 2 && $2 !~ /^\(/ { print $1, $2 }' "$LIST")
+# Packages and files to check: skip comments, the parenthesised kinds and
+# what a command installs on demand ("?package"), unless ON_DEMAND=1 (that
+# command's own run: then those alone, the "?" dropped).
+if [ "${ON_DEMAND:-0}" = 1 ]; then
+    entries=$(awk '!/^#/ && NF >= 2 && $2 ~ /^\?/ { print $1, substr($2, 2) }' "$LIST")
+else
+    entries=$(awk '!/^#/ && NF >= 2 && $2 !~ /^[(?]/ { print $1, $2 }' "$LIST")
+fi
 pkgs=$(printf '%s\n' "$entries" | awk '{ print $2 }' | sort -u)
 
 missing=""

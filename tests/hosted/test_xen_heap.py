@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Xen's own init_heap_pages() on the host (harness/real/xen/hostheap.py,
+"""Xen's own init_heap_pages() on the host (harness/real/xen/host/heap.py,
 hosted/xenheap/): the quick mode of `make xen-heap-test` on Debian's 4.17
 source with the series, and the tester's own failures: a planted bug is
 found with its seed and first differing field, a tree that is no Xen tree
@@ -13,7 +13,8 @@ import shutil
 
 import pytest
 
-from harness.real.xen import hostheap, source, tree as xen_tree
+from harness.real.xen import source, tree as xen_tree
+from harness.real.xen.host import heap as hostheap
 
 # The quick mode: about 8 s of the tester's own on two CPUs, beside its builds.
 QUICK = 2400
@@ -85,7 +86,7 @@ def test_a_tree_that_is_not_xen_is_refused(tmp_path):
 
 
 def test_the_timer_builds_one_heap_a_variant_and_counts_its_stand_ins(tree, tmp_path):
-    from harness.real.xen import hosttime
+    from harness.real.xen.host import timing as hosttime
     timed = hosttime.windows(hosttime.build_timer(tree, out=str(tmp_path)), [1], 1)
     assert sorted(w["way"] for w in timed) == sorted(hosttime.WAYS)
     assert all(w["ns"] > 0 and w["pages"] == (1 << 18) - 0x100 for w in timed)

@@ -67,7 +67,7 @@ def test_list_is_well_formed():
     assert entries["/bin/cpio"] == "cpio"
     for path, pkg in entries.items():
         assert path.startswith("/"), path
-        assert re.fullmatch(r"[a-z0-9][a-z0-9+.-]+|\((kernel|system|fresh|guest)\)", pkg), (path, pkg)
+        assert re.fullmatch(r"\??[a-z0-9][a-z0-9+.-]+|\((kernel|system|fresh|guest)\)", pkg), (path, pkg)
 
 
 def test_every_absolute_path_is_on_the_list():
@@ -121,6 +121,20 @@ def test_setup_fails_naming_the_file_and_its_package(tmp_path):
     assert r.returncode == 1
     assert "missing /usr/share/nowhere/font.psf.gz (Debian package make)" in r.stderr
     assert "not-here" not in r.stderr
+
+
+def test_setup_leaves_what_a_command_installs_on_demand_to_that_command(tmp_path):
+    # "?make": installed (here: already there) only when ON_DEMAND=1 asks;
+    # its file is checked only then, and the other entries not at all.
+    lst = tmp_path / "host-files.txt"
+    lst.write_text("/usr/bin/make make everything\n/usr/share/nowhere/arm-gcc ?make xen-src arm\n")
+    env = dict(os.environ, BOOTHEAP_HOST_FILES=str(lst))
+    setup = ["sh", os.path.join(ROOT, "tools", "setup.sh")]
+    r = subprocess.run(setup, capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "nowhere" not in r.stderr, r.stderr
+    r = subprocess.run(setup, capture_output=True, text=True, env=dict(env, ON_DEMAND="1"))
+    assert r.returncode == 1
+    assert "missing /usr/share/nowhere/arm-gcc (Debian package make)" in r.stderr
 
 
 @pytest.mark.parametrize("target", ["run", "run BOOT=iso-bios", "run BOOT=iso-uefi", "run GDB=1", "bench",

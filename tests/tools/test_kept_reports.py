@@ -22,7 +22,8 @@ KINDS = (("binaries.jsonl", "binaries", ("report.md", "plot.gp", "plot.png")),
          ("peers.jsonl", "binaries", ("report.md", "plot.gp", "plot.png")),
          ("variants.jsonl", "xen-src", ("report.md", "plot.gp", "plot.png")),
          ("linux-src.jsonl", "linux-src", ("report.md",)),
-         ("configs.jsonl", "linux-src", ("configs.md",)))
+         ("configs.jsonl", "linux-src", ("configs.md",)),
+         ("arm.jsonl", "xen-src", ("report.md",)))
 
 # Records a report also reads when its folder has them: the same sizes timed on
 # this CPU beside a linux-src run (harness/real/linux/report.py).
@@ -43,7 +44,7 @@ def kept():
 def test_the_kept_folders_are_found():
     names = {name for name, *_ in kept()}
     assert {"binaries", "binaries-linux", "xen-src", "linux-src", "linux-src-configs",
-            "linux-src-deferral/nodefer"} <= names, names
+            "linux-src-deferral/nodefer", "xen-arm-staging"} <= names, names
 
 
 @pytest.mark.parametrize("name, records, command, outputs", kept(), ids=[k[0] for k in kept()])

@@ -101,7 +101,7 @@ def test_a_patch_that_does_not_apply_still_fails_a_default_run(tmp_path, monkeyp
 def test_the_run_times_each_releases_own_heap_code_and_the_report_shows_it(tmp_path, stand_ins, monkeypatch):
     """Without --no-host-time the run times Debian's release on this CPU at
     its whole-GiB sizes, and report.md carries the table, labelled hosted."""
-    from harness.real.xen import hosttime
+    from harness.real.xen.host import timing as hosttime
     asked = []
 
     def timed(release, sizes, runs=5, say=print):

@@ -9,8 +9,10 @@ by path, a mode a subcommand:
   build      only the builds, release and debug (source.py, tree.py)
   report     report.md and plot.png of a results folder written again
   heap-test  Xen's own init_heap_pages() on the host, every variant against
-             chunk over random call sequences (hostheap.py)
-  heap-time  the same code timed on this CPU (hosttime.py)
+             chunk over random call sequences (host/heap.py)
+  heap-time  the same code timed on this CPU (host/timing.py)
+  arm        a tree's proposal series built for arm64 and arm32, and booted
+             on arm64 stock against the series, one heap (arm.py)
 
 measure exits 0 when all went well, 1 when a boot or a check failed, 2
 when nothing could be built or the arguments are wrong; heap-test 0 when
@@ -24,7 +26,8 @@ from harness.common import BenchError, parse_sizes, say, warn
 from harness.qemu import command
 from harness.real import cli as real_cli
 from harness.real.debian.apt import FetchError
-from harness.real.xen import hostheap, hosttime, measure, source, tree, variants, variants_report
+from harness.real.xen import arm, measure, source, tree, variants, variants_report
+from harness.real.xen.host import heap as hostheap, timing as hosttime
 from harness.real.xen.variants import RELEASES, TOPOLOGIES
 from harness.real.xen.variants_report import VARIANTS
 
@@ -98,6 +101,8 @@ def cmd_build(args):
 
 
 def cmd_report(args):
+    if os.path.exists(os.path.join(args.folder, arm.RECORDS)):
+        return arm.write_report(args.folder)
     return variants_report.write(args.folder)
 
 
@@ -181,6 +186,27 @@ def proposal_sides(stock):
     return sides
 
 
+def cmd_arm(args):
+    """Arm builds and boots of a tree -> 0 when every build has no warning
+    and every size built one heap, 1 when not, 2 when a tool cannot be
+    had or a build failed."""
+    args.sizes = parse_sizes(args.sizes)
+    if any(n < 256 << 20 or n % (1 << 20) for n in args.sizes):
+        raise BenchError(f"--sizes: want whole MiB of at least 256M, not {args.sizes}")
+    tree.series_of(tree.version_of(args.tree), args.tree)
+    still = arm.install(arm.missing_tools(), say)
+    if still:
+        warn("xen-src arm: cannot run without " + ", ".join(f"{prog} (Debian package {pkg})" for prog, pkg in still))
+        return 2
+    out = real_cli.results_folder(args, "xen-arm-")
+    records = arm.run(os.path.abspath(args.tree), args.sizes, out, say, args.jobs)
+    wrong = arm.failed(records)
+    for line in wrong:
+        say(f"xen-src arm: FAILED: {line}")
+    say(f"xen-src arm: {out}/{arm.RECORDS}: " + ("ok" if not wrong else f"{len(wrong)} problems"))
+    return 1 if wrong else 0
+
+
 def add_parser(sub):
     mode = real_cli.command(
         sub, "xen-src", help="Xen 4.17 and 4.20 built from Debian's source with the patch series: every "
@@ -235,6 +261,15 @@ def add_parser(sub):
                    help=f"MAX_ORDER of each build (default {','.join(map(str, hostheap.MAX_ORDERS))})")
     t.add_argument("--page", action="store_true", help="also run heap-init=page, compared as sets")
     t.add_argument("--jobs", type=int, default=2, help="builds tested at a time (default 2)")
+    a = mode("arm", "a tree's proposal series cross-built for arm64 and arm32, booted on arm64 stock against "
+             "the series, one heap", _failing(cmd_arm), description="Builds the tree with its version's proposal "
+             "series for arm64 (release and debug) and arm32 with Debian's cross compilers, and boots arm64 "
+             "debug builds, stock and with the series, each with the measuring series' heap dump, on QEMU's "
+             "virt machine under TCG until Xen stops for want of a dom0; the two heaps must be one.")
+    a.add_argument("--tree", metavar="DIR", required=True, help="a stock Xen tree with a proposal series (staging)")
+    real_cli.add_sizes(a, arm.DEFAULT_SIZES)
+    a.add_argument("--jobs", type=int, default=None, help="make -j (default: the CPUs)")
+    real_cli.add_out(a, "xen-arm-")
     h = mode("heap-time", "Xen's own init_heap_pages() of each variant timed on this CPU", _tester(cmd_heap_time))
     _heap_source(h)
     real_cli.add_sizes(h, "1,4,16,64")

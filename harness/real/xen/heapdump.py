@@ -221,8 +221,9 @@ def first_difference(a, b):
     return f"node {n} zone {z} order {o} at mfn 0x{m:x} first_dirty 0x{fd:x} ({side} has it)"
 
 
-# Variants that claim chunk's free lists in order, entry for entry.
-ORDERED = ("chunk", "sweep")
+# Variants that claim chunk's free lists in order, entry for entry; stock and
+# series: a tree as it is and with its proposal series (harness/real/xen/arm.py).
+ORDERED = ("chunk", "sweep", "stock", "series")
 
 
 def first_order_difference(a, b):

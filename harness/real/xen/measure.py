@@ -2,7 +2,7 @@
 """`xen-src measure` (`make xen-src`): the source builds of the releases
 that can be had (harness/real/xen/source.py), the measured boots, the heap
 proven one and the profiles (harness/real/xen/variants.py), the timing of
-each release's own heap code on this CPU (hosttime.py), dom0 to its init
+each release's own heap code on this CPU (host/timing.py), dom0 to its init
 (harness/real/xen/dom0.py), all into variants.jsonl; report.md and
 plot.png come from variants_report.py."""
 import os
@@ -12,7 +12,8 @@ import time
 from harness.common import warn
 from harness.real.debian import fetch
 from harness.real.debian.apt import FetchError, PrivateApt
-from harness.real.xen import hosttime, source, variants
+from harness.real.xen import source, variants
+from harness.real.xen.host import timing as hosttime
 
 DEFAULT_SIZES = "1,4,8,16,64"
 

@@ -9,7 +9,7 @@ import os
 
 from harness.common import GIB, BenchError, md_table, read_jsonl
 from harness.real.bracket.profile import profile_table
-from harness.real.xen import hosttime
+from harness.real.xen.host import timing as hosttime
 from harness.results.names import kernel_record
 from harness.report.plot import per_page_script, write_report
 

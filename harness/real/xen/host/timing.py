@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Xen's own init_heap_pages() timed on this CPU (`python3 -m harness
 xen-src heap-time`): hosted/xenheap/timer.c built against one or more
-trees' page_alloc.c as the tester is (harness/real/xen/hostheap.py), at
+trees' page_alloc.c as the tester is (harness/real/xen/host/heap.py), at
 MAX_ORDER 20 and -O2 with ASSERT() compiled out as Xen's release builds
 it, each way (a tree, and where the tree has heap-init= a variant of it)
 and the memset() and non-temporal floors of its page_info bytes in
@@ -20,7 +20,7 @@ import os
 import statistics
 import subprocess
 
-from harness.real.xen import hostheap
+from harness.real.xen.host import heap as hostheap
 from harness.results.intervals import Interval, ratio_interval
 
 WAYS = ("page", "chunk-72b02bc", "chunk", "sweep", "floor")
@@ -216,7 +216,7 @@ def section(recs):
     out = []
     for r in recs:
         out.append(f"## Xen {r['release']}'s own heap code on this CPU\n\n**{LABEL}.**\n\n"
-                   f"`python3 -m harness xen-src heap-time`'s windows (harness/real/xen/hosttime.py): "
+                   f"`python3 -m harness xen-src heap-time`'s windows (harness/real/xen/host/timing.py): "
                    f"the patched tree's init_heap_pages() of each variant, one range handed over as at "
                    f"boot, MAX_ORDER 20, -O2, interleaved, each window in a fresh process on the hosted "
                    f"runner's prelude; the floor is the faster of memset() and non-temporal stores of the "

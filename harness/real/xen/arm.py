@@ -1,0 +1,263 @@
+# SPDX-License-Identifier: MIT
+"""`xen-src arm --tree DIR`: a Xen tree's proposal series (4.23:
+patches/xen/staging/) built for Arm with Debian's cross compilers and
+booted on QEMU's `virt` machine, stock against the series, one heap.
+
+  builds  arm64 and arm32 with the series, release and debug, 0 warnings
+          wanted (arm32's heap_run_pages() takes the CONFIG_SEPARATE_XENHEAP
+          branch, which no other build compiles live)
+  boots   arm64 debug, stock and with the series, each with the measuring
+          series' heap-dump patch (its code under xen/; its documentation's
+          context is heap-init='s), at each size under TCG, with a dummy
+          dom0 module: Xen dumps the heap after end_boot_allocator() and
+          panics when it cannot build dom0 from the dummy, which ends the
+          boot. The two dumps must agree block for block, in list order,
+          with the same heads, counters and digests (heapdump.compare()),
+          and each must agree with itself (heapdump.check()).
+
+A missing cross compiler or qemu-system-aarch64 is installed through
+tools/setup.sh; if that cannot be done the run names the Debian package.
+Builds are kept in build/xen-src/<arch>-<version>-<series>-<config>-<key>/
+as tree.py keeps x86's; results (arm.jsonl, the serial logs, report.md) in a results
+folder; `xen-src report FOLDER` writes report.md again from arm.jsonl."""
+import json
+import os
+import shutil
+import subprocess
+import time
+
+from harness import ROOT
+from harness.common import size_label
+from harness.qemu import runner
+from harness.real.source import build as srcbuild
+from harness.real.source.kernel import Recipe
+from harness.real.source.package import SourceError, apply_series
+from harness.real.xen import heapdump, source, tree as xtree
+from harness.real.xen.dom0 import ASSERT_RE, PANIC_RE, XEN_RE
+from harness.real.xen.source import XEN
+
+# arch -> (the cross compiler's prefix, its Debian package)
+CROSS = {"arm64": ("aarch64-linux-gnu-", "gcc-aarch64-linux-gnu"),
+         "arm32": ("arm-linux-gnueabihf-", "gcc-arm-linux-gnueabihf")}
+QEMU, QEMU_PACKAGE = "qemu-system-aarch64", "qemu-system-arm"
+# The virt machine with EL2 for Xen, GICv3, a 64-bit core QEMU's TCG runs;
+# Xen's command line is -append, which Xen reads as its own once a dom0
+# module has its own bootargs (guest-loader's).
+MACHINE = ["-M", "virt,virtualization=on,gic-version=3", "-cpu", "cortex-a57", "-smp", "1"]
+XEN_ARGS = "console=dtuart loglvl=all heap-dump"
+DUMMY_AT = 0x49000000          # the dummy dom0 module: in RAM, clear of Xen and of the DTB QEMU puts at 128 MiB
+DEFAULT_SIZES = "1G,3G"
+TIMEOUT_BASE, TIMEOUT_PER_GIB, STALL = 240.0, 60.0, 120.0
+RECORDS = "arm.jsonl"
+
+
+def missing_tools(arches=tuple(CROSS)):
+    """[(program, Debian package)] of what a run needs and PATH lacks."""
+    want = [(CROSS[a][0] + "gcc", CROSS[a][1]) for a in arches] + [(QEMU, QEMU_PACKAGE)]
+    return [(prog, pkg) for prog, pkg in want if shutil.which(prog) is None]
+
+
+def install(missing, say):
+    """tools/setup.sh on the on-demand entries of tools/host-files.txt (it
+    installs their packages, as root or with sudo) -> what is still missing."""
+    if not missing:
+        return []
+    say(f"xen-src arm: installing {', '.join(sorted({p for _, p in missing}))}")
+    subprocess.run(["sh", os.path.join(ROOT, "tools", "setup.sh")], env=dict(os.environ, ON_DEMAND="1"),
+                   stdin=subprocess.DEVNULL)
+    return [(prog, pkg) for prog, pkg in missing if shutil.which(prog) is None]
+
+
+def cross_tools(prefix):
+    """The cross compiler and binutils as they name themselves (the build key's toolchain)."""
+    out = {}
+    for tool in ("gcc", "as", "ld"):
+        r = subprocess.run([prefix + tool, "--version"], capture_output=True, text=True)
+        out[tool] = r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else "unknown"
+    return out
+
+
+def code_only(patch, dest):
+    """The patch's files under xen/ alone, written to `dest` -> dest: the
+    dump without its documentation, whose context lines are another
+    patch's and would not apply on a tree without it."""
+    with open(patch) as f:
+        text = f.read()
+    head, *files = text.split("\ndiff --git ")
+    kept = [f for f in files if f.startswith("a/xen/")]
+    if not kept:
+        raise SourceError(f"{os.path.relpath(patch, ROOT)} changes nothing under xen/")
+    with open(dest, "w") as f:
+        f.write(head.split("\n---\n")[0] + "\n---\n\ndiff --git " + "\ndiff --git ".join(kept))
+    return dest
+
+
+def dump_patch():
+    """The measuring series' heap-dump patch, its code alone -> path (kept in build/xen-src/)."""
+    measuring = xtree.SERIES["4.23"][1]
+    found = [p for p in XEN.series(measuring, os.path.join(XEN.patches, measuring)) if "heap-dump" in p]
+    if len(found) != 1:
+        raise SourceError(f"patches/xen/{measuring}/ has {len(found)} heap-dump patches, not one")
+    os.makedirs(XEN.src, exist_ok=True)
+    return code_only(found[0], os.path.join(XEN.src, "arm-heap-dump.patch"))
+
+
+def build(tree, arch, config, patches, label, say, jobs=None):
+    """The tree at `tree` with `patches` built for `arch` in `config` ->
+    source.Build, reused while its key (tree, patches, config, cross
+    toolchain) holds. SourceError says what failed."""
+    version = xtree.version_of(tree)
+    prefix = CROSS[arch][0]
+    ident = xtree.fingerprint(tree)
+    tools = cross_tools(prefix)
+    key = srcbuild.build_key(f"{version}\0{ident}\0{arch}", patches, config, tools)
+    folder = os.path.join(XEN.src, f"{arch}-{version}-{label}-{config}-{key}")
+    if srcbuild.complete(folder):
+        return source.Build(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+    work, log = os.path.join(folder, "src"), os.path.join(folder, "build.log")
+    shutil.copytree(tree, work, ignore=xtree.COPY_SKIP, symlinks=True)
+    try:
+        apply_series(work, patches)
+    except SourceError as e:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise SourceError(f"--tree {tree}: {e}")
+    say(f"xen-src arm: building {label} for {arch} ({config}) into {os.path.relpath(folder, ROOT)}")
+    took, copies = source.compile_tree(work, config, log, jobs, f"the {arch} build of {label} ({config})",
+                                       arch=(f"XEN_TARGET_ARCH={arch}", f"CROSS_COMPILE={prefix}"))
+    recipe = Recipe(f"{version}-{label}", f"{version} ({ident[:12]})", None, patches, tools)
+    info = XEN.info(recipe, key, took, log, suite="tree", head={"config": config, "arch": arch},
+                    tail={"series": label})
+    XEN.keep(folder, copies, info, drop=[work])
+    say(f"xen-src arm: {label} for {arch} ({config}) took {took:.0f} s, {len(info['warnings'])} warnings")
+    return source.Build(folder)
+
+
+def boot(b, mem, log_path, dummy):
+    """The arm64 build `b` booted with `mem` bytes of RAM until Xen panics
+    for want of a dom0 -> (status, serial log): "panic" is the boot's
+    planned end; "assert", "timeout", "stalled" or "exited" are not."""
+    gib = mem / (1 << 30)
+    cmd = [QEMU] + MACHINE + ["-m", f"{mem >> 20}M", "-nographic", "-no-reboot", "-kernel", b.kernel,
+                              "-append", XEN_ARGS, "-device",
+                              f"guest-loader,addr=0x{DUMMY_AT:x},kernel={dummy},bootargs=console=hvc0"]
+
+    def done(reader, now):
+        return "Panic on CPU" in reader.said() and now - reader.last > 2
+    proc, reader = runner.launch(cmd, True, log_path)
+    how = runner.wait(proc, reader, TIMEOUT_BASE + TIMEOUT_PER_GIB * gib, STALL, done=done)
+    log = reader.finish()
+    lines = [m.group(1) for m in map(XEN_RE.match, log.splitlines()) if m]
+    if any(ASSERT_RE.search(x) for x in lines):
+        return "assert", log
+    if any(PANIC_RE.match(x) for x in lines):
+        return "panic", log
+    return how, log
+
+
+def proposal(tree):
+    """The tree's proposal series -> [patch path]; SourceError for a version without one."""
+    name = xtree.series_of(xtree.version_of(tree), tree)[0]
+    return XEN.series(name, os.path.join(XEN.patches, name))
+
+
+def run(tree, sizes, out, say, jobs=None):
+    """Builds and boots as the module says -> records (written to
+    out/arm.jsonl). A build that fails raises SourceError."""
+    t0 = time.monotonic()
+    series, dump = proposal(tree), dump_patch()
+    records = [{"type": "arm", "tree": tree, "fingerprint": xtree.fingerprint(tree), "sizes": sizes,
+                "machine": " ".join(MACHINE), "xen_args": XEN_ARGS}]
+    plan = [("arm64", "release", series, "series"), ("arm64", "debug", series, "series"),
+            ("arm32", "release", series, "series"), ("arm32", "debug", series, "series"),
+            ("arm64", "debug", [dump], "stock-dump"), ("arm64", "debug", series + [dump], "series-dump")]
+    builds = {}
+    for arch, config, patches, label in plan:
+        b = build(tree, arch, config, patches, label, say, jobs)
+        builds[(arch, config, label)] = b
+        records.append({"type": "build", "arch": arch, "config": config, "series": label,
+                        "patches": [os.path.basename(p) for p in patches], "key": b.info["key"],
+                        "build_s": b.info["build_s"], "warnings": b.info["warnings"],
+                        "toolchain": b.info["toolchain"]["gcc"]})
+    dummy = os.path.join(out, "dummy-dom0")
+    with open(dummy, "wb") as f:
+        f.write(bytes(4096))            # no kernel: Xen panics building dom0, after the heap
+    for mem in sizes:
+        dumps, failed = {}, []
+        for label in ("stock-dump", "series-dump"):
+            log_path = os.path.join(out, f"serial-arm64-{label}-{size_label(mem)}.log")
+            status, log = boot(builds[("arm64", "debug", label)], mem, log_path, dummy)
+            rec = {"type": "boot", "arch": "arm64", "series": label, "mem_bytes": mem, "status": status,
+                   "log": os.path.basename(log_path)}
+            try:
+                d = heapdump.parse(log)
+            except heapdump.DumpError as e:
+                rec["problems"] = [str(e)]
+            else:
+                rec.update(blocks=len(d.blocks), pages=d.total, digest="/".join(d.digest()),
+                           problems=heapdump.check(d))
+                dumps["stock" if label == "stock-dump" else "series"] = d
+            if status != "panic":
+                rec.setdefault("problems", []).append(f"the boot ended {status}, not in the planned panic")
+            failed += rec.get("problems", [])
+            records.append(rec)
+            say(f"xen-src arm: arm64 {label} at {size_label(mem)}: {status}, "
+                + (f"{rec['blocks']} blocks, {rec['pages']} pages free" if "blocks" in rec else "no dump")
+                + ("" if not rec.get("problems") else ": " + "; ".join(rec["problems"])))
+        if len(dumps) == 2:
+            problems = heapdump.compare(dumps)
+            records.append({"type": "compare", "mem_bytes": mem, "problems": problems})
+            say(f"xen-src arm: arm64 at {size_label(mem)}: " +
+                ("one heap, stock and the series, block for block in list order" if not problems
+                 else "; ".join(problems)))
+    records.append({"type": "end", "wall_s": round(time.monotonic() - t0, 1)})
+    with open(os.path.join(out, RECORDS), "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    write_report(out)
+    return records
+
+
+def failed(records):
+    """What went wrong in a run's records -> [line]."""
+    out = []
+    for r in records:
+        if r["type"] == "build" and r["warnings"]:
+            out.append(f"{r['arch']} {r['series']} ({r['config']}): {len(r['warnings'])} warnings, "
+                       f"the first {r['warnings'][0]}")
+        out += [f"{r['type']} at {size_label(r['mem_bytes'])}: {p}" for p in r.get("problems", ())
+                if "mem_bytes" in r]
+    return out
+
+
+def write_report(folder):
+    """report.md of a results folder, from its arm.jsonl alone -> 0."""
+    with open(os.path.join(folder, RECORDS)) as f:
+        recs = [json.loads(line) for line in f if line.strip()]
+    head = next(r for r in recs if r["type"] == "arm")
+    end = next((r for r in recs if r["type"] == "end"), {})
+    out = ["# Xen's proposal series on Arm: cross-built, and booted stock against the series", "",
+           f"Tree at {head['fingerprint'][:12]}; QEMU `{head['machine']}` under TCG (no -icount: "
+           f"no instruction counts), Xen's command line `{head['xen_args']}` and a dummy dom0 module, "
+           "so that each boot ends in Xen's panic after the heap is built; "
+           f"{end.get('wall_s', '?')} s in all.", "",
+           "| arch | config | built | patches | warnings | build s |", "|---|---|---|---|---|---|"]
+    for r in recs:
+        if r["type"] == "build":
+            out.append(f"| {r['arch']} | {r['config']} | {r['series']} | {len(r['patches'])} | "
+                       f"{len(r['warnings'])} | {r['build_s']:.0f} |")
+    out += ["", "| RAM | boot | end | blocks | pages free | digests (blocks/pages) |", "|---|---|---|---|---|---|"]
+    for r in recs:
+        if r["type"] == "boot":
+            out.append(f"| {size_label(r['mem_bytes'])} | {r['series']} | {r['status']} | {r.get('blocks', '-')} | "
+                       f"{r.get('pages', '-')} | {r.get('digest', '-')} |")
+    out += ["", "| RAM | stock against the series |", "|---|---|"]
+    for r in recs:
+        if r["type"] == "compare":
+            out.append(f"| {size_label(r['mem_bytes'])} | " + ("one heap: every block in list order, heads, "
+                       "counters and digests" if not r["problems"] else "; ".join(r["problems"])) + " |")
+    wrong = failed(recs)
+    out += ["", "Problems: " + ("none." if not wrong else "; ".join(wrong)), ""]
+    with open(os.path.join(folder, "report.md"), "w") as f:
+        f.write("\n".join(out))
+    return 0
