@@ -6,6 +6,8 @@ import glob
 import json
 import os
 
+import pytest
+
 from conftest import ROOT
 from harness import cli
 from harness.real.xen import arm, heapdump
@@ -13,8 +15,8 @@ from harness.real.xen import arm, heapdump
 KEPT = os.path.join(ROOT, "docs", "results", "xen-arm-staging")
 
 
-def kept_log(label, size):
-    with open(os.path.join(KEPT, f"serial-arm64-{label}-{size}.log")) as f:
+def kept_log(label, size, arch="arm64"):
+    with open(os.path.join(KEPT, f"serial-{arch}-{label}-{size}.log")) as f:
         return f.read()
 
 
@@ -40,13 +42,23 @@ def test_a_patch_with_nothing_under_xen_is_refused(tmp_path):
         raise AssertionError("a patch with no code was taken")
 
 
-def test_the_kept_arm_boots_are_one_heap():
+@pytest.mark.parametrize("arch", ["arm64", "arm32"])
+def test_the_kept_arm_boots_are_one_heap(arch):
     for size in ("1G", "3G"):
-        dumps = {"stock": heapdump.parse(kept_log("stock-dump", size)),
-                 "series": heapdump.parse(kept_log("series-dump", size))}
-        assert all(heapdump.check(d) == [] for d in dumps.values())
+        dumps = {"stock": heapdump.parse(kept_log("stock-dump", size, arch)),
+                 "series": heapdump.parse(kept_log("series-dump", size, arch))}
+        assert all(heapdump.check(d, xenheap_zone=arch == "arm32") == [] for d in dumps.values())
         assert heapdump.compare(dumps) == []
         assert len(dumps["stock"].blocks) > 30
+
+
+def test_arm32s_xenheap_is_a_zone_of_its_own_and_only_there():
+    d = heapdump.parse(kept_log("series-dump", "1G", "arm32"))
+    xenheap = [b for b in d.blocks if b[1] == 0]
+    assert xenheap and all(0x7e000 <= b[3] < 0x80000 for b in xenheap)
+    assert heapdump.check(d, xenheap_zone=True) == []
+    said = heapdump.check(d)                          # as if the build had no separate xenheap
+    assert len(said) == 1 and "zone 0" in said[0], said
 
 
 def test_two_blocks_swapped_on_a_list_are_caught():

@@ -93,7 +93,7 @@ def test_a_tree_that_builds_gets_its_build_json(tmp_path, monkeypatch):
             with open(os.path.join(work, "xen", name), "w") as f:
                 f.write("built\n")
         open(log, "a").close()
-    monkeypatch.setattr(source, "configure", lambda work, config, log, arch=(): None)
+    monkeypatch.setattr(source, "configure", lambda work, config, log, arch=(), options=None: None)
     monkeypatch.setattr(source, "make", make)
     monkeypatch.setattr(source.XEN, "series", lambda name, folder: [])
     b = tree.build(t, "staging", "release", say=lambda *a: None)

@@ -6,10 +6,10 @@ booted on QEMU's `virt` machine, stock against the series, one heap.
   builds  arm64 and arm32 with the series, release and debug, 0 warnings
           wanted (arm32's heap_run_pages() takes the CONFIG_SEPARATE_XENHEAP
           branch, which no other build compiles live)
-  boots   arm64 debug, stock and with the series, each with the measuring
-          series' heap-dump patch (its code under xen/; its documentation's
-          context is heap-init='s), at each size under TCG, with a dummy
-          dom0 module: Xen dumps the heap after end_boot_allocator() and
+  boots   arm64 and arm32 debug, stock and with the series, each with the
+          measuring series' heap-dump patch (its code under xen/; its
+          documentation's context is heap-init='s), at each size under TCG
+          (arm32's xenheap a zone of its own), with a dummy dom0 module: Xen dumps the heap after end_boot_allocator() and
           panics when it cannot build dom0 from the dummy, which ends the
           boot. The two dumps must agree block for block, in list order,
           with the same heads, counters and digests (heapdump.compare()),
@@ -39,12 +39,17 @@ from harness.real.xen.source import XEN
 # arch -> (the cross compiler's prefix, its Debian package)
 CROSS = {"arm64": ("aarch64-linux-gnu-", "gcc-aarch64-linux-gnu"),
          "arm32": ("arm-linux-gnueabihf-", "gcc-arm-linux-gnueabihf")}
-QEMU, QEMU_PACKAGE = "qemu-system-aarch64", "qemu-system-arm"
-# The virt machine with EL2 for Xen, GICv3, a 64-bit core QEMU's TCG runs;
-# Xen's command line is -append, which Xen reads as its own once a dom0
-# module has its own bootargs (guest-loader's).
-MACHINE = ["-M", "virt,virtualization=on,gic-version=3", "-cpu", "cortex-a57", "-smp", "1"]
+QEMU_PACKAGE = "qemu-system-arm"
+# arch -> QEMU's virt machine with EL2 for Xen: the program, the machine and
+# the core. Xen's command line is -append, which Xen reads as its own once a
+# dom0 module has its own bootargs (guest-loader's).
+MACHINES = {"arm64": ["qemu-system-aarch64", "-M", "virt,virtualization=on,gic-version=3", "-cpu", "cortex-a57",
+                      "-smp", "1"],
+            "arm32": ["qemu-system-arm", "-M", "virt,virtualization=on", "-cpu", "cortex-a15", "-smp", "1"]}
 XEN_ARGS = "console=dtuart loglvl=all heap-dump"
+# The dump builds print from their first instruction on QEMU virt's PL011, so
+# that a heap that stops Xen before its console is up is still seen.
+EARLY_UART = {"EARLY_UART_CHOICE_PL011": "y", "EARLY_UART_BASE_ADDRESS": "0x09000000"}
 DUMMY_AT = 0x49000000          # the dummy dom0 module: in RAM, clear of Xen and of the DTB QEMU puts at 128 MiB
 DEFAULT_SIZES = "1G,3G"
 TIMEOUT_BASE, TIMEOUT_PER_GIB, STALL = 240.0, 60.0, 120.0
@@ -53,7 +58,7 @@ RECORDS = "arm.jsonl"
 
 def missing_tools(arches=tuple(CROSS)):
     """[(program, Debian package)] of what a run needs and PATH lacks."""
-    want = [(CROSS[a][0] + "gcc", CROSS[a][1]) for a in arches] + [(QEMU, QEMU_PACKAGE)]
+    want = [(CROSS[a][0] + "gcc", CROSS[a][1]) for a in arches] + [(MACHINES[a][0], QEMU_PACKAGE) for a in arches]
     return [(prog, pkg) for prog, pkg in want if shutil.which(prog) is None]
 
 
@@ -102,15 +107,17 @@ def dump_patch():
     return code_only(found[0], os.path.join(XEN.src, "arm-heap-dump.patch"))
 
 
-def build(tree, arch, config, patches, label, say, jobs=None):
-    """The tree at `tree` with `patches` built for `arch` in `config` ->
+def build(tree, arch, config, patches, label, say, jobs=None, options=None):
+    """The tree at `tree` with `patches` built for `arch` in `config` (and
+    the kconfig `options`, {name: value}) ->
     source.Build, reused while its key (tree, patches, config, cross
     toolchain) holds. SourceError says what failed."""
     version = xtree.version_of(tree)
     prefix = CROSS[arch][0]
     ident = xtree.fingerprint(tree)
     tools = cross_tools(prefix)
-    key = srcbuild.build_key(f"{version}\0{ident}\0{arch}", patches, config, tools)
+    key = srcbuild.build_key(f"{version}\0{ident}\0{arch}", patches, f"{config} {sorted((options or {}).items())}",
+                             tools)
     folder = os.path.join(XEN.src, f"{arch}-{version}-{label}-{config}-{key}")
     if srcbuild.complete(folder):
         return source.Build(folder)
@@ -124,21 +131,21 @@ def build(tree, arch, config, patches, label, say, jobs=None):
         raise SourceError(f"--tree {tree}: {e}")
     say(f"xen-src arm: building {label} for {arch} ({config}) into {os.path.relpath(folder, ROOT)}")
     took, copies = source.compile_tree(work, config, log, jobs, f"the {arch} build of {label} ({config})",
-                                       arch=(f"XEN_TARGET_ARCH={arch}", f"CROSS_COMPILE={prefix}"))
+                                       arch=(f"XEN_TARGET_ARCH={arch}", f"CROSS_COMPILE={prefix}"), options=options)
     recipe = Recipe(f"{version}-{label}", f"{version} ({ident[:12]})", None, patches, tools)
-    info = XEN.info(recipe, key, took, log, suite="tree", head={"config": config, "arch": arch},
+    info = XEN.info(recipe, key, took, log, suite="tree", head={"config": config, "arch": arch, "options": options or {}},
                     tail={"series": label})
     XEN.keep(folder, copies, info, drop=[work])
     say(f"xen-src arm: {label} for {arch} ({config}) took {took:.0f} s, {len(info['warnings'])} warnings")
     return source.Build(folder)
 
 
-def boot(b, mem, log_path, dummy):
-    """The arm64 build `b` booted with `mem` bytes of RAM until Xen panics
+def boot(arch, b, mem, log_path, dummy):
+    """The `arch` build `b` booted with `mem` bytes of RAM until Xen panics
     for want of a dom0 -> (status, serial log): "panic" is the boot's
     planned end; "assert", "timeout", "stalled" or "exited" are not."""
     gib = mem / (1 << 30)
-    cmd = [QEMU] + MACHINE + ["-m", f"{mem >> 20}M", "-nographic", "-no-reboot", "-kernel", b.kernel,
+    cmd = MACHINES[arch] + ["-m", f"{mem >> 20}M", "-nographic", "-no-reboot", "-kernel", b.kernel,
                               "-append", XEN_ARGS, "-device",
                               f"guest-loader,addr=0x{DUMMY_AT:x},kernel={dummy},bootargs=console=hvc0"]
 
@@ -161,19 +168,52 @@ def proposal(tree):
     return XEN.series(name, os.path.join(XEN.patches, name))
 
 
+def boot_pair(arch, builds, mem, out, dummy, say):
+    """`arch`'s two dump builds booted at `mem` and their heaps held to each
+    other -> records: a boot record each, and the comparison's."""
+    records, dumps = [], {}
+    for label in ("stock-dump", "series-dump"):
+        log_path = os.path.join(out, f"serial-{arch}-{label}-{size_label(mem)}.log")
+        t0 = time.monotonic()
+        status, log = boot(arch, builds[(arch, "debug", label)], mem, log_path, dummy)
+        rec = {"type": "boot", "arch": arch, "series": label, "mem_bytes": mem, "status": status,
+               "wall_s": round(time.monotonic() - t0, 1), "log": os.path.basename(log_path)}
+        try:
+            d = heapdump.parse(log)
+        except heapdump.DumpError as e:
+            rec["problems"] = [str(e)]
+        else:
+            rec.update(blocks=len(d.blocks), pages=d.total, digest="/".join(d.digest()),
+                       problems=heapdump.check(d, xenheap_zone=arch == "arm32"))
+            dumps["stock" if label == "stock-dump" else "series"] = d
+        if status != "panic":
+            rec.setdefault("problems", []).append(f"the boot ended {status}, not in the planned panic")
+        records.append(rec)
+        say(f"xen-src arm: {arch} {label} at {size_label(mem)}: {status}, "
+            + (f"{rec['blocks']} blocks, {rec['pages']} pages free" if "blocks" in rec else "no dump")
+            + ("" if not rec.get("problems") else ": " + "; ".join(rec["problems"])))
+    if len(dumps) == 2:
+        problems = heapdump.compare(dumps)
+        records.append({"type": "compare", "arch": arch, "mem_bytes": mem, "problems": problems})
+        say(f"xen-src arm: {arch} at {size_label(mem)}: " +
+            ("one heap, stock and the series, block for block in list order" if not problems
+             else "; ".join(problems)))
+    return records
+
+
 def run(tree, sizes, out, say, jobs=None):
     """Builds and boots as the module says -> records (written to
     out/arm.jsonl). A build that fails raises SourceError."""
     t0 = time.monotonic()
     series, dump = proposal(tree), dump_patch()
     records = [{"type": "arm", "tree": tree, "fingerprint": xtree.fingerprint(tree), "sizes": sizes,
-                "machine": " ".join(MACHINE), "xen_args": XEN_ARGS}]
-    plan = [("arm64", "release", series, "series"), ("arm64", "debug", series, "series"),
-            ("arm32", "release", series, "series"), ("arm32", "debug", series, "series"),
-            ("arm64", "debug", [dump], "stock-dump"), ("arm64", "debug", series + [dump], "series-dump")]
+                "machines": {a: " ".join(m) for a, m in MACHINES.items()}, "xen_args": XEN_ARGS}]
+    plan = [(arch, config, patches, label) for arch in CROSS for config, patches, label in
+            (("release", series, "series"), ("debug", series, "series"),
+             ("debug", [dump], "stock-dump"), ("debug", series + [dump], "series-dump"))]
     builds = {}
     for arch, config, patches, label in plan:
-        b = build(tree, arch, config, patches, label, say, jobs)
+        b = build(tree, arch, config, patches, label, say, jobs, EARLY_UART if label.endswith("-dump") else None)
         builds[(arch, config, label)] = b
         records.append({"type": "build", "arch": arch, "config": config, "series": label,
                         "patches": [os.path.basename(p) for p in patches], "key": b.info["key"],
@@ -182,34 +222,9 @@ def run(tree, sizes, out, say, jobs=None):
     dummy = os.path.join(out, "dummy-dom0")
     with open(dummy, "wb") as f:
         f.write(bytes(4096))            # no kernel: Xen panics building dom0, after the heap
-    for mem in sizes:
-        dumps, failed = {}, []
-        for label in ("stock-dump", "series-dump"):
-            log_path = os.path.join(out, f"serial-arm64-{label}-{size_label(mem)}.log")
-            status, log = boot(builds[("arm64", "debug", label)], mem, log_path, dummy)
-            rec = {"type": "boot", "arch": "arm64", "series": label, "mem_bytes": mem, "status": status,
-                   "log": os.path.basename(log_path)}
-            try:
-                d = heapdump.parse(log)
-            except heapdump.DumpError as e:
-                rec["problems"] = [str(e)]
-            else:
-                rec.update(blocks=len(d.blocks), pages=d.total, digest="/".join(d.digest()),
-                           problems=heapdump.check(d))
-                dumps["stock" if label == "stock-dump" else "series"] = d
-            if status != "panic":
-                rec.setdefault("problems", []).append(f"the boot ended {status}, not in the planned panic")
-            failed += rec.get("problems", [])
-            records.append(rec)
-            say(f"xen-src arm: arm64 {label} at {size_label(mem)}: {status}, "
-                + (f"{rec['blocks']} blocks, {rec['pages']} pages free" if "blocks" in rec else "no dump")
-                + ("" if not rec.get("problems") else ": " + "; ".join(rec["problems"])))
-        if len(dumps) == 2:
-            problems = heapdump.compare(dumps)
-            records.append({"type": "compare", "mem_bytes": mem, "problems": problems})
-            say(f"xen-src arm: arm64 at {size_label(mem)}: " +
-                ("one heap, stock and the series, block for block in list order" if not problems
-                 else "; ".join(problems)))
+    for arch in CROSS:
+        for mem in sizes:
+            records += boot_pair(arch, builds, mem, out, dummy, say)
     records.append({"type": "end", "wall_s": round(time.monotonic() - t0, 1)})
     with open(os.path.join(out, RECORDS), "w") as f:
         for r in records:
@@ -237,24 +252,27 @@ def write_report(folder):
     head = next(r for r in recs if r["type"] == "arm")
     end = next((r for r in recs if r["type"] == "end"), {})
     out = ["# Xen's proposal series on Arm: cross-built, and booted stock against the series", "",
-           f"Tree at {head['fingerprint'][:12]}; QEMU `{head['machine']}` under TCG (no -icount: "
+           f"Tree at {head['fingerprint'][:12]}; QEMU " + " and ".join(f"`{m}`" for m in head["machines"].values())
+           + " under TCG (no -icount: "
            f"no instruction counts), Xen's command line `{head['xen_args']}` and a dummy dom0 module, "
            "so that each boot ends in Xen's panic after the heap is built; "
-           f"{end.get('wall_s', '?')} s in all.", "",
+           f"this run took {end.get('wall_s', '?')} s (a build kept from an earlier run is reused; "
+           "its build time is that run's).", "",
            "| arch | config | built | patches | warnings | build s |", "|---|---|---|---|---|---|"]
     for r in recs:
         if r["type"] == "build":
             out.append(f"| {r['arch']} | {r['config']} | {r['series']} | {len(r['patches'])} | "
                        f"{len(r['warnings'])} | {r['build_s']:.0f} |")
-    out += ["", "| RAM | boot | end | blocks | pages free | digests (blocks/pages) |", "|---|---|---|---|---|---|"]
+    out += ["", "| arch | RAM | boot | end | wall s | blocks | pages free | digests (blocks/pages) |",
+            "|---|---|---|---|---|---|---|---|"]
     for r in recs:
         if r["type"] == "boot":
-            out.append(f"| {size_label(r['mem_bytes'])} | {r['series']} | {r['status']} | {r.get('blocks', '-')} | "
-                       f"{r.get('pages', '-')} | {r.get('digest', '-')} |")
-    out += ["", "| RAM | stock against the series |", "|---|---|"]
+            out.append(f"| {r['arch']} | {size_label(r['mem_bytes'])} | {r['series']} | {r['status']} | "
+                       f"{r['wall_s']:.0f} | {r.get('blocks', '-')} | {r.get('pages', '-')} | {r.get('digest', '-')} |")
+    out += ["", "| arch | RAM | stock against the series |", "|---|---|---|"]
     for r in recs:
         if r["type"] == "compare":
-            out.append(f"| {size_label(r['mem_bytes'])} | " + ("one heap: every block in list order, heads, "
+            out.append(f"| {r['arch']} | {size_label(r['mem_bytes'])} | " + ("one heap: every block in list order, heads, "
                        "counters and digests" if not r["problems"] else "; ".join(r["problems"])) + " |")
     wrong = failed(recs)
     out += ["", "Problems: " + ("none." if not wrong else "; ".join(wrong)), ""]

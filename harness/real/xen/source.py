@@ -31,28 +31,31 @@ def make(tree, args, log, what):
     srcbuild.make(os.path.join(tree, "xen"), args, log, what, shown="xen")
 
 
-def configure(tree, config, log, arch=()):
+def configure(tree, config, log, arch=(), options=None):
     """xen/.config: the release's defconfig with CONFIG_DEBUG set as asked
     (a release's defconfig is non-debug; an -unstable tree's is debug).
     `arch`: make's words for another architecture (XEN_TARGET_ARCH=,
-    CROSS_COMPILE=), given to every make of the build."""
+    CROSS_COMPILE=), given to every make of the build; `options`: more
+    symbols to set ({name: value}), each checked kept."""
     make(tree, list(arch) + ["defconfig"], log, "make defconfig")
     path = os.path.join(tree, "xen", ".config")
     with open(path) as f:
         text = f.read()
-    flips = {"DEBUG": "y" if config == "debug" else "n"}
+    flips = {"DEBUG": "y" if config == "debug" else "n", **(options or {})}
     now = srcbuild.settle(path, text, flips, os.path.join(tree, "xen"), list(arch), log, "xen")
-    if srcbuild.undone(flips, now):
-        raise SourceError(f"CONFIG_DEBUG did not stay {'on' if config == 'debug' else 'off'} in {path}")
+    lost = srcbuild.undone(flips, now)
+    if lost:
+        raise SourceError(f"{path} did not keep " + ", ".join(f"CONFIG_{k}={flips[k]} (it holds {v})"
+                                                                for k, v in lost.items()))
 
 
-def compile_tree(tree, config, log, jobs, what, arch=()):
+def compile_tree(tree, config, log, jobs, what, arch=(), options=None):
     """A patched tree configured and built (for `arch`, as configure()
-    takes it) -> seconds taken, and the (file, name) pairs a build keeps:
+    takes it, with configure()'s `options`) -> seconds taken, and the (file, name) pairs a build keeps:
     the image (x86's multiboot ELF, Arm's Image), the ELF with symbols,
     the .config."""
     t0 = time.monotonic()
-    configure(tree, config, log, arch)
+    configure(tree, config, log, arch, options)
     make(tree, list(arch) + [f"-j{jobs or os.cpu_count() or 1}"], log, what)
     xen = os.path.join(tree, "xen")
     return time.monotonic() - t0, [(os.path.join(xen, "xen"), "xen"), (os.path.join(xen, "xen-syms"), "xen-syms"),
