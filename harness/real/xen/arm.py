@@ -187,7 +187,9 @@ def boot_pair(arch, builds, mem, out, dummy, say):
                        problems=heapdump.check(d, xenheap_zone=arch == "arm32"))
             dumps["stock" if label == "stock-dump" else "series"] = d
         if status != "panic":
-            rec.setdefault("problems", []).append(f"the boot ended {status}, not in the planned panic")
+            said = ASSERT_RE.search(log) if status == "assert" else None
+            rec.setdefault("problems", []).append(f"the boot ended {status}, not in the planned panic"
+                                                  + (f": {said.group(0)}" if said else ""))
         records.append(rec)
         say(f"xen-src arm: {arch} {label} at {size_label(mem)}: {status}, "
             + (f"{rec['blocks']} blocks, {rec['pages']} pages free" if "blocks" in rec else "no dump")
@@ -240,8 +242,8 @@ def failed(records):
         if r["type"] == "build" and r["warnings"]:
             out.append(f"{r['arch']} {r['series']} ({r['config']}): {len(r['warnings'])} warnings, "
                        f"the first {r['warnings'][0]}")
-        out += [f"{r['type']} at {size_label(r['mem_bytes'])}: {p}" for p in r.get("problems", ())
-                if "mem_bytes" in r]
+        out += [f"{r.get('arch', '')} {r['type']} at {size_label(r['mem_bytes'])}: {p}".lstrip()
+                for p in r.get("problems", ()) if "mem_bytes" in r]
     return out
 
 
