@@ -9,17 +9,18 @@ booted on QEMU's `virt` machine, stock against the series, one heap.
   boots   arm64 and arm32 debug, stock and with the series, each with the
           measuring series' heap-dump patch (its code under xen/; its
           documentation's context is heap-init='s), at each size under TCG
-          (arm32's xenheap a zone of its own), with a dummy dom0 module: Xen dumps the heap after end_boot_allocator() and
-          panics when it cannot build dom0 from the dummy, which ends the
-          boot. The two dumps must agree block for block, in list order,
+          (arm32's xenheap a zone of its own), with a dummy dom0 module:
+          Xen dumps the heap after end_boot_allocator() and panics when it
+          cannot build dom0 from the dummy, which ends the boot. The two dumps must agree block for block, in list order,
           with the same heads, counters and digests (heapdump.compare()),
           and each must agree with itself (heapdump.check()).
 
-A missing cross compiler or qemu-system-aarch64 is installed through
+A missing cross compiler or QEMU for Arm is installed through
 tools/setup.sh; if that cannot be done the run names the Debian package.
 Builds are kept in build/xen-src/<arch>-<version>-<series>-<config>-<key>/
-as tree.py keeps x86's; results (arm.jsonl, the serial logs, report.md) in a results
-folder; `xen-src report FOLDER` writes report.md again from arm.jsonl."""
+as tree.py keeps x86's; results (arm.jsonl, the serial logs, report.md) in
+a results folder; `xen-src report FOLDER` writes report.md again from
+arm.jsonl."""
 import json
 import os
 import shutil
@@ -97,9 +98,10 @@ def code_only(patch, dest):
     return dest
 
 
-def dump_patch():
-    """The measuring series' heap-dump patch, its code alone -> path (kept in build/xen-src/)."""
-    measuring = xtree.SERIES["4.23"][1]
+def dump_patch(tree):
+    """The heap-dump patch of the tree's measuring series, its code alone
+    -> path (kept in build/xen-src/)."""
+    measuring = xtree.series_of(xtree.version_of(tree), tree)[1]
     found = [p for p in XEN.series(measuring, os.path.join(XEN.patches, measuring)) if "heap-dump" in p]
     if len(found) != 1:
         raise SourceError(f"patches/xen/{measuring}/ has {len(found)} heap-dump patches, not one")
@@ -109,9 +111,9 @@ def dump_patch():
 
 def build(tree, arch, config, patches, label, say, jobs=None, options=None):
     """The tree at `tree` with `patches` built for `arch` in `config` (and
-    the kconfig `options`, {name: value}) ->
-    source.Build, reused while its key (tree, patches, config, cross
-    toolchain) holds. SourceError says what failed."""
+    the kconfig `options`, {name: value}) -> source.Build, reused while
+    its key (tree, patches, config, options, cross toolchain) holds.
+    SourceError says what failed."""
     version = xtree.version_of(tree)
     prefix = CROSS[arch][0]
     ident = xtree.fingerprint(tree)
@@ -133,8 +135,8 @@ def build(tree, arch, config, patches, label, say, jobs=None, options=None):
     took, copies = source.compile_tree(work, config, log, jobs, f"the {arch} build of {label} ({config})",
                                        arch=(f"XEN_TARGET_ARCH={arch}", f"CROSS_COMPILE={prefix}"), options=options)
     recipe = Recipe(f"{version}-{label}", f"{version} ({ident[:12]})", None, patches, tools)
-    info = XEN.info(recipe, key, took, log, suite="tree", head={"config": config, "arch": arch, "options": options or {}},
-                    tail={"series": label})
+    info = XEN.info(recipe, key, took, log, suite="tree",
+                    head={"config": config, "arch": arch, "options": options or {}}, tail={"series": label})
     XEN.keep(folder, copies, info, drop=[work])
     say(f"xen-src arm: {label} for {arch} ({config}) took {took:.0f} s, {len(info['warnings'])} warnings")
     return source.Build(folder)
@@ -207,7 +209,7 @@ def run(tree, sizes, out, say, jobs=None):
     """Builds and boots as the module says -> records (written to
     out/arm.jsonl). A build that fails raises SourceError."""
     t0 = time.monotonic()
-    series, dump = proposal(tree), dump_patch()
+    series, dump = proposal(tree), dump_patch(tree)
     records = [{"type": "arm", "tree": tree, "fingerprint": xtree.fingerprint(tree), "sizes": sizes,
                 "machines": {a: " ".join(m) for a, m in MACHINES.items()}, "xen_args": XEN_ARGS}]
     plan = [(arch, config, patches, label) for arch in CROSS for config, patches, label in
