@@ -12,7 +12,7 @@ by path, a mode a subcommand:
              chunk over random call sequences (host/heap.py)
   heap-time  the same code timed on this CPU (host/timing.py)
   arm        a tree's proposal series built for arm64 and arm32, and booted
-             on arm64 stock against the series, one heap (arm.py)
+             on both stock against the series, one heap (arm.py)
 
 measure exits 0 when all went well, 1 when a boot or a check failed, 2
 when nothing could be built or the arguments are wrong; heap-test 0 when
@@ -261,10 +261,10 @@ def add_parser(sub):
                    help=f"MAX_ORDER of each build (default {','.join(map(str, hostheap.MAX_ORDERS))})")
     t.add_argument("--page", action="store_true", help="also run heap-init=page, compared as sets")
     t.add_argument("--jobs", type=int, default=2, help="builds tested at a time (default 2)")
-    a = mode("arm", "a tree's proposal series cross-built for arm64 and arm32, booted on arm64 stock against "
+    a = mode("arm", "a tree's proposal series cross-built for arm64 and arm32, booted on both stock against "
              "the series, one heap", _failing(cmd_arm), description="Builds the tree with its version's proposal "
-             "series for arm64 (release and debug) and arm32 with Debian's cross compilers, and boots arm64 "
-             "debug builds, stock and with the series, each with the measuring series' heap dump, on QEMU's "
+             "series for arm64 and arm32 (release and debug) with Debian's cross compilers, and boots debug "
+             "builds of both, stock and with the series, each with the measuring series' heap dump, on QEMU's "
              "virt machine under TCG until Xen stops for want of a dom0; the two heaps must be one.")
     a.add_argument("--tree", metavar="DIR", required=True, help="a stock Xen tree with a proposal series (staging)")
     real_cli.add_sizes(a, arm.DEFAULT_SIZES)
