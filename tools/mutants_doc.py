@@ -93,7 +93,8 @@ def killed_by(m):
     test = re.match(r"(test_\w+): ", d) or re.search(r"^(?:FAILED|ERROR) (\S+)", d)
     check = re.search(r"(tests/fuzz/[\w.]+:\d+)", d) or re.search(r"ERROR: (\w+: [\w-]+)", d)
     if test:
-        return f"{m.by}: `{test.group(1).split('/')[-1]}`" + (f" ({check.group(1)})" if check else "")
+        path, sep, name = test.group(1).partition("::")      # a parametrized name may hold a "/"
+        return f"{m.by}: `{path.split('/')[-1]}{sep}{name}`" + (f" ({check.group(1)})" if check else "")
     return f"{m.by}: {check.group(1)}" if check else m.by
 
 

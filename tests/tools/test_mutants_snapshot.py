@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tools import mutants
+from tools import mutants, mutants_doc
 
 
 def write(path, text="x"):
@@ -57,3 +57,14 @@ def test_a_mutant_that_no_longer_applies_is_named(tmp_path):
                      "@@ -1,1 +1,1 @@\n-no such line in this file\n+int x;\n")
     said = mutants.unusable([mutants.Mutant(str(stale))])
     assert len(said) == 1 and "gone.patch no longer applies" in said[0]
+
+
+def test_the_killing_test_is_named_whole_even_with_a_slash_in_its_parameter():
+    m = mutants.Mutant.__new__(mutants.Mutant)
+    m.by = "tools"
+    m.detail = ("FAILED tests/tools/test_kept_reports.py::test_a_kept_report_is_written_again_byte_for_byte"
+                "[linux-src-deferral/nodefer] - AssertionError: docs/results/...")
+    assert mutants_doc.killed_by(m) == ("tools: `test_kept_reports.py::test_a_kept_report_is_written_again_"
+                                        "byte_for_byte[linux-src-deferral/nodefer]`")
+    m.detail = "FAILED tests/tools/test_linux_init.py::test_read_back_differed - assert 1 == 0"
+    assert mutants_doc.killed_by(m) == "tools: `test_linux_init.py::test_read_back_differed`"
