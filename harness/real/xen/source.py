@@ -50,10 +50,10 @@ def configure(tree, config, log, arch=(), options=None):
 
 
 def compile_tree(tree, config, log, jobs, what, arch=(), options=None):
-    """A patched tree configured and built (for `arch`, as configure()
-    takes it, with configure()'s `options`) -> seconds taken, and the (file, name) pairs a build keeps:
-    the image (x86's multiboot ELF, Arm's Image), the ELF with symbols,
-    the .config."""
+    """A patched tree configured and built (for `arch`, with `options`, as
+    configure() takes them) -> seconds taken, and the (file, name) pairs a
+    build keeps: the image (x86's multiboot ELF, arm64's Image, arm32's
+    zImage), the ELF with symbols, the .config."""
     t0 = time.monotonic()
     configure(tree, config, log, arch, options)
     make(tree, list(arch) + [f"-j{jobs or os.cpu_count() or 1}"], log, what)
