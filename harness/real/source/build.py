@@ -39,11 +39,12 @@ def complete(folder):
     return os.path.isfile(os.path.join(folder, "build.json"))
 
 
-def toolchain():
-    """The compiler and assembler a build used, as they name themselves."""
+def toolchain(prefix=""):
+    """The compiler and assembler a build used (a cross toolchain's with
+    its `prefix`, "aarch64-linux-gnu-"), as they name themselves."""
     out = {}
     for tool in ("gcc", "as", "ld"):
-        r = subprocess.run([tool, "--version"], capture_output=True, text=True)
+        r = subprocess.run([prefix + tool, "--version"], capture_output=True, text=True)
         out[tool] = r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else "unknown"
     return out
 

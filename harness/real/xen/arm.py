@@ -17,7 +17,7 @@ booted on QEMU's `virt` machine, stock against the series, one heap.
 
 A missing cross compiler or QEMU for Arm is installed through
 tools/setup.sh; if that cannot be done the run names the Debian package.
-Builds are kept in build/xen-src/<arch>-<version>-<series>-<config>-<key>/
+Builds (tree.build_patched()) are kept in build/xen-src/<arch>-<version>-<series>-<config>-<key>/
 as tree.py keeps x86's; results (arm.jsonl, the serial logs, report.md) in
 a results folder; `xen-src report FOLDER` writes report.md again from
 arm.jsonl."""
@@ -30,10 +30,8 @@ import time
 from harness import ROOT
 from harness.common import size_label
 from harness.qemu import runner
-from harness.real.source import build as srcbuild
-from harness.real.source.kernel import Recipe
-from harness.real.source.package import SourceError, apply_series
-from harness.real.xen import heapdump, source, tree as xtree
+from harness.real.source.package import SourceError
+from harness.real.xen import heapdump, tree as xtree
 from harness.real.xen.dom0 import ASSERT_RE, PANIC_RE, XEN_RE
 from harness.real.xen.source import XEN
 
@@ -74,15 +72,6 @@ def install(missing, say):
     return [(prog, pkg) for prog, pkg in missing if shutil.which(prog) is None]
 
 
-def cross_tools(prefix):
-    """The cross compiler and binutils as they name themselves (the build key's toolchain)."""
-    out = {}
-    for tool in ("gcc", "as", "ld"):
-        r = subprocess.run([prefix + tool, "--version"], capture_output=True, text=True)
-        out[tool] = r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else "unknown"
-    return out
-
-
 def code_only(patch, dest):
     """The patch's files under xen/ alone, written to `dest` -> dest: the
     dump without its documentation, whose context lines are another
@@ -107,39 +96,6 @@ def dump_patch(tree):
         raise SourceError(f"patches/xen/{measuring}/ has {len(found)} heap-dump patches, not one")
     os.makedirs(XEN.src, exist_ok=True)
     return code_only(found[0], os.path.join(XEN.src, "arm-heap-dump.patch"))
-
-
-def build(tree, arch, config, patches, label, say, jobs=None, options=None):
-    """The tree at `tree` with `patches` built for `arch` in `config` (and
-    the kconfig `options`, {name: value}) -> source.Build, reused while
-    its key (tree, patches, config, options, cross toolchain) holds.
-    SourceError says what failed."""
-    version = xtree.version_of(tree)
-    prefix = CROSS[arch][0]
-    ident = xtree.fingerprint(tree)
-    tools = cross_tools(prefix)
-    key = srcbuild.build_key(f"{version}\0{ident}\0{arch}", patches, f"{config} {sorted((options or {}).items())}",
-                             tools)
-    folder = os.path.join(XEN.src, f"{arch}-{version}-{label}-{config}-{key}")
-    if srcbuild.complete(folder):
-        return source.Build(folder)
-    shutil.rmtree(folder, ignore_errors=True)
-    work, log = os.path.join(folder, "src"), os.path.join(folder, "build.log")
-    shutil.copytree(tree, work, ignore=xtree.COPY_SKIP, symlinks=True)
-    try:
-        apply_series(work, patches)
-    except SourceError as e:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise SourceError(f"--tree {tree}: {e}")
-    say(f"xen-src arm: building {label} for {arch} ({config}) into {os.path.relpath(folder, ROOT)}")
-    took, copies = source.compile_tree(work, config, log, jobs, f"the {arch} build of {label} ({config})",
-                                       arch=(f"XEN_TARGET_ARCH={arch}", f"CROSS_COMPILE={prefix}"), options=options)
-    recipe = Recipe(f"{version}-{label}", f"{version} ({ident[:12]})", None, patches, tools)
-    info = XEN.info(recipe, key, took, log, suite="tree",
-                    head={"config": config, "arch": arch, "options": options or {}}, tail={"series": label})
-    XEN.keep(folder, copies, info, drop=[work])
-    say(f"xen-src arm: {label} for {arch} ({config}) took {took:.0f} s, {len(info['warnings'])} warnings")
-    return source.Build(folder)
 
 
 def boot(arch, b, mem, log_path, dummy):
@@ -217,7 +173,8 @@ def run(tree, sizes, out, say, jobs=None):
              ("debug", [dump], "stock-dump"), ("debug", series + [dump], "series-dump"))]
     builds = {}
     for arch, config, patches, label in plan:
-        b = build(tree, arch, config, patches, label, say, jobs, EARLY_UART if label.endswith("-dump") else None)
+        b = xtree.build_patched(tree, patches, label, config, say, jobs, (arch, CROSS[arch][0]),
+                                EARLY_UART if label.endswith("-dump") else None)
         builds[(arch, config, label)] = b
         records.append({"type": "build", "arch": arch, "config": config, "series": label,
                         "patches": [os.path.basename(p) for p in patches], "key": b.info["key"],

@@ -84,15 +84,27 @@ def build(tree, folder_name, config, say=print, jobs=None, with_series=True):
     """The tree built in `config` with the series folder `folder_name` of
     patches/xen/ (none when with_series is false) -> source.Build, reused
     while its key holds."""
+    patches = XEN.series(folder_name, os.path.join(XEN.patches, folder_name)) if with_series else []
+    return build_patched(tree, patches, folder_name if with_series else "unpatched", config, say, jobs)
+
+
+def build_patched(tree, patches, label, config, say=print, jobs=None, cross=None, options=None):
+    """The tree with `patches` (named `label` in the folder and the
+    records) built in `config` -> source.Build, reused while its key holds.
+    For x86 by default; `cross`, (arch, compiler prefix), builds for that
+    architecture with the cross compiler, and `options` ({name: value})
+    sets more kconfig symbols."""
     tree = os.path.abspath(tree)
     version = version_of(tree)
-    patches = XEN.series(folder_name, os.path.join(XEN.patches, folder_name)) if with_series else []
     ident = fingerprint(tree)
-    recipe = Recipe(f"{version}-{folder_name if with_series else 'unpatched'}", f"{version} ({ident[:12]})",
-                    None, patches, srcbuild.toolchain())
-    key = srcbuild.build_key(f"{version}\0{ident}", patches, config, recipe.tools)
-    label = folder_name if with_series else "unpatched"
-    folder = os.path.join(XEN.src, f"bypath-{version}-{label}-{config}-{key}")
+    arch, prefix = cross or (None, "")
+    recipe = Recipe(f"{version}-{label}", f"{version} ({ident[:12]})", None, patches, srcbuild.toolchain(prefix))
+    if arch:
+        key = srcbuild.build_key(f"{version}\0{ident}\0{arch}", patches,
+                                 f"{config} {sorted((options or {}).items())}", recipe.tools)
+    else:
+        key = srcbuild.build_key(f"{version}\0{ident}", patches, config, recipe.tools)
+    folder = os.path.join(XEN.src, f"{arch or 'bypath'}-{version}-{label}-{config}-{key}")
     if srcbuild.complete(folder):
         return source.Build(folder)
     shutil.rmtree(folder, ignore_errors=True)
@@ -104,13 +116,16 @@ def build(tree, folder_name, config, say=print, jobs=None, with_series=True):
     except SourceError as e:
         shutil.rmtree(folder, ignore_errors=True)
         raise SourceError(f"--tree {tree}: {e}")
-    say(f"xen-src: building the tree {tree} (Xen {version}, {ident[:12]}, {config}) with "
+    on = f" for {arch}" if arch else ""
+    say(f"xen-src: building the tree {tree} (Xen {version}, {ident[:12]}, {config}){on} with "
         f"{len(patches)} patches of {label} into {os.path.relpath(folder, ROOT)}")
-    took, copies = source.compile_tree(work, config, log, jobs, f"the build of {tree} ({config})")
+    words = (f"XEN_TARGET_ARCH={arch}", f"CROSS_COMPILE={prefix}") if arch else ()
+    took, copies = source.compile_tree(work, config, log, jobs, f"the build of {tree} ({config}){on}", words, options)
     # `release` labels the records and the serial logs: the version and the series.
-    info = XEN.info(recipe, key, took, log, suite="tree", head={"config": config}, tail={"series": label})
+    head = {"config": config, **({"arch": arch, "options": options or {}} if arch else {})}
+    info = XEN.info(recipe, key, took, log, suite="tree", head=head, tail={"series": label})
     XEN.keep(folder, copies, info, drop=[work])     # and this version's older builds of the series go
-    say(f"xen-src: the tree's {label} build ({config}) took {took:.0f} s, {len(info['warnings'])} warnings")
+    say(f"xen-src: the tree's {label} build ({config}){on} took {took:.0f} s, {len(info['warnings'])} warnings")
     return source.Build(folder)
 
 
