@@ -145,11 +145,14 @@ struct page *pfn_to_online_page(unsigned long pfn)
 }
 
 /*
- * vmemmap_populate(), modelled on arch/x86/mm/init_64.c's with PSE: the
- * memmap in 2 MiB blocks taken from the sparse buffer (memblock), as x86
- * takes them. The tester's struct pages live where the user half mapped
- * the vmemmap, so the blocks taken only keep memblock's map as x86
- * leaves it; the struct pages start as the sequence's garbage (written
+ * vmemmap_populate(), modelled on arch/x86/mm/init_64.c's with PSE and on
+ * vmemmap_populate_hugepages(): the memmap in 2 MiB blocks taken from the
+ * sparse buffer (memblock), as x86 takes them, and where memblock has no
+ * free aligned 2 MiB, in 4 KiB pages under a page of PTEs of their own,
+ * as x86 falls back to vmemmap_populate_basepages(). The tester's struct
+ * pages live where the user half mapped the vmemmap, so the blocks taken
+ * only keep memblock's map as x86 leaves it (the upper page tables are
+ * left out); the struct pages start as the sequence's garbage (written
  * here, or before the boot when it is timed).
  */
 unsigned long lxt_fill_seed;
@@ -158,13 +161,20 @@ int lxt_fill_kind, lxt_prefilled;
 int __meminit vmemmap_populate(unsigned long start, unsigned long end, int node,
 			       struct vmem_altmap *altmap)
 {
-	unsigned long addr;
+	unsigned long addr, next, page;
 
 	if (start < lxt_vmemmap_base || end > lxt_vmemmap_base + lxt_vmemmap_bytes)
 		lxt_host_fail("vmemmap_populate() outside the tester's vmemmap");
-	for (addr = ALIGN_DOWN(start, PMD_SIZE); addr < end; addr += PMD_SIZE)
-		if (!vmemmap_alloc_block_buf(PMD_SIZE, node, altmap))
+	for (addr = start; addr < end; addr = next) {
+		next = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, end);
+		if (vmemmap_alloc_block_buf(PMD_SIZE, node, altmap))
+			continue;
+		if (!vmemmap_alloc_block(PAGE_SIZE, node))
 			return -ENOMEM;
+		for (page = ALIGN_DOWN(addr, PAGE_SIZE); page < next; page += PAGE_SIZE)
+			if (!vmemmap_alloc_block_buf(PAGE_SIZE, node, altmap))
+				return -ENOMEM;
+	}
 	if (!lxt_prefilled)
 		lxt_host_fill((void *)start, end - start, lxt_fill_seed ^ start, lxt_fill_kind);
 	return 0;

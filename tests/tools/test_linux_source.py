@@ -633,6 +633,29 @@ def test_a_series_with_the_switch_boots_one_tester_both_ways_and_one_without_mee
     assert "| 6.00 " in row and "| 3.00 " in row and "2.00x" in row
 
 
+def test_each_testers_share_is_cut_between_the_jobs_and_every_seed_run_once(monkeypatch):
+    from harness.real.linux.host import build as hostbuild, run
+    ran = []
+
+    def run_one(binary, n, first, variants):
+        ran.append((binary, first, n))
+        bad = binary == "t2" and first > 1000     # the second half of order 2's share finds a difference
+        return not bad, n, f"linuxmm: {n} sequences from seed {first}, {int(bad)} with a difference or a failure"
+
+    monkeypatch.setattr(hostbuild, "series_files", lambda *a: None)
+    monkeypatch.setattr(run, "pair", lambda release, o, say, patches: (f"t{o}", run.VARIANTS))
+    monkeypatch.setattr(run, "run_one", run_one)
+    ok, results = run.test("6.12", 300, seed=1000, max_orders=(10, 4, 2), jobs=2, say=lambda *a: None)
+    assert not ok
+    assert sorted(ran) == [("t10", 1000, 50), ("t10", 1050, 50), ("t2", 1200, 50), ("t2", 1250, 50),
+                           ("t4", 1100, 50), ("t4", 1150, 50)]
+    assert [r[:3] for r in results] == [(10, True, 100), (4, True, 100), (2, False, 100)]
+    assert results[2][3].endswith("linuxmm: 100 sequences from seed 1200, 2 pieces of 2 with a difference or a failure")
+    ran.clear()
+    ok, results = run.test("6.12", 7, seed=1, max_orders=(10,), jobs=3, say=lambda *a: None)
+    assert ok and sorted(ran) == [("t10", 1, 2), ("t10", 3, 2), ("t10", 5, 3)] and results[0][2] == 7
+
+
 def test_the_report_sets_the_real_cpu_timing_beside_the_counts_when_the_folder_has_it(tmp_path):
     recs, debian = _report_inputs(tmp_path)
     folder = tmp_path / "run"

@@ -189,6 +189,8 @@ def cmd_host_test(args):
         passed, _, out = hostrun.run_one(binary, 1, args.one)
         say(out)
         return 0 if passed else 1
+    if args.jobs < 1 or args.sequences < 1:
+        raise BenchError(f"--jobs {args.jobs} --sequences {args.sequences}: each at least 1")
     try:
         ok, results = hostrun.test(release, args.sequences, args.seed, _max_orders(args.max_orders), args.jobs,
                                    say=say)
@@ -315,7 +317,7 @@ def add_parser(sub):
     t.add_argument("--seed", type=int, default=1, help="the first sequence's seed (default 1)")
     t.add_argument("--max-orders", default=",".join(map(str, hostbuild.MAX_ORDERS)),
                    help="MAX_PAGE_ORDER of each tester (default 10,4,2)")
-    t.add_argument("--jobs", type=int, default=2, help="testers run at a time (default 2)")
+    t.add_argument("--jobs", type=int, default=2, help="tester runs at a time, each a share of the sequences (default 2)")
     t.add_argument("--one", type=int, metavar="SEED", help="replay one sequence, at the first --max-orders")
     h = mode("host-time", "the tree's own memory-init code timed on this CPU", _failing(cmd_host_time),
              description="Boots an x86 machine of one node at each size in the tester, as init_pages=stock "

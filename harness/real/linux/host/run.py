@@ -6,7 +6,7 @@ host-test: random machines (hosted/linuxmm/u_seq.c) booted as each of two
 variants, each boot in a process of its own, and what each left after
 memblock_free_all() and after deferred init compared field by field and
 struct page by struct page; the sequences split between the testers of
-each MAX_PAGE_ORDER, two testers at a time. A difference or a failure
+each MAX_PAGE_ORDER, and each tester's share between the CPUs (--jobs). A difference or a failure
 prints the seed, the machine and the first differing field, and
 `--one SEED` replays it.
 
@@ -68,10 +68,22 @@ def test(release, sequences, seed=1, max_orders=build.MAX_ORDERS, jobs=2, say=pr
         built = {o: pool.submit(pair, release, o, say, patches) for o in max_orders}
         pairs = {o: f.result() for o, f in built.items()}
     share = max(1, sequences // len(max_orders))
+    # Each share in `jobs` pieces, so that no CPU idles while the last tester runs alone.
+    cuts = [share * k // jobs for k in range(jobs + 1)]
+    pieces = [(o, seed + i * share + a, b - a) for i, o in enumerate(max_orders) for a, b in zip(cuts, cuts[1:]) if b > a]
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {o: pool.submit(run_one, pairs[o][0], share, seed + i * share, variants or pairs[o][1])
-                   for i, o in enumerate(max_orders)}
-        results = [(o,) + futures[o].result() for o in max_orders]
+        futures = [(o, first, pool.submit(run_one, pairs[o][0], n, first, variants or pairs[o][1]))
+                   for o, first, n in pieces]
+        done = [(o, first) + f.result() for o, first, f in futures]
+    results = []
+    for o in max_orders:
+        mine = [d for d in done if d[0] == o]
+        passed, n = all(d[2] for d in mine), sum(d[3] for d in mine)
+        out = "\n".join(d[4] for d in mine)
+        if len(mine) > 1:
+            out += (f"\nlinuxmm: {n} sequences from seed {mine[0][1]}, "
+                    f"{sum(not d[2] for d in mine)} pieces of {len(mine)} with a difference or a failure")
+        results.append((o, passed, n, out))
     return all(r[1] for r in results), results
 
 
