@@ -66,7 +66,7 @@ static bool in_table(const struct page_info *p)
 
 /*
  * A list's entries in order, or sorted where the order depends on the
- * threads (q->concurrent). After a stop a list head may sit in memory the
+ * threads (q->concurrent, q->parallel). After a stop a list head may sit in memory the
  * stopped call had begun to free and poison: a link outside the frame
  * table ends the list as an entry ~0, as it would end it on either tree.
  */
@@ -86,7 +86,7 @@ static void put_list(uint32_t kind, uint32_t a, uint32_t b, const struct page_li
         entry[n++] = p - xh_frame_table;
         xh_listed[p - xh_frame_table] = 1;
     }
-    if ( seq->concurrent )
+    if ( seq->concurrent || seq->parallel )
         qsort(entry, n, sizeof(*entry), by_frame);
     for ( i = 0; i < n; i++ )
         put(kind, a, b, i, entry[i]);
@@ -154,11 +154,18 @@ static void snapshot(const char *stop)
     for ( i = 0; i < q->frames; i++ )
     {
         const struct page_info *pg = &xh_frame_table[i];
-        /* c = 1: a free page inside a block, whose u and v no path reads. */
+        /*
+         * c = 1: a free page inside a block, whose u and v no path reads.
+         * Nor does any read an offlined page's u, until online_page() frees
+         * it through mark_page_free() (need_tlbflush) and lists it
+         * (first_dirty): what it holds before is what the order of the
+         * hand-over left, when it was for a while a block's head, and that
+         * order is the one thing a parallel hand-over changes.
+         */
         bool inside = page_state_is(pg, free) && !xh_listed[i];
 
         put(R_COUNT, i, 0, 0, pg->count_info & ~(loose ? PGC_need_scrub : 0));
-        put(R_U, i, 0, inside, loose ? 0 : pg->u.free.val);
+        put(R_U, i, 0, inside, loose || (q->parallel && page_state_is(pg, offlined)) ? 0 : pg->u.free.val);
         put(R_V, i, 0, inside, loose && inside ? 0 : pg->v.free.order);
         put(R_TLB, i, 0, 0, pg->tlbflush_timestamp);
         put(R_M2P, i, 0, 0, !loose || threaded(i) ? xh_m2p[i] : 0);
@@ -311,8 +318,66 @@ static void enter(unsigned int i, unsigned int phase)
         }
 #endif
     }
-    xh_tlbflush_clock = 100 + i;
+    /* A parallel hand-over's calls run at once: one clock for all of boot, on both sides. */
+    xh_tlbflush_clock = seq->parallel && phase == PHASE_BOOT ? 100 : 100 + i;
     at_call = i;
+}
+
+/*
+ * The hand-over at boot on q->boot_threads CPUs, as a parallel
+ * end_boot_allocator() would do it: the boot CPU hands over, in the
+ * sequence's order, every call that brings a node its first memory (or
+ * touches memory on no node), since init_node_heap() sets a node's heap
+ * up without heap_lock; every other call is left to CPU 1 + (its rank
+ * among those left) % boot_threads, and then the CPUs hand theirs over
+ * at once, each in the sequence's order, through the same
+ * init_heap_pages() and its heap_lock. -> the first call not at boot.
+ */
+static unsigned int handover_cpu[MAX_CALLS];
+
+static void *handover(void *arg)
+{
+    unsigned int i, cpu = (unsigned int)(unsigned long)arg;
+
+    xh_cpu = cpu;
+    for ( i = 0; i < seq->calls; i++ )
+        if ( handover_cpu[i] == cpu )
+            init_heap_pages(xh_frame_table + seq->call[i].s, seq->call[i].n);
+    return NULL;
+}
+
+static bool on_known_nodes(const struct call *c)
+{
+    unsigned long f;
+
+    for ( f = c->s; f < c->s + c->n; f++ )
+        if ( !xh_on_node(f) || !avail[phys_to_nid(page_to_maddr(xh_frame_table + f))] )
+            return false;
+    return true;
+}
+
+static unsigned int boot_in_parallel(const struct sequence *q)
+{
+    pthread_t t[XH_MAX_BOOT_THREADS];
+    unsigned int i, k, left = 0;
+
+    for ( i = 0; i < q->calls && q->call[i].phase == PHASE_BOOT && !q->call[i].threaded; i++ )
+    {
+        enter(i, PHASE_BOOT);
+        handover_cpu[i] = 0;
+        if ( on_known_nodes(&q->call[i]) )
+            handover_cpu[i] = 1 + left++ % q->boot_threads;
+        else
+            init_heap_pages(xh_frame_table + q->call[i].s, q->call[i].n);
+    }
+    if ( xh_handed_on_threads )
+        *xh_handed_on_threads += left;
+    for ( k = 0; k < q->boot_threads && k < left; k++ )
+        if ( pthread_create(&t[k], NULL, handover, (void *)(unsigned long)(k + 1)) )
+            xh_fail(__FILE__, __LINE__, "pthread_create()");
+    while ( k-- )
+        pthread_join(t[k], NULL);
+    return i;
 }
 
 void XH_SIDE_FN(xh_run, XH_SIDE)(const struct sequence *q, unsigned int variant, struct record *r,
@@ -331,7 +396,8 @@ void XH_SIDE_FN(xh_run, XH_SIDE)(const struct sequence *q, unsigned int variant,
     xh_heap_lock_held = lock_held;
     opt_bootscrub = SCRUB[q->bootscrub];
     system_state = SYS_STATE_boot;
-    for ( i = 0; i < q->calls && !q->call[i].threaded; i++ )
+    memset(handover_cpu, 0, sizeof(handover_cpu));
+    for ( i = q->boot_threads ? boot_in_parallel(q) : 0; i < q->calls && !q->call[i].threaded; i++ )
     {
         enter(i, q->call[i].phase);
         init_heap_pages(xh_frame_table + q->call[i].s, q->call[i].n);

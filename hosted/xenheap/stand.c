@@ -39,6 +39,7 @@ __thread unsigned int xh_cpu;
 void (*xh_on_fail)(const char *what);
 bool (*xh_heap_lock_held)(void);
 char *xh_stop_text;
+unsigned long *xh_handed_on_threads;
 
 void printk(const char *fmt, ...)
 {

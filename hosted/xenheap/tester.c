@@ -9,7 +9,13 @@
  * same tree stock (side 0) instead, each run with its default heap-init.
  *
  *   xenheap-test [--seed S] [--sequences N] [--page] [--all] [--show SEED]
- *                [--calls S+N[@],...]
+ *                [--calls S+N[@],...] [--threads K]
+ *
+ * --threads K: every variant but the reference hands the boot's memory
+ * over on K CPUs at once (side.c's boot_in_parallel()), the reference one
+ * call after another, and the lists are compared as sets; K = 1 keeps the
+ * parallel way's order (each node's first memory first) on one CPU, to
+ * tell what the order changes from what the threads do.
  *
  * Exit 0: no difference; 1: a difference or a hard failure (the seed, the
  * calls and the first difference printed); 2: bad arguments.
@@ -64,6 +70,7 @@ static struct record *slot[NVARIANTS];
 static unsigned long *slot_len;
 static char *stop_text[NVARIANTS];
 static const char *given_calls;     /* --calls: one sequence of the user's */
+static unsigned int boot_threads;   /* --threads */
 
 /* Runs `variant` on `seed` in a child; 0, or the child's failure. */
 static int in_child(const struct sequence *q, unsigned int variant)
@@ -82,6 +89,9 @@ static int in_child(const struct sequence *q, unsigned int variant)
 
         xh_make_sequence(&copy, q->seed, given_calls);
         xh_make_frames(&copy);
+        /* A planted stop is a BUG() on one CPU: those sequences hand over on one. */
+        copy.parallel = boot_threads > 0;
+        copy.boot_threads = variant != CHUNK && !copy.stops ? boot_threads : 0;
         xh_stop_text = stop_text[variant];
         *stop_text[variant] = 0;
         slot_len[variant] = 0;
@@ -98,7 +108,7 @@ static int in_child(const struct sequence *q, unsigned int variant)
 
 /* What the sequences reached, for the tester's own check that they reach it. */
 static struct {
-    unsigned long offset, compressed, many_nodes, runs, holes, m2p_boot, concurrent, stops, poison;
+    unsigned long offset, compressed, many_nodes, runs, holes, m2p_boot, concurrent, stops, poison, parallel;
 } reached;
 
 /* Whether variant v's run ended on a stop its snapshot records. */
@@ -126,6 +136,7 @@ static int one_sequence(const struct sequence *q, bool with_page, uint64_t *page
     unsigned int k, c;
     bool ref_stop = false, active = false;
 
+    *xh_handed_on_threads = 0;
     for ( k = 0; k < NVARIANTS; k++ )
     {
         unsigned int v = ORDER[k];
@@ -162,7 +173,8 @@ static int one_sequence(const struct sequence *q, bool with_page, uint64_t *page
             print_difference(q, v, mine + at, ref + at);
             return 1;
         }
-        if ( (at = xh_first_difference(slot[v], slot_len[v], slot[CHUNK], slot_len[CHUNK], IS_PAGE(v))) < 0 )
+        if ( (at = xh_first_difference(slot[v], slot_len[v], slot[CHUNK], slot_len[CHUNK],
+                                       IS_PAGE(v) || boot_threads)) < 0 )
             continue;
         if ( IS_PAGE(v) && ++*page_differ > 1 )
             continue;
@@ -183,6 +195,7 @@ static int one_sequence(const struct sequence *q, bool with_page, uint64_t *page
     reached.holes += q->holes;
     reached.concurrent += q->concurrent;
     reached.stops += ref_stop;
+    reached.parallel += *xh_handed_on_threads != 0;
 #ifdef XH_SCRUB_DEBUG
     reached.poison += active && q->bootscrub == BOOTSCRUB_MODE_ON;
 #else
@@ -210,13 +223,24 @@ int main(int argc, char **argv)
             show_seed = strtol(argv[++a], &end, 0);
         else if ( !strcmp(argv[a], "--calls") && a + 1 < argc )
             given_calls = argv[++a], sequences = 1;
+        else if ( !strcmp(argv[a], "--threads") && a + 1 < argc )
+        {
+            boot_threads = strtoul(argv[++a], &end, 0);
+            if ( !*end && (boot_threads < 1 || boot_threads > XH_MAX_BOOT_THREADS) )
+            {
+                fprintf(stderr, "xenheap-test: --threads %u: from 1 to %u CPUs\n", boot_threads,
+                        XH_MAX_BOOT_THREADS);
+                return 2;
+            }
+        }
         else if ( !strcmp(argv[a], "--page") )
             with_page = true;
         else if ( !strcmp(argv[a], "--all") )
             all = true;
         else
         {
-            fprintf(stderr, "usage: %s [--seed S] [--sequences N] [--page] [--all] [--show SEED] [--calls S+N[@],...]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--seed S] [--sequences N] [--page] [--all] [--show SEED] [--calls S+N[@],...] "
+                    "[--threads K]\n", argv[0]);
             return 2;
         }
         if ( end && *end )
@@ -231,8 +255,9 @@ int main(int argc, char **argv)
     xh_ram = mmap(NULL, MAX_FRAMES * PAGE_SIZE, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     xh_m2p = calloc(MAX_FRAMES, sizeof(*xh_m2p));
-    slot_len = mmap(NULL, NVARIANTS * sizeof(*slot_len), PROT_READ | PROT_WRITE,
+    slot_len = mmap(NULL, (NVARIANTS + 1) * sizeof(*slot_len), PROT_READ | PROT_WRITE,
                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    xh_handed_on_threads = &slot_len[NVARIANTS];
     for ( a = 0; a < NVARIANTS; a++ )
     {
         slot[a] = mmap(NULL, MAX_RECORDS * sizeof(struct record), PROT_READ | PROT_WRITE,
@@ -283,22 +308,25 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("xenheap-test: MAX_ORDER %u: %llu sequences from seed %llu: %s in every page_info, free list "
-           "(in order) and counter", MAX_ORDER,
+           "(%s) and counter", MAX_ORDER,
            (unsigned long long)sequences, (unsigned long long)seed,
            NVARIANTS == 2 ? "the tree with the series equals the stock tree"
-                          : "sweep and chunk-72b02bc equal chunk");
+                          : "sweep and chunk-72b02bc equal chunk",
+           boot_threads ? "as sets" : "in order");
+    if ( boot_threads )
+        printf(", handing over at boot on %u CPUs against one", boot_threads);
     if ( with_page )
         printf("; page differs from chunk as sets in %llu", (unsigned long long)page_differ);
     printf("\nxenheap-test: reached: %lu from a pdx past 0, %lu PDX-compressed, %lu on 4 to %u nodes, "
            "%lu with nodes of several runs, %lu with memory on no node, %lu with the M2P live at boot, "
-           "%lu concurrent, %lu stopped alike, %lu poisoned (%s)\n", reached.offset, reached.compressed,
-           reached.many_nodes, MAX_NUMNODES, reached.runs, reached.holes, reached.m2p_boot, reached.concurrent,
-           reached.stops, reached.poison,
+           "%lu concurrent, %lu stopped alike, %lu poisoned (%s), %lu handed over in parallel\n", reached.offset,
+           reached.compressed, reached.many_nodes, MAX_NUMNODES, reached.runs, reached.holes, reached.m2p_boot,
+           reached.concurrent, reached.stops, reached.poison,
 #ifdef XH_SCRUB_DEBUG
            "CONFIG_SCRUB_DEBUG"
 #else
            "no CONFIG_SCRUB_DEBUG"
 #endif
-           );
+           , reached.parallel);
     return 0;
 }

@@ -34,6 +34,14 @@ struct sequence {
     unsigned long pdx_offset;               /* or offset compression: pfn - pdx, 0 for none */
     unsigned int shift, nodes, calls, specials, stops, bootscrub;
     bool garbage, concurrent, runs, holes;  /* runs: nodes of several runs; holes: groups on no node */
+    /*
+     * The hand-over at boot on several CPUs (--threads): `parallel` on both
+     * sides (lists compared as sets, one TLB clock for every boot call);
+     * `boot_threads` on the side that hands over in parallel, 0 on the
+     * reference, which hands over as Xen does today, one call after another.
+     */
+    bool parallel;
+    unsigned int boot_threads;
     struct call call[MAX_CALLS];
 };
 
@@ -48,10 +56,13 @@ struct record { uint32_t kind, a, b, c; uint64_t value; };
 extern char *xh_ram;                        /* what the direct map shows of the frames */
 extern unsigned long xh_printks, xh_xenheap_allocs;
 extern unsigned char xh_listed[MAX_FRAMES]; /* heads of free blocks, for as_sets() */
-extern __thread unsigned int xh_cpu;        /* the thread's CPU: 0, or 1 to 3 in the concurrent phase */
+extern __thread unsigned int xh_cpu;        /* the thread's CPU: 0, or 1 to 3 in the concurrent phase, 1 to
+                                               XH_MAX_BOOT_THREADS in a parallel hand-over */
+#define XH_MAX_BOOT_THREADS 8
 extern void (*xh_on_fail)(const char *what);/* a side's snapshot at a hard failure */
 extern bool (*xh_heap_lock_held)(void);     /* whether this thread holds the side's heap_lock */
 extern char *xh_stop_text;                  /* where a child writes what it stopped on */
+extern unsigned long *xh_handed_on_threads; /* where a child adds the boot calls its other CPUs ran */
 
 /* Side N's calls: run the sequence (heap-init= variant `variant` where the tree has the option). */
 void xh_run_0(const struct sequence *q, unsigned int variant, struct record *r, unsigned long *n);

@@ -10,6 +10,7 @@ apt's reason."""
 import os
 import re
 import shutil
+import subprocess
 
 import pytest
 
@@ -167,6 +168,22 @@ def test_quick_sweep_and_72b02bc_equal_chunk_in_everything(tree, tmp_path):
         assert "equal chunk in every page_info, free list (in order) and counter" in out
 
 
+def test_4_17_s_heap_depends_on_the_order_memory_is_handed_over_in(tree, tmp_path):
+    """The parallel way's order (each node's first memory first, then the
+    rest) on one CPU, against chunk one call after another: with a page
+    being offlined, 4.17's reserve_offlined_page() (before staging's fixes:
+    a buddy grown past its alignment) leaves other blocks, so a parallel
+    hand-over is held to staging's, and xen-src refuses --threads here."""
+    binary = hostheap.build(tree, 4, str(tmp_path))
+    r = subprocess.run([binary, "--seed", "487", "--sequences", "1", "--threads", "1"], capture_output=True, text=True)
+    assert r.returncode == 1 and "differs from chunk on seed 487:\n  node 0 zone 9 order 0 list[0]" in r.stdout, r.stdout
+    assert "count_info 0x1400000000000000" in r.stdout, r.stdout     # broken, being offlined
+    same = subprocess.run([binary, "--seed", "487", "--sequences", "1"], capture_output=True, text=True)
+    assert same.returncode == 0, same.stdout
+    bad = subprocess.run([binary, "--threads", "9"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--threads 9: from 1 to 8 CPUs" in bad.stderr
+
+
 @pytest.fixture(scope="module")
 def staging():
     if not STAGING:
@@ -195,3 +212,18 @@ def test_the_rfc_equals_stock_staging_in_every_case_the_tester_reaches(staging, 
         assert (reached[8] > 0) == debug, (o, debug, out)
         concurrent += reached[6]
     assert concurrent > 0, said
+
+
+def test_the_rfc_handing_over_on_several_cpus_builds_stock_s_heap(staging, tmp_path):
+    """The series hands the boot's memory over on 2 and on 4 CPUs at once
+    (each node's first memory on the boot CPU), stock staging one call
+    after another: the same heap as sets, every page_info and counter, in
+    every build; and the sequences do hand memory to the other CPUs."""
+    series = xen_tree.series_tree(staging, 0, say=lambda *a: None)
+    for threads in (2, 4):
+        ok, results = hostheap.run(series, 600, seed=1, out=str(tmp_path), stock=staging, threads=threads)
+        said = "\n".join(r[3] for r in results)
+        assert ok, said
+        for _, _, _, out in results:
+            assert f"(as sets) and counter, handing over at boot on {threads} CPUs against one" in out, out
+            assert int(re.search(r"(\d+) handed over in parallel", out).group(1)) > 0, out

@@ -52,6 +52,15 @@ def test_proposal_wants_a_tree_and_not_page(args):
 
 
 @pytest.mark.parametrize("args, says", [
+    (["--threads", "2"], "--threads wants --proposal: before staging's fixes to reserve_offlined_page()"),
+    (["--threads", "9", "--proposal", "--tree", "."], "--threads 9: the boot's hand-over on 1 to 8 CPUs")])
+def test_a_parallel_hand_over_is_held_to_staging_on_one_to_eight_cpus(args, says):
+    r = subprocess.run([sys.executable, "-m", "harness", "xen-src", "heap-test"] + args, capture_output=True,
+                       text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 2 and says in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("args, says", [
     (["xen-heap-test", "--release", "4.17"], "`xen-heap-test` is now `xen-src heap-test`"),
     (["xen-src", "heap-test", "--time", "1"], "--time is gone: use `xen-src heap-time --sizes GIB`"),
     (["xen-src", "heap-test", "--release", "4.17"], "--release is gone: use --releases"),

@@ -366,12 +366,13 @@ def _gcc(args, tree):
 
 
 def run(tree, sequences, seed=1, orders=MAX_ORDERS, page=False, say=print, jobs=2, out=OUT, stock=None,
-        scrub_debug=(False, True)):
+        scrub_debug=(False, True), threads=0):
     """The tester built against `tree` (and `stock`, see build()) for each
     MAX_ORDER, without and with CONFIG_SCRUB_DEBUG, `sequences` sequences
     split across the builds from `seed` on -> (every build passed,
-    [((max_order, scrub_debug), passed, seconds, output)]).
-    HostHeapError when it does not build."""
+    [((max_order, scrub_debug), passed, seconds, output)]). threads: the
+    boot's hand-over on that many CPUs against one (the tester's
+    --threads), 0 for one. HostHeapError when it does not build."""
     import concurrent.futures
     import time
     builds = [(o, d) for o in orders for d in scrub_debug]
@@ -380,6 +381,7 @@ def run(tree, sequences, seed=1, orders=MAX_ORDERS, page=False, say=print, jobs=
 
     def one(i, b):
         cmd = [binaries[b], "--seed", str(seed + i * share), "--sequences", str(share)] + (["--page"] if page else [])
+        cmd += ["--threads", str(threads)] if threads else []
         t0 = time.monotonic()
         r = subprocess.run(cmd, capture_output=True, text=True)
         took = time.monotonic() - t0
