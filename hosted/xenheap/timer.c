@@ -12,8 +12,16 @@
  * The stand-ins are the tester's (stand.c), the frame table from pdx 0,
  * no PDX compression, one node: x86 as end_boot_allocator() meets it.
  *
- *   xenheap-time GIB[,GIB...] RUNS SIDE:VARIANT[,...]   one JSON line a window
+ * With THREADS, each window is a hand-over on that many CPUs, timed on
+ * the wall clock: the boot CPU hands over the first page (which sets the
+ * node's heap up, as end_boot_allocator() starts), then THREADS threads
+ * at once hand over a share each of the rest, cut at 1 GiB boundaries,
+ * through the same init_heap_pages() and its heap_lock; the floor is
+ * memset() of each share's page_info bytes on as many threads.
+ *
+ *   xenheap-time GIB[,GIB...] RUNS SIDE:VARIANT[,...] [THREADS]   one JSON line a window
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -101,8 +109,78 @@ static void nt_fill(void *p, size_t bytes)
     __builtin_ia32_sfence();
 }
 
+static uint64_t wall_ns(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+/* A parallel window's share: [from, to) of the frame table, on one thread. */
+struct share {
+    pthread_t t;
+    int side;
+    unsigned int variant, cpu;
+    unsigned long from, to;
+    uint64_t ns;                        /* the thread's own CPU time */
+    unsigned long total;                /* total_avail_pages when its share was in */
+};
+
+static void *hand_share(void *arg)
+{
+    struct share *sh = arg;
+    uint64_t t0 = thread_ns();
+
+    xh_cpu = sh->cpu;
+    if ( sh->side < 0 )
+        memset(xh_frame_table + sh->from, 0x11, (sh->to - sh->from) * sizeof(struct page_info));
+    else
+        sh->total = SIDE[sh->side](xh_frame_table + sh->from, sh->to - sh->from, sh->variant);
+    sh->ns = thread_ns() - t0;
+    return NULL;
+}
+
+/*
+ * The hand-over of [FIRST, frames) on `threads` CPUs after the boot CPU's
+ * first page -> wall ns; shared[1] the boot CPU's part, shared[2] the
+ * longest thread's CPU time, shared[3] the pages the heap then holds (the
+ * thread whose share went in last saw them all).
+ */
+static uint64_t in_parallel(int side, unsigned int variant, unsigned long frames, unsigned int threads,
+                            uint64_t *shared)
+{
+    struct share sh[16];
+    unsigned long gib = (frames + (1UL << 18) - 1) >> 18, first = FIRST + (side >= 0);
+    uint64_t t0 = wall_ns(), t1, longest = 0, total = 0;
+    unsigned int k;
+
+    if ( side >= 0 )
+        SIDE[side](xh_frame_table + FIRST, 1, variant);
+    t1 = wall_ns();
+    for ( k = 0; k < threads; k++ )
+    {
+        sh[k] = (struct share){ .side = side, .variant = variant, .cpu = k + 1 };
+        sh[k].from = k ? sh[k - 1].to : first;
+        sh[k].to = k + 1 == threads ? frames : max(sh[k].from, min(frames, (gib * (k + 1) / threads) << 18));
+        if ( pthread_create(&sh[k].t, NULL, hand_share, &sh[k]) )
+            xh_fail(__FILE__, __LINE__, "pthread_create()");
+    }
+    for ( k = 0; k < threads; k++ )
+    {
+        pthread_join(sh[k].t, NULL);
+        longest = max(longest, sh[k].ns);
+        total = max(total, (uint64_t)sh[k].total);
+    }
+    shared[1] = t1 - t0;
+    shared[2] = longest;
+    shared[3] = total;
+    return wall_ns() - t0;
+}
+
 /* One window in a child: side `side` (-1: the floor) -> ns, or 0 on a failure. */
-static uint64_t window(int side, unsigned int variant, unsigned long frames, uint64_t *shared)
+static uint64_t window(int side, unsigned int variant, unsigned long frames, unsigned int threads,
+                       uint64_t *shared)
 {
     pid_t pid = fork();
     int status;
@@ -114,6 +192,14 @@ static uint64_t window(int side, unsigned int variant, unsigned long frames, uin
         int k;
 
         xh_nr_frames = frames;
+        if ( threads )
+        {
+            prelude(bytes);
+            shared[0] = in_parallel(side, variant, frames, threads, shared);
+            if ( side >= 0 && shared[3] != frames - FIRST )
+                xh_fail(__FILE__, __LINE__, "the heap does not hold every page handed over");
+            _exit(0);
+        }
         if ( side < 0 )
         {
             for ( k = 0; k < 2; k++ )
@@ -156,11 +242,21 @@ int main(int argc, char **argv)
     unsigned int way_variant[MAX_WAYS + 1];
     char *p, *end;
     uint64_t *shared;
+    unsigned int threads = 0;
 
-    if ( argc != 4 )
+    if ( argc != 4 && argc != 5 )
     {
-        fprintf(stderr, "usage: %s GIB[,GIB...] RUNS SIDE:VARIANT[,...]\n", argv[0]);
+        fprintf(stderr, "usage: %s GIB[,GIB...] RUNS SIDE:VARIANT[,...] [THREADS]\n", argv[0]);
         return 2;
+    }
+    if ( argc == 5 )
+    {
+        threads = strtoul(argv[4], &end, 10);
+        if ( *end || !threads || threads > 16 )
+        {
+            fprintf(stderr, "xenheap-time: THREADS from 1 to 16, not %s\n", argv[4]);
+            return 2;
+        }
     }
     for ( p = argv[1]; *p && nsizes < 16; p = *end ? end + 1 : end )
     {
@@ -190,7 +286,7 @@ int main(int argc, char **argv)
         }
         nways++;
     }
-    way_side[nways++] = -1;             /* the floor */
+    way_side[nways] = -1, way_variant[nways++] = 0;     /* the floor */
     xh_frame_table = mmap(NULL, maxframes * sizeof(struct page_info), PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     xh_ram = mmap(NULL, maxframes * PAGE_SIZE, PROT_READ | PROT_WRITE,
@@ -218,7 +314,7 @@ int main(int argc, char **argv)
                 if ( way_side[w] < 0 )
                     continue;
 #endif
-                ns = window(way_side[w], way_variant[w], frames, shared);
+                ns = window(way_side[w], way_variant[w], frames, threads, shared);
                 if ( !ns )
                 {
                     fprintf(stderr, "xenheap-time: way %d:%u failed at %lu GiB\n", way_side[w], way_variant[w],
@@ -228,7 +324,10 @@ int main(int argc, char **argv)
                 printf("{\"type\":\"xen_window\",\"side\":%d,\"variant\":%u,\"gib\":%lu,\"run\":%lu,\"pages\":%lu,"
                        "\"ns\":%llu", way_side[w], way_variant[w], sizes[i], r, frames - FIRST,
                        (unsigned long long)ns);
-                if ( way_side[w] < 0 )
+                if ( threads )
+                    printf(",\"threads\":%u,\"boot_cpu_ns\":%llu,\"longest_thread_ns\":%llu", threads,
+                           (unsigned long long)shared[1], (unsigned long long)shared[2]);
+                else if ( way_side[w] < 0 )
                     printf(",\"memset_ns\":%llu,\"nt_ns\":%llu", (unsigned long long)shared[1],
                            (unsigned long long)shared[2]);
 #ifdef XH_COUNT

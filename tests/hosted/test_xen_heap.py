@@ -98,6 +98,20 @@ def test_the_timer_builds_one_heap_a_variant_and_counts_its_stand_ins(tree, tmp_
     assert counted["page"]["locks"] >= counted["page"]["pages"]
 
 
+def test_the_timer_hands_over_on_several_cpus_into_one_heap(tree, tmp_path):
+    """THREADS: the boot CPU's first page, then a share a thread; the child
+    fails the window unless the heap holds every page handed over."""
+    from harness.real.xen.host import timing as hosttime
+    timer = hosttime.build_timer(tree, out=str(tmp_path))
+    timed = hosttime.windows(timer, [2], 1, threads=2)
+    assert sorted(w["way"] for w in timed) == sorted(hosttime.WAYS)
+    assert all(w["threads"] == 2 and w["pages"] == (2 << 18) - 0x100 and w["ns"] >= w["longest_thread_ns"] > 0
+               for w in timed)
+    assert all(w["boot_cpu_ns"] > 0 for w in timed if w["way"] != "floor")
+    bad = subprocess.run([timer.binary, "1", "1", "0:0", "17"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "THREADS from 1 to 16, not 17" in bad.stderr
+
+
 def test_staging_s_names_build_and_node_avail_pages_is_compared(tree, tmp_path):
     """4.17 rewritten in staging's words (STATIC_IF(), INVALID_MFN,
     page_to_nid(), mfn_to_nid(), node_avail_pages[]) builds against the

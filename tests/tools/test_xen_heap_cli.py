@@ -72,6 +72,27 @@ def test_the_old_command_and_flags_name_their_replacements(args, says):
     assert len((r.stdout + r.stderr).strip().splitlines()) == 1 and "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("args, says", [
+    (["--sizes", "1", "--threads", "1,2"], "--threads wants --proposal"),
+    (["--sizes", "1", "--proposal", "--tree", ".", "--threads", "0,2"], "--threads 0,2: want counts of CPUs"),
+    (["--sizes", "1", "--proposal", "--tree", ".", "--threads", "two"], "--threads two: want counts of CPUs")])
+def test_heap_time_threads_wants_the_proposal_and_counts_of_cpus(args, says):
+    r = subprocess.run([sys.executable, "-m", "harness", "xen-src", "heap-time"] + args, capture_output=True,
+                       text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 2 and says in r.stdout, r.stdout + r.stderr
+
+
+def test_the_parallel_report_sets_each_count_of_cpus_beside_one():
+    from harness.real.xen.host import timing
+    timed = [{"gib": 16, "way": way, "threads": k, "run": r, "pages": 1000, "ns": ns * (1 + r / 100)}
+             for r in range(5) for way, k, ns in (("series", 1, 4000), ("series", 2, 2500),
+                                                   ("floor", 1, 3000), ("floor", 2, 1500))]
+    table = timing.parallel_report(timed, ["series"], [1, 2]).splitlines()
+    assert table[0] == "| GiB | way | 1 CPU | 2 CPUs | 1 / 2 CPUs |"
+    assert table[2].startswith("| 16 | series | 4.080 (") and "| 1.60x (" in table[2]
+    assert table[3].startswith("| 16 | floor: memset() | 3.060 (") and "| 2.00x (" in table[3]
+
+
 def test_heap_time_proposal_wants_a_tree():
     r = subprocess.run([sys.executable, "-m", "harness", "xen-src", "heap-time", "--proposal", "--sizes", "1"],
                        capture_output=True, text=True, cwd=ROOT, timeout=60)

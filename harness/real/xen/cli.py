@@ -168,21 +168,34 @@ def cmd_heap_time(args):
         raise BenchError(f"--sizes {args.sizes} --runs {args.runs}: want whole GiB from 1 to 256, runs 1 to 100")
     gib = [n >> 30 for n in sizes]
     if not args.proposal:
+        if args.threads:
+            raise BenchError("--threads wants --proposal: the hand-over on several CPUs is timed for stock staging "
+                             "and the series")
         return hosttime.cmd_time(heap_tree(args, "heap-time"), gib, args.runs)
     if not args.tree:
         raise BenchError("--proposal wants --tree DIR (a stock tree)")
+    if args.threads:
+        try:
+            threads = sorted({int(x) for x in args.threads.split(",")})
+        except ValueError:
+            threads = []
+        if not threads or threads[0] < 1 or threads[-1] > 16:
+            raise BenchError(f"--threads {args.threads}: want counts of CPUs from 1 to 16, e.g. 1,2")
+        return hosttime.cmd_time_parallel(proposal_sides(os.path.abspath(args.tree), splits=False), gib,
+                                          args.runs, threads)
     return hosttime.cmd_time_proposal(proposal_sides(os.path.abspath(args.tree)), gib, args.runs)
 
 
-def proposal_sides(stock):
+def proposal_sides(stock, splits=True):
     """`heap-time --proposal`'s trees: stock, each split of the proposal
-    series on its own (hosttime.PROPOSAL_WAYS), the whole series, and each
-    measured alternative on top of it (patches/xen/<series>-alternatives/)
-    -> [(name, tree)]."""
+    series on its own (hosttime.PROPOSAL_WAYS; where `splits`), the whole
+    series, and each measured alternative on top of it
+    (patches/xen/<series>-alternatives/) -> [(name, tree)]."""
     hostheap.check_tree(stock, heap_init=False)
     name = tree.series_of(tree.version_of(stock), stock)[0]
     sides = [("stock", stock)]
-    sides += [(label, tree.series_tree(stock, 0, only=nums)) for label, nums in hosttime.PROPOSAL_WAYS.get(name, ())]
+    sides += [(label, tree.series_tree(stock, 0, only=nums))
+              for label, nums in (hosttime.PROPOSAL_WAYS.get(name, ()) if splits else ())]
     sides.append(("series", tree.series_tree(stock, 0)))
     alternatives = os.path.join(hostheap.ROOT, "patches", "xen", f"{name}-alternatives")
     if os.path.isdir(alternatives):
@@ -284,6 +297,9 @@ def add_parser(sub):
     _heap_source(h)
     real_cli.add_sizes(h, "1,4,16,64")
     h.add_argument("--runs", type=int, default=3, help="windows of each variant a size (default 3)")
+    h.add_argument("--threads", default="", metavar="K,...", help="with --proposal: stock, the series and each "
+                   "alternative hand over on each count of CPUs (the boot CPU's first page, then the rest cut at 1 GiB "
+                   "between threads), on the wall clock, beside memset() on as many")
     h.add_argument("--proposal", action="store_true", help="with --tree (stock): the tree stock, each patch "
                    "split of its version's proposal series on its own, the whole series and each measured "
                    "alternative on top of it (patches/xen/<series>-alternatives/), with 95 %% intervals")

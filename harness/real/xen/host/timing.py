@@ -70,10 +70,13 @@ def _gcc(args, tree):
         raise hostheap.HostHeapError(f"the timer does not build against {tree}:\n{r.stderr.strip()[-3000:]}")
 
 
-def windows(timer, sizes, runs):
-    """The timer's windows at `sizes` (GiB), `runs` of each way -> records, each with its way's name."""
+def windows(timer, sizes, runs, threads=None):
+    """The timer's windows at `sizes` (GiB), `runs` of each way -> records,
+    each with its way's name. threads: each window a hand-over on that
+    many CPUs, on the wall clock (timer.c's THREADS)."""
     spec = ",".join(f"{side}:{variant}" for _, side, variant in timer.ways)
-    r = subprocess.run([timer.binary, ",".join(map(str, sizes)), str(runs), spec], capture_output=True, text=True)
+    r = subprocess.run([timer.binary, ",".join(map(str, sizes)), str(runs), spec] +
+                       ([str(threads)] if threads else []), capture_output=True, text=True)
     if r.returncode != 0:
         raise hostheap.HostHeapError(f"{os.path.basename(timer.binary)} failed: {(r.stdout + r.stderr).strip()[-2000:]}")
     names = {(side, variant): name for name, side, variant in timer.ways}
@@ -190,6 +193,45 @@ def cmd_time_proposal(sides, sizes, runs, say=print):
     return 0
 
 
+def parallel_report(timed, names, threads):
+    """The hand-over on several CPUs: each way's and the floor's wall ns a
+    page on each count of CPUs, median (95 % interval), and the speed-up of
+    the most CPUs over one, taken run by run with its interval."""
+    def runs(gib, way, k):
+        return {w["run"]: w["ns"] / w["pages"] for w in timed
+                if w["gib"] == gib and w["way"] == way and w["threads"] == k}
+    most = max(threads)
+    head = [f"{k} CPU{'s' if k > 1 else ''}" for k in threads] + [f"1 / {most} CPUs"]
+    lines = ["| GiB | way | " + " | ".join(head) + " |", "|---" * (len(head) + 2) + "|"]
+    for gib in sorted({w["gib"] for w in timed}):
+        for way in list(names) + ["floor"]:
+            cells = [f"{i.median:.3f} ({i.text()})" for i in (Interval(list(runs(gib, way, k).values()))
+                                                             for k in threads)]
+            speed = ratio_interval(runs(gib, way, 1), runs(gib, way, most)) if 1 in threads and most > 1 else None
+            cells.append(f"{speed.median:.2f}x ({speed.text()})" if speed else "-")
+            lines.append(f"| {gib} | {way if way != 'floor' else 'floor: memset()'} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def cmd_time_parallel(sides, sizes, runs, threads, say=print):
+    """`heap-time --proposal --threads K,...`: `sides` [(name, tree)] each
+    handing over on each count of CPUs -> 0."""
+    ways = [(name, k, 0) for k, (name, _) in enumerate(sides)]
+    load = os.getloadavg()[0]
+    timer = build_timer([t for _, t in sides], ways=ways)
+    timed = [w for k in threads for w in windows(timer, sizes, runs, threads=k)]
+    say(f"{PARALLEL_LABEL}. {runs} windows of each way a size and count of CPUs, interleaved; wall ns a page, "
+        f"median (95 % interval); load average {load:.2f} before, {os.getloadavg()[0]:.2f} after.")
+    print(parallel_report(timed, [n for n, _, _ in ways], threads))
+    print(json.dumps({"type": "host-time-parallel", "runs": runs, "sizes_gib": sizes, "threads": threads,
+                      "ways": ways, "cpus": os.cpu_count(), "load": [round(load, 2), round(os.getloadavg()[0], 2)],
+                      "windows": timed}))
+    return 0
+
+
+PARALLEL_LABEL = ("HOSTED: Xen's own code in user space on this machine's CPUs, the boot CPU's first page then "
+                  "the rest cut at 1 GiB between threads, on the wall clock, with this project's stand-ins for "
+                  "the rest of Xen; not a boot, not Xen's own timing")
 LABEL = ("HOSTED: Xen's own code in user space on this machine's CPU, thread CPU time, with this "
          "project's stand-ins for the rest of Xen; not a boot, not Xen's own timing")
 
