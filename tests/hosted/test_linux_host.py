@@ -16,7 +16,7 @@ import pytest
 from harness.real.linux import source
 from harness.real.linux.host import build, run
 
-# The quick mode: some 25 s of the testers' own on two CPUs, beside their builds.
+# The quick mode: some 16 s on two CPUs (each tester's share cut between them), beside their builds.
 QUICK = 240
 SERIES_0003 = "0003-mm-mm_init-add-init_pages-sweep-one-pass-over-each-f.patch"
 
