@@ -109,6 +109,18 @@ def test_612s_statics_are_found_by_name():
     assert spec.part_reads == ("nr_initialised.3", "prev_end_pfn.4")
 
 
+def test_71s_brackets_close_where_its_free_area_init_is_called_and_take_its_reserved_loop():
+    """7.1: free_area_init() is static (mm_core_init_early() calls it last)
+    and memmap_init_reserved_range() is the reserved pages' loop."""
+    syms = {"nr_initialised.2": 1, "prev_end_pfn.3": 2, "asm_sysvec_x": 4, "mm_core_init_early": 5,
+            "memmap_init_reserved_range": 6}
+    memmap, memblock, _ = realboot.linux_specs(syms)
+    assert (memmap.open_at, memmap.close_at) == ("memmap_init_range", "mm_core_init_early")
+    assert memblock.parts == ("memmap_init_reserved_range",)
+    memmap, memblock, _ = realboot.linux_specs(dict(syms, free_area_init=7, reserve_bootmem_region=8))
+    assert memmap.close_at == "free_area_init" and memblock.parts == ("reserve_bootmem_region",)
+
+
 def test_the_memmap_pages_stop_at_the_deferral():
     """At 4 GiB the last zone is Normal: its first range stops one section
     in, at a section boundary, and the DMA and DMA32 ranges count whole."""

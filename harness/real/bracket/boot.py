@@ -64,12 +64,18 @@ def linux_specs(syms):
 def linux_early_specs(syms, statics=()):
     """The memmap init and memblock_free_all(): the whole hand-over of a
     kernel built without DEFERRED_STRUCT_PAGE_INIT, which has no
-    defer_init() and so none of its statics."""
+    defer_init() and so none of its statics. The memmap bracket closes as
+    free_area_init() returns; from 7.1 on that function is static, called
+    last by mm_core_init_early(), which closes it there. The reserved
+    pages' loop is reserve_bootmem_region() up to 6.12,
+    memmap_init_reserved_range() from 7.1."""
+    close = "free_area_init" if "free_area_init" in syms else "mm_core_init_early"
+    reserved = "reserve_bootmem_region" if "reserve_bootmem_region" in syms else "memmap_init_reserved_range"
     return [
-        Spec("memmap", "memmap_init_range", "free_area_init", exclude=("_printk",),
+        Spec("memmap", "memmap_init_range", close, exclude=("_printk",),
              parts=("memmap_init_range",), part_reads=statics),
         Spec("memblock_free_all", "memblock_free_all", exclude=("_printk",),
-             parts=("reserve_bootmem_region",), reads=("_totalram_pages", "vm_zone_stat")),
+             parts=(reserved,), reads=("_totalram_pages", "vm_zone_stat")),
     ]
 
 
