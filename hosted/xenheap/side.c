@@ -170,7 +170,9 @@ static void snapshot(const char *stop)
         put(R_TLB, i, 0, 0, pg->tlbflush_timestamp);
         put(R_M2P, i, 0, 0, !loose || threaded(i) ? xh_m2p[i] : 0);
 #ifdef XH_SCRUB_DEBUG
-        put(R_POISON, i, 0, 0, loose || !(written[i] & 1) ? 0 : *(const uint64_t *)(xh_ram + i * PAGE_SIZE));
+        /* A page in use may hold a node's heap metadata, whose list heads a parallel hand-over orders. */
+        put(R_POISON, i, 0, 0, loose || !(written[i] & 1) || (q->parallel && !page_state_is(pg, free)) ? 0 :
+            *(const uint64_t *)(xh_ram + i * PAGE_SIZE));
 #endif
     }
     if ( stop )
