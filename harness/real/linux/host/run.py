@@ -6,9 +6,9 @@ host-test: random machines (hosted/linuxmm/u_seq.c) booted as each of two
 variants, each boot in a process of its own, and what each left after
 memblock_free_all() and after deferred init compared field by field and
 struct page by struct page; the sequences split between the testers of
-each MAX_PAGE_ORDER, and each tester's share between the CPUs (--jobs). A difference or a failure
-prints the seed, the machine and the first differing field, and
-`--one SEED` replays it.
+each MAX_PAGE_ORDER, and each tester's share between the CPUs (--jobs).
+A difference or a failure prints the seed, the machine and the first
+differing field, and `--one SEED` replays it.
 
 host-time: one x86 machine a size booted as each variant, interleaved,
 each phase in thread CPU time, beside the floor of the struct pages'
@@ -70,7 +70,8 @@ def test(release, sequences, seed=1, max_orders=build.MAX_ORDERS, jobs=2, say=pr
     share = max(1, sequences // len(max_orders))
     # Each share in `jobs` pieces, so that no CPU idles while the last tester runs alone.
     cuts = [share * k // jobs for k in range(jobs + 1)]
-    pieces = [(o, seed + i * share + a, b - a) for i, o in enumerate(max_orders) for a, b in zip(cuts, cuts[1:]) if b > a]
+    pieces = [(o, seed + i * share + a, b - a) for i, o in enumerate(max_orders)
+              for a, b in zip(cuts, cuts[1:]) if b > a]
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [(o, first, pool.submit(run_one, pairs[o][0], n, first, variants or pairs[o][1]))
                    for o, first, n in pieces]
