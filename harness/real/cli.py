@@ -157,6 +157,18 @@ def nodes(text):
     return out
 
 
+def counts(text, option, most, what):
+    """A comma list of counts from 1 to `most` (--cpus, --threads) -> the
+    counts in the order given; BenchError "OPTION TEXT: WHAT" otherwise."""
+    try:
+        out = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        out = []
+    if not out or any(c < 1 or c > most for c in out):
+        raise BenchError(f"{option} {text}: {what}")
+    return out
+
+
 def listed(text, allowed, what):
     """A comma list of names, each one of `allowed` -> [name]."""
     items = list(dict.fromkeys(x.strip() for x in text.split(",") if x.strip()))

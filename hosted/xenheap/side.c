@@ -299,7 +299,6 @@ void XH_SIDE_FN(xh_run, XH_SIDE)(const struct sequence *q, unsigned int variant,
     xh_heap_lock_held = lock_held;
     opt_bootscrub = SCRUB[q->bootscrub];
     system_state = SYS_STATE_boot;
-    memset(handover_cpu, 0, sizeof(handover_cpu));
     for ( i = q->boot_threads ? boot_in_parallel(q) : 0; i < q->calls && !q->call[i].threaded; i++ )
     {
         enter(i, q->call[i].phase);

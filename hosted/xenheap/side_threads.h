@@ -88,10 +88,10 @@ static unsigned int boot_in_parallel(const struct sequence *q)
     pthread_t t[XH_MAX_BOOT_THREADS];
     unsigned int i, k, left = 0;
 
+    memset(handover_cpu, 0, sizeof(handover_cpu));
     for ( i = 0; i < q->calls && q->call[i].phase == PHASE_BOOT && !q->call[i].threaded; i++ )
     {
         enter(i, PHASE_BOOT);
-        handover_cpu[i] = 0;
         if ( on_known_nodes(&q->call[i]) )
             handover_cpu[i] = 1 + left++ % q->boot_threads;
         else

@@ -119,16 +119,6 @@ def cmd_report(args):
     return report.write(args.folder)
 
 
-def _cpus(text):
-    try:
-        cpus = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        cpus = []
-    if not cpus or any(c < 1 or c > 8 for c in cpus):
-        raise BenchError(f"--cpus {text}: a comma list of vCPU counts from 1 to 8")
-    return cpus
-
-
 def _switched(release, mode):
     """dump and init boot init_pages= variants and read the dump: a release
     whose series has neither (7.1's proposal) is refused before any build."""
@@ -142,7 +132,7 @@ def cmd_dump(args):
     release = _release(args)
     _switched(release, "dump")
     _sized(args)
-    cpus = _cpus(args.cpus)
+    cpus = real_cli.counts(args.cpus, "--cpus", 8, "a comma list of vCPU counts from 1 to 8")
     b = source.build(release, say=say, refresh=args.refresh, flips=dumprun.DUMP_FLIPS)
     out = real_cli.results_folder(args, "linux-dump-")
     status = dumprun.run(b, out, args.sizes, args.nodes, args.layouts, say=say, cpus=cpus, gates=args.gates)

@@ -175,12 +175,8 @@ def cmd_heap_time(args):
     if not args.tree:
         raise BenchError("--proposal wants --tree DIR (a stock tree)")
     if args.threads:
-        try:
-            threads = sorted({int(x) for x in args.threads.split(",")})
-        except ValueError:
-            threads = []
-        if not threads or threads[0] < 1 or threads[-1] > 16:
-            raise BenchError(f"--threads {args.threads}: want counts of CPUs from 1 to 16, e.g. 1,2")
+        threads = sorted(set(real_cli.counts(args.threads, "--threads", 16, "want counts of CPUs from 1 to 16, "
+                                                                          "e.g. 1,2")))
         return hosttime.cmd_time_parallel(proposal_sides(os.path.abspath(args.tree), splits=False), gib,
                                           args.runs, threads)
     return hosttime.cmd_time_proposal(proposal_sides(os.path.abspath(args.tree)), gib, args.runs)
