@@ -41,6 +41,7 @@ CASES = [
     (["linux-src", "--release", "6.12"], "linux-src: --release is gone: use --releases"),
     (["linux-src", "init", "--series", "without"], "linux-src init: error: unrecognized arguments: --series"),
     (["linux-src", "measure", "--layouts"], "linux-src measure: error: unrecognized arguments: --layouts"),
+    (["linux-src", "dump", "--only", "2G"], "linux-src dump --only: no layout or gate '2G': choose from"),
     (["linux-src", "configs", "--series", "without"], "linux-src configs: error: unrecognized arguments"),
     (["linux-src", "init", "--variants", "fast"], "--variants fast: init_pages takes stock, sweep"),
     (["linux-src", "--series", "without", "--variants", "sweep"], "--variants needs the series"),

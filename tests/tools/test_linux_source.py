@@ -514,6 +514,21 @@ def test_layouts_and_gates_boot_each_with_its_parameters(monkeypatch, tmp_path):
     assert {e for _, _, _, e in dumprun.GATES} == {"init_on_free=1", "page_poison=1"}
 
 
+def test_only_boots_the_named_layouts_and_gates_in_its_order_and_no_size(monkeypatch, tmp_path):
+    from harness.real.linux import dumprun
+
+    seen = []
+    monkeypatch.setattr(dumprun, "dump_records", lambda b, mem, out, nodes, say, extra="", label=None, cpus=1:
+                        seen.append(label) or [_refusal()])
+    only = dumprun.named("1G-page_poison,3G+1G-reserved")
+    assert dumprun.run(FakeBuild(), str(tmp_path), [GIB], [1, 2], True, lambda *a: None, gates=True,
+                       only=only) == 0
+    assert seen == ["1G-page_poison", "3G+1G-reserved"]
+    for bad, said in (("3G+1G", "no layout or gate '3G+1G': choose from 1G-reserved"), (",", "an empty list")):
+        with pytest.raises(ValueError, match=re.escape(said)):
+            dumprun.named(bad)
+
+
 def test_the_variants_command_lines_are_of_one_length_but_the_padded_ones():
     from harness.real.linux import dumprun
     lines = dict(dumprun.VARIANTS)

@@ -133,9 +133,14 @@ def cmd_dump(args):
     _switched(release, "dump")
     _sized(args)
     cpus = real_cli.counts(args.cpus, "--cpus", 8, "a comma list of vCPU counts from 1 to 8")
+    try:
+        only = dumprun.named(args.only) if args.only is not None else None
+    except ValueError as e:
+        raise BenchError(f"linux-src dump --only: {e}") from None
     b = source.build(release, say=say, refresh=args.refresh, flips=dumprun.DUMP_FLIPS)
     out = real_cli.results_folder(args, "linux-dump-")
-    status = dumprun.run(b, out, args.sizes, args.nodes, args.layouts, say=say, cpus=cpus, gates=args.gates)
+    status = dumprun.run(b, out, args.sizes, args.nodes, args.layouts, say=say, cpus=cpus, gates=args.gates,
+                         only=only)
     say(f"linux-src: {out}/dumps.jsonl")
     return status
 
@@ -272,9 +277,9 @@ def add_parser(sub):
              _failing(cmd_dump), description="Builds the dump build (the derived config with "
              "SLAB_FREELIST_RANDOM off, cached apart) and boots each size, node and vCPU count for the memory "
              "map after deferred init (bootheap_dump), guest RAM on a pattern, as init_pages=stock (twice), "
-             "sweep, the default and stock and sweep with a longer command line; checks each dump and its "
-             "counters, compares them, early dumps too, each difference held to what two stock boots show, "
-             "and checks that an unknown init_pages is refused; writes dumps.jsonl.")
+             "sweep, the default, stock and sweep with a longer command line and under a slower -icount; "
+             "checks each dump and its counters, compares them, early dumps too, each difference held to what "
+             "two stock boots show, and checks that an unknown init_pages is refused; writes dumps.jsonl.")
     _common(d, prefix="linux-dump-")
     d.add_argument("--cpus", default="1", help="vCPU counts, a comma list (default 1): several run deferred "
                    "init on several threads")
@@ -282,6 +287,8 @@ def add_parser(sub):
                    "harness/real/linux/dumprun.py's LAYOUTS: reserved ranges, unequal nodes")
     d.add_argument("--gates", action="store_true", help="also boot 1 GiB with each runtime gate of GATES on: "
                    "init_on_free=1, page_poison=1")
+    d.add_argument("--only", metavar="NAMES", help="boot only these layouts and gates (a comma list of their "
+                   "names), not --sizes: to replay one")
     i = mode("init", "each variant to busybox's /init, its tmpfs filled and read back", _failing(cmd_init),
              description="Boots each size and node count as each variant (default stock, sweep and no "
              f"init_pages) to a busybox /init that fills and reads back {initboot.MEMTEST_MIB} MiB of tmpfs "

@@ -237,18 +237,32 @@ def failed(r):
         bool(r.get("early_difference")) or (r["type"] == "refusal" and not r["refused"])
 
 
-def run(b, out, sizes, node_counts, layouts=False, say=print, cpus=(1,), gates=False):
+def named(names):
+    """A comma list of names of LAYOUTS and GATES -> those entries, in the
+    list's order; an unknown name raises ValueError naming the choices."""
+    known = {e[0]: e for e in LAYOUTS + GATES}
+    wanted = [n for n in names.split(",") if n]
+    for n in wanted:
+        if n not in known:
+            raise ValueError(f"no layout or gate {n!r}: choose from {', '.join(known)}")
+    if not wanted:
+        raise ValueError("an empty list: name a layout or gate of " + ", ".join(known))
+    return tuple(known[n] for n in wanted)
+
+
+def run(b, out, sizes, node_counts, layouts=False, say=print, cpus=(1,), gates=False, only=None):
     """`linux-src dump`: the dumps of build `b` at each size, node count and
     vCPU count, and each of LAYOUTS and GATES too with `layouts` and
     `gates`, into out/dumps.jsonl -> 0 when every dump holds together, every
     pair passes judge() and the unknown value was refused; else 1, each
-    failure said."""
+    failure said. `only` (entries of LAYOUTS and GATES, from named()) boots
+    those alone, to replay one."""
     bad = 0
     with open(os.path.join(out, "dumps.jsonl"), "w") as f:
         f.write(json.dumps(dict(b.info, type="build")) + "\n")
-        cases = [(m, n, c, "", None) for c in cpus for n in node_counts for m in sizes]
+        cases = [] if only else [(m, n, c, "", None) for c in cpus for n in node_counts for m in sizes]
         cases += [(mem, nodes, 1, extra, name) for name, mem, nodes, extra in
-                  (LAYOUTS if layouts else ()) + (GATES if gates else ())]
+                  only or (LAYOUTS if layouts else ()) + (GATES if gates else ())]
         for mem, nodes, ncpu, extra, label in cases:
             records = dump_records(b, mem, out, nodes, say=say, **({"extra": extra, "label": label} if label else {}),
                                    **({"cpus": ncpu} if ncpu > 1 else {}))
