@@ -141,7 +141,6 @@ def cmd_dump(args):
     out = real_cli.results_folder(args, "linux-dump-")
     status = dumprun.run(b, out, args.sizes, args.nodes, args.layouts, say=say, cpus=cpus, gates=args.gates,
                          only=only)
-    say(f"linux-src: {out}/dumps.jsonl")
     return status
 
 
