@@ -50,6 +50,48 @@ static void concurrently(void)
         pthread_join(t[k], NULL);
 }
 
+#ifdef XH_HEAP_INIT_SMP
+/*
+ * The hand-over of a tree with heap-init-smp, as end_boot_allocator() and,
+ * after SMP bring-up, init_deferred_heap() make it: each boot call is a
+ * region of the boot allocator, handed over in the sequence's order on the
+ * boot CPU less the blocks it keeps back; then q->boot_threads CPUs (CPU c
+ * on node c % 2, so that with one CPU, or on a third node, a node has
+ * none) mark the kept blocks free at once and the boot CPU lists them.
+ * -> the first call not at boot.
+ */
+static unsigned int boot_in_parallel(const struct sequence *q)
+{
+    unsigned int i, c, deferred;
+
+    xh_smp_nodes = 2;
+    cpu_online_map.bits[0] = 0;
+    for ( c = 0; c < MAX_NUMNODES; c++ )
+        cpumask_clear(&xh_node_to_cpumask[c]);
+    for ( c = 0; c < q->boot_threads; c++ )
+    {
+        __cpumask_set_cpu(c, &cpu_online_map);
+        __cpumask_set_cpu(c, &xh_node_to_cpumask[c % xh_smp_nodes]);
+        xh_cpu_sibling_mask[c].bits[0] = 1UL << c;
+    }
+    for ( i = 0; i < q->calls && q->call[i].phase == PHASE_BOOT && !q->call[i].threaded; i++ )
+    {
+        const struct page_info *pg = xh_frame_table + q->call[i].s;
+
+        enter(i, PHASE_BOOT);
+        hand_over_boot_region(mfn_x(page_to_mfn(pg)), mfn_x(page_to_mfn(pg + q->call[i].n - 1)) + 1);
+    }
+    deferred = nr_deferred_ranges;
+    if ( xh_handed_on_threads )
+        *xh_handed_on_threads += deferred;
+    xh_smp_cpus = q->boot_threads;
+    init_deferred_heap();
+    xh_smp_cpus = 0;
+    /* Its one line of report, which stock has not. */
+    xh_printks -= deferred > 0;
+    return i;
+}
+#else
 /*
  * The hand-over at boot on q->boot_threads CPUs, as a parallel
  * end_boot_allocator() would do it: the boot CPU hands over, in the
@@ -106,3 +148,4 @@ static unsigned int boot_in_parallel(const struct sequence *q)
         pthread_join(t[k], NULL);
     return i;
 }
+#endif

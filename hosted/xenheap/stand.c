@@ -7,6 +7,7 @@
  * real code should never reach it. Several threads may call them at once
  * (tester.h's concurrent phase): the lock is a real one.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,41 @@ void (*xh_on_fail)(const char *what);
 bool (*xh_heap_lock_held)(void);
 char *xh_stop_text;
 unsigned long *xh_handed_on_threads;
+unsigned int xh_smp_cpus, xh_smp_nodes;
+cpumask_t cpu_online_map, xh_node_to_cpumask[MAX_NUMNODES], xh_cpu_sibling_mask[NR_CPUS];
+
+struct on_cpu {
+    unsigned int cpu;
+    void (*fn)(void *);
+    void *info;
+};
+
+static void *run_on_cpu(void *arg)
+{
+    const struct on_cpu *c = arg;
+
+    xh_cpu = c->cpu;
+    c->fn(c->info);
+    return NULL;
+}
+
+void xh_on_selected_cpus(const cpumask_t *mask, void (*fn)(void *), void *info)
+{
+    pthread_t t[NR_CPUS];
+    struct on_cpu c[NR_CPUS];
+    unsigned int cpu, n = 0, caller = xh_cpu;
+
+    for_each_cpu ( cpu, mask )
+    {
+        c[n] = (struct on_cpu){ cpu, fn, info };
+        if ( pthread_create(&t[n], NULL, run_on_cpu, &c[n]) )
+            xh_fail(__FILE__, __LINE__, "pthread_create()");
+        n++;
+    }
+    while ( n-- )
+        pthread_join(t[n], NULL);
+    xh_cpu = caller;
+}
 
 void printk(const char *fmt, ...)
 {
@@ -117,7 +153,12 @@ void xh_spin_unlock(spinlock_t *l)
 #ifndef XH_TIMING
 void xh_owner_check(void)
 {
-    if ( xh_heap_lock_held && !xh_heap_lock_held() )
+    /*
+     * But in the hand-over after SMP bring-up (xh_smp_cpus), whose CPUs
+     * mark free, without the lock, blocks that are in no heap, each piece
+     * one CPU's.
+     */
+    if ( xh_heap_lock_held && !xh_heap_lock_held() && !xh_smp_cpus )
         xh_fail(__FILE__, __LINE__, "page_get_owner() without heap_lock: a page read before the lock is taken");
 }
 #endif

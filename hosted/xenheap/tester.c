@@ -314,7 +314,11 @@ int main(int argc, char **argv)
                           : "sweep and chunk-72b02bc equal chunk",
            boot_threads ? "as sets" : "in order");
     if ( boot_threads )
+#ifdef XH_HEAP_INIT_SMP
+        printf(", handing over after SMP bring-up on %u CPUs against one", boot_threads);
+#else
         printf(", handing over at boot on %u CPUs against one", boot_threads);
+#endif
     if ( with_page )
         printf("; page differs from chunk as sets in %llu", (unsigned long long)page_differ);
     printf("\nxenheap-test: reached: %lu from a pdx past 0, %lu PDX-compressed, %lu on 4 to %u nodes, "

@@ -26,9 +26,11 @@ static inline unsigned int xh_node_from(unsigned long bits, unsigned int n)
     (xh_node_from((m).bits[0], (n) + 1) < MAX_NUMNODES ? xh_node_from((m).bits[0], (n) + 1) \
                                                        : first_node(m))
 
-/* The CPU a thread runs as, and its vCPU: the tester's threads are CPUs 0 to 3 of node 0. */
-#define smp_processor_id() 0U
-#define cpu_to_node(cpu) ((void)(cpu), 0U)
+/*
+ * The CPU a thread runs as, and its vCPU: the tester's threads are CPUs 0
+ * to 3 of node 0, but in a hand-over after SMP bring-up (xen_stand_smp.h).
+ */
+#include "xen_stand_smp.h"
 struct vcpu { struct domain *domain; };
 extern struct vcpu xh_idle_vcpu;
 #define current (&xh_idle_vcpu)

@@ -241,3 +241,31 @@ def test_the_rfc_handing_over_on_several_cpus_builds_stock_s_heap(staging, tmp_p
         for _, _, _, out in results:
             assert f"(as sets) and counter, handing over at boot on {threads} CPUs against one" in out, out
             assert int(re.search(r"(\d+) handed over in parallel", out).group(1)) > 0, out
+
+
+def test_the_hand_over_after_smp_bring_up_builds_stock_s_heap_and_its_planted_bugs_are_found(staging, tmp_path):
+    """patches/xen/staging-parallel on the proposal series: the whole
+    MAX_ORDER blocks kept back at boot and marked free by 1, 2 and 4 CPUs
+    (CPU c on node c % 2, so a node may have none), stock staging one call
+    after another: the same heap as sets, every page_info and counter; the
+    small MAX_ORDERs keep blocks back. A CPU that marks another's piece
+    (its index never moved on; two CPUs a node) leaves a block listed
+    unmarked: found."""
+    from harness.real.xen import cli
+    patch = cli.parallel_patch()
+    series = xen_tree.series_tree(staging, 0, say=lambda *a: None, extra=patch)
+    for threads in (1, 2, 4):
+        ok, results = hostheap.run(series, 600, seed=1, out=str(tmp_path), stock=staging, threads=threads)
+        said = "\n".join(r[3] for r in results)
+        assert ok, said
+        for (o, _), _, _, out in results:
+            assert f"(as sets) and counter, handing over after SMP bring-up on {threads} CPUs against one" in out, out
+            assert (int(re.search(r"(\d+) handed over in parallel", out).group(1)) > 0) == (o < 20), out
+    planted, path = copy_of(series, tmp_path / "planted")
+    text = path.read_text()
+    clean = "        if ( i == cpu )\n            break;\n        idx++;"
+    assert text.count(clean) == 1, "mark_deferred_share() changed: write this test's mutant again"
+    path.write_text(text.replace(clean, clean.replace("\n        idx++;", ""), 1))
+    ok, results = hostheap.run(planted, 300, seed=1, orders=(4,), scrub_debug=(False,), out=str(tmp_path / "p"),
+                               stock=staging, threads=4)
+    assert not ok and "a free block's page not free" in results[0][3], results[0][3]

@@ -148,9 +148,12 @@ def cmd_heap_test(args):
                          "(4.17's), a heap with a page being offlined depends on the order memory is handed over in")
     if args.proposal and (not args.tree or args.page):
         raise BenchError("--proposal wants --tree DIR (a stock tree), without --page")
+    if args.parallel and not (args.proposal and args.threads):
+        raise BenchError("--parallel wants --proposal and --threads K: the hand-over after SMP bring-up on K CPUs")
     t0 = time.monotonic()
     stock = os.path.abspath(args.tree) if args.proposal else None
-    path = tree.series_tree(stock, 0) if stock else heap_tree(args, "heap-test")
+    path = tree.series_tree(stock, 0, extra=parallel_patch() if args.parallel else None) if stock else \
+        heap_tree(args, "heap-test")
     ok, results = hostheap.run(path, args.sequences, args.seed, orders, args.page, jobs=args.jobs, stock=stock,
                                threads=args.threads)
     for (o, debug), passed, took, said in results:
@@ -180,6 +183,16 @@ def cmd_heap_time(args):
         return hosttime.cmd_time_parallel(proposal_sides(os.path.abspath(args.tree), splits=False), gib,
                                           args.runs, threads)
     return hosttime.cmd_time_proposal(proposal_sides(os.path.abspath(args.tree)), gib, args.runs)
+
+
+def parallel_patch():
+    """The patch of patches/xen/staging-parallel/, which goes on top of the
+    proposal series: the hand-over after SMP bring-up."""
+    folder = os.path.join(hostheap.ROOT, "patches", "xen", "staging-parallel")
+    found = sorted(f for f in os.listdir(folder) if f.endswith(".patch"))
+    if len(found) != 1:
+        raise BenchError(f"{folder}: want one patch, found {len(found)}")
+    return os.path.join(folder, found[0])
 
 
 def proposal_sides(stock, splits=True):
@@ -279,6 +292,9 @@ def add_parser(sub):
     t.add_argument("--threads", type=int, default=0, help="with --proposal: the series hands the boot's memory over "
                    "on this many CPUs at once (1 to 8; each node's first memory on the boot CPU; 1 keeps that order "
                    "on one), the stock tree one call after another, the lists compared as sets")
+    t.add_argument("--parallel", action="store_true", help="with --proposal and --threads: the series and, on top, "
+                   "patches/xen/staging-parallel (heap-init-smp: the whole MAX_ORDER blocks kept back at boot and "
+                   "handed over by --threads CPUs, CPU c on node c %% 2)")
     t.add_argument("--jobs", type=int, default=2, help="builds tested at a time (default 2)")
     a = mode("arm", "a tree's proposal series cross-built for arm64 and arm32, booted on both stock against "
              "the series, one heap", _failing(cmd_arm), description="Builds the tree with its version's proposal "

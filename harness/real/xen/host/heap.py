@@ -22,6 +22,7 @@ import subprocess
 
 from harness import ROOT
 from harness.real.xen import source
+from harness.real.xen.host.cut import items
 
 HOSTED = os.path.join(ROOT, "hosted", "xenheap")
 # The tester's own files, beside the side (side.c) built from each tree.
@@ -32,6 +33,12 @@ PAGE_ALLOC = os.path.join("xen", "common", "page_alloc.c")
 # its concurrent phase), and the names the stand-ins answer although
 # page_alloc.c defines them (they reach into xenheap allocation).
 ROOTS = ("init_heap_pages", "alloc_heap_pages")
+# A tree with heap-init-smp (patches/xen/staging-parallel/): what the
+# tester calls of it besides ROOTS, end_boot_allocator()'s hand-over and
+# the one after SMP bring-up.
+SMP_ROOTS = ("hand_over_boot_region", "init_deferred_heap")
+# The measuring series' heap-init= option (not heap-init-smp).
+HEAP_INIT = re.compile(r'"heap-init"')
 STAND_INS = {"alloc_xenheap_pages"}
 # Xen's MAX_ORDER on x86 (xen/include/xen/mm.h) and two small ones, so
 # that small layouts reach chunks of MAX_ORDER and ranges past them.
@@ -65,7 +72,7 @@ def check_tree(tree, heap_init=True):
     for name in ROOTS + ("free_heap_pages", "init_node_heap"):
         if not re.search(rf"\b{name}\s*\(", text):
             raise HostHeapError(f"{path} defines no {name}(): not a page_alloc.c the tester knows")
-    if heap_init and "heap-init" not in text:
+    if heap_init and not HEAP_INIT.search(text):
         raise HostHeapError(f"{path} has no heap-init= option: the series (patches/xen/) is not applied")
     return path
 
@@ -79,8 +86,8 @@ PGC_LAYOUTS = {1: r"#define\s+_PGC_need_scrub\s+_PGC_allocated\b", 2: r"#define\
 
 def tree_defines(tree):
     """What xen_stand.h is told of the tree: its count_info layout, and
-    whether page_alloc.c keeps node_avail_pages[] (staging) and has the
-    heap-init= option -> ["X=V", ...].
+    whether page_alloc.c keeps node_avail_pages[] (staging), has the
+    heap-init= option and hands over after SMP bring-up -> ["X=V", ...].
     HostHeapError names the header whose layout the stand-ins lack."""
     path = next((os.path.join(tree, p) for p in ARCH_MM if os.path.isfile(os.path.join(tree, p))), None)
     if path is None:
@@ -95,7 +102,8 @@ def tree_defines(tree):
         text = f.read()
     return ([f"XH_PGC_LAYOUT={layout[0]}"] + (["XH_NODE_AVAIL=1"] if re.search(
         r"^static unsigned long node_avail_pages\[", text, re.M) else []) +
-        (["XH_HEAP_INIT=1"] if "heap-init" in text else []))
+        (["XH_HEAP_INIT=1"] if HEAP_INIT.search(text) else []) +
+        (["XH_HEAP_INIT_SMP=1"] if re.search(rf"\b{SMP_ROOTS[1]}\s*\(", text) else []))
 
 
 # The M2P's interface as the tree's own headers give it (0002 of the
@@ -161,85 +169,6 @@ def m2p_header(tree, folder):
     return target
 
 
-TOKEN = re.compile(r'\s+|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\d[\w.]*'
-                   r'|->|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\.\.\.|\S')
-MARKER = re.compile(r'^# (\d+) "([^"]*)"')
-
-
-def items(preprocessed, origin):
-    """The top-level items of gcc -E output that come from `origin`:
-    [(line, text, names defined, names used)], in file order."""
-    out, cur, lines, line, depth, opener = [], [], [], None, 0, None
-    cur_file, cur_line = None, 0
-    for raw in preprocessed.splitlines():
-        m = MARKER.match(raw)
-        if m:
-            cur_line, cur_file = int(m.group(1)), m.group(2)
-            continue
-        mine = os.path.basename(cur_file or "") == os.path.basename(origin)
-        for tok in TOKEN.findall(raw):
-            if tok.isspace():
-                continue
-            if not cur:
-                line = cur_line if mine else None
-            cur.append(tok)
-            lines.append(cur_line)
-            if tok in "({[":
-                if tok == "{" and depth == 0:
-                    opener = cur[-2] if len(cur) > 1 else None
-                depth += 1
-            elif tok in ")}]":
-                depth -= 1
-            if depth == 0 and (tok == ";" or (tok == "}" and opener == ")")):
-                if line is not None and cur != [";"] and cur[0] != "_Static_assert":
-                    out.append((line, _text(cur, lines)) + _names(cur))
-                cur, lines, opener = [], [], None
-        cur_line += 1
-    return out
-
-
-def _text(toks, lines):
-    """The tokens laid out on their source lines, so that the compiler's
-    messages name page_alloc.c's own line numbers."""
-    out, at = [], lines[0]
-    for tok, n in zip(toks, lines):
-        if n > at:
-            out.append("\n" * (n - at))
-            at = n
-        elif out:
-            out.append(" ")
-        out.append(tok)
-    return "".join(out)
-
-
-def _names(toks):
-    """(what an item defines, the identifiers it uses)."""
-    idents = {t for t in toks if re.match(r"[A-Za-z_]\w*$", t)}
-    defined = set()
-    if toks[0] == "enum" or (len(toks) > 2 and toks[:2] == ["typedef", "enum"]):
-        defined |= {toks[i] for i in range(1, len(toks))
-                    if re.match(r"[A-Za-z_]\w*$", toks[i]) and toks[i - 1] in ("{", ",")}
-    depth, last = 0, None
-    for i, t in enumerate(toks):
-        if t in "([{":
-            if depth == 0 and last and (t == "(" or t == "[") and toks[i - 1] == last:
-                defined.add(last)
-                if t == "(":
-                    break
-            depth += 1
-        elif t in ")]}":
-            depth -= 1
-        elif depth == 0 and re.match(r"[A-Za-z_]\w*$", t):
-            last = t
-        elif depth == 0 and t in ("=", ";", ",") and last:
-            defined.add(last)
-            if t == "=":
-                break
-    if toks[0] in ("struct", "union", "enum") and len(toks) > 2 and toks[2] == "{":
-        defined.add(toks[1])
-    return defined, idents - defined
-
-
 def extract(tree, max_order, out, defines=(), heap_init=True):
     """The tree's page_alloc.c, preprocessed for MAX_ORDER `max_order` (and
     -D`defines`), cut to what ROOTS reach -> the path of the C file written
@@ -263,10 +192,11 @@ def extract(tree, max_order, out, defines=(), heap_init=True):
     for i, (_, _, defined, _) in enumerate(found):
         for n in defined:
             by_name.setdefault(n, []).append(i)
-    missing = [n for n in ROOTS if n not in by_name]
+    roots = ROOTS + (SMP_ROOTS if "XH_HEAP_INIT_SMP=1" in tree_defines(tree) else ())
+    missing = [n for n in roots if n not in by_name]
     if missing:
         raise HostHeapError(f"{path} defines no {', '.join(missing)}")
-    keep, todo = set(), [n for n in ROOTS]
+    keep, todo = set(), list(roots)
     while todo:
         n = todo.pop()
         for i in by_name.get(n, []):
@@ -334,6 +264,8 @@ def build(tree, max_order, out=OUT, stock=None, scrub_debug=False):
             os.path.join(HOSTED, "side.c"), *TESTER, "-o", binary], tree)
         return binary
     ours, theirs = tree_defines(tree), tree_defines(stock)
+    if "XH_HEAP_INIT_SMP=1" in ours:
+        out = os.path.join(out, "smp")       # beside the proposal series' own build, not over it
     if [d for d in ours if "HEAP_INIT" not in d] != [d for d in theirs if "HEAP_INIT" not in d]:
         raise HostHeapError(f"{stock} and {tree} are not the same Xen: the stand-ins see {theirs} and {ours}")
     objects = []
