@@ -237,6 +237,19 @@ def test_a_real_dump_with_one_entry_moved_is_named():
     assert any("the free lists hold" in m for m in msgs)
 
 
+def test_a_real_dump_s_second_zone_in_another_order_is_left_to_moved_entries():
+    """order=False holds in every zone: the blocks DMA shares (the last of
+    order 3) once made the DMA32 lists' order count again."""
+    a, b = dump.parse(recorded("stock")), dump.parse(recorded("stock"))
+    assert max(dumpdiff._listed(a.zones[0]))[1] > 0
+    z = b.zones[1]
+    z.lists[(10, 1)].append(z.lists[(10, 1)].pop(0))
+    assert dumpdiff.compare_untouched(a, b, order=False) == dumpdiff.compare_untouched(a, a) == (None, 648)
+    assert dumpdiff.moved_entries(a, b) == 1
+    assert "node 0 DMA32: the order 10 list of migratetype 1 holds the blocks both boots list in another order" in \
+        dumpdiff.compare_untouched(a, b)[0]
+
+
 def test_two_real_command_lines_differ_only_in_the_words_users_write():
     """Version 1 dumps of a build with SLAB_FREELIST_RANDOM: the command
     line's text seeds each slab's order of free objects, so slabs' words

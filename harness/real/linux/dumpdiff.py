@@ -241,14 +241,14 @@ def compare_untouched(a, b, names=("a", "b"), order=True):
                 return f"{where}: " + _page_diff(pfn, p, q, x, y, f", in the shared block at {at:#x}, differs"), None
         if theirs:
             return f"{where}: pfn {min(theirs):#x} is a page in {y} only", None
-        for pfn, order, _ in sorted(shared):
-            for s in range(pfn, pfn + (1 << order), pb) if (1 << order) >= pb else ():
+        for pfn, block_order, _ in sorted(shared):
+            for s in range(pfn, pfn + (1 << block_order), pb) if (1 << block_order) >= pb else ():
                 wa, wb = (next((w for st, n, _, w in z.blocks if st <= s < st + n * pb), None) for z in (za, zb))
                 if wa != wb:
                     return (f"{where}: the pageblock at pfn {s:#x}, in the shared block at {pfn:#x}, has "
                             f"flags {_hex(wa)} (migratetype {migratetype_at(za, s, pb)}) in {x}, {_hex(wb)} "
                             f"(migratetype {migratetype_at(zb, s, pb)}) in {y}"), None
-        common = sum(1 << order for _, order, _ in shared)
+        common = sum(1 << o for _, o, _ in shared)
         for z, name in ((za, x), (zb, y)):
             apart = sum(len(p) << o for (o, _), p in z.lists.items()) - common
             if apart > mine:

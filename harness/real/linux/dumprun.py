@@ -175,7 +175,10 @@ def judge(records):
     alone; its figures are the bounds, and are reported. A sweep pair over
     (a)'s bound passes where the WITNESS pair is the same word for word:
     sweep booted with its timing moved back leaves stock's map exactly, so
-    the pages over the bound are the boot's timing, counted and reported."""
+    the pages over the bound are the boot's timing, counted and reported.
+    The WITNESS pair itself, a boot under another timing than any other
+    sweep boot, is held to (a) or (b) alone, as a reference is, and sets
+    no bound: every bound is held by the sweep boots of stock's timing."""
     compares = [r for r in records if r["type"] == "dump_compare"]
     refs = [r for r in compares if (r["a"], r["b"]) in REFERENCES]
     witness = [r for r in compares if (r["a"], r["b"]) == WITNESS]
@@ -185,22 +188,23 @@ def judge(records):
     moved_bound = TOUCHED_FACTOR * max([r["moved_entries"] for r in refs if r.get("moved_entries")] or [0])
     for r in compares:
         ref, r["allowed"] = r in refs, None
-        r["excused_bound"], r["touched_bound"], r["moved_bound"] = (None, None, None) if ref else \
+        alone = " (a reference)" if ref else " (the timing witness)" if r in witness else None
+        r["excused_bound"], r["touched_bound"], r["moved_bound"] = (None, None, None) if alone else \
             (excused_bound, touched_bound, moved_bound)
         moved = r.get("moved_entries") or 0
         if r["exact"] is None or r["same_line"]:
             r["difference"] = r["exact"]
-        elif r["excused_difference"] is None and (ref or r["excused_pages"] <= excused_bound):
+        elif r["excused_difference"] is None and (alone or r["excused_pages"] <= excused_bound):
             r["difference"] = None
             r["allowed"] = f"{r['excused_pages']} pages in use differ in the words their users write" + (
-                " (a reference)" if ref else f", at most the {excused_bound} two stock boots show")
-        elif r.get("untouched", "") is None and (ref or (r["touched_pages"] <= touched_bound and
-                                                         moved <= moved_bound)):
+                alone or f", at most the {excused_bound} two stock boots show")
+        elif r.get("untouched", "") is None and (alone or (r["touched_pages"] <= touched_bound and
+                                                           moved <= moved_bound)):
             r["difference"] = None
             r["allowed"] = f"the same outside the {r['touched_pages']} pages either boot's allocations touched" + (
                 f", {moved} list entries both list moved" if moved else "") + (
-                " (a reference)" if ref else f", at most the {touched_bound} pages and {moved_bound} entries "
-                                             f"({TOUCHED_FACTOR} times what two stock boots show)")
+                alone or f", at most the {touched_bound} pages and {moved_bound} entries "
+                         f"({TOUCHED_FACTOR} times what two stock boots show)")
         elif r["excused_difference"] is None and timing:
             r["difference"] = None
             r["allowed"] = (f"{r['excused_pages']} pages in use differ in the words their users write, more than "
