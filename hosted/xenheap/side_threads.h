@@ -86,6 +86,7 @@ static unsigned int boot_in_parallel(const struct sequence *q)
         *xh_handed_on_threads += deferred;
     xh_smp_cpus = q->boot_threads;
     init_deferred_heap();
+    xh_smp_done();
     xh_smp_cpus = 0;
     /* Its one line of report, which stock has not. */
     xh_printks -= deferred > 0;

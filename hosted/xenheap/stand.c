@@ -9,6 +9,7 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -44,37 +45,68 @@ unsigned long *xh_handed_on_threads;
 unsigned int xh_smp_cpus, xh_smp_nodes;
 cpumask_t cpu_online_map, xh_node_to_cpumask[MAX_NUMNODES], xh_cpu_sibling_mask[NR_CPUS];
 
-struct on_cpu {
-    unsigned int cpu;
-    void (*fn)(void *);
-    void *info;
-};
+/*
+ * on_selected_cpus(): CPUs 1 and up are threads that wait for work, as a
+ * CPU that is up waits for an IPI (a thread a call would start late on a
+ * busy machine), made the first time a call selects them; the caller, CPU
+ * 0 as Xen's boot CPU, runs the function itself when selected, as Xen's
+ * does. xh_smp_done() ends the threads.
+ */
+static pthread_t pool[NR_CPUS];
+static unsigned long pool_start[NR_CPUS];
+static unsigned int pool_size;                 /* CPUs 1 to pool_size have a thread */
+static void (*job_fn)(void *);
+static void *job_info;
+static cpumask_t job_mask;
+static unsigned long job_gen, job_left;
+static bool job_stop;
 
-static void *run_on_cpu(void *arg)
+static void *pool_cpu(void *arg)
 {
-    const struct on_cpu *c = arg;
+    unsigned int cpu = (unsigned int)(uintptr_t)arg;
+    unsigned long seen = pool_start[cpu];
 
-    xh_cpu = c->cpu;
-    c->fn(c->info);
-    return NULL;
+    xh_cpu = cpu;
+    for ( ;; )
+    {
+        while ( __atomic_load_n(&job_gen, __ATOMIC_ACQUIRE) == seen )
+            sched_yield();
+        seen++;
+        if ( job_stop )
+            return NULL;
+        if ( cpumask_test_cpu(cpu, &job_mask) )
+            job_fn(job_info);
+        __atomic_fetch_sub(&job_left, 1, __ATOMIC_RELEASE);
+    }
 }
 
 void xh_on_selected_cpus(const cpumask_t *mask, void (*fn)(void *), void *info)
 {
-    pthread_t t[NR_CPUS];
-    struct on_cpu c[NR_CPUS];
-    unsigned int cpu, n = 0, caller = xh_cpu;
-
-    for_each_cpu ( cpu, mask )
+    if ( xh_cpu )
+        xh_fail(__FILE__, __LINE__, "on_selected_cpus() called on another CPU than the boot CPU");
+    while ( pool_size + 1 < NR_CPUS && (mask->bits[0] >> (pool_size + 1)) )
     {
-        c[n] = (struct on_cpu){ cpu, fn, info };
-        if ( pthread_create(&t[n], NULL, run_on_cpu, &c[n]) )
+        pool_start[++pool_size] = job_gen;
+        if ( pthread_create(&pool[pool_size], NULL, pool_cpu, (void *)(uintptr_t)pool_size) )
             xh_fail(__FILE__, __LINE__, "pthread_create()");
-        n++;
     }
-    while ( n-- )
-        pthread_join(t[n], NULL);
-    xh_cpu = caller;
+    job_fn = fn, job_info = info, job_mask = *mask, job_left = pool_size;
+    __atomic_fetch_add(&job_gen, 1, __ATOMIC_RELEASE);
+    if ( cpumask_test_cpu(0, mask) )
+        fn(info);
+    while ( __atomic_load_n(&job_left, __ATOMIC_ACQUIRE) )
+        sched_yield();
+}
+
+void xh_smp_done(void)
+{
+    unsigned int c;
+
+    job_stop = true, job_left = pool_size;
+    __atomic_fetch_add(&job_gen, 1, __ATOMIC_RELEASE);
+    for ( c = 1; c <= pool_size; c++ )
+        pthread_join(pool[c], NULL);
+    job_stop = false, pool_size = 0;
 }
 
 void printk(const char *fmt, ...)

@@ -17,7 +17,10 @@
  * node's heap up, as end_boot_allocator() starts), then THREADS threads
  * at once hand over a share each of the rest, cut at 1 GiB boundaries,
  * through the same init_heap_pages() and its heap_lock; the floor is
- * memset() of each share's page_info bytes on as many threads.
+ * memset() of each share's page_info bytes on as many threads. A way of
+ * variant 4 (AFTER_SMP), of a tree with heap-init-smp, hands the rest
+ * over as that tree does: end_boot_allocator()'s part on the boot CPU,
+ * then init_deferred_heap() on THREADS CPUs.
  *
  *   xenheap-time GIB[,GIB...] RUNS SIDE:VARIANT[,...] [THREADS]   one JSON line a window
  */
@@ -109,13 +112,18 @@ static void nt_fill(void *p, size_t bytes)
     __builtin_ia32_sfence();
 }
 
-static uint64_t wall_ns(void)
+uint64_t xh_wall_ns(void)
 {
     struct timespec t;
 
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000ULL + t.tv_nsec;
 }
+#define wall_ns xh_wall_ns
+
+/* A way's variant AFTER_SMP: the tree's own hand-over after SMP bring-up (timeside.c's XH_AFTER_SMP). */
+#define AFTER_SMP 4
+uint64_t xh_after_boot_ns;
 
 /* A parallel window's share: [from, to) of the frame table, on one thread. */
 struct share {
@@ -156,8 +164,17 @@ static uint64_t in_parallel(int side, unsigned int variant, unsigned long frames
     unsigned int k;
 
     if ( side >= 0 )
-        SIDE[side](xh_frame_table + FIRST, 1, variant);
+        SIDE[side](xh_frame_table + FIRST, 1, variant == AFTER_SMP ? 0 : variant);
     t1 = wall_ns();
+    if ( variant == AFTER_SMP )
+    {
+        /* The boot CPU's part is end_boot_allocator()'s, the threads' init_deferred_heap(). */
+        shared[3] = SIDE[side](xh_frame_table + first, frames - first, 0x100 | threads);
+        t1 = wall_ns();
+        shared[1] = xh_after_boot_ns - t0;
+        shared[2] = t1 - xh_after_boot_ns;
+        return t1 - t0;
+    }
     for ( k = 0; k < threads; k++ )
     {
         sh[k] = (struct share){ .side = side, .variant = variant, .cpu = k + 1 };
@@ -279,7 +296,8 @@ int main(int argc, char **argv)
     {
         way_side[nways] = strtol(p, &end, 10);
         way_variant[nways] = *end == ':' ? strtoul(end + 1, &end, 10) : 0;
-        if ( way_side[nways] < 0 || way_side[nways] >= XH_NSIDES || way_variant[nways] > 3 || (*end && *end != ',') )
+        if ( way_side[nways] < 0 || way_side[nways] >= XH_NSIDES || way_variant[nways] > AFTER_SMP ||
+             (way_variant[nways] == AFTER_SMP && !threads) || (*end && *end != ',') )
         {
             fprintf(stderr, "xenheap-time: ways are SIDE:VARIANT, sides 0 to %d: %s\n", XH_NSIDES - 1, argv[3]);
             return 2;

@@ -14,9 +14,51 @@
 
 #include XH_EXTRACT
 
+/*
+ * With heap-init-smp (XH_HEAP_INIT_SMP), a variant of XH_AFTER_SMP | K
+ * hands the frames over as end_boot_allocator() and then, after SMP
+ * bring-up, init_deferred_heap() on K CPUs of node 0 do; xh_after_boot_ns
+ * is the wall clock between the two.
+ */
+#define XH_AFTER_SMP 0x100
+extern uint64_t xh_after_boot_ns;
+uint64_t xh_wall_ns(void);
+
+static unsigned long after_smp(struct page_info *pg, unsigned long nr, unsigned int cpus)
+{
+#ifdef XH_HEAP_INIT_SMP
+    unsigned int c;
+
+    xh_smp_nodes = 1;
+    cpumask_clear(&cpu_online_map);
+    for ( c = 0; c < cpus; c++ )
+    {
+        __cpumask_set_cpu(c, &cpu_online_map);
+        xh_cpu_sibling_mask[c].bits[0] = 1UL << c;
+    }
+    xh_node_to_cpumask[0] = cpu_online_map;
+    hand_over_boot_region(mfn_x(page_to_mfn(pg)), mfn_x(page_to_mfn(pg + nr - 1)) + 1);
+    xh_after_boot_ns = xh_wall_ns();
+    xh_smp_cpus = cpus;
+    init_deferred_heap();
+    xh_smp_done();
+    xh_smp_cpus = 0;
+    return total_avail_pages;
+#else
+    (void)pg, (void)nr, (void)cpus;
+    xh_fail(__FILE__, __LINE__, "a hand-over after SMP bring-up of a tree without heap-init-smp");
+#endif
+}
+
 /* Hands the `nr` frames from `pg` to the heap -> total_avail_pages after. */
 unsigned long XH_SIDE_FN(xh_hand_over, XH_SIDE)(struct page_info *pg, unsigned long nr, unsigned int variant)
 {
+    if ( variant & XH_AFTER_SMP )
+    {
+        opt_bootscrub = BOOTSCRUB_IDLE;
+        return after_smp(pg, nr, variant & ~XH_AFTER_SMP);
+    }
+
 #ifdef XH_HEAP_INIT
     static const enum heap_init VALUE[] = {
         HEAP_INIT_PAGE, HEAP_INIT_CHUNK_72B02BC, HEAP_INIT_CHUNK, HEAP_INIT_SWEEP,

@@ -41,8 +41,9 @@ static inline unsigned int xh_cpu_from(unsigned long bits, unsigned int c)
 #define for_each_online_node(n) \
     for ( (n) = first_node(node_online_map); (n) < MAX_NUMNODES; (n) = next_node(n, node_online_map) )
 
-/* Each CPU of `mask` runs fn(info) on a thread of its own (the caller's CPU too); returns when all have. */
+/* Each CPU of `mask` runs fn(info), CPU 0 (the caller) itself; returns when all have (stand.c). */
 void xh_on_selected_cpus(const cpumask_t *mask, void (*fn)(void *), void *info);
+void xh_smp_done(void);
 #define on_selected_cpus(mask, fn, info, wait) ((void)(wait), xh_on_selected_cpus(mask, fn, info))
 #define process_pending_softirqs() do { } while ( 0 )
 #define write_atomic(p, x) __atomic_store_n(p, x, __ATOMIC_RELAXED)

@@ -269,3 +269,24 @@ def test_the_hand_over_after_smp_bring_up_builds_stock_s_heap_and_its_planted_bu
     ok, results = hostheap.run(planted, 300, seed=1, orders=(4,), scrub_debug=(False,), out=str(tmp_path / "p"),
                                stock=staging, threads=4)
     assert not ok and "a free block's page not free" in results[0][3], results[0][3]
+
+
+def test_the_timer_times_the_hand_over_after_smp_bring_up_as_the_tree_makes_it(staging, tmp_path):
+    """Variant 4 of a tree with heap-init-smp: end_boot_allocator()'s part
+    on the boot CPU (at 12 GiB, [1 MiB, 4 GiB) and the tail), then the two
+    whole 4 GiB blocks on 2 CPUs; the child fails the window unless the
+    heap holds every page. A tree without it cannot be timed that way."""
+    from harness.real.xen import cli
+    from harness.real.xen.host import timing as hosttime
+    series = xen_tree.series_tree(staging, 0, say=lambda *a: None)
+    smp = xen_tree.series_tree(staging, 0, say=lambda *a: None, extra=cli.parallel_patch())
+    timer = hosttime.build_timer([series, smp], out=str(tmp_path),
+                                 ways=[("series", 0, 0), (hosttime.SMP_WAY, 1, hosttime.AFTER_SMP)])
+    timed = hosttime.windows(timer, [12], 1, threads=2)
+    assert sorted(w["way"] for w in timed) == sorted(["series", hosttime.SMP_WAY, "floor"])
+    for w in timed:
+        assert w["pages"] == (12 << 18) - 0x100 and w["ns"] >= w["longest_thread_ns"] > 0, w
+    bad = subprocess.run([timer.binary, "1", "1", "0:4", "2"], capture_output=True, text=True)
+    assert bad.returncode == 1 and "way 0:4 failed" in bad.stderr, bad.stderr
+    bad = subprocess.run([timer.binary, "1", "1", "1:4"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "ways are SIDE:VARIANT" in bad.stderr, bad.stderr

@@ -177,11 +177,15 @@ def cmd_heap_time(args):
         return hosttime.cmd_time(heap_tree(args, "heap-time"), gib, args.runs)
     if not args.tree:
         raise BenchError("--proposal wants --tree DIR (a stock tree)")
+    if args.parallel and not args.threads:
+        raise BenchError("--parallel wants --threads K,...: the hand-over after SMP bring-up on K CPUs")
     if args.threads:
         threads = sorted(set(real_cli.counts(args.threads, "--threads", 16, "want counts of CPUs from 1 to 16, "
                                                                           "e.g. 1,2")))
-        return hosttime.cmd_time_parallel(proposal_sides(os.path.abspath(args.tree), splits=False), gib,
-                                          args.runs, threads)
+        sides = proposal_sides(os.path.abspath(args.tree), splits=False)
+        if args.parallel:
+            sides.append((hosttime.SMP_WAY, tree.series_tree(os.path.abspath(args.tree), 0, extra=parallel_patch())))
+        return hosttime.cmd_time_parallel(sides, gib, args.runs, threads)
     return hosttime.cmd_time_proposal(proposal_sides(os.path.abspath(args.tree)), gib, args.runs)
 
 
@@ -312,6 +316,9 @@ def add_parser(sub):
     h.add_argument("--threads", default="", metavar="K,...", help="with --proposal: stock, the series and each "
                    "alternative hand over on each count of CPUs (the boot CPU's first page, then the rest cut at 1 GiB "
                    "between threads), on the wall clock, beside memset() on as many")
+    h.add_argument("--parallel", action="store_true", help="with --threads: also the series with "
+                   "patches/xen/staging-parallel, handing over as it does (end_boot_allocator()'s part on the boot "
+                   "CPU, then init_deferred_heap() on K CPUs)")
     h.add_argument("--proposal", action="store_true", help="with --tree (stock): the tree stock, each patch "
                    "split of its version's proposal series on its own, the whole series and each measured "
                    "alternative on top of it (patches/xen/<series>-alternatives/), with 95 %% intervals")

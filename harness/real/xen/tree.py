@@ -149,8 +149,9 @@ def series_tree(tree, which, say=print, only=None, extra=None):
         patches = [p for p in patches if os.path.basename(p).split("-", 1)[0] in only]
         stem += "-" + "-".join(only)
     if extra is not None:
+        # Named by its folder too: kept_tree() keeps one tree a stem.
         patches = patches + [extra]
-        stem += "-alt" + os.path.basename(extra).split("-", 1)[0]
+        stem += f"-{os.path.basename(os.path.dirname(extra))}-{os.path.basename(extra).split('-', 1)[0]}"
 
     def fill(copy):
         # What the series patches (xen/ and docs/) and the tester reads.

@@ -213,10 +213,16 @@ def parallel_report(timed, names, threads):
     return "\n".join(lines)
 
 
+# heap-time --parallel's way: the tree with patches/xen/staging-parallel
+# handing over as it does at boot (timer.c's variant AFTER_SMP).
+SMP_WAY, AFTER_SMP = "series + staging-parallel", 4
+
+
 def cmd_time_parallel(sides, sizes, runs, threads, say=print):
     """`heap-time --proposal --threads K,...`: `sides` [(name, tree)] each
-    handing over on each count of CPUs -> 0."""
-    ways = [(name, k, 0) for k, (name, _) in enumerate(sides)]
+    handing over on each count of CPUs -> 0; SMP_WAY's as it does after
+    SMP bring-up."""
+    ways = [(name, k, AFTER_SMP if name == SMP_WAY else 0) for k, (name, _) in enumerate(sides)]
     load = os.getloadavg()[0]
     timer = build_timer([t for _, t in sides], ways=ways)
     timed = [w for k in threads for w in windows(timer, sizes, runs, threads=k)]
