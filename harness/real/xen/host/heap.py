@@ -40,8 +40,9 @@ SMP_ROOTS = ("hand_over_boot_region", "init_deferred_heap")
 # The measuring series' heap-init= option (not heap-init-smp).
 HEAP_INIT = re.compile(r'"heap-init"')
 STAND_INS = {"alloc_xenheap_pages"}
-# Xen's MAX_ORDER on x86 (xen/include/xen/mm.h) and two small ones, so
-# that small layouts reach chunks of MAX_ORDER and ranges past them.
+# Xen's default MAX_ORDER (xen/include/xen/mm.h; x86 sets 18, which the
+# tester's machines reach no more than 20) and two small ones, so that
+# small layouts reach chunks of MAX_ORDER and ranges past them.
 MAX_ORDERS = (20, 4, 2)
 CFLAGS = ["-O1", "-g", "-std=gnu11", "-Wall", "-Wno-unused-function", "-Wno-unused-variable", "-Wno-address",
           "-Werror=implicit-function-declaration", "-Werror=implicit-int", "-Werror=int-conversion",
