@@ -48,7 +48,7 @@ def test_the_series_of_the_tree_s_version_is_applied_to_a_copy_and_named_when_it
 def test_proposal_wants_a_tree_and_not_page(args):
     r = subprocess.run([sys.executable, "-m", "harness", "xen-src", "heap-test"] + args, capture_output=True,
                        text=True, cwd=ROOT, timeout=60)
-    assert r.returncode == 2 and "--proposal wants --tree DIR" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 2 and "--proposal wants --tree DIR" in r.stderr, r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("args, says", [
@@ -57,7 +57,7 @@ def test_proposal_wants_a_tree_and_not_page(args):
 def test_a_parallel_hand_over_is_held_to_staging_on_one_to_eight_cpus(args, says):
     r = subprocess.run([sys.executable, "-m", "harness", "xen-src", "heap-test"] + args, capture_output=True,
                        text=True, cwd=ROOT, timeout=60)
-    assert r.returncode == 2 and says in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 2 and says in r.stderr, r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("args, says", [
@@ -79,7 +79,7 @@ def test_the_old_command_and_flags_name_their_replacements(args, says):
 def test_heap_time_threads_wants_the_proposal_and_counts_of_cpus(args, says):
     r = subprocess.run([sys.executable, "-m", "harness", "xen-src", "heap-time"] + args, capture_output=True,
                        text=True, cwd=ROOT, timeout=60)
-    assert r.returncode == 2 and says in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 2 and says in r.stderr, r.stdout + r.stderr
 
 
 def test_the_parallel_report_sets_each_count_of_cpus_beside_one():
@@ -96,7 +96,7 @@ def test_the_parallel_report_sets_each_count_of_cpus_beside_one():
 def test_heap_time_proposal_wants_a_tree():
     r = subprocess.run([sys.executable, "-m", "harness", "xen-src", "heap-time", "--proposal", "--sizes", "1"],
                        capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert r.returncode == 2 and "--proposal wants --tree DIR (a stock tree)" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 2 and "--proposal wants --tree DIR (a stock tree)" in r.stderr, r.stdout + r.stderr
 
 
 def test_a_split_of_the_series_names_a_number_it_lacks(tmp_path, monkeypatch):

@@ -23,7 +23,7 @@ import re
 import time
 
 from harness.common import BenchError, parse_sizes, say, warn
-from harness.qemu import command
+from harness.qemu import command, guest
 from harness.real import cli as real_cli
 from harness.real.debian.apt import FetchError
 from harness.real.xen import arm, measure, source, tree, variants, variants_report
@@ -126,7 +126,7 @@ def _tester(run):
         try:
             return run(args)
         except (hostheap.HostHeapError, source.SourceError, BenchError) as e:
-            print(f"xen-src {args.mode}: {e}")
+            warn(f"xen-src {args.mode}: {e}")
             return 2
     return mode
 
@@ -187,6 +187,32 @@ def cmd_heap_time(args):
             sides.append((hosttime.SMP_WAY, tree.series_tree(os.path.abspath(args.tree), 0, extra=parallel_patch())))
         return hosttime.cmd_time_parallel(sides, gib, args.runs, threads)
     return hosttime.cmd_time_proposal(proposal_sides(os.path.abspath(args.tree)), gib, args.runs)
+
+
+def cmd_smp_boot(args):
+    """Boots of the tree with patches/xen/staging-parallel -> 0 when every
+    boot reached dom0's init, 1 when not."""
+    cases = []
+    for item in args.cases.split(","):
+        parts = item.split(":")
+        try:
+            mem, cpus, nodes = parse_sizes(parts[0])[0], int(parts[1]), int(parts[2])
+            if len(parts) != 3 or mem % (1 << 20) or not 1 <= cpus <= 8 or not 1 <= nodes <= 4:
+                raise ValueError(item)
+        except (BenchError, ValueError, IndexError):
+            raise BenchError(f"--cases {args.cases}: want SIZE:VCPUS:NODES items, 1 to 8 vCPUs, 1 to 4 nodes, "
+                             "e.g. 6G:2:1,12G:8:2") from None
+        why = guest.check(cpus, nodes, mem)
+        if why:
+            raise BenchError(f"--cases {item}: {why}")
+        cases.append((mem >> 20, cpus, nodes))
+    out = real_cli.results_folder(args, "xen-smp-")
+    records = tree.smp_boots(os.path.abspath(args.tree), parallel_patch(), cases, out, measure.dom0_kernel(say),
+                             say, off=args.off)
+    variants.write_records(out, records)
+    bad = [r for r in records if r["status"] != "init"]
+    say(f"xen-src smp-boot: {len(records) - len(bad)} of {len(records)} boots reached dom0's init; {out}")
+    return 1 if bad else 0
 
 
 def parallel_patch():
@@ -309,6 +335,16 @@ def add_parser(sub):
     real_cli.add_sizes(a, arm.DEFAULT_SIZES)
     a.add_argument("--jobs", type=int, default=None, help="make -j (default: the CPUs)")
     real_cli.add_out(a, "xen-arm-")
+    g = mode("smp-boot", "a stock tree with the proposal series and patches/xen/staging-parallel, booted to "
+             "dom0's init on several vCPUs and nodes", _failing(cmd_smp_boot), description="Builds the tree (a "
+             "stock staging) with its proposal series and patches/xen/staging-parallel in the debug config and "
+             "boots dom0 to its init under TCG for each case, with heap-init-smp=1 (and 0 with --off); writes "
+             "records.jsonl.")
+    g.add_argument("--tree", metavar="DIR", required=True, help="a stock Xen staging tree")
+    g.add_argument("--cases", default=",".join(f"{m // 1024}G:{c}:{n}" for m, c, n in tree.SMP_CASES),
+                   help="SIZE:VCPUS:NODES, a comma list (default: %(default)s)")
+    g.add_argument("--off", action="store_true", help="also boot each case with heap-init-smp=0")
+    real_cli.add_out(g, "xen-smp-")
     h = mode("heap-time", "Xen's own init_heap_pages() of each variant timed on this CPU", _tester(cmd_heap_time))
     _heap_source(h)
     real_cli.add_sizes(h, "1,4,16,64")

@@ -229,3 +229,41 @@ def build_only(path, say):
         b = build(path, name, config, say)
         say(f"xen-src: {path} with {name} ({config}): {b.folder}, {len(b.info['warnings'])} warnings")
     return 0
+
+
+# `xen-src smp-boot`'s default cases: (MiB, vCPUs, nodes); a node with no
+# whole 1 GiB block, one with no CPU, one to four nodes, one to eight vCPUs.
+SMP_CASES = ((6144, 2, 1), (6144, 4, 2), (8192, 8, 4), (12288, 1, 2), (12288, 8, 2), (12288, 4, 4),
+             (16384, 8, 1), (16384, 2, 2))
+SMP_LINE = re.compile(r"Heap: (\d+) MiB handed over on (\d+) CPUs in (\d+) rounds")
+
+
+def smp_boots(path, patch, cases, out, kernel, say=print, off=False):
+    """`xen-src smp-boot`: the debug build of the tree with its proposal
+    series and `patch` (patches/xen/staging-parallel) booting dom0 to its
+    init under TCG for each case (MiB, vCPUs, nodes), with heap-init-smp
+    on (and off, with `off`) -> records, one a boot: its status, what the
+    initcall said it handed over (MiB, CPUs, rounds) and the wall time."""
+    name = series_of(version_of(path), path)[0]
+    patches = XEN.series(name, os.path.join(XEN.patches, name)) + [patch]
+    b = build_patched(path, patches, "staging-parallel", "debug", say)
+    initrd = os.path.join(out, "dom0.cpio.gz")
+    initramfs.initramfs(initrd)
+    records = []
+    for mib, cpus, nodes in cases:
+        for on in (1, 0) if off else (1,):
+            log = os.path.join(out, f"serial-smp-{mib}M-{cpus}c-{nodes}n-{'on' if on else 'off'}.log")
+            r = dom0.boot(b.kernel, kernel, initrd, f"{mib}M", xen_append=f"heap-init-smp={on}", log_path=log,
+                          cpus=cpus, nodes=nodes)
+            m = SMP_LINE.search(r.log)
+            rec = {"type": "smp_boot", "mem_bytes": mib << 20, "cpus": cpus, "nodes": nodes, "heap_init_smp": on,
+                   "status": r.status, "lines": r.lines, "wall_s": round(r.elapsed, 1), "log": os.path.basename(log),
+                   "handed_mib": int(m.group(1)) if m else 0, "on_cpus": int(m.group(2)) if m else 0,
+                   "rounds": int(m.group(3)) if m else 0, "key": b.info.get("key")}
+            records.append(rec)
+            say(f"xen-src: {size_label(mib << 20)}, {cpus} vCPUs, {nodes} node(s), heap-init-smp={on}: "
+                f"{r.status} in {r.elapsed:.0f} s; " + (f"{m.group(1)} MiB handed over after SMP bring-up on "
+                                                        f"{m.group(2)} CPUs in {m.group(3)} rounds" if m else
+                                                        "nothing kept back") +
+                ("" if r.status == "init" else ": " + "; ".join(r.lines[:2])))
+    return records
