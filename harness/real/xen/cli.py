@@ -18,6 +18,7 @@ measure exits 0 when all went well, 1 when a boot or a check failed, 2
 when nothing could be built or the arguments are wrong; heap-test 0 when
 every variant left the same heap, 1 when one did not, 2 when the tester
 could not be built."""
+import json
 import os
 import re
 import time
@@ -209,7 +210,8 @@ def cmd_smp_boot(args):
     out = real_cli.results_folder(args, "xen-smp-")
     records = tree.smp_boots(os.path.abspath(args.tree), parallel_patch(), cases, out, measure.dom0_kernel(say),
                              say, off=args.off)
-    variants.write_records(out, records)
+    with open(os.path.join(out, "smp-boots.jsonl"), "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in records)
     bad = [r for r in records if r["status"] != "init"]
     say(f"xen-src smp-boot: {len(records) - len(bad)} of {len(records)} boots reached dom0's init; {out}")
     return 1 if bad else 0
@@ -339,7 +341,7 @@ def add_parser(sub):
              "dom0's init on several vCPUs and nodes", _failing(cmd_smp_boot), description="Builds the tree (a "
              "stock staging) with its proposal series and patches/xen/staging-parallel in the debug config and "
              "boots dom0 to its init under TCG for each case, with heap-init-smp=1 (and 0 with --off); writes "
-             "records.jsonl.")
+             "smp-boots.jsonl.")
     g.add_argument("--tree", metavar="DIR", required=True, help="a stock Xen staging tree")
     g.add_argument("--cases", default=",".join(f"{m // 1024}G:{c}:{n}" for m, c, n in tree.SMP_CASES),
                    help="SIZE:VCPUS:NODES, a comma list (default: %(default)s)")
