@@ -62,18 +62,9 @@ static void concurrently(void)
  */
 static unsigned int boot_in_parallel(const struct sequence *q)
 {
-    unsigned int i, c, deferred;
+    unsigned int i, deferred;
 
-    xh_smp_nodes = 2;
-    cpu_online_map.bits[0] = 0;
-    for ( c = 0; c < MAX_NUMNODES; c++ )
-        cpumask_clear(&xh_node_to_cpumask[c]);
-    for ( c = 0; c < q->boot_threads; c++ )
-    {
-        __cpumask_set_cpu(c, &cpu_online_map);
-        __cpumask_set_cpu(c, &xh_node_to_cpumask[c % xh_smp_nodes]);
-        xh_cpu_sibling_mask[c].bits[0] = 1UL << c;
-    }
+    xh_smp_up(q->boot_threads, 2);
     for ( i = 0; i < q->calls && q->call[i].phase == PHASE_BOOT && !q->call[i].threaded; i++ )
     {
         const struct page_info *pg = xh_frame_table + q->call[i].s;

@@ -98,6 +98,22 @@ void xh_on_selected_cpus(const cpumask_t *mask, void (*fn)(void *), void *info)
         sched_yield();
 }
 
+void xh_smp_up(unsigned int cpus, unsigned int nodes)
+{
+    unsigned int c;
+
+    xh_smp_nodes = nodes;
+    cpumask_clear(&cpu_online_map);
+    for ( c = 0; c < MAX_NUMNODES; c++ )
+        cpumask_clear(&xh_node_to_cpumask[c]);
+    for ( c = 0; c < cpus; c++ )
+    {
+        __cpumask_set_cpu(c, &cpu_online_map);
+        __cpumask_set_cpu(c, &xh_node_to_cpumask[c % nodes]);
+        xh_cpu_sibling_mask[c].bits[0] = 1UL << c;
+    }
+}
+
 void xh_smp_done(void)
 {
     unsigned int c;

@@ -27,16 +27,7 @@ uint64_t xh_wall_ns(void);
 static unsigned long after_smp(struct page_info *pg, unsigned long nr, unsigned int cpus)
 {
 #ifdef XH_HEAP_INIT_SMP
-    unsigned int c;
-
-    xh_smp_nodes = 1;
-    cpumask_clear(&cpu_online_map);
-    for ( c = 0; c < cpus; c++ )
-    {
-        __cpumask_set_cpu(c, &cpu_online_map);
-        xh_cpu_sibling_mask[c].bits[0] = 1UL << c;
-    }
-    xh_node_to_cpumask[0] = cpu_online_map;
+    xh_smp_up(cpus, 1);
     hand_over_boot_region(mfn_x(page_to_mfn(pg)), mfn_x(page_to_mfn(pg + nr - 1)) + 1);
     xh_after_boot_ns = xh_wall_ns();
     xh_smp_cpus = cpus;

@@ -44,6 +44,8 @@ static inline unsigned int xh_cpu_from(unsigned long bits, unsigned int c)
 /* Each CPU of `mask` runs fn(info), CPU 0 (the caller) itself; returns when all have (stand.c). */
 void xh_on_selected_cpus(const cpumask_t *mask, void (*fn)(void *), void *info);
 void xh_smp_done(void);
+/* CPUs 0 to cpus - 1 online, CPU c on node c % nodes, a core each (stand.c). */
+void xh_smp_up(unsigned int cpus, unsigned int nodes);
 #define on_selected_cpus(mask, fn, info, wait) ((void)(wait), xh_on_selected_cpus(mask, fn, info))
 #define process_pending_softirqs() do { } while ( 0 )
 #define write_atomic(p, x) __atomic_store_n(p, x, __ATOMIC_RELAXED)

@@ -182,7 +182,8 @@ def extract(tree, max_order, out, defines=(), heap_init=True):
             os.makedirs(os.path.dirname(os.path.join(inc, name)), exist_ok=True)
             open(os.path.join(inc, name), "w").close()
     m2p = m2p_header(tree, out)
-    cmd = ["gcc", "-E", f"-DXH_MAX_ORDER={max_order}", *(f"-D{d}" for d in list(defines) + tree_defines(tree)),
+    tree_defs = tree_defines(tree)
+    cmd = ["gcc", "-E", f"-DXH_MAX_ORDER={max_order}", *(f"-D{d}" for d in list(defines) + tree_defs),
            "-I", inc, "-I", HOSTED,
            "-include", os.path.join(HOSTED, "xen_stand.h"), "-include", m2p, path]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -193,7 +194,7 @@ def extract(tree, max_order, out, defines=(), heap_init=True):
     for i, (_, _, defined, _) in enumerate(found):
         for n in defined:
             by_name.setdefault(n, []).append(i)
-    roots = ROOTS + (SMP_ROOTS if "XH_HEAP_INIT_SMP=1" in tree_defines(tree) else ())
+    roots = ROOTS + (SMP_ROOTS if "XH_HEAP_INIT_SMP=1" in tree_defs else ())
     missing = [n for n in roots if n not in by_name]
     if missing:
         raise HostHeapError(f"{path} defines no {', '.join(missing)}")
