@@ -105,31 +105,3 @@ def test_a_tree_that_builds_gets_its_build_json(tmp_path, monkeypatch):
     monkeypatch.setattr(source.XEN, "patches", str(tmp_path / "p"))
     b = tree.build(t, "staging", "release", say=lambda *a: None)
     assert b.info["patches"][0]["name"] == "0001-x.patch" and len(b.info["patches"][0]["sha256"]) == 64
-
-
-def test_smp_boots_read_what_the_initcall_handed_over(tmp_path, monkeypatch):
-    """`xen-src smp-boot`: a boot a case and setting (dom0.boot() faked),
-    each record with its status and the initcall's line read back (none
-    where nothing was kept back or the deferral is off)."""
-    from harness.real.xen import dom0
-
-    class Build:
-        kernel, info = "xen", {"key": "k"}
-    seen = []
-
-    def boot(xen, kernel, initrd, mem, xen_append="", log_path=None, cpus=1, nodes=1):
-        seen.append((mem, cpus, nodes, xen_append))
-        on = xen_append == "heap-init-smp=1"
-        log = "(XEN) Heap: 9216 MiB handed over on 8 CPUs in 10 rounds\n" if on and cpus > 1 else ""
-        return dom0.Result("init" if cpus > 1 else "assert", [] if cpus > 1 else ["Assertion 'x' failed"], log,
-                           3.0, 0, "", [], {})
-    monkeypatch.setattr(tree, "build_patched", lambda *a, **k: Build())
-    monkeypatch.setattr(tree.initramfs, "initramfs", lambda path: None)
-    monkeypatch.setattr(tree.dom0, "boot", boot)
-    t = fake_tree(tmp_path / "t")
-    recs = tree.smp_boots(t, "p.patch", [(12288, 8, 2), (6144, 1, 1)], str(tmp_path), "vmlinuz", say=lambda *a: None,
-                          off=True)
-    assert seen == [("12288M", 8, 2, "heap-init-smp=1"), ("12288M", 8, 2, "heap-init-smp=0"),
-                    ("6144M", 1, 1, "heap-init-smp=1"), ("6144M", 1, 1, "heap-init-smp=0")]
-    assert [(r["status"], r["handed_mib"], r["on_cpus"], r["rounds"]) for r in recs] == [
-        ("init", 9216, 8, 10), ("init", 0, 0, 0), ("assert", 0, 0, 0), ("assert", 0, 0, 0)]

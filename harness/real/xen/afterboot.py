@@ -111,3 +111,83 @@ def compare(readings, boot_node=0):
         else:
             problems.append(f"after {stage}: {diff[0]}")
     return problems, notes
+
+
+def kept_back(series, on, handed_pages, top):
+    """The heap at boot of the serial series against heap-init-smp=1's ->
+    [problem]: the parallel boot lists a subset of the series' blocks, in
+    the series' order, and what it lacks is whole blocks of the top order
+    (patches/xen/staging-parallel keeps back MAX_ORDER blocks), as many
+    pages as its initcall says it handed over after SMP bring-up."""
+    out, have = [], set(on.blocks)
+    extra = [b for b in on.blocks if b not in set(series.blocks)]
+    if extra:
+        n, z, o, m, _, fd = extra[0]
+        out.append(f"{len(extra)} blocks at boot the series does not list, the first node {n} zone {z} order {o} "
+                   f"mfn 0x{m:x} first_dirty 0x{fd:x}")
+    if [b for b in series.blocks if b in have] != on.blocks:
+        out.append("the blocks both list at boot are listed in another order")
+    lacking = [b for b in series.blocks if b not in have]
+    odd = [b for b in lacking if b[2] != top]
+    if odd:
+        out.append(f"{len(odd)} blocks of the series' boot heap kept back are not whole order-{top} blocks, the "
+                   f"first order {odd[0][2]} at mfn 0x{odd[0][3]:x}")
+    if sum(1 << b[2] for b in lacking) != handed_pages:
+        out.append(f"the series lists {sum(1 << b[2] for b in lacking)} pages at boot that heap-init-smp=1 "
+                   f"does not, and it said it handed {handed_pages} over after SMP bring-up")
+    return out
+
+
+def hold_parallel(logs, said_re, top=18):
+    """The serial logs of one case's dump boots {stock, series, smp-off,
+    smp-on} (harness/real/xen/smp/boots.py, dump_boots()) -> {problems,
+    said, ...}. Each heap holds together (check()) and, but smp-on's, is
+    the canonical heap of its regions at boot (read()). Stock and the series
+    are one heap, entry for entry, at boot and after the boot modules went
+    (compare()). The parallel build, one page larger, has other regions, so
+    it is held to itself: with heap-init-smp=1 its heap at boot is its
+    heap-init-smp=0 heap less the blocks kept back (kept_back()), and after
+    the boot modules went the two are one heap, entry for entry. That they
+    can be: Xen's allocations before the initcall take the smallest free
+    block of the highest zone that has one, so a kept-back 1 GiB block
+    would be split only where its zone had nothing smaller; a case where
+    one was is a difference here, named with its first entry."""
+    problems, said, readings = [], [], {}
+    for side in ("stock", "series", "smp-off"):
+        try:
+            readings[side] = read(logs[side])
+        except heapdump.DumpError as e:
+            problems.append(f"{side}: {e}")
+            continue
+        problems += [f"{side} {p}" for p in readings[side].problems]
+    if "stock" in readings and "series" in readings:
+        problems += compare({k: readings[k] for k in ("stock", "series")})[0]
+    out = {"problems": problems, "said": said}
+    m = said_re.search(logs["smp-on"])
+    try:
+        boot, later = heapdump.parse(logs["smp-on"]), heapdump.stages(logs["smp-on"])
+        after = heapdump.parse(logs["smp-on"], later[0]) if later else None
+    except heapdump.DumpError as e:
+        problems.append(f"smp-on: {e}")
+        return out
+    if after is None or not m:
+        problems.append("smp-on: " + ("no dump after the boot modules went" if after is None else
+                                      "no line saying what was handed over after SMP bring-up"))
+        return out
+    problems += [f"smp-on at boot: {p}" for p in heapdump.check(boot)]
+    problems += [f"smp-on after {later[0]}: {p}" for p in heapdump.check(after)]
+    out.update(handed_mib=int(m.group(1)), on_cpus=int(m.group(2)), rounds=int(m.group(3)))
+    off = readings.get("smp-off")
+    if off is None:
+        return out
+    problems += [f"smp-on at boot: {p}" for p in kept_back(off.boot, boot, int(m.group(1)) << 8, top)]
+    moved = len(off.after.block_set() ^ after.block_set())
+    differ = heapdump.compare({"smp-off": off.after, "smp-on": after})
+    problems += [f"after {later[0]}: {p}" for p in differ]
+    out.update(kept_blocks=len(off.boot.blocks) - len(boot.blocks), moved_blocks=moved,
+               free_after={"on": after.total, "off": off.after.total})
+    said.append(f"{len(off.boot.blocks) - len(boot.blocks)} blocks ({m.group(1)} MiB) kept back at boot and "
+                f"handed over on {m.group(2)} CPUs in {m.group(3)} rounds; after {later[0]} {len(after.blocks)} "
+                + ("blocks, entry for entry heap-init-smp=0's" if not differ else
+                   f"blocks against {len(off.after.blocks)}, {moved} not in both"))
+    return out

@@ -18,17 +18,18 @@ measure exits 0 when all went well, 1 when a boot or a check failed, 2
 when nothing could be built or the arguments are wrong; heap-test 0 when
 every variant left the same heap, 1 when one did not, 2 when the tester
 could not be built."""
-import json
 import os
 import re
 import time
 
 from harness.common import BenchError, parse_sizes, say, warn
-from harness.qemu import command, guest
+from harness.qemu import command
 from harness.real import cli as real_cli
 from harness.real.debian.apt import FetchError
 from harness.real.xen import arm, measure, source, tree, variants, variants_report
 from harness.real.xen.host import heap as hostheap, timing as hosttime
+from harness.real.xen.smp import cli as smpcli
+from harness.real.xen.smp.cli import parallel_patch
 from harness.real.xen.variants import RELEASES, TOPOLOGIES
 from harness.real.xen.variants_report import VARIANTS
 
@@ -190,43 +191,6 @@ def cmd_heap_time(args):
     return hosttime.cmd_time_proposal(proposal_sides(os.path.abspath(args.tree)), gib, args.runs)
 
 
-def cmd_smp_boot(args):
-    """Boots of the tree with patches/xen/staging-parallel -> 0 when every
-    boot reached dom0's init, 1 when not."""
-    cases = []
-    for item in args.cases.split(","):
-        parts = item.split(":")
-        try:
-            mem, cpus, nodes = parse_sizes(parts[0])[0], int(parts[1]), int(parts[2])
-            if len(parts) != 3 or mem % (1 << 20) or not 1 <= cpus <= 8 or not 1 <= nodes <= 4:
-                raise ValueError(item)
-        except (BenchError, ValueError, IndexError):
-            raise BenchError(f"--cases {args.cases}: want SIZE:VCPUS:NODES items, 1 to 8 vCPUs, 1 to 4 nodes, "
-                             "e.g. 6G:2:1,12G:8:2") from None
-        why = guest.check(cpus, nodes, mem)
-        if why:
-            raise BenchError(f"--cases {item}: {why}")
-        cases.append((mem >> 20, cpus, nodes))
-    out = real_cli.results_folder(args, "xen-smp-")
-    records = tree.smp_boots(os.path.abspath(args.tree), parallel_patch(), cases, out, measure.dom0_kernel(say),
-                             say, off=args.off)
-    with open(os.path.join(out, "smp-boots.jsonl"), "w") as f:
-        f.writelines(json.dumps(r) + "\n" for r in records)
-    bad = [r for r in records if r["status"] != "init"]
-    say(f"xen-src smp-boot: {len(records) - len(bad)} of {len(records)} boots reached dom0's init; {out}")
-    return 1 if bad else 0
-
-
-def parallel_patch():
-    """The patch of patches/xen/staging-parallel/, which goes on top of the
-    proposal series: the hand-over after SMP bring-up."""
-    folder = os.path.join(hostheap.ROOT, "patches", "xen", "staging-parallel")
-    found = sorted(f for f in os.listdir(folder) if f.endswith(".patch"))
-    if len(found) != 1:
-        raise BenchError(f"{folder}: want one patch, found {len(found)}")
-    return os.path.join(folder, found[0])
-
-
 def proposal_sides(stock, splits=True):
     """`heap-time --proposal`'s trees: stock, each split of the proposal
     series on its own (hosttime.PROPOSAL_WAYS; where `splits`), the whole
@@ -337,16 +301,7 @@ def add_parser(sub):
     real_cli.add_sizes(a, arm.DEFAULT_SIZES)
     a.add_argument("--jobs", type=int, default=None, help="make -j (default: the CPUs)")
     real_cli.add_out(a, "xen-arm-")
-    g = mode("smp-boot", "a stock tree with the proposal series and patches/xen/staging-parallel, booted to "
-             "dom0's init on several vCPUs and nodes", _failing(cmd_smp_boot), description="Builds the tree (a "
-             "stock staging) with its proposal series and patches/xen/staging-parallel in the debug config and "
-             "boots dom0 to its init under TCG for each case, with heap-init-smp=1 (and 0 with --off); writes "
-             "smp-boots.jsonl.")
-    g.add_argument("--tree", metavar="DIR", required=True, help="a stock Xen staging tree")
-    g.add_argument("--cases", default=",".join(f"{m // 1024}G:{c}:{n}" for m, c, n in tree.SMP_CASES),
-                   help="SIZE:VCPUS:NODES, a comma list (default: %(default)s)")
-    g.add_argument("--off", action="store_true", help="also boot each case with heap-init-smp=0")
-    real_cli.add_out(g, "xen-smp-")
+    smpcli.add_modes(mode, _failing)
     h = mode("heap-time", "Xen's own init_heap_pages() of each variant timed on this CPU", _tester(cmd_heap_time))
     _heap_source(h)
     real_cli.add_sizes(h, "1,4,16,64")

@@ -226,7 +226,7 @@ def first_difference(a, b):
 
 # Variants that claim chunk's free lists in order, entry for entry; stock and
 # series: a tree as it is and with its proposal series (harness/real/xen/arm.py).
-ORDERED = ("chunk", "sweep", "stock", "series")
+ORDERED = ("chunk", "sweep", "stock", "series", "smp-off", "smp-on")
 
 
 def first_order_difference(a, b):

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: MIT
+"""`xen-src smp-boot`: a stock tree with its proposal series and
+patches/xen/staging-parallel booted to dom0's init under TCG on several
+vCPUs and nodes (smp_boots()); with --dump, the heap dump's code on top
+and each case booted as stock, as the series, and with heap-init-smp=0 and
+1, the heaps held to one another (dump_boots(), afterboot.hold_parallel())."""
+import os
+import re
+
+from harness.common import size_label
+from harness.real.bracket import initramfs
+from harness.real.xen import afterboot, dom0
+from harness.real.xen.source import XEN
+from harness.real.xen.tree import build_patched, series_of, version_of
+
+
+# `xen-src smp-boot`'s default cases: (MiB, vCPUs, nodes); a node with no
+# whole 1 GiB block, one with no CPU, one to four nodes, one to eight vCPUs.
+SMP_CASES = ((6144, 2, 1), (6144, 4, 2), (8192, 8, 4), (12288, 1, 2), (12288, 8, 2), (12288, 4, 4),
+             (16384, 8, 1), (16384, 2, 2))
+SMP_LINE = re.compile(r"Heap: (\d+) MiB handed over on (\d+) CPUs in (\d+) rounds")
+
+
+def smp_boots(path, patch, cases, out, kernel, say=print, off=False):
+    """`xen-src smp-boot`: the debug build of the tree with its proposal
+    series and `patch` (patches/xen/staging-parallel) booting dom0 to its
+    init under TCG for each case (MiB, vCPUs, nodes), with heap-init-smp
+    on (and off, with `off`) -> records, one a boot: its status, what the
+    initcall said it handed over (MiB, CPUs, rounds) and the wall time."""
+    name = series_of(version_of(path), path)[0]
+    patches = XEN.series(name, os.path.join(XEN.patches, name)) + [patch]
+    b = build_patched(path, patches, "staging-parallel", "debug", say)
+    initrd = os.path.join(out, "dom0.cpio.gz")
+    initramfs.initramfs(initrd)
+    records = []
+    for mib, cpus, nodes in cases:
+        for on in (1, 0) if off else (1,):
+            log = os.path.join(out, f"serial-smp-{mib}M-{cpus}c-{nodes}n-{'on' if on else 'off'}.log")
+            r = dom0.boot(b.kernel, kernel, initrd, f"{mib}M", xen_append=f"heap-init-smp={on}", log_path=log,
+                          cpus=cpus, nodes=nodes)
+            m = SMP_LINE.search(r.log)
+            rec = {"type": "smp_boot", "mem_bytes": mib << 20, "cpus": cpus, "nodes": nodes, "heap_init_smp": on,
+                   "status": r.status, "lines": r.lines, "wall_s": round(r.elapsed, 1), "log": os.path.basename(log),
+                   "handed_mib": int(m.group(1)) if m else 0, "on_cpus": int(m.group(2)) if m else 0,
+                   "rounds": int(m.group(3)) if m else 0, "key": b.info.get("key")}
+            records.append(rec)
+            say(f"xen-src: {size_label(mib << 20)}, {cpus} vCPUs, {nodes} node(s), heap-init-smp={on}: "
+                f"{r.status} in {r.elapsed:.0f} s; " + (f"{m.group(1)} MiB handed over after SMP bring-up on "
+                                                        f"{m.group(2)} CPUs in {m.group(3)} rounds" if m else
+                                                        "nothing kept back") +
+                ("" if r.status == "init" else ": " + "; ".join(r.lines[:2])))
+    return records
+
+
+# `smp-boot --dump`'s boots of a case: (label, the build's patches, Xen's extra arguments).
+# bootscrub=off: with more than one vCPU an idle CPU scrubs the memory handed
+# over while Xen boots, and how far it got (first_dirty, need_scrub) is timing.
+DUMP_SIDES = (("stock", "stock", ""), ("series", "series", ""), ("smp-off", "parallel", "heap-init-smp=0"),
+              ("smp-on", "parallel", "heap-init-smp=1"))
+DUMP_ARGS = "heap-dump bootscrub=off"
+
+
+def dump_boots(path, patch, dump, cases, out, kernel, say=print):
+    """`xen-src smp-boot --dump`: debug builds of the tree with the heap
+    dump's code (`dump`) on top, stock, with its proposal series, and with
+    the series and `patch` (patches/xen/staging-parallel), each case booted
+    to dom0's init as each of DUMP_SIDES with `heap-dump` -> records: a boot
+    record each, and one `smp-dump` a case holding its heaps to one another
+    (afterboot.hold_parallel())."""
+    name = series_of(version_of(path), path)[0]
+    series = XEN.series(name, os.path.join(XEN.patches, name))
+    builds = {"stock": build_patched(path, [dump], "stock-dump", "debug", say),
+              "series": build_patched(path, series + [dump], "series-dump", "debug", say),
+              "parallel": build_patched(path, series + [patch, dump], "parallel-dump", "debug", say)}
+    initrd = os.path.join(out, "dom0.cpio.gz")
+    initramfs.initramfs(initrd)
+    records = []
+    for mib, cpus, nodes in cases:
+        logs, case = {}, {"mem_bytes": mib << 20, "cpus": cpus, "nodes": nodes}
+        for label, which, extra in DUMP_SIDES:
+            log = os.path.join(out, f"serial-dump-{mib}M-{cpus}c-{nodes}n-{label}.log")
+            r = dom0.boot(builds[which].kernel, kernel, initrd, f"{mib}M", xen_append=f"{DUMP_ARGS} {extra}".strip(),
+                          log_path=log, cpus=cpus, nodes=nodes)
+            records.append(dict(case, type="dump_boot", side=label, status=r.status, lines=r.lines,
+                                wall_s=round(r.elapsed, 1), log=os.path.basename(log),
+                                key=builds[which].info.get("key")))
+            logs[label] = r.log
+            say(f"xen-src: {size_label(mib << 20)}, {cpus} vCPUs, {nodes} node(s), {label} with heap-dump: "
+                f"{r.status} in {r.elapsed:.0f} s" + ("" if r.status == "init" else ": " + "; ".join(r.lines[:2])))
+        held = afterboot.hold_parallel(logs, SMP_LINE)
+        records.append(dict(case, type="smp-dump", **held))
+        say(f"xen-src: {size_label(mib << 20)}, {cpus} vCPUs, {nodes} node(s): " +
+            ("; ".join(held["problems"][:3]) if held["problems"] else "one heap: " + "; ".join(held["said"])))
+    return records

@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: MIT
+"""`xen-src smp-count`: the hand-over after SMP bring-up
+(patches/xen/staging-parallel) counted under -icount as a critical path.
+
+Each size and topology boots the release build of the tree with its
+proposal series and the parallel patch twice, on one vCPU, recorded and
+replayed as every Xen count is (harness/real/bracket/boot.py):
+
+  serial  heap-init-smp=0: end_boot_allocator() hands everything over, the
+          proposal's single pass; its bracket is the serial figure.
+  smp     heap-init-smp=1: end_boot_allocator()'s bracket (what goes over
+          before SMP bring-up), then init_deferred_heap()'s, with each call
+          of the per-CPU work, mark_deferred_share(), counted apart; when the
+          bracket closes the kept-back ranges are read from Xen's memory
+          (deferred_ranges[]: start, end and node of each).
+
+One vCPU runs every piece, so each piece's count is that of a CPU of its
+own; a node with no CPU has its pieces marked by the boot CPU inside
+init_deferred_heap() (counted in the serial rest, each at the mean cost of
+a counted piece when it is taken out). With K vCPUs spread over the nodes
+(QEMU's -numa cpus: each node K/N), a round gives each node's CPUs one
+piece each, and init_deferred_heap() waits for the round's slowest:
+
+  critical path(K) = end_boot_allocator + the serial rest of init_deferred_heap
+                     + the sum over rounds of the round's largest piece
+
+Not counted: the IPIs of on_selected_cpus() and the time a CPU waits in
+them, which one vCPU never runs. It is a critical path of instructions,
+not of time; the host timer (`heap-time --parallel`) gives time."""
+import os
+import struct
+
+from harness.common import size_label
+from harness.qemu.brackets import BracketError, Spec, take
+from harness.real.bracket import boot as realboot
+from harness.real.xen import variants
+from harness.real.xen.source import XEN
+from harness.real.xen.tree import build_patched, series_of, version_of
+
+MARKER = "Heap: "                       # init_deferred_heap()'s last line; heap-init-smp=0 never prints it
+SERIAL_MARKER = "Domain heap initialised"
+PIECE = "mark_deferred_share"
+RANGE = struct.Struct("<QQBB6x")         # struct deferred_range on x86-64: s, e, nid, failed
+RANGES = 4096 // RANGE.size              # deferred_ranges[PAGE_SIZE / sizeof(struct deferred_range)]
+PIECE_PAGES = 1 << (27 - 12)             # DEFERRED_PIECE_ORDER: 128 MiB
+DEFAULT_CPUS = (1, 2, 4, 8)
+
+
+def ranges_of(raw):
+    """deferred_ranges[]'s bytes -> [(s, e, nid)] of the ranges kept back
+    (the array past them is zero)."""
+    out = []
+    for i in range(len(raw) // RANGE.size):
+        s, e, nid, _ = RANGE.unpack_from(raw, i * RANGE.size)
+        if e <= s:
+            break
+        out.append((s, e, nid))
+    return out
+
+
+def critical_path(before, rest, pieces, ranges, cpus, nodes):
+    """Instructions on the critical path with `cpus` vCPUs over `nodes`
+    nodes -> (instructions, rounds), from one vCPU's counts: `before`
+    (end_boot_allocator), `rest` (init_deferred_heap less its counted
+    pieces and less the pieces it marked for CPU-less nodes), `pieces`
+    ({node: [instructions of each piece in order]}) and the ranges."""
+    per_node = {n: 0 for n in range(nodes)}
+    for s, e, nid in ranges:
+        per_node[nid] = per_node.get(nid, 0) + (e - s) // PIECE_PAGES
+    k = {n: cpus // nodes + (1 if n < cpus % nodes else 0) for n in per_node}
+    serial = sum(sum(pieces.get(n, [])) for n in per_node if not k[n])
+    rounds = max([-(-per_node[n] // k[n]) for n in per_node if k[n]] or [0])
+    marking = 0
+    for r in range(rounds):
+        marking += max([pieces[n][r * k[n] + i] for n in per_node if k[n]
+                        for i in range(k[n]) if r * k[n] + i < per_node[n]] or [0])
+    return before + rest + serial + marking, rounds
+
+
+def node_pieces(calls, ranges, nodes):
+    """The counted pieces of one vCPU, in the order it marked them (node
+    0's, round by round), and the mean cost standing in for the pieces the
+    boot CPU marked for the other nodes -> ({node: [instructions]}, mean)."""
+    counted = [n for _, _, _, n in calls]
+    mean = sum(counted) / len(counted) if counted else 0
+    want = {n: sum((e - s) // PIECE_PAGES for s, e, nid in ranges if nid == n) for n in range(nodes)}
+    if len(counted) != want.get(0, 0):
+        raise BracketError(f"{len(counted)} calls of {PIECE} counted, node 0 has {want.get(0, 0)} pieces kept back")
+    out = {0: counted}
+    for n in range(1, nodes):
+        out[n] = [mean] * want[n]
+    return out, mean
+
+
+def target(append, marker, specs=()):
+    return realboot.Target("xen-staging-parallel", None, f"{realboot.XEN_APPEND} {append}",
+                           lambda syms: list(specs), marker, dom0=True)
+
+
+def count_one(b, mem, nodes, out, cpus_list=DEFAULT_CPUS):
+    """One size and topology -> record: the serial pass's bracket, the
+    smp boot's two brackets and pieces, and the critical path for each of
+    cpus_list (vCPU counts of at least `nodes`)."""
+    n = len(nodes)
+    files = {"kernel": b.kernel, "symbols": b.symbols, "dom0": variants.dummy_dom0()}
+    tag = f"{size_label(mem)}-{n}n"
+    serial_spec = Spec("end_boot_allocator", "end_boot_allocator", exclude=("printk",), reads=("total_avail_pages",))
+    (serial,), _ = realboot.boot_real(target("heap-init-smp=0", SERIAL_MARKER, [serial_spec]), files, mem,
+                                      os.path.join(out, f"serial-smpcount-{tag}-off.log"), nodes=nodes)
+    got = {}
+
+    def drive(stub, syms, deadline):
+        before = take(stub, syms, Spec("end_boot_allocator", "end_boot_allocator", exclude=("printk",),
+                                       reads=("total_avail_pages",)), deadline)
+        after = take(stub, syms, Spec("init_deferred_heap", "init_deferred_heap",
+                                      exclude=("printk", "process_pending_softirqs"), parts=(PIECE,),
+                                      reads=("total_avail_pages",)), deadline)
+        got["ranges"] = ranges_of(stub.read_bytes(syms["deferred_ranges"], RANGES * RANGE.size))
+        return [before, after]
+    (before, after), _ = realboot.boot_real(target("heap-init-smp=1", MARKER), files, mem,
+                                            os.path.join(out, f"serial-smpcount-{tag}-on.log"), drive=drive,
+                                            nodes=nodes)
+    ranges = got["ranges"]
+    pieces, mean = node_pieces(after.part_calls, ranges, n)
+    kept = sum(e - s for s, e, _ in ranges)
+    marked_in = after.parts.get(PIECE, [0, 0])[1]
+    rest = after.instructions - marked_in - mean * sum(len(pieces[k]) for k in pieces if k)
+    pages = serial.reads["total_avail_pages"]
+    rec = {"type": "smp_count", "mem_bytes": mem, "nodes": nodes, "pages": pages, "kept_pages": kept,
+           "serial": serial.instructions, "before": before.instructions,
+           "before_pages": before.reads["total_avail_pages"], "deferred": after.instructions,
+           "deferred_pages": after.reads["total_avail_pages"] - before.reads["total_avail_pages"],
+           "pieces": {str(k): len(v) for k, v in pieces.items()}, "piece_mean": round(mean, 1),
+           "rest": round(rest), "ranges": [list(r) for r in ranges], "key": b.info.get("key"), "paths": {}}
+    for cpus in cpus_list:
+        if cpus >= n:
+            ins, rounds = critical_path(before.instructions, rest, pieces, ranges, cpus, n)
+            rec["paths"][str(cpus)] = {"instructions": round(ins), "rounds": rounds}
+    return rec
+
+
+def counts(path, patch, sizes, topologies, out, say=print, cpus_list=DEFAULT_CPUS):
+    """`xen-src smp-count --tree DIR`: every size and topology -> records."""
+    name = series_of(version_of(path), path)[0]
+    b = build_patched(path, XEN.series(name, os.path.join(XEN.patches, name)) + [patch], "staging-parallel",
+                      "release", say)
+    records = []
+    for topology in topologies:
+        for mem in sizes:
+            nodes = variants.node_mib(mem, topology)
+            try:
+                rec = count_one(b, mem, nodes, out, cpus_list)
+            except (realboot.BracketBootError, BracketError, KeyError) as e:
+                rec = {"type": "error", "what": "smp-count", "mem_bytes": mem, "nodes": nodes, "message": str(e)}
+                say(f"xen-src smp-count: {size_label(mem)}, {len(nodes)} node(s): FAILED: {e}")
+                records.append(rec)
+                continue
+            records.append(rec)
+            p = rec["pages"]
+            say(f"xen-src smp-count: {size_label(mem)}, {len(nodes)} node(s): serial {rec['serial'] / p:.2f} "
+                f"instructions a page; {rec['kept_pages'] * 100 // p}% kept back; critical path " + ", ".join(
+                    f"{c} vCPUs {v['instructions'] / p:.2f} ({rec['serial'] / v['instructions']:.1f}x)"
+                    for c, v in rec["paths"].items()))
+    return records

@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: MIT
+"""Xen's heap on every CPU (harness/real/xen/smp/): the boots read back
+(dom0.boot() faked), the heaps of the dump boots held to one another
+(afterboot.kept_back()), and the critical path worked out from one vCPU's
+counts (counts.py), each on input where the answer is known."""
+import os
+
+import pytest
+
+from harness.qemu.brackets import BracketError
+from harness.real.xen import afterboot, heapdump
+from harness.real.xen.smp import boots, counts
+from tests.tools.test_xen_tree import fake_tree
+
+TOP = 18
+
+
+def dump(blocks):
+    d = heapdump.Dump()
+    d.blocks = [(n, z, o, m, o, fd) for n, z, o, m, fd in blocks]
+    return d
+
+
+SERIES = [(0, 30, TOP, 0x40000, 0), (0, 31, TOP, 0x140000, 0), (0, 20, 9, 0x200, 0), (0, 31, TOP, 0x100000, 0)]
+
+
+def test_the_parallel_boot_heap_is_the_series_less_whole_top_order_blocks():
+    """What heap-init-smp=1 lacks at boot must be whole MAX_ORDER blocks, as
+    many pages as it said it kept back, and what it lists must be the
+    series' blocks in the series' order."""
+    series = dump(SERIES)
+    on = dump([SERIES[0], SERIES[2]])
+    assert afterboot.kept_back(series, on, 2 << TOP, TOP) == []
+    said = afterboot.kept_back(series, on, 3 << TOP, TOP)
+    assert len(said) == 1 and "handed 786432 over" in said[0]
+    assert "another order" in afterboot.kept_back(series, dump([SERIES[2], SERIES[0]]), 2 << TOP, TOP)[0]
+    lacks_small = afterboot.kept_back(series, dump([SERIES[0], SERIES[1], SERIES[3]]), 1 << 9, TOP)
+    assert lacks_small == ["1 blocks of the series' boot heap kept back are not whole order-18 blocks, the first "
+                           "order 9 at mfn 0x200"]
+    extra = afterboot.kept_back(series, dump(SERIES + [(1, 20, 0, 0x7, 0)]), 0, TOP)
+    assert extra[0].startswith("1 blocks at boot the series does not list, the first node 1")
+
+
+def test_the_kept_ranges_are_read_from_xen_s_array_up_to_the_first_empty_entry():
+    raw = counts.RANGE.pack(0x40000, 0x100000, 0, 0) + counts.RANGE.pack(0x140000, 0x200000, 1, 1) + \
+        bytes(counts.RANGE.size) + counts.RANGE.pack(5, 9, 0, 0)
+    assert counts.ranges_of(raw) == [(0x40000, 0x100000, 0), (0x140000, 0x200000, 1)]
+    assert counts.RANGE.size == 24 and counts.RANGES == 170
+
+
+P = counts.PIECE_PAGES
+
+
+def test_the_critical_path_adds_each_round_s_slowest_piece_to_the_serial_parts():
+    """One node of 5 pieces: one vCPU runs all five, two run three rounds
+    (the slowest of each pair), eight run one (the slowest of all)."""
+    ranges = [(0, 5 * P, 0)]
+    pieces = {0: [10, 20, 30, 40, 50]}
+    assert counts.critical_path(100, 7, pieces, ranges, 1, 1) == (257, 5)
+    assert counts.critical_path(100, 7, pieces, ranges, 2, 1) == (107 + 20 + 40 + 50, 3)
+    assert counts.critical_path(100, 7, pieces, ranges, 8, 1) == (157, 1)
+
+
+def test_cpus_spread_over_nodes_as_qemu_gives_them_and_a_node_without_one_is_serial():
+    """Two nodes, 2 and 4 pieces: three vCPUs give node 0 two and node 1
+    one (QEMU's -numa cpus, the larger share first), so node 1 takes four
+    rounds; with one vCPU node 1 has none and its pieces are serial."""
+    ranges = [(0, 2 * P, 0), (4 * P, 8 * P, 1)]
+    pieces = {0: [5, 5], 1: [7, 7, 7, 7]}
+    assert counts.critical_path(0, 0, pieces, ranges, 3, 2) == (28, 4)
+    assert counts.critical_path(0, 0, pieces, ranges, 1, 2) == (28 + 10, 2)
+
+
+def test_one_vcpu_s_pieces_are_node_zero_s_and_the_others_stand_in_at_their_mean():
+    calls = [("mark_deferred_share", (), {}, n) for n in (10, 30)]
+    pieces, mean = counts.node_pieces(calls, [(0, 2 * P, 0), (2 * P, 5 * P, 1)], 2)
+    assert pieces == {0: [10, 30], 1: [20, 20, 20]} and mean == 20
+    with pytest.raises(BracketError, match="2 calls of mark_deferred_share counted, node 0 has 3 pieces"):
+        counts.node_pieces(calls, [(0, 3 * P, 0)], 1)
+
+
+def test_smp_boots_read_what_the_initcall_handed_over(tmp_path, monkeypatch):
+    """`xen-src smp-boot`: a boot a case and setting (dom0.boot() faked),
+    each record with its status and the initcall's line read back (none
+    where nothing was kept back or the deferral is off)."""
+    from harness.real.xen import dom0
+
+    class Build:
+        kernel, info = "xen", {"key": "k"}
+    seen = []
+
+    def boot(xen, kernel, initrd, mem, xen_append="", log_path=None, cpus=1, nodes=1):
+        seen.append((mem, cpus, nodes, xen_append))
+        on = xen_append == "heap-init-smp=1"
+        log = "(XEN) Heap: 9216 MiB handed over on 8 CPUs in 10 rounds\n" if on and cpus > 1 else ""
+        return dom0.Result("init" if cpus > 1 else "assert", [] if cpus > 1 else ["Assertion 'x' failed"], log,
+                           3.0, 0, "", [], {})
+    monkeypatch.setattr(boots, "build_patched", lambda *a, **k: Build())
+    monkeypatch.setattr(boots.initramfs, "initramfs", lambda path: None)
+    monkeypatch.setattr(boots.dom0, "boot", boot)
+    t = fake_tree(tmp_path / "t")
+    recs = boots.smp_boots(t, "p.patch", [(12288, 8, 2), (6144, 1, 1)], str(tmp_path), "vmlinuz", say=lambda *a: None,
+                          off=True)
+    assert seen == [("12288M", 8, 2, "heap-init-smp=1"), ("12288M", 8, 2, "heap-init-smp=0"),
+                    ("6144M", 1, 1, "heap-init-smp=1"), ("6144M", 1, 1, "heap-init-smp=0")]
+    assert [(r["status"], r["handed_mib"], r["on_cpus"], r["rounds"]) for r in recs] == [
+        ("init", 9216, 8, 10), ("init", 0, 0, 0), ("assert", 0, 0, 0), ("assert", 0, 0, 0)]
+
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "xen-smp")
+
+
+def logs(case):
+    """A case's four dump boots, as `smp-boot --dump` kept them (their Xen
+    lines that the comparison reads)."""
+    out = {}
+    for side, _, _ in boots.DUMP_SIDES:
+        with open(os.path.join(DATA, f"{case}-{side}.log")) as f:
+            out[side] = f.read()
+    return out
+
+
+def test_a_recorded_case_is_one_heap_at_boot_and_after_the_boot_modules_went():
+    """6 GiB, 2 vCPUs, one node, bootscrub=off (staging c447b7308b13):
+    stock and the series one heap; the deferral kept back three 1 GiB
+    blocks, and after the boot modules went its heap is heap-init-smp=0's
+    entry for entry."""
+    held = afterboot.hold_parallel(logs("6G-2c-1n"), boots.SMP_LINE)
+    assert held["problems"] == []
+    assert (held["handed_mib"], held["on_cpus"], held["rounds"], held["kept_blocks"]) == (3072, 2, 12, 3)
+    assert held["said"] == ["3 blocks (3072 MiB) kept back at boot and handed over on 2 CPUs in 12 rounds; after "
+                            "free_boot_modules 60 blocks, entry for entry heap-init-smp=0's"]
+
+
+def test_a_block_never_listed_or_a_wrong_count_of_what_was_kept_is_caught():
+    case = logs("6G-2c-1n")
+    on = case["smp-on"]
+    stage = on.index("heapdump: stage free_boot_modules")
+    line = next(x for x in on[stage:].splitlines() if " 21 18 0x100000 " in x)
+    lost = dict(case, **{"smp-on": on[:stage] + on[stage:].replace(line + "\n", "", 1)})
+    said = afterboot.hold_parallel(lost, boots.SMP_LINE)["problems"]
+    assert said == ["smp-on after free_boot_modules: the block digest of the 59 block lines is fa8f08079a83df2c, Xen "
+                    "printed 03d8287d5256f92a: lines lost or misread", "smp-on after free_boot_modules: 59 block "
+                    "lines of 1261144 pages, Xen counted 60 blocks of 1523288 pages"]
+    big = [x for x in on[stage:].splitlines() if " 21 18 " in x]
+    swapped = on[:stage] + on[stage:].replace(big[0], "@").replace(big[1], big[0]).replace("@", big[1])
+    said = afterboot.hold_parallel(dict(case, **{"smp-on": swapped}), boots.SMP_LINE)["problems"]
+    assert len(said) == 1 and said[0].startswith("after free_boot_modules: smp-on lists smp-off's blocks in another "
+                                                 "order: entry ")
+    short = dict(case, **{"smp-on": on.replace("Heap: 3072 MiB", "Heap: 2048 MiB")})
+    assert afterboot.hold_parallel(short, boots.SMP_LINE)["problems"] == [
+        "smp-on at boot: the series lists 786432 pages at boot that heap-init-smp=1 does not, and it said it "
+        "handed 524288 over after SMP bring-up"]
+    silent = dict(case, **{"smp-on": on.replace("Heap: 3072 MiB", "Heap:")})
+    assert afterboot.hold_parallel(silent, boots.SMP_LINE)["problems"] == [
+        "smp-on: no line saying what was handed over after SMP bring-up"]
+
+
+def test_an_idle_scrub_makes_the_heaps_after_boot_a_matter_of_timing_so_the_dump_boots_turn_it_off():
+    """The same build with bootscrub left idle (6 GiB, 2 vCPUs, two nodes):
+    at boot every relation holds, but after the boot modules went the
+    second vCPU had scrubbed some of the memory, so even stock and the
+    series differ; the dump boots therefore run bootscrub=off."""
+    held = afterboot.hold_parallel(logs("6G-2c-2n-idle"), boots.SMP_LINE)
+    assert held["problems"] and all(p.startswith("after free_boot_modules: ") for p in held["problems"])
+    assert "bootscrub=off" in boots.DUMP_ARGS.split()
+
+
+def test_the_dump_boots_boot_each_side_of_each_case_and_hold_the_case(tmp_path, monkeypatch):
+    """dom0.boot() faked: four boots a case with heap-dump and
+    bootscrub=off, the parallel build twice (heap-init-smp=0 and 1), and
+    one smp-dump record a case from the logs it returned."""
+    from harness.real.xen import dom0
+    case = logs("6G-2c-1n")
+    seen, made = [], []
+
+    class Build:
+        def __init__(self, label):
+            self.kernel, self.info = label, {"key": label}
+
+    def build(path, patches, label, config, say):
+        made.append((label, config, len(patches)))
+        return Build(label)
+
+    def boot(xen, kernel, initrd, mem, xen_append="", log_path=None, cpus=1, nodes=1):
+        seen.append((xen, mem, cpus, nodes, xen_append))
+        side = {"stock-dump": "stock", "series-dump": "series"}.get(xen) or \
+            ("smp-on" if xen_append.endswith("=1") else "smp-off")
+        return dom0.Result("init", [], case[side], 20.0, 0, "", [], {})
+    monkeypatch.setattr(boots, "build_patched", build)
+    monkeypatch.setattr(boots.initramfs, "initramfs", lambda path: None)
+    monkeypatch.setattr(boots.dom0, "boot", boot)
+    monkeypatch.setattr(boots.XEN, "series", lambda name, folder: ["p1", "p2"])
+    t = fake_tree(tmp_path / "t")
+    recs = boots.dump_boots(t, "par.patch", "dump.patch", [(6144, 2, 1)], str(tmp_path), "vmlinuz",
+                            say=lambda *a: None)
+    assert made == [("stock-dump", "debug", 1), ("series-dump", "debug", 3), ("parallel-dump", "debug", 4)]
+    assert [s[0] for s in seen] == ["stock-dump", "series-dump", "parallel-dump", "parallel-dump"]
+    assert [s[4] for s in seen] == ["heap-dump bootscrub=off"] * 2 + [
+        "heap-dump bootscrub=off heap-init-smp=0", "heap-dump bootscrub=off heap-init-smp=1"]
+    assert [r["type"] for r in recs] == ["dump_boot"] * 4 + ["smp-dump"]
+    assert recs[-1]["problems"] == [] and recs[-1]["kept_blocks"] == 3
