@@ -128,7 +128,8 @@ def test_a_recorded_case_is_one_heap_at_boot_and_after_the_boot_modules_went():
     held = afterboot.hold_parallel(logs("6G-2c-1n"), boots.SMP_LINE)
     assert held["problems"] == []
     assert (held["handed_mib"], held["on_cpus"], held["rounds"], held["kept_blocks"]) == (3072, 2, 12, 3)
-    assert held["said"] == ["3 blocks (3072 MiB) kept back at boot and handed over on 2 CPUs in 12 rounds; after "
+    assert held["said"] == ["stock and the series one heap, 0 region(s) across a node's edge",
+                            "3 blocks (3072 MiB) kept back at boot and handed over on 2 CPUs in 12 rounds; after "
                             "free_boot_modules 60 blocks, entry for entry heap-init-smp=0's"]
 
 
@@ -163,6 +164,7 @@ def test_an_idle_scrub_makes_the_heaps_after_boot_a_matter_of_timing_so_the_dump
     series differ; the dump boots therefore run bootscrub=off."""
     held = afterboot.hold_parallel(logs("6G-2c-2n-idle"), boots.SMP_LINE)
     assert held["problems"] and all(p.startswith("after free_boot_modules: ") for p in held["problems"])
+    assert held["regions_across_nodes"] == 1      # the proposal's node scan cut a region at the node's edge
     assert "bootscrub=off" in boots.DUMP_ARGS.split()
 
 

@@ -160,9 +160,16 @@ def hold_parallel(logs, said_re, top=18):
             problems.append(f"{side}: {e}")
             continue
         problems += [f"{side} {p}" for p in readings[side].problems]
-    if "stock" in readings and "series" in readings:
-        problems += compare({k: readings[k] for k in ("stock", "series")})[0]
     out = {"problems": problems, "said": said}
+    if "stock" in readings and "series" in readings:
+        differ = compare({k: readings[k] for k in ("stock", "series")})[0]
+        problems += differ
+        boot = readings["series"].boot
+        # The regions the proposal's heap_run_pages() cuts at a node's edge.
+        out["regions_across_nodes"] = sum(1 for s, e in boot.regions if any(s < a < e for a, _, _ in boot.nodes))
+        if not differ:
+            said.append(f"stock and the series one heap, {out['regions_across_nodes']} region(s) across a node's "
+                        "edge")
     m = said_re.search(logs["smp-on"])
     try:
         boot, later = heapdump.parse(logs["smp-on"]), heapdump.stages(logs["smp-on"])
