@@ -22,6 +22,8 @@ from harness.real.xen import carveout, heapdump
 
 # How many merged blocks a record names (all are counted).
 NAMED = 8
+# patches/xen/staging-parallel's piece, what a CPU marks in a round: 128 MiB.
+PIECE_PAGES = 1 << 15
 
 
 def edges(ranges):
@@ -146,12 +148,15 @@ def hold_parallel(logs, said_re, top=18):
     are one heap, entry for entry, at boot and after the boot modules went
     (compare()). The parallel build, one page larger, has other regions, so
     it is held to itself: with heap-init-smp=1 its heap at boot is its
-    heap-init-smp=0 heap less the blocks kept back (kept_back()), and after
-    the boot modules went the two are one heap, entry for entry. That they
-    can be: Xen's allocations before the initcall take the smallest free
-    block of the highest zone that has one, so a kept-back 1 GiB block
-    would be split only where its zone had nothing smaller; a case where
-    one was is a difference here, named with its first entry."""
+    heap-init-smp=0 heap less the blocks kept back (kept_back()). After the
+    boot modules went the two are one heap where Xen's allocations in
+    between took the same pages, and may differ where they did not: a CPU
+    brought up allocates on its node, and a node whose memory is kept back
+    but for little gives it from another (6 GiB, 4 vCPUs, two nodes: 1,667
+    pages moved between the nodes, 27 blocks not in both). So there they
+    must hold the same number of free pages to within one 128 MiB piece,
+    the least a piece or block lost or listed twice would move, and what
+    differs is said."""
     problems, said, readings = [], [], {}
     for side in ("stock", "series", "smp-off"):
         try:
@@ -190,11 +195,13 @@ def hold_parallel(logs, said_re, top=18):
     problems += [f"smp-on at boot: {p}" for p in kept_back(off.boot, boot, int(m.group(1)) << 8, top)]
     moved = len(off.after.block_set() ^ after.block_set())
     differ = heapdump.compare({"smp-off": off.after, "smp-on": after})
-    problems += [f"after {later[0]}: {p}" for p in differ]
-    out.update(kept_blocks=len(off.boot.blocks) - len(boot.blocks), moved_blocks=moved,
+    if abs(after.total - off.after.total) >= PIECE_PAGES:
+        problems.append(f"smp-on after {later[0]}: {after.total} pages free, heap-init-smp=0 {off.after.total}: "
+                        "more apart than a piece of 128 MiB")
+    out.update(kept_blocks=len(off.boot.blocks) - len(boot.blocks), moved_blocks=moved, same_after=not differ,
                free_after={"on": after.total, "off": off.after.total})
     said.append(f"{len(off.boot.blocks) - len(boot.blocks)} blocks ({m.group(1)} MiB) kept back at boot and "
-                f"handed over on {m.group(2)} CPUs in {m.group(3)} rounds; after {later[0]} {len(after.blocks)} "
-                + ("blocks, entry for entry heap-init-smp=0's" if not differ else
-                   f"blocks against {len(off.after.blocks)}, {moved} not in both"))
+                f"handed over on {m.group(2)} CPUs in {m.group(3)} rounds; after {later[0]} "
+                + (f"{len(after.blocks)} blocks, entry for entry heap-init-smp=0's" if not differ else
+                   f"{after.total} pages free against {off.after.total}, {moved} blocks not in both"))
     return out
