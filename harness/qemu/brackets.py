@@ -20,9 +20,8 @@ an interrupt, which a thread in the bracket enters through a stop, so a
 stretch counted to the bracket ran on the thread that counts it."""
 import subprocess
 
-from harness.qemu.gdbstub import RIP, RSP, StubError
+from harness.qemu.gdbstub import RSP, X86_64, StubError
 
-ARG_REGS = (5, 4, 3, 2, 8, 9)      # rdi, rsi, rdx, rcx, r8, r9 (System V)
 THREAD_SHIFT = 14                   # x86-64 kernel stacks: 16 KiB, aligned to their size
 
 
@@ -116,6 +115,20 @@ def _kinds(syms, spec):
     return kinds
 
 
+def _arch(stub):
+    return getattr(stub, "arch", X86_64)
+
+
+def _entry_return(stub, sp):
+    """Stopped at a function's first instruction -> (where it returns, the
+    stack pointer there): x86-64's return address is the word at sp, which
+    the return pops; arm64's is in the link register, sp unchanged."""
+    arch = _arch(stub)
+    if arch.link is None:
+        return stub.read(sp), sp + 8
+    return stub.reg(arch.link), sp
+
+
 def _addr(syms, name):
     if name not in syms:
         raise BracketError(f"symbol {name} is not in the symbol table")
@@ -141,8 +154,7 @@ def take(stub, syms, spec, deadline):
         stub.set_break(close_fn)
         stop_at(stub, close_fn, deadline, spec.close_at)
         stub.clear_break(close_fn)
-        sp = stub.reg(RSP)
-        end, end_sp = stub.read(sp), sp + 8
+        end, end_sp = _entry_return(stub, stub.reg(_arch(stub).sp))
         if open_fn != close_fn:
             stub.set_break(open_fn)
             stop_at(stub, open_fn, deadline, spec.open_at)
@@ -172,13 +184,14 @@ def _run(stub, syms, spec, res, end, end_sp, deadline):
         ret_uses[f.ret] = ret_uses.get(f.ret, 0) + 1
         stub.set_break(f.ret)
 
-    pc = stub.reg(RIP)      # the opening stop is a call of its own when open_at is a part
+    arch = _arch(stub)
+    pc = stub.reg(arch.pc)  # the opening stop is a call of its own when open_at is a part
     first = pc in kinds
     while True:
         if not first:
             pc = stub.resume(deadline)
         first = False
-        sp = stub.reg(RSP)
+        sp = stub.reg(arch.sp)
         if frames and pc == frames[-1].ret and sp == frames[-1].ret_sp:
             f = frames.pop()
             n = stub.instructions() - f.start
@@ -206,8 +219,8 @@ def _run(stub, syms, spec, res, end, end_sp, deadline):
             if kind == "interrupt":
                 push(_Frame(kind, name, *interrupt_return(stub, name, sp), now))
             else:
-                args = tuple(stub.reg(r) for r in ARG_REGS) if kind == "part" else ()
-                push(_Frame(kind, name, stub.read(sp), sp + 8, now, args))
+                args = tuple(stub.reg(r) for r in arch.args) if kind == "part" else ()
+                push(_Frame(kind, name, *_entry_return(stub, sp), now, args))
             continue
         if pc in ret_uses or pc == end:
             continue                    # a return address passed by a jump, not a return

@@ -15,6 +15,20 @@ import time
 RSP, RIP = 7, 16
 
 
+class Arch:
+    """What a bracket needs of a target: the register numbers of its pc, its
+    stack pointer and its first six arguments, and where a call keeps its
+    return address: on the stack (x86-64: the word at sp, popped on return)
+    or in a link register (arm64's x30, sp as it was)."""
+
+    def __init__(self, name, pc, sp, args, link=None):
+        self.name, self.pc, self.sp, self.args, self.link = name, pc, sp, args, link
+
+
+X86_64 = Arch("x86_64", RIP, RSP, (5, 4, 3, 2, 8, 9))            # rdi, rsi, rdx, rcx, r8, r9
+ARM64 = Arch("arm64", 32, 31, (0, 1, 2, 3, 4, 5), link=30)       # pc, sp, x0..x5, x30 (AAPCS64)
+
+
 class StubError(Exception):
     """The guest or QEMU ended, timed out, or answered what it should not."""
 
@@ -52,7 +66,8 @@ class GdbStub:
     """One connection to QEMU's gdbstub. `alive` is a callable that says
     whether QEMU still runs (so a dead QEMU ends waits at once)."""
 
-    def __init__(self, path, alive=lambda: True, connect_timeout=30.0):
+    def __init__(self, path, alive=lambda: True, connect_timeout=30.0, arch=X86_64):
+        self.arch = arch
         deadline = time.monotonic() + connect_timeout
         self.sock = None
         while self.sock is None:
@@ -128,7 +143,8 @@ class GdbStub:
 
     def reg(self, n):
         """A 64-bit register by number (QEMU answers no 'p' packet here: the
-        whole set, 'g', begins with rax..r15 and rip, 8 bytes each)."""
+        whole set, 'g', begins with rax..r15 and rip, 8 bytes each; arm64's
+        with x0..x30, sp and pc)."""
         g = self.request("g")
         if len(g) < 16 * (n + 1):
             raise StubError(f"short register set from the gdbstub: {g[:40]!r}")
@@ -167,16 +183,16 @@ class GdbStub:
         current pc is stepped over first (QEMU would stop on it again); when
         that step lands on another breakpoint (a call to a function that has
         one), the step's end is the stop."""
-        pc = self.reg(RIP)
+        pc = self.reg(self.arch.pc)
         if pc in self.breaks:
             self.request(f"z0,{pc:x},1")
             self._expect_stop(self.request("s", deadline))
             self.request(f"Z0,{pc:x},1")
-            after = self.reg(RIP)
+            after = self.reg(self.arch.pc)
             if after in self.breaks:
                 return after
         self._expect_stop(self.request("c", deadline))
-        return self.reg(RIP)
+        return self.reg(self.arch.pc)
 
     @staticmethod
     def _expect_stop(reply):

@@ -108,3 +108,29 @@ def test_a_profile_follows_its_own_thread_only():
     stub.breaks.add(OPEN)
     with pytest.raises(IndexError):
         linux_profile.profile(stub, SYMS, "deferred_init_memmap", ["__schedule"], [], None, threads=False)
+
+
+class ArmStub(ScriptedStub):
+    """arm64's registers (gdbstub.ARM64): pc, sp and the link register x30,
+    which a stop gives as its fourth item."""
+    from harness.qemu.gdbstub import ARM64 as arch
+
+    def reg(self, n):
+        return {32: self.at[0], 31: self.at[1], 30: self.at[3]}[n]
+
+
+def test_an_arm64_call_returns_to_its_link_register_with_sp_as_it_was():
+    """end_boot_allocator() on arm64: entered with x30 = 0x500, printk()
+    called inside with x30 = 0x1010 and excluded; the returns are known by
+    pc and sp, not by a word popped off the stack (there is none: the
+    memory is empty, so reading it would fail)."""
+    syms = {"end_boot_allocator": 0x1000, "printk": 0x4000, "total_avail_pages": 0x9000}
+    stops = [(0x1000, 0x8000, 100, 0x500),      # entry: returns to 0x500 with sp 0x8000
+             (0x4000, 0x7f00, 140, 0x1010),     # printk from inside, sp moved down
+             (0x1010, 0x7f00, 190, 0x1010),     # printk returns: 50 excluded
+             (0x500, 0x8000, 230, 0x1010)]      # end_boot_allocator returns
+    stub = ArmStub(stops, {0x9000: 5})
+    res = brackets.take(stub, syms, brackets.Spec("eba", "end_boot_allocator", exclude=("printk",),
+                                                  reads=("total_avail_pages",)), deadline=None)
+    assert (res.gross, res.instructions, res.reads) == (130, 80, {"total_avail_pages": 5})
+    assert res.excluded == {"printk": [1, 50]} and not stub.breaks

@@ -106,3 +106,18 @@ def test_tools_that_cannot_be_had_are_named_by_package(monkeypatch, capsys, tmp_
     said = capsys.readouterr()
     assert "qemu-system-aarch64 (Debian package qemu-system-arm)" in said.out + said.err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_arm64_count_boots_record_and_replay_on_the_virt_machine_and_a_count_that_failed_fails_the_run():
+    """The count's QEMU command is the boot's machine with -icount (and the
+    replay's gdbstub after it), its gdbstub reads arm64's registers, and a
+    count without pages fails the run."""
+    t = arm.count_target("arm64", "/tmp/dummy")
+    cmd = t.command({"kernel": "xen"}, 1 << 30, "shift=0,sleep=off,rr=record,rrfile=r", ["-S"])
+    assert cmd[:len(arm.MACHINES["arm64"])] == arm.MACHINES["arm64"] and cmd[-3:] == [
+        "-icount", "shift=0,sleep=off,rr=record,rrfile=r", "-S"]
+    assert "1024M" in cmd and "heap-dump" not in " ".join(cmd) and t.arch.link == 30
+    assert arm.COUNTED == ("arm64",)
+    recs = [{"type": "count", "arch": "arm64", "series": "stock", "mem_bytes": 1 << 30,
+             "problems": ["no count: xen-arm64 at 1024 MiB gave no bracket"]}]
+    assert arm.failed(recs) == ["arm64 count at 1G: no count: xen-arm64 at 1024 MiB gave no bracket"]

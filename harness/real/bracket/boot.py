@@ -15,7 +15,7 @@ import time
 from harness.qemu import command, runner
 from harness.qemu.brackets import BracketError, Spec, load_symbols, take
 from harness.common import GIB
-from harness.qemu.gdbstub import GdbStub, StubError
+from harness.qemu.gdbstub import X86_64, GdbStub, StubError
 from harness.real.bracket.logs import LogError, bootheap_counts, linux_facts, xen_facts
 
 ICOUNT = "shift=0,sleep=off"
@@ -84,9 +84,12 @@ class Target:
     command line, its brackets (a function of its symbols), the serial line
     it prints once they have closed, and whether it takes Xen's dom0 module."""
 
-    def __init__(self, name, bios, append, specs, marker, dom0=False):
+    def __init__(self, name, bios, append, specs, marker, dom0=False, command=None, arch=X86_64):
         self.name, self.bios, self.append, self.specs = name, bios, append, specs
         self.marker, self.dom0 = marker, dom0
+        # Another machine than the q35 one: command(files, mem_bytes, icount,
+        # extra) -> QEMU's command line, and the gdbstub's registers (arm64).
+        self.command, self.arch = command, arch
 
 
 TARGETS = {
@@ -107,6 +110,8 @@ TARGETS = {
 
 
 def _command(target, files, mem_bytes, workdir, icount=ICOUNT, extra=(), nodes=1):
+    if target.command:
+        return target.command(files, mem_bytes, icount, list(extra))
     extra = ["-icount", icount] + list(extra)
     if target.dom0:
         extra += ["-initrd", files["dom0"]]
@@ -179,7 +184,7 @@ def boot_real(target, files, mem_bytes, log_path, drive=None, nodes=1):
                             "-gdb", "chardev:gdb0", "-S"], nodes)
             proc, reader = runner.launch(cmd)
             try:
-                stub = GdbStub(sock, alive=lambda: proc.poll() is None)
+                stub = GdbStub(sock, alive=lambda: proc.poll() is None, arch=target.arch)
                 results = drive(stub, syms, deadline + timeout_for(mem_bytes))
                 stub.close()
             except (BracketError, StubError) as e:

@@ -17,8 +17,8 @@ import tempfile
 
 from harness.common import GIB
 from harness.qemu import command
-from harness.qemu.brackets import ARG_REGS, BracketError
-from harness.qemu.gdbstub import RSP, StubError
+from harness.qemu.brackets import BracketError
+from harness.qemu.gdbstub import RSP, X86_64, StubError
 
 # role: (Xen's function, bootheap's function); None where the function is inline.
 ROLES = (("init", "init_heap_pages", None),          # bootheap's is per strategy, below
@@ -48,7 +48,7 @@ def functions(side, strategy=None):
 
 
 def _arg(stub, n):
-    return stub.reg(ARG_REGS[n])
+    return stub.reg(X86_64.args[n])
 
 
 def profile(stub, syms, names, side, deadline, window=WINDOW):

@@ -14,6 +14,10 @@ booted on QEMU's `virt` machine, stock against the series, one heap.
           cannot build dom0 from the dummy, which ends the boot. The two dumps must agree block for block, in list order,
           with the same heads, counters and digests (heapdump.compare()),
           and each must agree with itself (heapdump.check()).
+  counts  arm64's release builds, stock and with the series, each boot
+          recorded under -icount and replayed with end_boot_allocator()
+          bracketed (count(): harness/real/bracket/boot.py's machinery on
+          the virt machine, the gdbstub reading arm64's registers).
 
 A missing cross compiler or QEMU for Arm is installed through
 tools/setup.sh; if that cannot be done the run names the Debian package.
@@ -30,6 +34,9 @@ import time
 from harness import ROOT
 from harness.common import size_label
 from harness.qemu import runner
+from harness.qemu.brackets import BracketError
+from harness.qemu.gdbstub import ARM64
+from harness.real.bracket import boot as realboot
 from harness.real.source.package import SourceError
 from harness.real.xen import heapdump, tree as xtree
 from harness.real.xen.dom0 import ASSERT_RE, PANIC_RE, XEN_RE
@@ -46,6 +53,8 @@ MACHINES = {"arm64": ["qemu-system-aarch64", "-M", "virt,virtualization=on,gic-v
                       "-smp", "1"],
             "arm32": ["qemu-system-arm", "-M", "virt,virtualization=on", "-cpu", "cortex-a15", "-smp", "1"]}
 XEN_ARGS = "console=dtuart loglvl=all heap-dump"
+COUNT_ARGS = "console=dtuart loglvl=all"
+COUNTED = ("arm64",)               # the brackets read arm64's registers (gdbstub.ARM64); arm32 is not counted
 # The dump builds print from their first instruction on QEMU virt's PL011, so
 # that a heap that stops Xen before its console is up is still seen.
 EARLY_UART = {"EARLY_UART_CHOICE_PL011": "y", "EARLY_UART_BASE_ADDRESS": "0x09000000"}
@@ -120,6 +129,41 @@ def boot(arch, b, mem, log_path, dummy):
     return how, log
 
 
+def count_target(arch, dummy):
+    """The bracket of end_boot_allocator() (harness/real/bracket/boot.py's
+    Xen bracket) on `arch`'s virt machine: the boot recorded under -icount
+    and replayed with the gdbstub, as x86's counts are."""
+    def command(files, mem_bytes, icount, extra):
+        return MACHINES[arch] + ["-m", f"{mem_bytes >> 20}M", "-nographic", "-no-reboot", "-kernel", files["kernel"],
+                                 "-append", COUNT_ARGS, "-device",
+                                 f"guest-loader,addr=0x{DUMMY_AT:x},kernel={dummy},bootargs=console=hvc0",
+                                 "-icount", icount] + extra
+    return realboot.Target(f"xen-{arch}", None, COUNT_ARGS, lambda syms: realboot.xen_specs(),
+                           "Domain heap initialised", command=command, arch=ARM64)
+
+
+def count(arch, builds, mem, out, dummy, say):
+    """Instructions a page of end_boot_allocator(), stock and the series'
+    release builds of `arch` at `mem` -> records."""
+    records = []
+    for label in ("stock", "series"):
+        b = builds[(arch, "release", label)]
+        log = os.path.join(out, f"serial-{arch}-count-{label}-{size_label(mem)}.log")
+        rec = {"type": "count", "arch": arch, "series": label, "mem_bytes": mem, "log": os.path.basename(log)}
+        try:
+            (r,), _ = realboot.boot_real(count_target(arch, dummy), {"kernel": b.kernel, "symbols": b.symbols},
+                                         mem, log)
+        except (realboot.BracketBootError, BracketError) as e:
+            rec["problems"] = [f"no count: {e}".splitlines()[0]]
+        else:
+            rec.update(instructions=r.instructions, pages=r.reads["total_avail_pages"])
+        records.append(rec)
+        say(f"xen-src arm: {arch} {label} at {size_label(mem)}: " +
+            (f"{rec['instructions'] / rec['pages']:.2f} instructions a page over {rec['pages']} pages "
+             "(-icount)" if "pages" in rec else rec["problems"][0]))
+    return records
+
+
 def proposal(tree):
     """The tree's proposal series -> [patch path]; SourceError for a version without one."""
     name = xtree.series_of(xtree.version_of(tree), tree)[0]
@@ -170,7 +214,8 @@ def run(tree, sizes, out, say, jobs=None):
                 "machines": {a: " ".join(m) for a, m in MACHINES.items()}, "xen_args": XEN_ARGS}]
     plan = [(arch, config, patches, label) for arch in CROSS for config, patches, label in
             (("release", series, "series"), ("debug", series, "series"),
-             ("debug", [dump], "stock-dump"), ("debug", series + [dump], "series-dump"))]
+             ("debug", [dump], "stock-dump"), ("debug", series + [dump], "series-dump"))
+            + ((("release", [], "stock"),) if arch in COUNTED else ())]
     builds = {}
     for arch, config, patches, label in plan:
         b = xtree.build_patched(tree, patches, label, config, say, jobs, (arch, CROSS[arch][0]),
@@ -186,6 +231,8 @@ def run(tree, sizes, out, say, jobs=None):
     for arch in CROSS:
         for mem in sizes:
             records += boot_pair(arch, builds, mem, out, dummy, say)
+            if arch in COUNTED:
+                records += count(arch, builds, mem, out, dummy, say)
     records.append({"type": "end", "wall_s": round(time.monotonic() - t0, 1)})
     with open(os.path.join(out, RECORDS), "w") as f:
         for r in records:
@@ -214,8 +261,7 @@ def write_report(folder):
     end = next((r for r in recs if r["type"] == "end"), {})
     out = ["# Xen's proposal series on Arm: cross-built, and booted stock against the series", "",
            f"Tree at {head['fingerprint'][:12]}; QEMU " + " and ".join(f"`{m}`" for m in head["machines"].values())
-           + " under TCG (no -icount: "
-           f"no instruction counts), Xen's command line `{head['xen_args']}` and a dummy dom0 module, "
+           + " under TCG, Xen's command line `{head['xen_args']}` and a dummy dom0 module, "
            "so that each boot ends in Xen's panic after the heap is built; "
            f"this run took {end.get('wall_s', '?')} s (a build kept from an earlier run is reused; "
            "its build time is that run's).", "",
@@ -235,6 +281,20 @@ def write_report(folder):
         if r["type"] == "compare":
             out.append(f"| {r['arch']} | {size_label(r['mem_bytes'])} | " + ("one heap: every block in list order, heads, "
                        "counters and digests" if not r["problems"] else "; ".join(r["problems"])) + " |")
+    counted = [r for r in recs if r["type"] == "count"]
+    if counted:
+        out += ["", "Instructions a page of `end_boot_allocator()` (the boot recorded under -icount shift=0,sleep=off "
+                "and replayed with its brackets; release builds):", "",
+                "| arch | RAM | pages | stock | the series | stock / series |", "|---|---|---|---|---|---|"]
+        for r in counted:
+            if r["series"] != "stock":
+                continue
+            mine = next((x for x in counted if x["series"] == "series" and x["arch"] == r["arch"]
+                         and x["mem_bytes"] == r["mem_bytes"]), {})
+            if "pages" in r and "pages" in mine:
+                a, b = r["instructions"] / r["pages"], mine["instructions"] / mine["pages"]
+                out.append(f"| {r['arch']} | {size_label(r['mem_bytes'])} | {r['pages']} | {a:.2f} | {b:.2f} | "
+                           f"{a / b:.2f}x |")
     wrong = failed(recs)
     out += ["", "Problems: " + ("none." if not wrong else "; ".join(wrong)), ""]
     with open(os.path.join(folder, "report.md"), "w") as f:

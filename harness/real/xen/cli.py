@@ -296,7 +296,9 @@ def add_parser(sub):
              "the series, one heap", _failing(cmd_arm), description="Builds the tree with its version's proposal "
              "series for arm64 and arm32 (release and debug) with Debian's cross compilers, and boots debug "
              "builds of both, stock and with the series, each with the measuring series' heap dump, on QEMU's "
-             "virt machine under TCG until Xen stops for want of a dom0; the two heaps must be one.")
+             "virt machine under TCG until Xen stops for want of a dom0; the two heaps must be one. arm64's "
+             "release builds, stock and with the series, are counted under -icount (end_boot_allocator()'s "
+             "instructions a page).")
     a.add_argument("--tree", metavar="DIR", required=True, help="a stock Xen tree with a proposal series (staging)")
     real_cli.add_sizes(a, arm.DEFAULT_SIZES)
     a.add_argument("--jobs", type=int, default=None, help="make -j (default: the CPUs)")
