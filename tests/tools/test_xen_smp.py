@@ -71,12 +71,17 @@ def test_cpus_spread_over_nodes_as_qemu_gives_them_and_a_node_without_one_is_ser
     assert counts.critical_path(0, 0, pieces, ranges, 1, 2) == (28 + 10, 2)
 
 
-def test_one_vcpu_s_pieces_are_node_zero_s_and_the_others_stand_in_at_their_mean():
-    calls = [("mark_deferred_share", (), {}, n) for n in (10, 30)]
-    pieces, mean = counts.node_pieces(calls, [(0, 2 * P, 0), (2 * P, 5 * P, 1)], 2)
-    assert pieces == {0: [10, 30], 1: [20, 20, 20]} and mean == 20
-    with pytest.raises(BracketError, match="2 calls of mark_deferred_share counted, node 0 has 3 pieces"):
-        counts.node_pieces(calls, [(0, 3 * P, 0)], 1)
+def test_one_vcpu_marks_the_cpu_less_nodes_pieces_last_first_then_node_zero_s():
+    """init_deferred_heap() on one vCPU: node 1 (no CPU) first, its pieces
+    from the last, then node 0's round by round; a call of another order
+    (a failed range's init_heap_pages()) is no piece."""
+    O = counts.PIECE_ORDER
+    calls = [("mark_fresh_chunk", (0, O, 1), {}, n) for n in (13, 12, 11)] + \
+        [("mark_fresh_chunk", (0, 3, 1), {}, 99)] + [("mark_fresh_chunk", (0, O, 1), {}, n) for n in (20, 21)]
+    pieces = counts.node_pieces(calls, [(0, 2 * P, 0), (2 * P, 5 * P, 1)], 2)
+    assert pieces == {0: [20, 21], 1: [11, 12, 13]}
+    with pytest.raises(BracketError, match="2 pieces counted .mark_fresh_chunk of order 15., 3 kept back"):
+        counts.node_pieces(calls[-2:], [(0, 3 * P, 0)], 1)
 
 
 def test_smp_boots_read_what_the_initcall_handed_over(tmp_path, monkeypatch):

@@ -9,19 +9,20 @@ replayed as every Xen count is (harness/real/bracket/boot.py):
   serial  heap-init-smp=0: end_boot_allocator() hands everything over, the
           proposal's single pass; its bracket is the serial figure.
   smp     heap-init-smp=1: end_boot_allocator()'s bracket (what goes over
-          before SMP bring-up), then init_deferred_heap()'s, with each call
-          of the per-CPU work, mark_deferred_share(), counted apart; when the
-          bracket closes the kept-back ranges are read from Xen's memory
-          (deferred_ranges[]: start, end and node of each).
+          before SMP bring-up), then init_deferred_heap()'s, with each
+          piece's marking, one call of mark_fresh_chunk() of 128 MiB,
+          counted apart; when the bracket closes the kept-back ranges are
+          read from Xen's memory (deferred_ranges[]: start, end and node).
 
-One vCPU runs every piece, so each piece's count is that of a CPU of its
-own; a node with no CPU has its pieces marked by the boot CPU inside
-init_deferred_heap() (counted in the serial rest, each at the mean cost of
-a counted piece when it is taken out). With K vCPUs spread over the nodes
-(QEMU's -numa cpus: each node K/N), a round gives each node's CPUs one
-piece each, and init_deferred_heap() waits for the round's slowest:
+One vCPU marks every piece, the boot CPU those of nodes with no CPU
+first (here every node but node 0), so each piece's count is what the CPU
+that marks it runs. With K vCPUs spread over the nodes (QEMU's -numa
+cpus: each node K/N, the larger shares first), a round gives each node's
+CPUs one piece each, and init_deferred_heap() waits for the round's
+slowest; a node still without a CPU is marked by the boot CPU first:
 
-  critical path(K) = end_boot_allocator + the serial rest of init_deferred_heap
+  critical path(K) = end_boot_allocator + init_deferred_heap less its pieces
+                     + the pieces of nodes with no CPU
                      + the sum over rounds of the round's largest piece
 
 Not counted: the IPIs of on_selected_cpus() and the time a CPU waits in
@@ -39,10 +40,11 @@ from harness.real.xen.tree import build_patched, series_of, version_of
 
 MARKER = "Heap: "                       # init_deferred_heap()'s last line; heap-init-smp=0 never prints it
 SERIAL_MARKER = "Domain heap initialised"
-PIECE = "mark_deferred_share"
+PIECE = "mark_fresh_chunk"               # each piece is one call, of DEFERRED_PIECE_ORDER
+PIECE_ORDER = 27 - 12
 RANGE = struct.Struct("<QQBB6x")         # struct deferred_range on x86-64: s, e, nid, failed
 RANGES = 4096 // RANGE.size              # deferred_ranges[PAGE_SIZE / sizeof(struct deferred_range)]
-PIECE_PAGES = 1 << (27 - 12)             # DEFERRED_PIECE_ORDER: 128 MiB
+PIECE_PAGES = 1 << PIECE_ORDER          # DEFERRED_PIECE_ORDER: 128 MiB
 DEFAULT_CPUS = (1, 2, 4, 8)
 
 
@@ -61,9 +63,9 @@ def ranges_of(raw):
 def critical_path(before, rest, pieces, ranges, cpus, nodes):
     """Instructions on the critical path with `cpus` vCPUs over `nodes`
     nodes -> (instructions, rounds), from one vCPU's counts: `before`
-    (end_boot_allocator), `rest` (init_deferred_heap less its counted
-    pieces and less the pieces it marked for CPU-less nodes), `pieces`
-    ({node: [instructions of each piece in order]}) and the ranges."""
+    (end_boot_allocator), `rest` (init_deferred_heap less every piece),
+    `pieces` ({node: [instructions of each piece in order]}) and the
+    ranges."""
     per_node = {n: 0 for n in range(nodes)}
     for s, e, nid in ranges:
         per_node[nid] = per_node.get(nid, 0) + (e - s) // PIECE_PAGES
@@ -78,18 +80,22 @@ def critical_path(before, rest, pieces, ranges, cpus, nodes):
 
 
 def node_pieces(calls, ranges, nodes):
-    """The counted pieces of one vCPU, in the order it marked them (node
-    0's, round by round), and the mean cost standing in for the pieces the
-    boot CPU marked for the other nodes -> ({node: [instructions]}, mean)."""
-    counted = [n for _, _, _, n in calls]
-    mean = sum(counted) / len(counted) if counted else 0
+    """The pieces one vCPU marked, each a call of mark_fresh_chunk() of
+    DEFERRED_PIECE_ORDER (its other calls, a failed range's init_heap_pages(),
+    are not pieces), in the order init_deferred_heap() makes them: first
+    each node with no CPU (all but node 0), in node order and each node's
+    pieces last first, then node 0's, round by round -> {node:
+    [instructions of each piece, in piece order]}."""
     want = {n: sum((e - s) // PIECE_PAGES for s, e, nid in ranges if nid == n) for n in range(nodes)}
-    if len(counted) != want.get(0, 0):
-        raise BracketError(f"{len(counted)} calls of {PIECE} counted, node 0 has {want.get(0, 0)} pieces kept back")
-    out = {0: counted}
-    for n in range(1, nodes):
-        out[n] = [mean] * want[n]
-    return out, mean
+    counted = [n for _, args, _, n in calls if args[1] == PIECE_ORDER]
+    order = [(n, i) for n in range(1, nodes) for i in reversed(range(want[n]))] + [(0, i) for i in range(want[0])]
+    if len(counted) != len(order):
+        raise BracketError(f"{len(counted)} pieces counted ({PIECE} of order {PIECE_ORDER}), "
+                           f"{len(order)} kept back")
+    out = {n: [0] * want[n] for n in range(nodes)}
+    for (n, i), cost in zip(order, counted):
+        out[n][i] = cost
+    return out
 
 
 def target(append, marker, specs=()):
@@ -121,16 +127,16 @@ def count_one(b, mem, nodes, out, cpus_list=DEFAULT_CPUS):
                                             os.path.join(out, f"serial-smpcount-{tag}-on.log"), drive=drive,
                                             nodes=nodes)
     ranges = got["ranges"]
-    pieces, mean = node_pieces(after.part_calls, ranges, n)
+    pieces = node_pieces(after.part_calls, ranges, n)
     kept = sum(e - s for s, e, _ in ranges)
-    marked_in = after.parts.get(PIECE, [0, 0])[1]
-    rest = after.instructions - marked_in - mean * sum(len(pieces[k]) for k in pieces if k)
+    marked = sum(sum(v) for v in pieces.values())
+    rest = after.instructions - marked
     pages = serial.reads["total_avail_pages"]
     rec = {"type": "smp_count", "mem_bytes": mem, "nodes": nodes, "pages": pages, "kept_pages": kept,
            "serial": serial.instructions, "before": before.instructions,
            "before_pages": before.reads["total_avail_pages"], "deferred": after.instructions,
            "deferred_pages": after.reads["total_avail_pages"] - before.reads["total_avail_pages"],
-           "pieces": {str(k): len(v) for k, v in pieces.items()}, "piece_mean": round(mean, 1),
+           "pieces": {str(k): len(v) for k, v in pieces.items()}, "marked": marked,
            "rest": round(rest), "ranges": [list(r) for r in ranges], "key": b.info.get("key"), "paths": {}}
     for cpus in cpus_list:
         if cpus >= n:
