@@ -112,7 +112,7 @@ def test_the_arm64_count_boots_record_and_replay_on_the_virt_machine_and_a_count
     """The count's QEMU command is the boot's machine with -icount (and the
     replay's gdbstub after it), its gdbstub reads arm64's registers, and a
     count without pages fails the run."""
-    t = arm.count_target("arm64", "/tmp/dummy")
+    t = arm.count_target("arm64", "dummy-dom0")
     cmd = t.command({"kernel": "xen"}, 1 << 30, "shift=0,sleep=off,rr=record,rrfile=r", ["-S"])
     assert cmd[:len(arm.MACHINES["arm64"])] == arm.MACHINES["arm64"] and cmd[-3:] == [
         "-icount", "shift=0,sleep=off,rr=record,rrfile=r", "-S"]
