@@ -58,8 +58,13 @@ def cmd_smp_count(args):
     if min(sizes) < 2 << 30:
         raise BenchError(f"--sizes {args.sizes}: the hand-over keeps back whole 1 GiB blocks above the first, "
                          "so a guest under 2 GiB has none to count; want 2 GiB and up")
+    extra = None
+    if args.extra:
+        extra = os.path.abspath(args.extra)
+        if not os.path.isfile(extra):
+            raise BenchError(f"--extra {args.extra}: no such patch")
     out = real_cli.results_folder(args, "xen-smp-count-")
-    records = counts.counts(os.path.abspath(args.tree), parallel_patch(), sizes, topologies, out, say, cpus)
+    records = counts.counts(os.path.abspath(args.tree), parallel_patch(), sizes, topologies, out, say, cpus, extra)
     with open(os.path.join(out, "smp-counts.jsonl"), "w") as f:
         f.writelines(json.dumps(r) + "\n" for r in records)
     bad = [r for r in records if r["type"] == "error"]
@@ -107,4 +112,6 @@ def add_modes(mode, failing):
     real_cli.add_nodes(c, "a third of the memory and the rest")
     c.add_argument("--cpus", default="1,2,4,8", help="the vCPU counts to work the critical path out for "
                                                      "(default %(default)s)")
+    c.add_argument("--extra", metavar="PATCH", help="a measured alternative on top of the parallel patch "
+                   "(patches/xen/staging-parallel-alternatives/), counted in its place")
     real_cli.add_out(c, "xen-smp-count-")

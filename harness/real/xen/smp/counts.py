@@ -148,17 +148,20 @@ def count_one(b, mem, nodes, out, cpus_list=DEFAULT_CPUS):
     return rec
 
 
-def counts(path, patch, sizes, topologies, out, say=print, cpus_list=DEFAULT_CPUS):
-    """`xen-src smp-count --tree DIR`: every size and topology -> records."""
+def counts(path, patch, sizes, topologies, out, say=print, cpus_list=DEFAULT_CPUS, extra=None):
+    """`xen-src smp-count --tree DIR`: every size and topology -> records.
+    With `extra` (a patch's path), that patch on top of `patch`: a measured
+    alternative (patches/xen/staging-parallel-alternatives/)."""
     name = series_of(version_of(path), path)[0]
-    b = build_patched(path, XEN.series(name, os.path.join(XEN.patches, name)) + [patch], "staging-parallel",
-                      "release", say)
+    label = "staging-parallel" + (f"-{os.path.basename(extra).split('-', 1)[0]}" if extra else "")
+    b = build_patched(path, XEN.series(name, os.path.join(XEN.patches, name)) + [patch] + ([extra] if extra else []),
+                      label, "release", say)
     records = []
     for topology in topologies:
         for mem in sizes:
             nodes = variants.node_mib(mem, topology)
             try:
-                rec = count_one(b, mem, nodes, out, cpus_list)
+                rec = dict(count_one(b, mem, nodes, out, cpus_list), build=label)
             except (realboot.BracketBootError, BracketError, KeyError) as e:
                 rec = {"type": "error", "what": "smp-count", "mem_bytes": mem, "nodes": nodes, "message": str(e)}
                 say(f"xen-src smp-count: {size_label(mem)}, {len(nodes)} node(s): FAILED: {e}")
