@@ -150,10 +150,10 @@ def hold_parallel(logs, said_re, top=18):
     it is held to itself: with heap-init-smp=1 its heap at boot is its
     heap-init-smp=0 heap less the blocks kept back (kept_back()). After the
     boot modules went the two are one heap where Xen's allocations in
-    between took the same pages, and may differ where they did not: a CPU
-    brought up allocates on its node, and a node whose memory is kept back
-    but for little gives it from another (6 GiB, 4 vCPUs, two nodes: 1,667
-    pages moved between the nodes, 27 blocks not in both). So there they
+    between took the same pages, and differ where one took them from
+    another node (seen on several nodes: 6 GiB, 4 vCPUs, two nodes, 1,667
+    pages from node 0 with the deferral off and from node 1 with it on,
+    27 blocks not in both; which allocation, not yet traced). So there they
     must hold the same number of free pages to within one 128 MiB piece,
     the least a piece or block lost or listed twice would move, and what
     differs is said."""
