@@ -153,7 +153,8 @@ def hold_parallel(logs, said_re, top=18):
     between took the same pages, and differ where one took them from
     another node (seen on several nodes: 6 GiB, 4 vCPUs, two nodes, 1,667
     pages from node 0 with the deferral off and from node 1 with it on,
-    27 blocks not in both; which allocation, not yet traced). So there they
+    27 blocks not in both: alloc_domheap_pages() prefers memory above the
+    DMA width on any node, and node 0's there was kept back). So there they
     must hold the same number of free pages to within one 128 MiB piece,
     the least a piece or block lost or listed twice would move, and what
     differs is said."""
