@@ -35,10 +35,10 @@ def test_the_parallel_boot_heap_is_the_series_less_whole_top_order_blocks():
     assert len(said) == 1 and "handed 786432 over" in said[0]
     assert "another order" in afterboot.kept_back(series, dump([SERIES[2], SERIES[0]]), 2 << TOP, TOP)[0]
     lacks_small = afterboot.kept_back(series, dump([SERIES[0], SERIES[1], SERIES[3]]), 1 << 9, TOP)
-    assert lacks_small == ["1 blocks of the series' boot heap kept back are not whole order-18 blocks, the first "
+    assert lacks_small == ["1 blocks of the serial boot heap kept back are not whole order-18 blocks, the first "
                            "order 9 at mfn 0x200"]
     extra = afterboot.kept_back(series, dump(SERIES + [(1, 20, 0, 0x7, 0)]), 0, TOP)
-    assert extra[0].startswith("1 blocks at boot the series does not list, the first node 1")
+    assert extra[0].startswith("1 blocks at boot the serial heap does not list, the first node 1")
 
 
 def test_the_kept_ranges_are_read_from_xen_s_array_up_to_the_first_empty_entry():
@@ -160,7 +160,7 @@ def test_a_block_never_listed_or_a_wrong_count_of_what_was_kept_is_caught():
         "piece of 128 MiB" in said
     short = dict(case, **{"smp-on": on.replace("Heap: 3072 MiB", "Heap: 2048 MiB")})
     assert afterboot.hold_parallel(short, boots.SMP_LINE)["problems"] == [
-        "smp-on at boot: the series lists 786432 pages at boot that heap-init-smp=1 does not, and it said it "
+        "smp-on at boot: the serial heap lists 786432 pages at boot that heap-init-smp=1 does not, and it said it "
         "handed 524288 over after SMP bring-up"]
     silent = dict(case, **{"smp-on": on.replace("Heap: 3072 MiB", "Heap:")})
     assert afterboot.hold_parallel(silent, boots.SMP_LINE)["problems"] == [

@@ -116,26 +116,27 @@ def compare(readings, boot_node=0):
 
 
 def kept_back(series, on, handed_pages, top):
-    """The heap at boot of the serial series against heap-init-smp=1's ->
-    [problem]: the parallel boot lists a subset of the series' blocks, in
-    the series' order, and what it lacks is whole blocks of the top order
-    (patches/xen/staging-parallel keeps back MAX_ORDER blocks), as many
-    pages as its initcall says it handed over after SMP bring-up."""
+    """The serial heap at boot (`series`: heap-init-smp=0's) against
+    heap-init-smp=1's (`on`) -> [problem]: `on` lists a subset of the
+    serial heap's blocks, in its order, and what it lacks is whole blocks
+    of the top order (patches/xen/staging-parallel keeps back MAX_ORDER
+    blocks), as many pages as its initcall says it handed over after SMP
+    bring-up."""
     out, have = [], set(on.blocks)
     extra = [b for b in on.blocks if b not in set(series.blocks)]
     if extra:
         n, z, o, m, _, fd = extra[0]
-        out.append(f"{len(extra)} blocks at boot the series does not list, the first node {n} zone {z} order {o} "
+        out.append(f"{len(extra)} blocks at boot the serial heap does not list, the first node {n} zone {z} order {o} "
                    f"mfn 0x{m:x} first_dirty 0x{fd:x}")
     if [b for b in series.blocks if b in have] != on.blocks:
         out.append("the blocks both list at boot are listed in another order")
     lacking = [b for b in series.blocks if b not in have]
     odd = [b for b in lacking if b[2] != top]
     if odd:
-        out.append(f"{len(odd)} blocks of the series' boot heap kept back are not whole order-{top} blocks, the "
+        out.append(f"{len(odd)} blocks of the serial boot heap kept back are not whole order-{top} blocks, the "
                    f"first order {odd[0][2]} at mfn 0x{odd[0][3]:x}")
     if sum(1 << b[2] for b in lacking) != handed_pages:
-        out.append(f"the series lists {sum(1 << b[2] for b in lacking)} pages at boot that heap-init-smp=1 "
+        out.append(f"the serial heap lists {sum(1 << b[2] for b in lacking)} pages at boot that heap-init-smp=1 "
                    f"does not, and it said it handed {handed_pages} over after SMP bring-up")
     return out
 
