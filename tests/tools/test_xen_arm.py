@@ -121,3 +121,10 @@ def test_the_arm64_count_boots_record_and_replay_on_the_virt_machine_and_a_count
     recs = [{"type": "count", "arch": "arm64", "series": "stock", "mem_bytes": 1 << 30,
              "problems": ["no count: xen-arm64 at 1024 MiB gave no bracket"]}]
     assert arm.failed(recs) == ["arm64 count at 1G: no count: xen-arm64 at 1024 MiB gave no bracket"]
+
+
+def test_the_kept_report_names_xen_s_command_line_and_the_counts():
+    with open(os.path.join(KEPT, "report.md")) as f:
+        text = f.read()
+    assert f"Xen's command line `{arm.XEN_ARGS}`" in text and "{" not in text
+    assert "| arm64 | 1G | 257966 | 21.07 | 12.06 | 1.75x |" in text

@@ -261,7 +261,7 @@ def write_report(folder):
     end = next((r for r in recs if r["type"] == "end"), {})
     out = ["# Xen's proposal series on Arm: cross-built, and booted stock against the series", "",
            f"Tree at {head['fingerprint'][:12]}; QEMU " + " and ".join(f"`{m}`" for m in head["machines"].values())
-           + " under TCG, Xen's command line `{head['xen_args']}` and a dummy dom0 module, "
+           + f" under TCG, Xen's command line `{head['xen_args']}` and a dummy dom0 module, "
            "so that each boot ends in Xen's panic after the heap is built; "
            f"this run took {end.get('wall_s', '?')} s (a build kept from an earlier run is reused; "
            "its build time is that run's).", "",
