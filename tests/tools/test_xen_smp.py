@@ -54,21 +54,19 @@ P = counts.PIECE_PAGES
 def test_the_critical_path_adds_each_round_s_slowest_piece_to_the_serial_parts():
     """One node of 5 pieces: one vCPU runs all five, two run three rounds
     (the slowest of each pair), eight run one (the slowest of all)."""
-    ranges = [(0, 5 * P, 0)]
     pieces = {0: [10, 20, 30, 40, 50]}
-    assert counts.critical_path(100, 7, pieces, ranges, 1, 1) == (257, 5)
-    assert counts.critical_path(100, 7, pieces, ranges, 2, 1) == (107 + 20 + 40 + 50, 3)
-    assert counts.critical_path(100, 7, pieces, ranges, 8, 1) == (157, 1)
+    assert counts.critical_path(100, 7, pieces, 1) == (257, 5)
+    assert counts.critical_path(100, 7, pieces, 2) == (107 + 20 + 40 + 50, 3)
+    assert counts.critical_path(100, 7, pieces, 8) == (157, 1)
 
 
 def test_cpus_spread_over_nodes_as_qemu_gives_them_and_a_node_without_one_is_serial():
     """Two nodes, 2 and 4 pieces: three vCPUs give node 0 two and node 1
     one (QEMU's -numa cpus, the larger share first), so node 1 takes four
     rounds; with one vCPU node 1 has none and its pieces are serial."""
-    ranges = [(0, 2 * P, 0), (4 * P, 8 * P, 1)]
     pieces = {0: [5, 5], 1: [7, 7, 7, 7]}
-    assert counts.critical_path(0, 0, pieces, ranges, 3, 2) == (28, 4)
-    assert counts.critical_path(0, 0, pieces, ranges, 1, 2) == (28 + 10, 2)
+    assert counts.critical_path(0, 0, pieces, 3) == (28, 4)
+    assert counts.critical_path(0, 0, pieces, 1) == (28 + 10, 2)
 
 
 def test_one_vcpu_marks_the_cpu_less_nodes_pieces_last_first_then_node_zero_s():

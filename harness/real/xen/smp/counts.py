@@ -63,17 +63,15 @@ def ranges_of(raw):
     return out
 
 
-def critical_path(before, rest, pieces, ranges, cpus, nodes):
-    """Instructions on the critical path with `cpus` vCPUs over `nodes`
-    nodes -> (instructions, rounds), from one vCPU's counts: `before`
-    (end_boot_allocator), `rest` (init_deferred_heap less every piece),
-    `pieces` ({node: [instructions of each piece in order]}) and the
-    ranges."""
-    per_node = {n: 0 for n in range(nodes)}
-    for s, e, nid in ranges:
-        per_node[nid] = per_node.get(nid, 0) + (e - s) // PIECE_PAGES
+def critical_path(before, rest, pieces, cpus):
+    """Instructions on the critical path with `cpus` vCPUs over the nodes
+    of `pieces` -> (instructions, rounds), from one vCPU's counts: `before`
+    (end_boot_allocator), `rest` (init_deferred_heap less every piece) and
+    `pieces` ({node: [instructions of each piece in order]}, every node)."""
+    nodes = len(pieces)
+    per_node = {n: len(v) for n, v in pieces.items()}
     k = {n: cpus // nodes + (1 if n < cpus % nodes else 0) for n in per_node}
-    serial = sum(sum(pieces.get(n, [])) for n in per_node if not k[n])
+    serial = sum(sum(pieces[n]) for n in per_node if not k[n])
     rounds = max([-(-per_node[n] // k[n]) for n in per_node if k[n]] or [0])
     marking = 0
     for r in range(rounds):
@@ -113,14 +111,13 @@ def count_one(b, mem, nodes, out, cpus_list=DEFAULT_CPUS):
     n = len(nodes)
     files = {"kernel": b.kernel, "symbols": b.symbols, "dom0": variants.dummy_dom0()}
     tag = f"{size_label(mem)}-{n}n"
-    serial_spec = Spec("end_boot_allocator", "end_boot_allocator", exclude=("printk",), reads=("total_avail_pages",))
-    (serial,), _ = realboot.boot_real(target("heap-init-smp=0", SERIAL_MARKER, [serial_spec]), files, mem,
+    (serial,), _ = realboot.boot_real(target("heap-init-smp=0", SERIAL_MARKER, realboot.xen_specs()), files, mem,
                                       os.path.join(out, f"serial-smpcount-{tag}-off.log"), nodes=nodes)
     got = {}
 
     def drive(stub, syms, deadline):
-        before = take(stub, syms, Spec("end_boot_allocator", "end_boot_allocator", exclude=("printk",),
-                                       reads=("total_avail_pages",)), deadline)
+        (eba,) = realboot.xen_specs()          # end_boot_allocator(), printk out, total_avail_pages read
+        before = take(stub, syms, eba, deadline)
         after = take(stub, syms, Spec("init_deferred_heap", "init_deferred_heap",
                                       exclude=("printk", "process_pending_softirqs"), parts=(PIECE,),
                                       reads=("total_avail_pages",)), deadline)
@@ -143,7 +140,7 @@ def count_one(b, mem, nodes, out, cpus_list=DEFAULT_CPUS):
            "rest": round(rest), "ranges": [list(r) for r in ranges], "key": b.info.get("key"), "paths": {}}
     for cpus in cpus_list:
         if cpus >= n:
-            ins, rounds = critical_path(before.instructions, rest, pieces, ranges, cpus, n)
+            ins, rounds = critical_path(before.instructions, rest, pieces, cpus)
             rec["paths"][str(cpus)] = {"instructions": round(ins), "rounds": rounds}
     return rec
 
