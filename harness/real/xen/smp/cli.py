@@ -30,14 +30,12 @@ def cmd_smp_boot(args):
         if why:
             raise BenchError(f"--cases {item}: {why}")
         cases.append((mem >> 20, cpus, nodes))
-    out = real_cli.results_folder(args, "xen-smp-")
+    out, path = real_cli.results_folder(args, "xen-smp-"), os.path.abspath(args.tree)
     if args.dump:
-        path = os.path.abspath(args.tree)
         records = boots.dump_boots(path, parallel_patch(), arm.dump_patch(path), cases, out,
                                    measure.dom0_kernel(say), say)
     else:
-        records = boots.smp_boots(os.path.abspath(args.tree), parallel_patch(), cases, out,
-                                  measure.dom0_kernel(say), say, off=args.off)
+        records = boots.smp_boots(path, parallel_patch(), cases, out, measure.dom0_kernel(say), say, off=args.off)
     with open(os.path.join(out, "smp-boots.jsonl"), "w") as f:
         f.writelines(json.dumps(r) + "\n" for r in records)
     booted = [r for r in records if "status" in r]
@@ -80,7 +78,6 @@ def parallel_patch():
     if len(found) != 1:
         raise BenchError(f"{folder}: want one patch, found {len(found)}")
     return os.path.join(folder, found[0])
-
 
 
 def add_modes(mode, failing):
