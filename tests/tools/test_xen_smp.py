@@ -200,7 +200,7 @@ def test_the_dump_boots_boot_each_side_of_each_case_and_hold_the_case(tmp_path, 
     monkeypatch.setattr(boots, "build_patched", build)
     monkeypatch.setattr(boots.initramfs, "initramfs", lambda path: None)
     monkeypatch.setattr(boots.dom0, "boot", boot)
-    monkeypatch.setattr(boots.XEN, "series", lambda name, folder: ["p1", "p2"])
+    monkeypatch.setattr(boots, "proposal", lambda path: ["p1", "p2"])
     t = fake_tree(tmp_path / "t")
     recs = boots.dump_boots(t, "par.patch", "dump.patch", [(6144, 2, 1)], str(tmp_path), "vmlinuz",
                             say=lambda *a: None)

@@ -164,12 +164,6 @@ def count(arch, builds, mem, out, dummy, say):
     return records
 
 
-def proposal(tree):
-    """The tree's proposal series -> [patch path]; SourceError for a version without one."""
-    name = xtree.series_of(xtree.version_of(tree), tree)[0]
-    return XEN.series(name, os.path.join(XEN.patches, name))
-
-
 def boot_pair(arch, builds, mem, out, dummy, say):
     """`arch`'s two dump builds booted at `mem` and their heaps held to each
     other -> records: a boot record each, and the comparison's."""
@@ -209,7 +203,7 @@ def run(tree, sizes, out, say, jobs=None):
     """Builds and boots as the module says -> records (written to
     out/arm.jsonl). A build that fails raises SourceError."""
     t0 = time.monotonic()
-    series, dump = proposal(tree), dump_patch(tree)
+    series, dump = xtree.proposal(tree), dump_patch(tree)
     records = [{"type": "arm", "tree": tree, "fingerprint": xtree.fingerprint(tree), "sizes": sizes,
                 "machines": {a: " ".join(m) for a, m in MACHINES.items()}, "xen_args": XEN_ARGS}]
     plan = [(arch, config, patches, label) for arch in CROSS for config, patches, label in

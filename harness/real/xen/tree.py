@@ -69,6 +69,12 @@ def series_of(version, tree=""):
     return SERIES[version]
 
 
+def proposal(tree):
+    """The tree's proposal series -> [patch path]; SourceError for a version without one."""
+    name = series_of(version_of(tree), tree)[0]
+    return XEN.series(name, os.path.join(XEN.patches, name))
+
+
 def fingerprint(tree):
     """What identifies the tree's source: its git commit, with a digest of
     any local change, or outside git the digest of its page_alloc.c."""

@@ -10,8 +10,7 @@ import re
 from harness.common import size_label
 from harness.real.bracket import initramfs
 from harness.real.xen import afterboot, dom0
-from harness.real.xen.source import XEN
-from harness.real.xen.tree import build_patched, series_of, version_of
+from harness.real.xen.tree import build_patched, proposal
 
 
 # `xen-src smp-boot`'s default cases: (MiB, vCPUs, nodes); a node with no
@@ -27,9 +26,7 @@ def smp_boots(path, patch, cases, out, kernel, say=print, off=False):
     init under TCG for each case (MiB, vCPUs, nodes), with heap-init-smp
     on (and off, with `off`) -> records, one a boot: its status, what the
     initcall said it handed over (MiB, CPUs, rounds) and the wall time."""
-    name = series_of(version_of(path), path)[0]
-    patches = XEN.series(name, os.path.join(XEN.patches, name)) + [patch]
-    b = build_patched(path, patches, "staging-parallel", "debug", say)
+    b = build_patched(path, proposal(path) + [patch], "staging-parallel", "debug", say)
     initrd = os.path.join(out, "dom0.cpio.gz")
     initramfs.initramfs(initrd)
     records = []
@@ -67,8 +64,7 @@ def dump_boots(path, patch, dump, cases, out, kernel, say=print):
     to dom0's init as each of DUMP_SIDES with `heap-dump` -> records: a boot
     record each, and one `smp-dump` a case holding its heaps to one another
     (afterboot.hold_parallel())."""
-    name = series_of(version_of(path), path)[0]
-    series = XEN.series(name, os.path.join(XEN.patches, name))
+    series = proposal(path)
     builds = {"stock": build_patched(path, [dump], "stock-dump", "debug", say),
               "series": build_patched(path, series + [dump], "series-dump", "debug", say),
               "parallel": build_patched(path, series + [patch, dump], "parallel-dump", "debug", say)}

@@ -38,8 +38,7 @@ from harness.common import size_label
 from harness.qemu.brackets import BracketError, Spec, take
 from harness.real.bracket import boot as realboot
 from harness.real.xen import variants
-from harness.real.xen.source import XEN
-from harness.real.xen.tree import build_patched, series_of, version_of
+from harness.real.xen.tree import build_patched, proposal
 
 MARKER = "Heap: "                       # init_deferred_heap()'s last line; heap-init-smp=0 never prints it
 SERIAL_MARKER = "Domain heap initialised"
@@ -149,10 +148,8 @@ def counts(path, patch, sizes, topologies, out, say=print, cpus_list=DEFAULT_CPU
     """`xen-src smp-count --tree DIR`: every size and topology -> records.
     With `extra` (a patch's path), that patch on top of `patch`: a measured
     alternative (patches/xen/staging-parallel-alternatives/)."""
-    name = series_of(version_of(path), path)[0]
     label = "staging-parallel" + (f"-{os.path.basename(extra).split('-', 1)[0]}" if extra else "")
-    b = build_patched(path, XEN.series(name, os.path.join(XEN.patches, name)) + [patch] + ([extra] if extra else []),
-                      label, "release", say)
+    b = build_patched(path, proposal(path) + [patch] + ([extra] if extra else []), label, "release", say)
     records = []
     for topology in topologies:
         for mem in sizes:
