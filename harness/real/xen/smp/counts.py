@@ -38,15 +38,15 @@ from harness.common import size_label
 from harness.qemu.brackets import BracketError, Spec, take
 from harness.real.bracket import boot as realboot
 from harness.real.xen import variants
+from harness.real.xen.afterboot import PIECE_PAGES   # DEFERRED_PIECE_ORDER's pages: 128 MiB
 from harness.real.xen.tree import build_patched, proposal
 
 MARKER = "Heap: "                       # init_deferred_heap()'s last line; heap-init-smp=0 never prints it
 SERIAL_MARKER = "Domain heap initialised"
 PIECE = "mark_fresh_chunk"               # each piece is one call, of DEFERRED_PIECE_ORDER
-PIECE_ORDER = 27 - 12
+PIECE_ORDER = PIECE_PAGES.bit_length() - 1
 RANGE = struct.Struct("<QQBB6x")         # struct deferred_range on x86-64: s, e, nid, failed
 RANGES = 4096 // RANGE.size              # deferred_ranges[PAGE_SIZE / sizeof(struct deferred_range)]
-PIECE_PAGES = 1 << PIECE_ORDER          # DEFERRED_PIECE_ORDER: 128 MiB
 DEFAULT_CPUS = (1, 2, 4, 8)
 
 
