@@ -252,9 +252,35 @@ static void check_heap(void)
         xh_fail(__FILE__, __LINE__, "total_avail_pages is not what the lists hold");
 }
 
+/*
+ * x86's paging_init(), which runs after end_boot_allocator() and before
+ * SMP bring-up (so before heap-init-smp's init_deferred_heap()): the M2P
+ * goes live with every entry INVALID_M2P_ENTRY. Only the boot allocator's
+ * regions (the calls at boot) are made invalid here; the frames of boot
+ * modules and of hot-add keep their noise, so that a pass that leaves an
+ * entry unwritten is still seen there. A sequence with a planted stop
+ * keeps the M2P as it was: its two sides may stop on either side of this.
+ */
+static bool paged;
+
+static void paging_init(const struct sequence *q)
+{
+    unsigned long f;
+    unsigned int i;
+
+    paged = true;
+    if ( q->stops )
+        return;
+    for ( i = 0; i < q->calls && q->call[i].phase == PHASE_BOOT && !q->call[i].threaded; i++ )
+        for ( f = q->call[i].s; f < q->call[i].s + q->call[i].n; f++ )
+            xh_m2p[f] = INVALID_M2P_ENTRY;
+}
+
 /* Where the system is before call `i` of phase `phase`. */
 static void enter(unsigned int i, unsigned int phase)
 {
+    if ( phase != PHASE_BOOT && !paged )
+        paging_init(seq);
     machine_to_phys_mapping_valid = phase != PHASE_BOOT;
     if ( phase == PHASE_ACTIVE && system_state != SYS_STATE_active )
     {
@@ -299,6 +325,7 @@ void XH_SIDE_FN(xh_run, XH_SIDE)(const struct sequence *q, unsigned int variant,
     xh_heap_lock_held = lock_held;
     opt_bootscrub = SCRUB[q->bootscrub];
     system_state = SYS_STATE_boot;
+    paged = false;
     for ( i = q->boot_threads ? boot_in_parallel(q) : 0; i < q->calls && !q->call[i].threaded; i++ )
     {
         enter(i, q->call[i].phase);
@@ -309,6 +336,8 @@ void XH_SIDE_FN(xh_run, XH_SIDE)(const struct sequence *q, unsigned int variant,
         enter(i, PHASE_ACTIVE);
         concurrently();
     }
+    if ( !paged )
+        paging_init(q);
     ASSERT(!spin_is_locked(&heap_lock));
     check_heap();
     xh_on_fail = NULL;

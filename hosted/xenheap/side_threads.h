@@ -75,6 +75,9 @@ static unsigned int boot_in_parallel(const struct sequence *q)
     deferred = nr_deferred_ranges;
     if ( xh_handed_on_threads )
         *xh_handed_on_threads += deferred;
+    /* paging_init() has run by SMP bring-up: the pieces are marked with the M2P live. */
+    paging_init(q);
+    machine_to_phys_mapping_valid = !q->stops;
     xh_smp_cpus = q->boot_threads;
     init_deferred_heap();
     xh_smp_done();

@@ -88,6 +88,8 @@ static void prelude(size_t bytes)
     size_t i;
 
     memset(xh_frame_table, 0, bytes);
+    /* paging_init()'s: every M2P entry invalid, and its memory touched, as Xen's is by then. */
+    memset(xh_m2p, 0xff, xh_nr_frames * sizeof(*xh_m2p));
     if ( llc <= 0 )
         llc = 64L << 20;
     if ( bytes <= 2 * (size_t)llc )
@@ -309,8 +311,10 @@ int main(int argc, char **argv)
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     xh_ram = mmap(NULL, maxframes * PAGE_SIZE, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    xh_m2p = mmap(NULL, maxframes * sizeof(*xh_m2p), PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if ( xh_frame_table == MAP_FAILED || xh_ram == MAP_FAILED || shared == MAP_FAILED )
+    if ( xh_frame_table == MAP_FAILED || xh_ram == MAP_FAILED || xh_m2p == MAP_FAILED || shared == MAP_FAILED )
     {
         perror("xenheap-time: mmap");
         return 2;

@@ -18,7 +18,9 @@
  * With heap-init-smp (XH_HEAP_INIT_SMP), a variant of XH_AFTER_SMP | K
  * hands the frames over as end_boot_allocator() and then, after SMP
  * bring-up, init_deferred_heap() on K CPUs of node 0 do; xh_after_boot_ns
- * is the wall clock between the two.
+ * is the wall clock between the two. paging_init() runs between them on
+ * x86: the M2P is live for the second (timer.c's prelude() made every
+ * entry invalid).
  */
 #define XH_AFTER_SMP 0x100
 extern uint64_t xh_after_boot_ns;
@@ -30,10 +32,12 @@ static unsigned long after_smp(struct page_info *pg, unsigned long nr, unsigned 
     xh_smp_up(cpus, 1);
     hand_over_boot_region(mfn_x(page_to_mfn(pg)), mfn_x(page_to_mfn(pg + nr - 1)) + 1);
     xh_after_boot_ns = xh_wall_ns();
+    machine_to_phys_mapping_valid = true;
     xh_smp_cpus = cpus;
     init_deferred_heap();
     xh_smp_done();
     xh_smp_cpus = 0;
+    machine_to_phys_mapping_valid = false;
     return total_avail_pages;
 #else
     (void)pg, (void)nr, (void)cpus;
