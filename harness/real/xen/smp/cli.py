@@ -109,6 +109,6 @@ def add_modes(mode, failing):
     real_cli.add_nodes(c, "a third of the memory and the rest")
     c.add_argument("--cpus", default="1,2,4,8", help="the vCPU counts to work the critical path out for "
                                                      "(default %(default)s)")
-    c.add_argument("--extra", metavar="PATCH", help="a measured alternative on top of the parallel patch "
-                   "(patches/xen/staging-parallel-alternatives/), counted in its place")
+    c.add_argument("--extra", metavar="PATCH", help="a change to measure on top of the parallel patch, "
+                   "counted in its place")
     real_cli.add_out(c, "xen-smp-count-")

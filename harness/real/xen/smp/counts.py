@@ -146,8 +146,8 @@ def count_one(b, mem, nodes, out, cpus_list=DEFAULT_CPUS):
 
 def counts(path, patch, sizes, topologies, out, say=print, cpus_list=DEFAULT_CPUS, extra=None):
     """`xen-src smp-count --tree DIR`: every size and topology -> records.
-    With `extra` (a patch's path), that patch on top of `patch`: a measured
-    alternative (patches/xen/staging-parallel-alternatives/)."""
+    With `extra` (a patch's path), that patch on top of `patch`: a change
+    measured before it is made."""
     label = "staging-parallel" + (f"-{os.path.basename(extra).split('-', 1)[0]}" if extra else "")
     b = build_patched(path, proposal(path) + [patch] + ([extra] if extra else []), label, "release", say)
     records = []
