@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from harness.common import GIB
+from harness.common import GIB, BenchError
 from harness.real.debian.apt import FetchError
-from harness.real.linux import config, report, source
+from harness.real.linux import config, measure, report, source
 
 
 def write(root, rel, text):
@@ -735,11 +735,30 @@ def test_the_report_sets_the_real_cpu_timing_beside_the_counts_when_the_folder_h
     assert "| all, stock | all, sweep | stock/sweep |" in text and "| 2.00x (" in text and "| 1.20x (" in text
 
 
-def test_dump_and_init_refuse_a_release_whose_series_has_no_switch_and_no_dump(capsys):
+def test_dump_init_and_measured_variants_build_the_measuring_series(monkeypatch, capsys, tmp_path):
     from harness.cli import main
+    from harness.real.linux import cli
+    measuring = source.measuring("7.1")
+    assert [os.path.basename(os.path.dirname(p)) for p in measuring] == ["7.1-measure"] * len(measuring)
+    assert cli._switched("7.1", "dump") == measuring and cli._switched("6.12", "init") == source.patches_of("6.12")
+    seen = []
+
+    def run(args, out):
+        seen.append(args.patches)
+        raise BenchError("stop here")
+    monkeypatch.setattr(measure, "run", run)
+    for variants in (["--variants", "stock,sweep"], []):
+        assert main(["linux-src", "measure", "--releases", "7.1", "--sizes", "1", "--out", str(tmp_path / "m"),
+                     *variants]) == 2
+    assert seen == [measuring, None]
+    # A release whose measuring series has neither the switch nor the dump is refused before any build.
+    monkeypatch.setattr(source, "measuring", source.patches_of)
     for mode in ("dump", "init"):
         assert main(["linux-src", mode, "--releases", "7.1", "--sizes", "1"]) == 2
-        assert f"linux-src {mode}: patches/linux/7.1 has no init_pages= switch and no dump" in capsys.readouterr().err
+        assert f"linux-src {mode}: neither patches/linux/7.1 nor 7.1-measure has an init_pages= switch" \
+            in capsys.readouterr().err
+    assert main(["linux-src", "measure", "--releases", "7.1", "--sizes", "1", "--variants", "sweep"]) == 2
+    assert "--variants: no series of Linux 7.1 has init_pages=" in capsys.readouterr().err
 
 
 def test_the_report_says_when_debians_config_was_another_releases(tmp_path):

@@ -76,6 +76,12 @@ def cmd_measure(args):
     if args.series == "without" and args.variants != [""]:
         raise BenchError("--variants needs the series (init_pages= is patches/linux/6.12's): not with "
                          "--series without")
+    # the series built: none, the release's, or with --variants the one
+    # that has init_pages= (7.1's proposal has no switch: 7.1-measure)
+    args.patches = [] if args.series == "without" else \
+        source.measuring(args.releases[0]) if args.variants != [""] else None
+    if args.patches and not hostrun.has_switch(args.patches):
+        raise BenchError(f"--variants: no series of Linux {args.releases[0]} has init_pages=")
     args.profile = real_cli.profiles(args, PHASES)
     if args.no_defer and "deferred" in args.profile:
         raise BenchError("--no-defer measures the brackets of a build without deferral: not with "
@@ -120,24 +126,26 @@ def cmd_report(args):
 
 
 def _switched(release, mode):
-    """dump and init boot init_pages= variants and read the dump: a release
-    whose series has neither (7.1's proposal) is refused before any build."""
-    patches = source.patches_of(release)
+    """dump and init boot init_pages= variants and read the dump -> the
+    measuring series that has both (source.measuring()); a release with
+    none is refused before any build."""
+    patches = source.measuring(release)
     if not hostrun.has_switch(patches) or not package.adds(patches, 'early_param("bootheap_dump"'):
-        raise BenchError(f"linux-src {mode}: patches/linux/{release} has no init_pages= switch and no dump "
-                         "(they are 6.12's); use host-test, host-time or measure for this release")
+        raise BenchError(f"linux-src {mode}: neither patches/linux/{release} nor {release}-measure has an "
+                         "init_pages= switch and the dump; use host-test, host-time or measure for this release")
+    return patches
 
 
 def cmd_dump(args):
     release = _release(args)
-    _switched(release, "dump")
+    patches = _switched(release, "dump")
     _sized(args)
     cpus = real_cli.counts(args.cpus, "--cpus", 8, "a comma list of vCPU counts from 1 to 8")
     try:
         only = dumprun.named(args.only) if args.only is not None else None
     except ValueError as e:
         raise BenchError(f"linux-src dump --only: {e}") from None
-    b = source.build(release, say=say, refresh=args.refresh, flips=dumprun.DUMP_FLIPS)
+    b = source.build(release, patches, say=say, refresh=args.refresh, flips=dumprun.DUMP_FLIPS)
     out = real_cli.results_folder(args, "linux-dump-")
     status = dumprun.run(b, out, args.sizes, args.nodes, args.layouts, say=say, cpus=cpus, gates=args.gates,
                          only=only)
@@ -146,10 +154,10 @@ def cmd_dump(args):
 
 def cmd_init(args):
     release = _release(args)
-    _switched(release, "init")
+    patches = _switched(release, "init")
     _sized(args)
     variants = [v for v in _variants(args) if v] or list(INIT_PAGES) + [""]
-    b = source.build(release, say=say, refresh=args.refresh)
+    b = source.build(release, patches, say=say, refresh=args.refresh)
     out = real_cli.results_folder(args, "linux-init-")
     status = initboot.run(b, out, args.sizes, args.nodes, variants, say=say)
     say(f"linux-src: {out}/inits.jsonl")

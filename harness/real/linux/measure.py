@@ -117,7 +117,7 @@ def run(args, out):
     (written as they come). args: the checked arguments of
     `linux-src measure` (harness/real/linux/cli.py)."""
     t0 = time.monotonic()
-    b = source.build(args.releases[0], [] if args.series == "without" else None, say=say, refresh=args.refresh,
+    b = source.build(args.releases[0], args.patches, say=say, refresh=args.refresh,
                      flips=NODEFER if args.no_defer else None)
     built = time.monotonic() - t0
     say(f"linux-src: Linux {b.info['source_version']}: {b.folder} ({'built' if built > 60 else 'cached'})")

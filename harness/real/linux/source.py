@@ -49,6 +49,14 @@ def patches_of(release):
     return LINUX.series(release) if os.path.isdir(os.path.join(LINUX.patches, release)) else []
 
 
+def measuring(release):
+    """The series that measures `release`: patches/linux/<release>-measure/
+    (the proposal with init_pages= and the dump) where the proposal is the
+    only way, else the release's own series (6.12's measures itself)."""
+    folder = os.path.join(LINUX.patches, release + "-measure")
+    return LINUX.series(release, folder) if os.path.isdir(folder) else patches_of(release)
+
+
 def config_recipe():
     """What decides the .config besides the tree: the derivation's code,
     and the settling and reading of a .config it uses."""
