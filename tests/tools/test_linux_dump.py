@@ -522,7 +522,7 @@ def test_a_sweep_kernel_that_lists_its_blocks_otherwise_is_caught(monkeypatch, t
             assert verdicts[pair] is None
             continue
         assert verdicts[pair].startswith("1 list entries both boots list moved, more than the 0 allowed"), pair
-    assert sum(dumprun.failed(r) for r in records) == 3
+    assert sum(dumprun.failed(r) for r in records) == 4
     assert [r["refused"] for r in records if r["type"] == "refusal"] == [["init_pages"]]
 
 

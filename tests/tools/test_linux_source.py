@@ -452,6 +452,37 @@ def test_the_witness_is_held_as_a_reference_is_and_sets_no_bound():
     assert seen["difference"] == "node 0 Normal: pfn 0x10 is a page in a only"
 
 
+def test_where_the_line_s_length_moves_the_layout_the_padded_boots_are_held_to_each_other():
+    """7.1, 1 GiB on two nodes, 7 December: two stock boots whose lines
+    differ in length differed by a page of node 1's managed memory, early
+    and late. The pairs across the two lengths are then not compared, and
+    said so; the padded pair of one length still is, and a difference
+    there fails as any sweep pair's does. Where the lengths do not move
+    the layout, every pair is compared as before."""
+    from harness.real.linux import dumprun
+    early = "totalram_pages 233633 and NR_FREE_PAGES 92336 in stock, 233632 and 92336 in stock-padded"
+    for sweep_padded, passes in ((None, True), ("pfn 0x2e3a differs", False)):
+        length = _cmp("stock", "stock-padded", "node 1 DMA32: managed differs", untouched="node 1 DMA32: managed")
+        length["early_difference"] = early
+        across = [_cmp("stock", "sweep-padded", "node 1 DMA32: managed differs", untouched="x"),
+                  _cmp("sweep", "sweep-padded", "node 1 DMA32: managed differs", untouched="x")]
+        across[0]["early_difference"] = across[1]["early_difference"] = "x"
+        padded = _cmp("stock-padded", "sweep-padded", sweep_padded, untouched="y")
+        records = [_cmp("stock", "default"), length, _cmp("stock", "stock-slow"), _cmp("stock", "sweep"),
+                   padded] + across
+        dumprun.judge(records)
+        for r in [length] + across:
+            assert r["difference"] is None and r["line_moved"] == early and not dumprun.failed(r)
+            assert r["allowed"].startswith(f"not compared: the line's length moves the layout, as two stock "
+                                           f"boots show ({early}); stock-padded and sweep-padded are held")
+            assert "the early dumps differ" not in dumprun._said(r)
+        assert dumprun.failed(padded) != passes
+    # Lengths that do not move the layout: the pairs across them are compared as ever.
+    across = _cmp("stock", "sweep-padded", "node 0 DMA32: pfn 0x10 differs", untouched="node 0: pfn 0x10")
+    dumprun.judge([_cmp("stock", "default"), _cmp("stock", "stock-padded"), across])
+    assert across["difference"] == "node 0: pfn 0x10" and "line_moved" not in across
+
+
 def test_a_sweep_pair_may_touch_no_more_than_twice_what_two_stock_boots_touch():
     from harness.real.linux import dumprun
     refs = [_cmp("stock", "default"), _cmp("stock", "stock-padded", "free_pages differ", excused=0,
@@ -469,9 +500,10 @@ def test_a_sweep_pair_may_touch_no_more_than_twice_what_two_stock_boots_touch():
     records = [_cmp("stock", "default"), _cmp("stock", "stock-padded"), dict(ok)]
     dumprun.judge(records)
     assert records[2]["difference"].startswith("1800 pages touched, more than the 0 allowed")
-    # A reference that differs where no allocation touched fails, and bounds nothing.
-    bad = _cmp("stock", "stock-padded", "x", excused_difference="x", untouched="pfn 0x5 is PG_reserved in a only")
-    records = [_cmp("stock", "default"), bad, dict(ok)]
+    # A reference of one length that differs where no allocation touched
+    # fails, and bounds nothing (of two lengths, test_where_the_line_s_...).
+    bad = _cmp("stock", "default", "x", excused_difference="x", untouched="pfn 0x5 is PG_reserved in a only")
+    records = [bad, _cmp("stock", "stock-padded"), dict(ok)]
     dumprun.judge(records)
     assert bad["difference"] == "pfn 0x5 is PG_reserved in a only"
     assert records[2]["difference"].startswith("1800 pages touched, more than the 0 allowed")
