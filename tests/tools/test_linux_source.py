@@ -803,3 +803,14 @@ def test_the_report_says_when_debians_config_was_another_releases(tmp_path):
     text = report.render(recs, str(debian))
     assert text.startswith("# Linux 7.1 from Debian's source")
     assert "**Debian's config of another release:** 7.1 came as its upstream tarball alone: 6.12's config." in text
+
+
+def test_a_source_boot_is_named_by_its_own_release_in_what_it_says():
+    """The brackets are Debian's 6.12 binary's, but a 7.1 boot that gives
+    none must not be said to be 6.12's; the shared target stays as it was."""
+    class Build:
+        info = {"config": {}, "source_version": "7.1.8-2"}
+    target = measure.target_of(Build(), "sweep")
+    assert target.name == "Linux 7.1.8-2" and target.append.endswith(" init_pages=sweep")
+    assert target.specs is measure.TARGET.specs and measure.TARGET.name == "linux-6.12"
+    assert "init_pages" not in measure.TARGET.append

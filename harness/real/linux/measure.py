@@ -31,9 +31,10 @@ def target_of(build, variant=""):
     """How a build boots: its brackets (three phases, or two without
     deferral), with init_pages=`variant` unless it is ""."""
     flips = build.info["config"].get("flipped", {}).get("flips", {})
-    target = realboot.TARGETS["linux-6.12-nodefer"] if flips == NODEFER else TARGET
+    target = copy.copy(realboot.TARGETS["linux-6.12-nodefer"] if flips == NODEFER else TARGET)
+    # The brackets are those of Debian's 6.12 binary; what failed is named by the build's own release.
+    target.name = f"Linux {build.info.get('source_version', '')}".rstrip()
     if variant:
-        target = copy.copy(target)
         target.append = f"{target.append} init_pages={variant}"
     return target
 
