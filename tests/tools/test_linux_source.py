@@ -814,3 +814,20 @@ def test_a_source_boot_is_named_by_its_own_release_in_what_it_says():
     assert target.name == "Linux 7.1.8-2" and target.append.endswith(" init_pages=sweep")
     assert target.specs is measure.TARGET.specs and measure.TARGET.name == "linux-6.12"
     assert "init_pages" not in measure.TARGET.append
+
+
+def test_the_measuring_build_and_the_proposal_s_are_kept_apart(tmp_path):
+    """On 7 December the proposal's 7.1 build pruned 7.1-measure's (one stem,
+    "7.1") while a measurement booted it: each series now names its folder."""
+    from harness.real.source import build as srcbuild
+    measuring, proposal = source.measuring("7.1"), source.patches_of("7.1")
+    assert source.series_marks("7.1", measuring) == ("measure",) and source.series_marks("7.1", proposal) == ()
+    assert source.series_marks("6.12", source.patches_of("6.12")) == ()
+    a = source.LINUX.folder("7.1", "k1", measuring, marks=source.series_marks("7.1", measuring))
+    b = source.LINUX.folder("7.1", "k2", proposal, marks=source.series_marks("7.1", proposal))
+    assert os.path.basename(a) == "7.1-measure-k1" and os.path.basename(b) == "7.1-k2"
+    root = tmp_path / "src"
+    for name in ("7.1-measure-k1", "7.1-k2", "7.1-k0"):
+        (root / name).mkdir(parents=True)
+    srcbuild.prune(str(root), str(root / "7.1-k2"))
+    assert sorted(os.listdir(root)) == ["7.1-k2", "7.1-measure-k1"]

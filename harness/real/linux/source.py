@@ -57,6 +57,14 @@ def measuring(release):
     return LINUX.series(release, folder) if os.path.isdir(folder) else patches_of(release)
 
 
+def series_marks(release, patches):
+    """What a build's folder name says of a series other than the release's
+    own (7.1-measure/ -> ("measure",)), so that the proposal's build and the
+    measuring one are kept apart and do not prune each other."""
+    folders = {os.path.basename(os.path.dirname(p)) for p in patches}
+    return tuple(sorted(f[len(release) + 1:] for f in folders if f.startswith(release + "-")))
+
+
 def config_recipe():
     """What decides the .config besides the tree: the derivation's code,
     and the settling and reading of a .config it uses."""
@@ -227,7 +235,8 @@ def _build(recipe, work, say, jobs, flips):
         derivation["flipped"] = _flip(tree, obj, flips, log)
     with open(os.path.join(obj, ".config")) as f:
         key = srcbuild.build_key(version, patches, f.read(), recipe.tools)
-    folder = LINUX.folder(recipe.release, key, patches, tail=flipped_name(flips))
+    folder = LINUX.folder(recipe.release, key, patches, marks=series_marks(recipe.release, patches),
+                          tail=flipped_name(flips))
     if srcbuild.complete(folder):
         say(f"linux-src: the same .config was built before: {os.path.relpath(folder, ROOT)}")
         return folder
