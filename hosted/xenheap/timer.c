@@ -88,8 +88,6 @@ static void prelude(size_t bytes)
     size_t i;
 
     memset(xh_frame_table, 0, bytes);
-    /* paging_init()'s: every M2P entry invalid, and its memory touched, as Xen's is by then. */
-    memset(xh_m2p, 0xff, xh_nr_frames * sizeof(*xh_m2p));
     if ( llc <= 0 )
         llc = 64L << 20;
     if ( bytes <= 2 * (size_t)llc )
@@ -213,6 +211,13 @@ static uint64_t window(int side, unsigned int variant, unsigned long frames, uns
         xh_nr_frames = frames;
         if ( threads )
         {
+            /*
+             * The hand-over after SMP bring-up follows paging_init(): every
+             * M2P entry invalid, and its memory touched, as Xen's is by then.
+             * The other ways never read the M2P, so their windows skip it.
+             */
+            if ( variant == AFTER_SMP )
+                memset(xh_m2p, 0xff, frames * sizeof(*xh_m2p));
             prelude(bytes);
             shared[0] = in_parallel(side, variant, frames, threads, shared);
             if ( side >= 0 && shared[3] != frames - FIRST )

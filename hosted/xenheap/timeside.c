@@ -19,8 +19,8 @@
  * hands the frames over as end_boot_allocator() and then, after SMP
  * bring-up, init_deferred_heap() on K CPUs of node 0 do; xh_after_boot_ns
  * is the wall clock between the two. paging_init() runs between them on
- * x86: the M2P is live for the second (timer.c's prelude() made every
- * entry invalid).
+ * x86: the M2P is live for the second (timer.c's window() made every
+ * entry invalid first).
  */
 #define XH_AFTER_SMP 0x100
 extern uint64_t xh_after_boot_ns;
