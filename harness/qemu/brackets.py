@@ -247,10 +247,24 @@ def _run_threads(stub, syms, spec, res, open_fn, deadline):
     returned, pc, book = 0, open_fn, None
     start = last = stub.instructions()
 
+    # Only a thread's innermost frame can return next, so only its return
+    # address is armed: an outer one is a stop on every pass of another
+    # thread that runs the same code (a thread preempted in an interrupt
+    # in a loop of deferred init, the other node's thread in that loop).
+    def arm(ret):
+        ret_uses[ret] = ret_uses.get(ret, 0) + 1
+        stub.set_break(ret)
+
+    def disarm(ret):
+        ret_uses[ret] -= 1
+        if not ret_uses[ret] and ret not in kinds and ret != open_fn:
+            stub.clear_break(ret)
+
     def push(frames, f):
+        if frames:
+            disarm(frames[-1].ret)
         frames.append(f)
-        ret_uses[f.ret] = ret_uses.get(f.ret, 0) + 1
-        stub.set_break(f.ret)
+        arm(f.ret)
 
     while True:
         now, sp = stub.instructions(), stub.reg(RSP)
@@ -260,9 +274,9 @@ def _run_threads(stub, syms, spec, res, open_fn, deadline):
         frames = threads.setdefault(sp >> THREAD_SHIFT, [])
         if frames and pc == frames[-1].ret and sp == frames[-1].ret_sp:
             f = frames.pop()
-            ret_uses[f.ret] -= 1
-            if not ret_uses[f.ret] and f.ret not in kinds and f.ret != open_fn:
-                stub.clear_break(f.ret)
+            disarm(f.ret)
+            if frames:
+                arm(frames[-1].ret)
             if f.kind == "open":
                 returned += 1
                 if returned == spec.calls:

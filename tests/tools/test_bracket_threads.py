@@ -134,3 +134,38 @@ def test_an_arm64_call_returns_to_its_link_register_with_sp_as_it_was():
                                                   reads=("total_avail_pages",)), deadline=None)
     assert (res.gross, res.instructions, res.reads) == (130, 80, {"total_avail_pages": 5})
     assert res.excluded == {"printk": [1, 50]} and not stub.breaks
+
+
+def test_only_each_thread_s_innermost_return_is_armed_so_another_thread_in_the_same_loop_runs_free():
+    """Node 0's thread, interrupted at 0xA5 in a loop and switched out in
+    the interrupt, does not leave 0xA5 armed while node 1's thread runs
+    that loop (7.1's stock deferred init stopped there every 24
+    instructions); it is armed again once node 0 is back from the
+    scheduler, and the counts are as before."""
+    stops = [(OPEN, A, 100),                  # node 0's thread enters
+             (IRQ, A - 0x200, 150),           # a timer at 0xA5: 50 counted
+             (SCHED, A - 0x300, 160),         # the interrupt switches node 0 out: 10 in it
+             (OPEN, B, 180),                  # node 1 enters (20 in the switch)
+             (SCHED, B - 0x100, 280),         # ... and yields: 100 counted
+             (0xA6, A - 0x300 + 8, 300),      # node 0 back from the scheduler (20)
+             (0xA5, A - 0x1b0, 310),          # ... and from the interrupt (10)
+             (0xA0, A + 8, 360),              # node 0 returns: 50 counted
+             (0xB1, B - 0x100 + 8, 380),      # node 1 back (20 on other threads)
+             (0xB0, B + 8, 400)]              # node 1 returns: 20 counted
+    memory = {A: 0xA0, B: 0xB0, B - 0x100: 0xB1, A - 0x200: 0xA5, A - 0x200 + 24: A - 0x1b0, A - 0x300: 0xA6,
+              0x9000: 5}
+    armed_for_b = []
+
+    class Watching(ScriptedStub):
+        def resume(self, deadline):
+            pc = super().resume(deadline)
+            if self.at[1] >> brackets.THREAD_SHIFT == B >> brackets.THREAD_SHIFT:
+                armed_for_b.append(0xA5 in self.breaks)
+            return pc
+
+    stub = Watching(stops, memory)
+    res = brackets.take(stub, SYMS, spec(2), deadline=None)
+    assert armed_for_b == [False, False, False, False]
+    assert res.instructions == 50 + 100 + 50 + 20
+    assert res.excluded["__schedule"] == [2, 40] and res.excluded["asm_sysvec_apic_timer_interrupt"] == [1, 20]
+    assert not stub.stops and not stub.breaks
