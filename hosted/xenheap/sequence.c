@@ -220,6 +220,21 @@ void xh_make_sequence(struct sequence *q, uint64_t seed, const char *calls)
     }
 }
 
+/*
+ * A DMA width for a parallel hand-over's sequence (heap-init-smp keeps a
+ * block above it on each node that has too little there): none for half
+ * the seeds, else one whose edge falls in or below the frames. From the
+ * seed alone, so that the sequence's other draws stay as they were.
+ */
+unsigned int xh_dma_bits(const struct sequence *q)
+{
+    uint64_t h = (q->seed + 1) * 0xd1b54a32d192ed03ULL;
+    unsigned int top = flsl(xh_index_mfn(q->frames - 1));
+
+    h ^= h >> 31;
+    return h & 1 ? 0 : PAGE_SHIFT + 1 + (unsigned int)((h >> 1) % top);
+}
+
 /* The sequence and the pages it starts with, as a person reads them. */
 void xh_show(const struct sequence *q)
 {
@@ -237,6 +252,8 @@ void xh_show(const struct sequence *q)
 #endif
            q->frames, q->nodes, q->shift, SCRUB[q->bootscrub], q->specials * 4, q->garbage ? ", stale fields" : "",
            q->stops ? ", a stop planted" : "", q->concurrent ? ", after boot on threads beside allocations and frees" : "");
+    if ( q->dma_bits )
+        printf("  DMA width %u bits\n", q->dma_bits);
     xh_show_layout(q);
     for ( i = 0; i < q->calls; i++ )
         printf("  %2u: init_heap_pages(frame %#lx = MFN %#lx, %#lx)%s%s\n", i, q->call[i].s,

@@ -324,6 +324,10 @@ void XH_SIDE_FN(xh_run, XH_SIDE)(const struct sequence *q, unsigned int variant,
     xh_on_fail = on_fail;
     xh_heap_lock_held = lock_held;
     opt_bootscrub = SCRUB[q->bootscrub];
+#ifdef XH_HEAP_INIT_SMP
+    /* What end_boot_allocator() works out (the tester allocates through alloc_heap_pages(), which has none). */
+    dma_bitsize = q->dma_bits;
+#endif
     system_state = SYS_STATE_boot;
     paged = false;
     for ( i = q->boot_threads ? boot_in_parallel(q) : 0; i < q->calls && !q->call[i].threaded; i++ )

@@ -63,6 +63,7 @@ static void concurrently(void)
 static unsigned int boot_in_parallel(const struct sequence *q)
 {
     unsigned int i, deferred;
+    unsigned long said = xh_heap_printks, before;
 
     xh_smp_up(q->boot_threads, 2);
     for ( i = 0; i < q->calls && q->call[i].phase == PHASE_BOOT && !q->call[i].threaded; i++ )
@@ -72,6 +73,11 @@ static unsigned int boot_in_parallel(const struct sequence *q)
         enter(i, PHASE_BOOT);
         hand_over_boot_region(mfn_x(page_to_mfn(pg)), mfn_x(page_to_mfn(pg + q->call[i].n - 1)) + 1);
     }
+    /* end_boot_allocator()'s last step, with the DMA width it has by then. */
+    before = xh_heap_printks;
+    hand_back_block_above_dma();
+    if ( xh_kept_above_dma )
+        *xh_kept_above_dma += xh_heap_printks - before;
     deferred = nr_deferred_ranges;
     if ( xh_handed_on_threads )
         *xh_handed_on_threads += deferred;
@@ -82,8 +88,8 @@ static unsigned int boot_in_parallel(const struct sequence *q)
     init_deferred_heap();
     xh_smp_done();
     xh_smp_cpus = 0;
-    /* Its one line of report, which stock has not. */
-    xh_printks -= deferred > 0;
+    /* Its report ("Heap: ..."), which stock has not. */
+    xh_printks -= xh_heap_printks - said;
     return i;
 }
 #else

@@ -34,14 +34,14 @@ struct vcpu xh_idle_vcpu;
 bool machine_to_phys_mapping_valid;
 unsigned long *xh_m2p;
 int system_state;
-unsigned long xh_printks, xh_xenheap_allocs, xh_tlb_flushes, xh_virqs;
+unsigned long xh_printks, xh_heap_printks, xh_xenheap_allocs, xh_tlb_flushes, xh_virqs;
 char *xh_ram;
 unsigned char xh_listed[MAX_FRAMES];
 __thread unsigned int xh_cpu;
 void (*xh_on_fail)(const char *what);
 bool (*xh_heap_lock_held)(void);
 char *xh_stop_text;
-unsigned long *xh_handed_on_threads;
+unsigned long *xh_handed_on_threads, *xh_kept_above_dma;
 unsigned int xh_smp_cpus, xh_smp_nodes;
 cpumask_t cpu_online_map, xh_node_to_cpumask[MAX_NUMNODES], xh_cpu_sibling_mask[NR_CPUS];
 
@@ -127,8 +127,10 @@ void xh_smp_done(void)
 
 void printk(const char *fmt, ...)
 {
-    (void)fmt;
     __atomic_fetch_add(&xh_printks, 1, __ATOMIC_RELAXED);
+    /* heap-init-smp's report, which stock has not: "Heap: ..." */
+    if ( !__builtin_strncmp(fmt, "Heap: ", 6) )
+        __atomic_fetch_add(&xh_heap_printks, 1, __ATOMIC_RELAXED);
 }
 
 _Noreturn void xh_fail(const char *file, int line, const char *what)

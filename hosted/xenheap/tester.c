@@ -91,6 +91,7 @@ static int in_child(const struct sequence *q, unsigned int variant)
         xh_make_frames(&copy);
         /* A planted stop is a BUG() on one CPU: those sequences hand over on one. */
         copy.parallel = boot_threads > 0;
+        copy.dma_bits = q->dma_bits;
         copy.boot_threads = variant != CHUNK && !copy.stops ? boot_threads : 0;
         xh_stop_text = stop_text[variant];
         *stop_text[variant] = 0;
@@ -108,7 +109,7 @@ static int in_child(const struct sequence *q, unsigned int variant)
 
 /* What the sequences reached, for the tester's own check that they reach it. */
 static struct {
-    unsigned long offset, compressed, many_nodes, runs, holes, m2p_boot, concurrent, stops, poison, parallel;
+    unsigned long offset, compressed, many_nodes, runs, holes, m2p_boot, concurrent, stops, poison, parallel, above_dma;
 } reached;
 
 /* Whether variant v's run ended on a stop its snapshot records. */
@@ -136,7 +137,7 @@ static int one_sequence(const struct sequence *q, bool with_page, uint64_t *page
     unsigned int k, c;
     bool ref_stop = false, active = false;
 
-    *xh_handed_on_threads = 0;
+    *xh_handed_on_threads = *xh_kept_above_dma = 0;
     for ( k = 0; k < NVARIANTS; k++ )
     {
         unsigned int v = ORDER[k];
@@ -196,6 +197,7 @@ static int one_sequence(const struct sequence *q, bool with_page, uint64_t *page
     reached.concurrent += q->concurrent;
     reached.stops += ref_stop;
     reached.parallel += *xh_handed_on_threads != 0;
+    reached.above_dma += *xh_kept_above_dma != 0;
 #ifdef XH_SCRUB_DEBUG
     reached.poison += active && q->bootscrub == BOOTSCRUB_MODE_ON;
 #else
@@ -255,9 +257,10 @@ int main(int argc, char **argv)
     xh_ram = mmap(NULL, MAX_FRAMES * PAGE_SIZE, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     xh_m2p = calloc(MAX_FRAMES, sizeof(*xh_m2p));
-    slot_len = mmap(NULL, (NVARIANTS + 1) * sizeof(*slot_len), PROT_READ | PROT_WRITE,
+    slot_len = mmap(NULL, (NVARIANTS + 2) * sizeof(*slot_len), PROT_READ | PROT_WRITE,
                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     xh_handed_on_threads = &slot_len[NVARIANTS];
+    xh_kept_above_dma = &slot_len[NVARIANTS + 1];
     for ( a = 0; a < NVARIANTS; a++ )
     {
         slot[a] = mmap(NULL, MAX_RECORDS * sizeof(struct record), PROT_READ | PROT_WRITE,
@@ -280,6 +283,7 @@ int main(int argc, char **argv)
         struct sequence q;
 
         xh_make_sequence(&q, show_seed, given_calls);
+        q.dma_bits = boot_threads ? xh_dma_bits(&q) : 0;
         xh_make_frames(&q);
         xh_show(&q);
         return 0;
@@ -291,6 +295,7 @@ int main(int argc, char **argv)
         int failed;
 
         xh_make_sequence(&q, seed + i, given_calls);
+        q.dma_bits = boot_threads ? xh_dma_bits(&q) : 0;
         failed = one_sequence(&q, with_page, &page_differ);
         if ( failed )
         {
@@ -323,7 +328,8 @@ int main(int argc, char **argv)
         printf("; page differs from chunk as sets in %llu", (unsigned long long)page_differ);
     printf("\nxenheap-test: reached: %lu from a pdx past 0, %lu PDX-compressed, %lu on 4 to %u nodes, "
            "%lu with nodes of several runs, %lu with memory on no node, %lu with the M2P live at boot, "
-           "%lu concurrent, %lu stopped alike, %lu poisoned (%s), %lu handed over in parallel\n", reached.offset,
+           "%lu concurrent, %lu stopped alike, %lu poisoned (%s), %lu handed over in parallel, "
+           "%lu keeping a block above the DMA width\n", reached.offset,
            reached.compressed, reached.many_nodes, MAX_NUMNODES, reached.runs, reached.holes, reached.m2p_boot,
            reached.concurrent, reached.stops, reached.poison,
 #ifdef XH_SCRUB_DEBUG
@@ -331,6 +337,6 @@ int main(int argc, char **argv)
 #else
            "no CONFIG_SCRUB_DEBUG"
 #endif
-           , reached.parallel);
+           , reached.parallel, reached.above_dma);
     return 0;
 }

@@ -42,6 +42,7 @@ struct sequence {
      */
     bool parallel;
     unsigned int boot_threads;
+    unsigned int dma_bits;                  /* dma_bitsize on both sides (parallel only; 0: none) */
     struct call call[MAX_CALLS];
 };
 
@@ -54,7 +55,7 @@ struct record { uint32_t kind, a, b, c; uint64_t value; };
 
 /* The stand-ins' state that a side reads, kept by stand.c. */
 extern char *xh_ram;                        /* what the direct map shows of the frames */
-extern unsigned long xh_printks, xh_xenheap_allocs;
+extern unsigned long xh_printks, xh_heap_printks, xh_xenheap_allocs;
 extern unsigned char xh_listed[MAX_FRAMES]; /* heads of free blocks, for as_sets() */
 extern __thread unsigned int xh_cpu;        /* the thread's CPU: 0, or 1 to 3 in the concurrent phase, 1 to
                                                XH_MAX_BOOT_THREADS in a parallel hand-over */
@@ -63,6 +64,7 @@ extern void (*xh_on_fail)(const char *what);/* a side's snapshot at a hard failu
 extern bool (*xh_heap_lock_held)(void);     /* whether this thread holds the side's heap_lock */
 extern char *xh_stop_text;                  /* where a child writes what it stopped on */
 extern unsigned long *xh_handed_on_threads; /* where a child adds the boot calls its other CPUs ran */
+extern unsigned long *xh_kept_above_dma;    /* where a child adds the blocks kept back above the DMA width */
 
 /* Side N's calls: run the sequence (heap-init= variant `variant` where the tree has the option). */
 void xh_run_0(const struct sequence *q, unsigned int variant, struct record *r, unsigned long *n);
@@ -71,6 +73,7 @@ void xh_run_1(const struct sequence *q, unsigned int variant, struct record *r, 
 /* The sequences (sequence.c): `seed`'s, or the user's `calls` (--calls' text) when given. */
 void xh_make_sequence(struct sequence *q, uint64_t seed, const char *calls);
 void xh_show(const struct sequence *q);
+unsigned int xh_dma_bits(const struct sequence *q);
 uint64_t xh_next(void);
 unsigned long xh_below(unsigned long n);
 

@@ -38,6 +38,7 @@ static inline unsigned int xh_cpu_from(unsigned long bits, unsigned int c)
 }
 #define cpumask_first(m) xh_cpu_from((m)->bits[0], 0)
 #define for_each_cpu(c, m) for ( (c) = cpumask_first(m); (c) < NR_CPUS; (c) = xh_cpu_from((m)->bits[0], (c) + 1) )
+#define num_online_nodes() ((unsigned int)__builtin_popcountl(node_online_map.bits[0]))
 #define for_each_online_node(n) \
     for ( (n) = first_node(node_online_map); (n) < MAX_NUMNODES; (n) = next_node(n, node_online_map) )
 

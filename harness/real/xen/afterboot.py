@@ -17,6 +17,7 @@ merging of free_heap_pages() (or sweep's sweep_merge()) builds such a
 block: the chunks of one range are the largest aligned blocks that fit in
 it, and never merge with one another."""
 import bisect
+import re
 
 from harness.real.xen import carveout, heapdump
 
@@ -115,20 +116,29 @@ def compare(readings, boot_node=0):
     return problems, notes
 
 
-def kept_back(series, on, handed_pages, top):
+# patches/xen/staging-parallel's line for a block it keeps for a node's
+# allocations before SMP bring-up, handed over last in end_boot_allocator().
+KEPT_LINE = re.compile(r"Heap: node (\d+): block (0x[0-9a-f]+) kept for allocations before SMP bring-up")
+
+
+def kept_back(series, on, handed_pages, top, kept=()):
     """The serial heap at boot (`series`: heap-init-smp=0's) against
     heap-init-smp=1's (`on`) -> [problem]: `on` lists a subset of the
-    serial heap's blocks, in its order, and what it lacks is whole blocks
-    of the top order (patches/xen/staging-parallel keeps back MAX_ORDER
-    blocks), as many pages as its initcall says it handed over after SMP
-    bring-up."""
+    serial heap's blocks, in its order but for the blocks `kept` (MFNs the
+    boot log names, handed over after every region, so listed out of
+    turn), which it must list; what it lacks is whole blocks of the top
+    order (patches/xen/staging-parallel keeps back MAX_ORDER blocks), as
+    many pages as its initcall says it handed over after SMP bring-up."""
     out, have = [], set(on.blocks)
     extra = [b for b in on.blocks if b not in set(series.blocks)]
     if extra:
         n, z, o, m, _, fd = extra[0]
         out.append(f"{len(extra)} blocks at boot the serial heap does not list, the first node {n} zone {z} order {o} "
                    f"mfn 0x{m:x} first_dirty 0x{fd:x}")
-    if [b for b in series.blocks if b in have] != on.blocks:
+    listed = {b[3] for b in on.blocks if b[2] == top}
+    out += [f"block 0x{m:x}, said kept for allocations before SMP bring-up, is not listed at boot"
+            for m in kept if m not in listed]
+    if [b for b in series.blocks if b in have and b[3] not in kept] != [b for b in on.blocks if b[3] not in kept]:
         out.append("the blocks both list at boot are listed in another order")
     lacking = [b for b in series.blocks if b not in have]
     odd = [b for b in lacking if b[2] != top]
@@ -194,16 +204,30 @@ def hold_parallel(logs, said_re, top=18):
     off = readings.get("smp-off")
     if off is None:
         return out
-    problems += [f"smp-on at boot: {p}" for p in kept_back(off.boot, boot, int(m.group(1)) << 8, top)]
+    kept = [int(k.group(2), 16) for k in KEPT_LINE.finditer(logs["smp-on"])]
+    problems += [f"smp-on at boot: {p}" for p in kept_back(off.boot, boot, int(m.group(1)) << 8, top, kept)]
     moved = len(off.after.block_set() ^ after.block_set())
     differ = heapdump.compare({"smp-off": off.after, "smp-on": after})
     if abs(after.total - off.after.total) >= PIECE_PAGES:
         problems.append(f"smp-on after {later[0]}: {after.total} pages free, heap-init-smp=0 {off.after.total}: "
                         "more apart than a piece of 128 MiB")
+    by_node = {k: _free_by_node(h) for k, h in (("on", after), ("off", off.after))}
+    moved_nodes = {n: by_node["on"].get(n, 0) - by_node["off"].get(n, 0)
+                   for n in sorted(set(by_node["on"]) | set(by_node["off"]))}
     out.update(kept_blocks=len(off.boot.blocks) - len(boot.blocks), moved_blocks=moved, same_after=not differ,
-               free_after={"on": after.total, "off": off.after.total})
+               free_after={"on": after.total, "off": off.after.total}, kept_for_early=kept,
+               free_after_by_node={k: {str(n): v for n, v in d.items()} for k, d in by_node.items()})
     said.append(f"{len(off.boot.blocks) - len(boot.blocks)} blocks ({m.group(1)} MiB) kept back at boot and "
                 f"handed over on {m.group(2)} CPUs in {m.group(3)} rounds; after {later[0]} "
                 + (f"{len(after.blocks)} blocks, entry for entry heap-init-smp=0's" if not differ else
-                   f"{after.total} pages free against {off.after.total}, {moved} blocks not in both"))
+                   f"{after.total} pages free against {off.after.total}, {moved} blocks not in both, "
+                   "free pages a node, on less off: " + ", ".join(f"node {n} {d:+d}" for n, d in moved_nodes.items())))
+    return out
+
+
+def _free_by_node(heap):
+    """{node: free pages} of a dump's heap."""
+    out = {}
+    for b in heap.blocks:
+        out[b[0]] = out.get(b[0], 0) + (1 << b[2])
     return out

@@ -50,14 +50,14 @@ RANGES = 4096 // RANGE.size              # deferred_ranges[PAGE_SIZE / sizeof(st
 DEFAULT_CPUS = (1, 2, 4, 8)
 
 
-def ranges_of(raw):
-    """deferred_ranges[]'s bytes -> [(s, e, nid)] of the ranges kept back
-    (the array past them is zero)."""
+def ranges_of(raw, count):
+    """deferred_ranges[]'s bytes and nr_deferred_ranges -> [(s, e, nid)] of
+    the ranges kept back (an entry past them may be stale: the block
+    handed back for a node's early allocations moves the last entry into
+    the one it empties)."""
     out = []
-    for i in range(len(raw) // RANGE.size):
+    for i in range(min(count, len(raw) // RANGE.size)):
         s, e, nid, _ = RANGE.unpack_from(raw, i * RANGE.size)
-        if e <= s:
-            break
         out.append((s, e, nid))
     return out
 
@@ -117,10 +117,12 @@ def count_one(b, mem, nodes, out, cpus_list=DEFAULT_CPUS):
     def drive(stub, syms, deadline):
         (eba,) = realboot.xen_specs()          # end_boot_allocator(), printk out, total_avail_pages read
         before = take(stub, syms, eba, deadline)
+        # As end_boot_allocator() left them: the initcall empties the count.
+        got["ranges"] = ranges_of(stub.read_bytes(syms["deferred_ranges"], RANGES * RANGE.size),
+                                  stub.read(syms["nr_deferred_ranges"], 4))
         after = take(stub, syms, Spec("init_deferred_heap", "init_deferred_heap",
                                       exclude=("printk", "process_pending_softirqs"), parts=(PIECE,),
                                       reads=("total_avail_pages",)), deadline)
-        got["ranges"] = ranges_of(stub.read_bytes(syms["deferred_ranges"], RANGES * RANGE.size))
         return [before, after]
     (before, after), _ = realboot.boot_real(target("heap-init-smp=1", MARKER), files, mem,
                                             os.path.join(out, f"serial-smpcount-{tag}-on.log"), drive=drive,
