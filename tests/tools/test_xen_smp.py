@@ -244,3 +244,14 @@ def test_the_dump_boots_boot_each_side_of_each_case_and_hold_the_case(tmp_path, 
         "heap-dump bootscrub=off heap-init-smp=0", "heap-dump bootscrub=off heap-init-smp=1"]
     assert [r["type"] for r in recs] == ["dump_boot"] * 4 + ["smp-dump"]
     assert recs[-1]["problems"] == [] and recs[-1]["kept_blocks"] == 3
+
+
+def test_the_count_s_recording_stops_after_the_initcall_s_last_line_not_its_first():
+    """init_deferred_heap() may say other "Heap:" lines first (one CPU to
+    mark on, a node with no CPU); a recording stopped at those ended
+    before the marking, and its replay lost QEMU under the count."""
+    log = ("(XEN) Heap: one CPU to mark the memory kept back: it goes over serially\n"
+           "(XEN) Heap: node 1 has no online CPU: CPU0 marks its 9216 MiB\n")
+    assert counts.MARKER not in log
+    assert counts.MARKER in log + "(XEN) Heap: 13312 MiB handed over on 1 CPUs in 32 rounds\n"
+    assert counts.MARKER not in "(XEN) Domain heap initialised DMA width 31 bits\n"

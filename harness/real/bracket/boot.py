@@ -187,12 +187,14 @@ def boot_real(target, files, mem_bytes, log_path, drive=None, nodes=1):
                 stub = GdbStub(sock, alive=lambda: proc.poll() is None, arch=target.arch)
                 results = drive(stub, syms, deadline + timeout_for(mem_bytes))
                 stub.close()
-            except (BracketError, StubError) as e:
+            except (BracketError, StubError, OSError) as e:
                 why = f"replaying the boot: {e}"
             finally:
                 proc.kill()             # the replay has given what it was for
                 proc.wait()
                 reader.finish()
+            if why and reader.said():
+                why += f"; QEMU said: {reader.said()[-500:]}"
     with open(log_path, encoding="utf-8", errors="replace") as f:
         log = f.read().replace("\r", "")
     if why:

@@ -41,7 +41,7 @@ from harness.real.xen import variants
 from harness.real.xen.afterboot import PIECE_PAGES   # DEFERRED_PIECE_ORDER's pages: 128 MiB
 from harness.real.xen.tree import build_patched, proposal
 
-MARKER = "Heap: "                       # init_deferred_heap()'s last line; heap-init-smp=0 never prints it
+MARKER = " MiB handed over on "            # init_deferred_heap()'s last line; heap-init-smp=0 never prints it
 SERIAL_MARKER = "Domain heap initialised"
 PIECE = "mark_fresh_chunk"               # each piece is one call, of DEFERRED_PIECE_ORDER
 PIECE_ORDER = PIECE_PAGES.bit_length() - 1
