@@ -211,7 +211,8 @@ def hold_parallel(logs, said_re, top=18):
     if abs(after.total - off.after.total) >= PIECE_PAGES:
         problems.append(f"smp-on after {later[0]}: {after.total} pages free, heap-init-smp=0 {off.after.total}: "
                         "more apart than a piece of 128 MiB")
-    by_node = {k: _free_by_node(h) for k, h in (("on", after), ("off", off.after))}
+    # Staging's node_avail_pages[], which check() has held to the lists.
+    by_node = {"on": after.node_avail, "off": off.after.node_avail}
     moved_nodes = {n: by_node["on"].get(n, 0) - by_node["off"].get(n, 0)
                    for n in sorted(set(by_node["on"]) | set(by_node["off"]))}
     out.update(kept_blocks=len(off.boot.blocks) - len(boot.blocks), moved_blocks=moved, same_after=not differ,
@@ -222,12 +223,4 @@ def hold_parallel(logs, said_re, top=18):
                 + (f"{len(after.blocks)} blocks, entry for entry heap-init-smp=0's" if not differ else
                    f"{after.total} pages free against {off.after.total}, {moved} blocks not in both, "
                    "free pages a node, on less off: " + ", ".join(f"node {n} {d:+d}" for n, d in moved_nodes.items())))
-    return out
-
-
-def _free_by_node(heap):
-    """{node: free pages} of a dump's heap."""
-    out = {}
-    for b in heap.blocks:
-        out[b[0]] = out.get(b[0], 0) + (1 << b[2])
     return out
