@@ -75,9 +75,9 @@ static unsigned int boot_in_parallel(const struct sequence *q)
     }
     /* end_boot_allocator()'s last step, with the DMA width it has by then. */
     before = xh_heap_printks;
-    hand_back_block_above_dma();
-    if ( xh_kept_above_dma )
-        *xh_kept_above_dma += xh_heap_printks - before;
+    hand_back_for_early_allocations();
+    if ( xh_handed_back )
+        *xh_handed_back += xh_heap_printks - before;
     deferred = nr_deferred_ranges;
     if ( xh_handed_on_threads )
         *xh_handed_on_threads += deferred;

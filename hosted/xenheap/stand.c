@@ -41,7 +41,7 @@ __thread unsigned int xh_cpu;
 void (*xh_on_fail)(const char *what);
 bool (*xh_heap_lock_held)(void);
 char *xh_stop_text;
-unsigned long *xh_handed_on_threads, *xh_kept_above_dma;
+unsigned long *xh_handed_on_threads, *xh_handed_back;
 unsigned int xh_smp_cpus, xh_smp_nodes;
 cpumask_t cpu_online_map, xh_node_to_cpumask[MAX_NUMNODES], xh_cpu_sibling_mask[NR_CPUS];
 

@@ -109,7 +109,7 @@ static int in_child(const struct sequence *q, unsigned int variant)
 
 /* What the sequences reached, for the tester's own check that they reach it. */
 static struct {
-    unsigned long offset, compressed, many_nodes, runs, holes, m2p_boot, concurrent, stops, poison, parallel, above_dma;
+    unsigned long offset, compressed, many_nodes, runs, holes, m2p_boot, concurrent, stops, poison, parallel, handed_back;
 } reached;
 
 /* Whether variant v's run ended on a stop its snapshot records. */
@@ -137,7 +137,7 @@ static int one_sequence(const struct sequence *q, bool with_page, uint64_t *page
     unsigned int k, c;
     bool ref_stop = false, active = false;
 
-    *xh_handed_on_threads = *xh_kept_above_dma = 0;
+    *xh_handed_on_threads = *xh_handed_back = 0;
     for ( k = 0; k < NVARIANTS; k++ )
     {
         unsigned int v = ORDER[k];
@@ -197,7 +197,7 @@ static int one_sequence(const struct sequence *q, bool with_page, uint64_t *page
     reached.concurrent += q->concurrent;
     reached.stops += ref_stop;
     reached.parallel += *xh_handed_on_threads != 0;
-    reached.above_dma += *xh_kept_above_dma != 0;
+    reached.handed_back += *xh_handed_back != 0;
 #ifdef XH_SCRUB_DEBUG
     reached.poison += active && q->bootscrub == BOOTSCRUB_MODE_ON;
 #else
@@ -260,7 +260,7 @@ int main(int argc, char **argv)
     slot_len = mmap(NULL, (NVARIANTS + 2) * sizeof(*slot_len), PROT_READ | PROT_WRITE,
                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     xh_handed_on_threads = &slot_len[NVARIANTS];
-    xh_kept_above_dma = &slot_len[NVARIANTS + 1];
+    xh_handed_back = &slot_len[NVARIANTS + 1];
     for ( a = 0; a < NVARIANTS; a++ )
     {
         slot[a] = mmap(NULL, MAX_RECORDS * sizeof(struct record), PROT_READ | PROT_WRITE,
@@ -329,7 +329,7 @@ int main(int argc, char **argv)
     printf("\nxenheap-test: reached: %lu from a pdx past 0, %lu PDX-compressed, %lu on 4 to %u nodes, "
            "%lu with nodes of several runs, %lu with memory on no node, %lu with the M2P live at boot, "
            "%lu concurrent, %lu stopped alike, %lu poisoned (%s), %lu handed over in parallel, "
-           "%lu keeping a block above the DMA width\n", reached.offset,
+           "%lu handing a block back for early allocations\n", reached.offset,
            reached.compressed, reached.many_nodes, MAX_NUMNODES, reached.runs, reached.holes, reached.m2p_boot,
            reached.concurrent, reached.stops, reached.poison,
 #ifdef XH_SCRUB_DEBUG
@@ -337,6 +337,6 @@ int main(int argc, char **argv)
 #else
            "no CONFIG_SCRUB_DEBUG"
 #endif
-           , reached.parallel, reached.above_dma);
+           , reached.parallel, reached.handed_back);
     return 0;
 }

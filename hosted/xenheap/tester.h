@@ -64,7 +64,7 @@ extern void (*xh_on_fail)(const char *what);/* a side's snapshot at a hard failu
 extern bool (*xh_heap_lock_held)(void);     /* whether this thread holds the side's heap_lock */
 extern char *xh_stop_text;                  /* where a child writes what it stopped on */
 extern unsigned long *xh_handed_on_threads; /* where a child adds the boot calls its other CPUs ran */
-extern unsigned long *xh_kept_above_dma;    /* where a child adds the blocks kept back above the DMA width */
+extern unsigned long *xh_handed_back;    /* where a child adds the blocks handed back for early allocations */
 
 /* Side N's calls: run the sequence (heap-init= variant `variant` where the tree has the option). */
 void xh_run_0(const struct sequence *q, unsigned int variant, struct record *r, unsigned long *n);

@@ -248,11 +248,11 @@ def test_the_hand_over_after_smp_bring_up_builds_stock_s_heap_and_its_planted_bu
     MAX_ORDER blocks kept back at boot and marked free by 1, 2 and 4 CPUs
     (CPU c on node c % 2, so a node may have none), stock staging one call
     after another: the same heap as sets, every page_info and counter; the
-    small MAX_ORDERs keep blocks back, and with a DMA width some hand one
-    back for a node's early allocations. A CPU that marks another's piece
-    (its index never moved on; two CPUs a node) leaves a block listed
-    unmarked, a block handed back but left in its range is listed twice:
-    each found."""
+    small MAX_ORDERs keep blocks back and hand some back for a node's
+    early allocations (1/256 of its memory, and above the DMA width). A
+    CPU that marks another's piece (its index never moved on; two CPUs a
+    node) leaves a block listed unmarked, a block handed back but left in
+    its range is listed twice: each found."""
     from harness.real.xen import cli
     patch = cli.parallel_patch()
     series = xen_tree.series_tree(staging, 0, say=lambda *a: None, extra=patch)
@@ -263,7 +263,7 @@ def test_the_hand_over_after_smp_bring_up_builds_stock_s_heap_and_its_planted_bu
         for (o, _), _, _, out in results:
             assert f"(as sets) and counter, handing over after SMP bring-up on {threads} CPUs against one" in out, out
             assert (int(re.search(r"(\d+) handed over in parallel", out).group(1)) > 0) == (o < 20), out
-            kept = int(re.search(r"(\d+) keeping a block above the DMA width", out).group(1))
+            kept = int(re.search(r"(\d+) handing a block back for early allocations", out).group(1))
             assert (kept > 0) == (o < 20), out
     planted, path = copy_of(series, tmp_path / "planted")
     text = path.read_text()
@@ -284,12 +284,12 @@ def test_the_hand_over_after_smp_bring_up_builds_stock_s_heap_and_its_planted_bu
     ok, results = hostheap.run(planted, 300, seed=1, orders=(4,), scrub_debug=(False,), out=str(tmp_path / "q"),
                                stock=staging, threads=2)
     assert not ok and "the M2P entry" in results[0][3], results[0][3]
-    # A block kept above the DMA width for a node's early allocations,
-    # handed over but left in its deferred range too: listed twice, found.
+    # A block handed back for a node's early allocations, handed over but
+    # left in its deferred range too: listed twice, found.
     planted, path = copy_of(series, tmp_path / "dma")
     text = path.read_text()
     clean = "top->e -= 1UL << MAX_ORDER;"
-    assert text.count(clean) == 1, "hand_back_block_above_dma() changed: write this test's mutant again"
+    assert text.count(clean) == 1, "hand_back_for_early_allocations() changed: write this test's mutant again"
     path.write_text(text.replace(clean, "top->e -= 0;").replace(
         "init_heap_pages(mfn_to_page(_mfn(top->e)), 1UL << MAX_ORDER);",
         "init_heap_pages(mfn_to_page(_mfn(top->e - (1UL << MAX_ORDER))), 1UL << MAX_ORDER);"))

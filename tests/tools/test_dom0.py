@@ -254,6 +254,14 @@ def test_the_command_is_bootheaps_machine_under_tcg_with_seabios(host_free):
     assert arg_after(cmd, "-cpu") == "max" and arg_after(cmd, "-m") == "1024M"
 
 
+def test_a_guest_over_512_gib_gets_46_address_bits_and_machine_options_pass_through(host_free):
+    host_free(24 * GIB)
+    cmd = dom0.qemu_command("/x/xen", "/k", "/i", 1024 * GIB, machine_opts="max-ram-below-4g=128M")
+    assert arg_after(cmd, "-cpu") == "max,-smap,phys-bits=46"
+    assert arg_after(cmd, "-machine") == "q35,max-ram-below-4g=128M,memory-backend=ram0"
+    assert arg_after(dom0.qemu_command("/x/xen", "/k", "/i", 512 * GIB), "-cpu") == "max,-smap"
+
+
 def test_a_guest_larger_than_the_host_is_backed_with_reserve_off(host_free):
     host_free(24 * GIB)
     cmd = dom0.qemu_command("/x/xen", "/k", "/i", 90 * GIB)

@@ -102,29 +102,37 @@ def test_one_vcpu_marks_the_cpu_less_nodes_pieces_last_first_then_node_zero_s():
 def test_smp_boots_read_what_the_initcall_handed_over(tmp_path, monkeypatch):
     """`xen-src smp-boot`: a boot a case and setting (dom0.boot() faked),
     each record with its status and the initcall's line read back (none
-    where nothing was kept back or the deferral is off)."""
+    where nothing was kept back or the deferral is off); a case with its
+    RAM below 4 GiB given boots with QEMU's max-ram-below-4g, and one
+    larger than the host's free RAM with bootscrub=off."""
     from harness.real.xen import dom0
 
     class Build:
         kernel, info = "xen", {"key": "k"}
     seen = []
 
-    def boot(xen, kernel, initrd, mem, xen_append="", log_path=None, cpus=1, nodes=1):
-        seen.append((mem, cpus, nodes, xen_append))
-        on = xen_append == "heap-init-smp=1"
+    def boot(xen, kernel, initrd, mem, xen_append="", log_path=None, cpus=1, nodes=1, machine_opts=""):
+        seen.append((mem, cpus, nodes, xen_append, machine_opts))
+        on = xen_append.startswith("heap-init-smp=1")
         log = "(XEN) Heap: 9216 MiB handed over on 8 CPUs in 10 rounds\n" if on and cpus > 1 else ""
         return dom0.Result("init" if cpus > 1 else "assert", [] if cpus > 1 else ["Assertion 'x' failed"], log,
                            3.0, 0, "", [], {})
     monkeypatch.setattr(boots, "build_patched", lambda *a, **k: Build())
     monkeypatch.setattr(boots.initramfs, "initramfs", lambda path: None)
     monkeypatch.setattr(boots.dom0, "boot", boot)
+    monkeypatch.setattr(boots.command, "mem_available", lambda: 20 << 30)
     t = fake_tree(tmp_path / "t")
-    recs = boots.smp_boots(t, "p.patch", [(12288, 8, 2), (6144, 1, 1)], str(tmp_path), "vmlinuz", say=lambda *a: None,
-                          off=True)
-    assert seen == [("12288M", 8, 2, "heap-init-smp=1"), ("12288M", 8, 2, "heap-init-smp=0"),
-                    ("6144M", 1, 1, "heap-init-smp=1"), ("6144M", 1, 1, "heap-init-smp=0")]
+    recs = boots.smp_boots(t, "p.patch", [(12288, 8, 2, 0), (6144, 1, 1, 0), (1 << 20, 2, 1, 128)], str(tmp_path),
+                           "vmlinuz", say=lambda *a: None, off=True)
+    assert seen == [("12288M", 8, 2, "heap-init-smp=1", ""), ("12288M", 8, 2, "heap-init-smp=0", ""),
+                    ("6144M", 1, 1, "heap-init-smp=1", ""), ("6144M", 1, 1, "heap-init-smp=0", ""),
+                    ("1048576M", 2, 1, "heap-init-smp=1 bootscrub=off", "max-ram-below-4g=128M"),
+                    ("1048576M", 2, 1, "heap-init-smp=0 bootscrub=off", "max-ram-below-4g=128M")]
     assert [(r["status"], r["handed_mib"], r["on_cpus"], r["rounds"]) for r in recs] == [
-        ("init", 9216, 8, 10), ("init", 0, 0, 0), ("assert", 0, 0, 0), ("assert", 0, 0, 0)]
+        ("init", 9216, 8, 10), ("init", 0, 0, 0), ("assert", 0, 0, 0), ("assert", 0, 0, 0),
+        ("init", 9216, 8, 10), ("init", 0, 0, 0)]
+    assert [(r["low_mib"], r["bootscrub"]) for r in recs] == [(0, True)] * 4 + [(128, False)] * 2
+    assert recs[-1]["log"] == "serial-smp-1048576M-2c-1n-low128M-off.log"
 
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "xen-smp")
@@ -226,7 +234,7 @@ def test_the_dump_boots_boot_each_side_of_each_case_and_hold_the_case(tmp_path, 
         made.append((label, config, len(patches)))
         return Build(label)
 
-    def boot(xen, kernel, initrd, mem, xen_append="", log_path=None, cpus=1, nodes=1):
+    def boot(xen, kernel, initrd, mem, xen_append="", log_path=None, cpus=1, nodes=1, machine_opts=""):
         seen.append((xen, mem, cpus, nodes, xen_append))
         side = {"stock-dump": "stock", "series-dump": "series"}.get(xen) or \
             ("smp-on" if xen_append.endswith("=1") else "smp-off")
@@ -236,7 +244,7 @@ def test_the_dump_boots_boot_each_side_of_each_case_and_hold_the_case(tmp_path, 
     monkeypatch.setattr(boots.dom0, "boot", boot)
     monkeypatch.setattr(boots, "proposal", lambda path: ["p1", "p2"])
     t = fake_tree(tmp_path / "t")
-    recs = boots.dump_boots(t, "par.patch", "dump.patch", [(6144, 2, 1)], str(tmp_path), "vmlinuz",
+    recs = boots.dump_boots(t, "par.patch", "dump.patch", [(6144, 2, 1, 0)], str(tmp_path), "vmlinuz",
                             say=lambda *a: None)
     assert made == [("stock-dump", "debug", 1), ("series-dump", "debug", 3), ("parallel-dump", "debug", 4)]
     assert [s[0] for s in seen] == ["stock-dump", "series-dump", "parallel-dump", "parallel-dump"]

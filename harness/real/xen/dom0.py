@@ -80,17 +80,22 @@ def words(base, extra):
     return " ".join(w for w in (base.strip(), (extra or "").strip()) if w)
 
 
-def qemu_command(xen, kernel, initrd, mem_bytes, xen_append="", dom0_append="", cpu=CPU, cpus=1, nodes=1):
+def qemu_command(xen, kernel, initrd, mem_bytes, xen_append="", dom0_append="", cpu=CPU, cpus=1, nodes=1,
+                 machine_opts=""):
     """QEMU's command line for Xen (an ELF32 multiboot image) with `kernel`
-    as dom0 and `initrd` its initramfs: bootheap's q35 machine under TCG,
-    `cpus` vCPUs on `nodes` nodes (harness/qemu/guest.py), SeaBIOS;
-    xen_append and dom0_append are words added to XEN_BASE and DOM0_BASE."""
+    as dom0 and `initrd` its initramfs: bootheap's q35 machine under TCG
+    (with `machine_opts`), `cpus` vCPUs on `nodes` nodes
+    (harness/qemu/guest.py), SeaBIOS; xen_append and dom0_append are words
+    added to XEN_BASE and DOM0_BASE. Above 512 GiB the CPU gets 46
+    physical address bits, as harness/qemu/command.py gives its own."""
     if " " in xen:
         raise ValueError(f"Xen path {xen!r}: Xen takes the first word of its command line as its name")
     modules = module_arg(kernel, words(DOM0_BASE, dom0_append)) + "," + module_arg(initrd)
+    if mem_bytes > (512 << 30) and "phys-bits" not in cpu:
+        cpu += ",phys-bits=46"
     return command.qemu_command("pvh", "tcg", mem_bytes, words(XEN_BASE, xen_append), cpu=cpu,
                                 say=lambda *a: None, kernel=xen, bios=None, extra=["-initrd", modules],
-                                cpus=cpus, nodes=nodes)
+                                cpus=cpus, nodes=nodes, machine_opts=machine_opts)
 
 
 class Verdict:
@@ -210,7 +215,7 @@ class Result:
 
 
 def boot(xen, kernel, initrd, mem, xen_append="", dom0_append="", timeout=None, stall=None,
-         log_path=None, quiet=True, cpu=CPU, line=INIT_LINE, qemu=None, cpus=1, nodes=1):
+         log_path=None, quiet=True, cpu=CPU, line=INIT_LINE, qemu=None, cpus=1, nodes=1, machine_opts=""):
     """Boots Xen with dom0 once -> Result. The log decides the status where
     it is conclusive; else how QEMU ended: 'timeout', 'stalled' or
     'qemu-error' (an exit no Xen line explains). Raises ValueError for a
@@ -223,7 +228,7 @@ def boot(xen, kernel, initrd, mem, xen_append="", dom0_append="", timeout=None, 
     for path in (xen, kernel, initrd):
         if not os.path.isfile(path):
             raise FileNotFoundError(f"{path}: no such file for the dom0 boot")
-    cmd = qemu_command(xen, kernel, initrd, mem_bytes, xen_append, dom0_append, cpu, cpus, nodes)
+    cmd = qemu_command(xen, kernel, initrd, mem_bytes, xen_append, dom0_append, cpu, cpus, nodes, machine_opts)
     cmd[0] = qemu or cmd[0]
     proc, reader = runner.launch(cmd, quiet, log_path)
     how = runner.wait(proc, reader, timeout, stall, done=said_last_word)

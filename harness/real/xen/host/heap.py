@@ -36,7 +36,7 @@ ROOTS = ("init_heap_pages", "alloc_heap_pages")
 # A tree with heap-init-smp (patches/xen/staging-parallel/): what the
 # tester calls of it besides ROOTS, end_boot_allocator()'s hand-over and
 # the one after SMP bring-up, and end_boot_allocator()'s last step.
-SMP_ROOTS = ("hand_over_boot_region", "init_deferred_heap", "hand_back_block_above_dma")
+SMP_ROOTS = ("hand_over_boot_region", "init_deferred_heap", "hand_back_for_early_allocations")
 # The measuring series' heap-init= option (not heap-init-smp).
 HEAP_INIT = re.compile(r'"heap-init"')
 STAND_INS = {"alloc_xenheap_pages"}

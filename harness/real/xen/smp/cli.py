@@ -21,15 +21,18 @@ def cmd_smp_boot(args):
         parts = item.split(":")
         try:
             mem, cpus, nodes = parse_sizes(parts[0])[0], int(parts[1]), int(parts[2])
-            if len(parts) != 3 or mem % (1 << 20) or not 1 <= cpus <= 8 or not 1 <= nodes <= 4:
+            low = parse_sizes(parts[3])[0] if len(parts) == 4 else 0
+            if len(parts) not in (3, 4) or mem % (1 << 20) or low % (1 << 20) or not 1 <= cpus <= 8 or \
+                    not 1 <= nodes <= 4 or (len(parts) == 4 and not 0 < low < min(mem, 4 << 30)):
                 raise ValueError(item)
         except (BenchError, ValueError, IndexError):
-            raise BenchError(f"--cases {args.cases}: want SIZE:VCPUS:NODES items, 1 to 8 vCPUs, 1 to 4 nodes, "
-                             "e.g. 6G:2:1,12G:8:2") from None
+            raise BenchError(f"--cases {args.cases}: want SIZE:VCPUS:NODES[:LOW] items, 1 to 8 vCPUs, 1 to 4 "
+                             "nodes, LOW the RAM below 4 GiB (under 4 GiB and the size), e.g. 6G:2:1,1T:2:1:128M") \
+                from None
         why = guest.check(cpus, nodes, mem)
         if why:
             raise BenchError(f"--cases {item}: {why}")
-        cases.append((mem >> 20, cpus, nodes))
+        cases.append((mem >> 20, cpus, nodes, low >> 20))
     out, path = real_cli.results_folder(args, "xen-smp-"), os.path.abspath(args.tree)
     if args.dump:
         records = boots.dump_boots(path, parallel_patch(), arm.dump_patch(path), cases, out,
@@ -89,8 +92,10 @@ def add_modes(mode, failing):
              "boots dom0 to its init under TCG for each case, with heap-init-smp=1 (and 0 with --off); writes "
              "smp-boots.jsonl.")
     g.add_argument("--tree", metavar="DIR", required=True, help="a stock Xen staging tree")
-    g.add_argument("--cases", default=",".join(f"{m // 1024}G:{c}:{n}" for m, c, n in boots.SMP_CASES),
-                   help="SIZE:VCPUS:NODES, a comma list (default: %(default)s)")
+    g.add_argument("--cases", default=",".join(f"{m // 1024}G:{c}:{n}" for m, c, n, _ in boots.SMP_CASES),
+                   help="SIZE:VCPUS:NODES[:LOW], a comma list; LOW is the RAM below 4 GiB (QEMU's "
+                        "max-ram-below-4g), to leave Xen little memory outside whole 1 GiB blocks (default: "
+                        "%(default)s)")
     g.add_argument("--off", action="store_true", help="also boot each case with heap-init-smp=0")
     g.add_argument("--dump", action="store_true",
                    help="with the heap dump's code on top, boot each case as stock, as the proposal series, and "
