@@ -84,6 +84,27 @@ def test_the_report_sets_the_variants_and_their_ratios_side_by_side(tmp_path):
     assert "| 1 GiB | chunk-72b02bc | 32.00 | 31.00 | -3.1 % |" in text
 
 
+def test_the_report_shows_the_counts_of_xen_on_every_cpu_as_recorded_on_staging(tmp_path):
+    """`make xen-src` builds Debian's releases, which the parallel series
+    does not apply to: its report shows the staging counts as recorded
+    (harness/real/xen/smp/recorded.py), worked out from the record, and
+    says so; with no record there is no section."""
+    from harness.real.xen.smp import recorded
+    text = variants_report.report_text(variants_report.Variants(a_run(tmp_path)))
+    assert "## Xen's heap on every CPU (recorded on staging, not by this run)" in text
+    rec = {"type": "smp_count", "mem_bytes": 16 * GIB, "nodes": [16384], "pages": 1000, "kept_pages": 810,
+           "serial": 10000, "paths": {"1": {"instructions": 10000}, "8": {"instructions": 2500}}, "key": "k1"}
+    path = tmp_path / "counts.jsonl"
+    path.write_text(json.dumps(rec) + "\n" + json.dumps({"type": "error", "mem_bytes": GIB}) + "\n")
+    section = recorded.section(str(path), "a run")
+    assert "| RAM | nodes | kept back | serial single pass | 1 vCPU | 8 vCPUs |" in section
+    assert "| 16G | 1 | 81 % | 10.00 | 10.00 (1.00x) | 2.50 (4.00x) |" in section
+    assert "Recorded by a run, release build k1." in section
+    assert recorded.section(str(tmp_path / "none.jsonl")) == ""
+    path.write_text(json.dumps({"type": "error", "mem_bytes": GIB}) + "\n")
+    assert recorded.section(str(path)) == ""
+
+
 def test_the_targets_are_read_from_the_records(tmp_path):
     good = dict((t, (ok, fig)) for t, ok, fig in variants_report.targets(variants_report.Variants(a_run(tmp_path))))
     assert good["sweep at most 10 instructions a page from 4 GiB up"] == (True, "at most 8.50 (Xen 4.17, 4 GiB)")

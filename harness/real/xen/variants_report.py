@@ -10,6 +10,7 @@ import os
 from harness.common import GIB, BenchError, md_table, read_jsonl
 from harness.real.bracket.profile import profile_table
 from harness.real.xen.host import timing as hosttime
+from harness.real.xen.smp import recorded
 from harness.results.names import kernel_record
 from harness.report.plot import per_page_script, write_report
 
@@ -290,6 +291,7 @@ def report_text(v):
                 w(f"- Xen {r['release']} ({r['config']}): {p}\n")
         w("\n" if any(r["problems"] for r in v.get("dom0-digests")) else "")
     w(hosttime.section(v.get("host-time")))
+    w(recorded.section())
     w("## Targets\n\n")
     for what, ok, figure in targets(v):
         w(f"- {what}: {'met' if ok else 'MISSED'} ({figure})\n")

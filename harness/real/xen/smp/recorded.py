@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: MIT
+"""The hand-over after SMP bring-up in `make xen-src`'s report
+(harness/real/xen/variants_report.py): `make xen-src` builds Debian's
+releases, which patches/xen/staging-parallel does not apply to, so the
+report shows the counts `xen-src smp-count --tree` recorded on staging,
+labelled as recorded, not measured by the run."""
+import os
+
+from harness import ROOT
+from harness.common import md_table, read_jsonl, size_label
+
+RECORDED = os.path.join(ROOT, "docs", "results", "xen-smp-staging", "smp-counts-early.jsonl")
+HOW = ("`python3 -m harness xen-src smp-count --tree DIR --sizes 4,16,64 --nodes 1,2`, 7 December 2026, "
+       "Xen staging c447b7308b13 with patches/xen/staging and patches/xen/staging-parallel")
+
+
+def _cell(rec, cpus):
+    path = rec["paths"].get(str(cpus))
+    if not path:
+        return ""
+    return f"{path['instructions'] / rec['pages']:.2f} ({rec['serial'] / path['instructions']:.2f}x)"
+
+
+def section(path=RECORDED, how=HOW):
+    """The report's section: for each size and topology `path` holds, the
+    serial single pass and the critical path on K vCPUs, instructions a
+    page handed over and how many times shorter -> markdown, '' when
+    `path` holds no count."""
+    recs = [r for r in read_jsonl(path) if r.get("type") == "smp_count"]
+    if not recs:
+        return ""
+    cpus = sorted({int(c) for r in recs for c in r["paths"]})
+    rows = [[size_label(r["mem_bytes"]), len(r["nodes"]), f"{r['kept_pages'] * 100 // r['pages']} %",
+             f"{r['serial'] / r['pages']:.2f}"] + [_cell(r, c) for c in cpus]
+            for r in sorted(recs, key=lambda r: (len(r["nodes"]), r["mem_bytes"]))]
+    keys = ", ".join(sorted({r.get("key", "?") for r in recs}))
+    return ("## Xen's heap on every CPU (recorded on staging, not by this run)\n\n"
+            + md_table(["RAM", "nodes", "kept back", "serial single pass"] + [f"{c} vCPU" + ("s" if c > 1 else "") for c in cpus], rows)
+            + "\n\nInstructions a page handed over: the RFC's serial single pass (`sweep`, on staging) and the "
+            "critical path of patches/xen/staging-parallel on K vCPUs, with how many times shorter it is; exact "
+            "counts under -icount on one vCPU, the critical path worked out from each piece's count "
+            f"(docs/results-xen-parallel.md). Recorded by {how}, release build {keys}.\n\n")
