@@ -34,8 +34,8 @@ def section(path=RECORDED, how=HOW):
              f"{r['serial'] / r['pages']:.2f}"] + [_cell(r, c) for c in cpus]
             for r in sorted(recs, key=lambda r: (len(r["nodes"]), r["mem_bytes"]))]
     keys = ", ".join(sorted({r.get("key", "?") for r in recs}))
-    return ("## Xen's heap on every CPU (recorded on staging, not by this run)\n\n"
-            + md_table(["RAM", "nodes", "kept back", "serial single pass"] + [f"{c} vCPU" + ("s" if c > 1 else "") for c in cpus], rows)
+    heads = ["RAM", "nodes", "kept back", "serial single pass"] + [f"{c} vCPU" + "s" * (c > 1) for c in cpus]
+    return ("## Xen's heap on every CPU (recorded on staging, not by this run)\n\n" + md_table(heads, rows)
             + "\n\nInstructions a page handed over: the RFC's serial single pass (`sweep`, on staging) and the "
             "critical path of patches/xen/staging-parallel on K vCPUs, with how many times shorter it is; exact "
             "counts under -icount on one vCPU, the critical path worked out from each piece's count "
