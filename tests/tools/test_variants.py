@@ -86,23 +86,30 @@ def test_the_report_sets_the_variants_and_their_ratios_side_by_side(tmp_path):
 
 def test_the_report_shows_the_counts_of_xen_on_every_cpu_as_recorded_on_staging(tmp_path):
     """`make xen-src` builds Debian's releases, which the parallel series
-    does not apply to: its report shows the staging counts as recorded
-    (harness/real/xen/smp/recorded.py), worked out from the record, and
-    says so; with no record there is no section."""
+    does not apply to: a run carries the staging counts as recorded
+    (harness/real/xen/smp/recorded.py) among its records, and its report
+    shows them, worked out from the records, and says so; a run without
+    them has no such section. The repository's record is read whole."""
     from harness.real.xen.smp import recorded
-    text = variants_report.report_text(variants_report.Variants(a_run(tmp_path)))
-    assert "## Xen's heap on every CPU (recorded on staging, not by this run)" in text
     rec = {"type": "smp_count", "mem_bytes": 16 * GIB, "nodes": [16384], "pages": 1000, "kept_pages": 810,
            "serial": 10000, "paths": {"1": {"instructions": 10000}, "8": {"instructions": 2500}}, "key": "k1"}
     path = tmp_path / "counts.jsonl"
     path.write_text(json.dumps(rec) + "\n" + json.dumps({"type": "error", "mem_bytes": GIB}) + "\n")
-    section = recorded.section(str(path), "a run")
+    recs = recorded.records(str(path), "a run")
+    assert [r["type"] for r in recs] == ["smp-recorded"]
+    section = recorded.section(recs)
+    assert "## Xen's heap on every CPU (recorded on staging, not by this run)" in section
     assert "| RAM | nodes | kept back | serial single pass | 1 vCPU | 8 vCPUs |" in section
     assert "| 16G | 1 | 81 % | 10.00 | 10.00 (1.00x) | 2.50 (4.00x) |" in section
     assert "Recorded by a run, release build k1." in section
-    assert recorded.section(str(tmp_path / "none.jsonl")) == ""
-    path.write_text(json.dumps({"type": "error", "mem_bytes": GIB}) + "\n")
-    assert recorded.section(str(path)) == ""
+    assert recorded.records(str(tmp_path / "none.jsonl")) == [] and recorded.section([]) == ""
+    assert "on every CPU" not in variants_report.report_text(variants_report.Variants(a_run(tmp_path)))
+    (tmp_path / "b").mkdir()
+    folder = a_run(tmp_path / "b")
+    with open(os.path.join(folder, variants_report.RECORDS), "a") as f:
+        f.writelines(json.dumps(r) + "\n" for r in recorded.records())
+    text = variants_report.report_text(variants_report.Variants(folder))
+    assert "| 64G | 1 | 96 % | 10.00 |" in text and "release build 61c683b81971" in text
 
 
 def test_the_targets_are_read_from_the_records(tmp_path):

@@ -14,6 +14,7 @@ from harness.real.debian import fetch
 from harness.real.debian.apt import FetchError, PrivateApt
 from harness.real.xen import source, variants
 from harness.real.xen.host import timing as hosttime
+from harness.real.xen.smp import recorded
 
 DEFAULT_SIZES = "1,4,8,16,64"
 
@@ -78,6 +79,8 @@ def run_all(args, out, say, kernel=None):
         debug, errors = timed([b.release for b in builds], "debug", say)
         records += errors + [dict(b.info, type="build") for b in debug]
         records += variants.functional(debug, args.variants, args.dom0_mem, out, kernel, say, args.jobs)
+    if not getattr(args, "tree", None):
+        records += recorded.records()      # staging's parallel hand-over, for the report
     records.append({"type": "end", "wall_s": round(time.monotonic() - t0, 1), "building_s": round(building, 1)})
     variants.write_records(out, records)
     return records

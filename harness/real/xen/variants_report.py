@@ -291,7 +291,7 @@ def report_text(v):
                 w(f"- Xen {r['release']} ({r['config']}): {p}\n")
         w("\n" if any(r["problems"] for r in v.get("dom0-digests")) else "")
     w(hosttime.section(v.get("host-time")))
-    w(recorded.section())
+    w(recorded.section(v.get("smp-recorded")))
     w("## Targets\n\n")
     for what, ok, figure in targets(v):
         w(f"- {what}: {'met' if ok else 'MISSED'} ({figure})\n")

@@ -2,8 +2,9 @@
 """The hand-over after SMP bring-up in `make xen-src`'s report
 (harness/real/xen/variants_report.py): `make xen-src` builds Debian's
 releases, which patches/xen/staging-parallel does not apply to, so the
-report shows the counts `xen-src smp-count --tree` recorded on staging,
-labelled as recorded, not measured by the run."""
+run carries the counts `xen-src smp-count --tree` recorded on staging
+among its records (records()), and its report shows them labelled as
+recorded, not measured by the run (section())."""
 import os
 
 from harness import ROOT
@@ -21,12 +22,18 @@ def _cell(rec, cpus):
     return f"{path['instructions'] / rec['pages']:.2f} ({rec['serial'] / path['instructions']:.2f}x)"
 
 
-def section(path=RECORDED, how=HOW):
-    """The report's section: for each size and topology `path` holds, the
-    serial single pass and the critical path on K vCPUs, instructions a
-    page handed over and how many times shorter -> markdown, '' when
-    `path` holds no count."""
-    recs = [r for r in read_jsonl(path) if r.get("type") == "smp_count"]
+def records(path=RECORDED, how=HOW):
+    """The counts in `path` as records of a `make xen-src` run
+    (type "smp-recorded", with how they were taken), so that its report
+    is still written from the run's records alone -> [record]."""
+    return [dict(r, type="smp-recorded", how=how) for r in read_jsonl(path) if r.get("type") == "smp_count"]
+
+
+def section(recs):
+    """The report's section: for each size and topology of `recs` (the
+    run's "smp-recorded" records), the serial single pass and the critical
+    path on K vCPUs, instructions a page handed over and how many times
+    shorter -> markdown, '' without them."""
     if not recs:
         return ""
     cpus = sorted({int(c) for r in recs for c in r["paths"]})
@@ -34,9 +41,10 @@ def section(path=RECORDED, how=HOW):
              f"{r['serial'] / r['pages']:.2f}"] + [_cell(r, c) for c in cpus]
             for r in sorted(recs, key=lambda r: (len(r["nodes"]), r["mem_bytes"]))]
     keys = ", ".join(sorted({r.get("key", "?") for r in recs}))
+    hows = "; ".join(sorted({r.get("how", "?") for r in recs}))
     heads = ["RAM", "nodes", "kept back", "serial single pass"] + [f"{c} vCPU" + "s" * (c > 1) for c in cpus]
     return ("## Xen's heap on every CPU (recorded on staging, not by this run)\n\n" + md_table(heads, rows)
             + "\n\nInstructions a page handed over: the RFC's serial single pass (`sweep`, on staging) and the "
             "critical path of patches/xen/staging-parallel on K vCPUs, with how many times shorter it is; exact "
             "counts under -icount on one vCPU, the critical path worked out from each piece's count "
-            f"(docs/results-xen-parallel.md). Recorded by {how}, release build {keys}.\n\n")
+            f"(docs/results-xen-parallel.md). Recorded by {hows}, release build {keys}.\n\n")
