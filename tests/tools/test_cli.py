@@ -48,6 +48,7 @@ CASES = [
     (["xen-src", "smp-boot", "--tree", "x", "--cases", "2G:2:1:2G"], "--cases 2G:2:1:2G: want SIZE:VCPUS:NODES[:LOW]"),
     (["xen-src", "smp-boot", "--tree", "x", "--cases", "6G:2:1:1M:1"], "--cases 6G:2:1:1M:1: want SIZE:VCPUS"),
     (["xen-src", "smp-boot", "--cases", "6G:2:1"], "the following arguments are required: --tree"),
+    (["xen-src", "smp-boot", "--tree", "x", "--extra", "/nonexistent.patch"], "--extra /nonexistent.patch: no such"),
     (["xen-src", "smp-count", "--tree", "x", "--cpus", "0,2"], "--cpus 0,2: want vCPU counts from 1 to 64"),
     (["xen-src", "smp-count", "--tree", "x", "--nodes", "3"], "--nodes 3: takes 1, 2 or 1,2"),
     (["xen-src", "smp-count", "--tree", "x", "--sizes", "1,4"], "--sizes 1,4: the hand-over keeps back whole 1 GiB"),

@@ -252,6 +252,12 @@ def test_the_dump_boots_boot_each_side_of_each_case_and_hold_the_case(tmp_path, 
         "heap-dump bootscrub=off heap-init-smp=0", "heap-dump bootscrub=off heap-init-smp=1"]
     assert [r["type"] for r in recs] == ["dump_boot"] * 4 + ["smp-dump"]
     assert recs[-1]["problems"] == [] and recs[-1]["kept_blocks"] == 3
+    # With a change on top of the parallel patch, that build has it too,
+    # and a name of its own.
+    made.clear()
+    boots.dump_boots(t, "par.patch", "dump.patch", [(6144, 2, 1, 0)], str(tmp_path / "x"), "vmlinuz",
+                     say=lambda *a: None, extra="/a/0004-alt.patch")
+    assert made[-1] == ("parallel-dump-0004", "debug", 5)
 
 
 def test_the_count_s_recording_stops_after_the_initcall_s_last_line_not_its_first():

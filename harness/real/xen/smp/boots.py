@@ -78,17 +78,20 @@ DUMP_SIDES = (("stock", "stock", ""), ("series", "series", ""), ("smp-off", "par
 DUMP_ARGS = "heap-dump bootscrub=off"
 
 
-def dump_boots(path, patch, dump, cases, out, kernel, say=print):
+def dump_boots(path, patch, dump, cases, out, kernel, say=print, extra=None):
     """`xen-src smp-boot --dump`: debug builds of the tree with the heap
     dump's code (`dump`) on top, stock, with its proposal series, and with
     the series and `patch` (patches/xen/staging-parallel), each case booted
     to dom0's init as each of DUMP_SIDES with `heap-dump` -> records: a boot
     record each, and one `smp-dump` a case holding its heaps to one another
-    (afterboot.hold_parallel())."""
+    (afterboot.hold_parallel()). With `extra` (a patch's path), that patch
+    on top of `patch`: a change held before it is made."""
     series = proposal(path)
+    label = "parallel-dump" + (f"-{os.path.basename(extra).split('-', 1)[0]}" if extra else "")
     builds = {"stock": build_patched(path, [dump], "stock-dump", "debug", say),
               "series": build_patched(path, series + [dump], "series-dump", "debug", say),
-              "parallel": build_patched(path, series + [patch, dump], "parallel-dump", "debug", say)}
+              "parallel": build_patched(path, series + [patch] + ([extra] if extra else []) + [dump], label,
+                                        "debug", say)}
     initrd = os.path.join(out, "dom0.cpio.gz")
     initramfs.initramfs(initrd)
     records = []

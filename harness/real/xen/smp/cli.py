@@ -33,10 +33,13 @@ def cmd_smp_boot(args):
         if why:
             raise BenchError(f"--cases {item}: {why}")
         cases.append((mem >> 20, cpus, nodes, low >> 20))
+    extra = extra_patch(args.extra)
+    if extra and not args.dump:
+        raise BenchError("--extra: only with --dump (the heaps held with the change on top)")
     out, path = real_cli.results_folder(args, "xen-smp-"), os.path.abspath(args.tree)
     if args.dump:
         records = boots.dump_boots(path, parallel_patch(), arm.dump_patch(path), cases, out,
-                                   measure.dom0_kernel(say), say)
+                                   measure.dom0_kernel(say), say, extra)
     else:
         records = boots.smp_boots(path, parallel_patch(), cases, out, measure.dom0_kernel(say), say, off=args.off)
     with open(os.path.join(out, "smp-boots.jsonl"), "w") as f:
@@ -59,11 +62,7 @@ def cmd_smp_count(args):
     if min(sizes) < 2 << 30:
         raise BenchError(f"--sizes {args.sizes}: the hand-over keeps back whole 1 GiB blocks above the first, "
                          "so a guest under 2 GiB has none to count; want 2 GiB and up")
-    extra = None
-    if args.extra:
-        extra = os.path.abspath(args.extra)
-        if not os.path.isfile(extra):
-            raise BenchError(f"--extra {args.extra}: no such patch")
+    extra = extra_patch(args.extra)
     out = real_cli.results_folder(args, "xen-smp-count-")
     records = counts.counts(os.path.abspath(args.tree), parallel_patch(), sizes, topologies, out, say, cpus, extra)
     with open(os.path.join(out, "smp-counts.jsonl"), "w") as f:
@@ -71,6 +70,16 @@ def cmd_smp_count(args):
     bad = [r for r in records if r["type"] == "error"]
     say(f"xen-src smp-count: {len(records) - len(bad)} of {len(records)} sizes counted; {out}")
     return 1 if bad else 0
+
+
+def extra_patch(given):
+    """--extra's patch as an absolute path, or None when not given."""
+    if not given:
+        return None
+    path = os.path.abspath(given)
+    if not os.path.isfile(path):
+        raise BenchError(f"--extra {given}: no such patch")
+    return path
 
 
 def parallel_patch():
@@ -97,6 +106,8 @@ def add_modes(mode, failing):
                         "max-ram-below-4g), to leave Xen little memory outside whole 1 GiB blocks (default: "
                         "%(default)s)")
     g.add_argument("--off", action="store_true", help="also boot each case with heap-init-smp=0")
+    g.add_argument("--extra", metavar="PATCH", help="with --dump: a change on top of the parallel patch, booted "
+                   "and held in its place")
     g.add_argument("--dump", action="store_true",
                    help="with the heap dump's code on top, boot each case as stock, as the proposal series, and "
                         "with heap-init-smp=0 and 1, and hold the heaps to one another at boot and after dom0's "
