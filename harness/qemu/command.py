@@ -111,6 +111,12 @@ def mem_available():
     return 0
 
 
+def larger_than_host(mem_bytes):
+    """Whether a guest of mem_bytes is larger than what the host has free
+    (with a tenth to spare): only the pages it touches can cost RAM."""
+    return mem_bytes > mem_available() * 0.9
+
+
 KVM_DEV = "/dev/kvm"
 
 
@@ -179,7 +185,7 @@ def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
     if machine_opts:
         machine += "," + machine_opts
     # Guests larger than what the host has free: only touched pages cost RAM.
-    large = mem_bytes > mem_available() * 0.9
+    large = larger_than_host(mem_bytes)
     if large:
         say(f"harness: {mem_mib} MiB guest is larger than free host RAM: reserve=off")
     one = len(guest.node_mib(nodes, mem_bytes)) == 1
@@ -196,12 +202,15 @@ def qemu_command(mode, accel, mem_bytes, append="", iso=None, workdir=None,
     else:
         # TCG's "max" CPU has 40 physical address bits; a guest near 1 TiB
         # has RAM above that (QEMU moves it past the 1 TiB HyperTransport
-        # hole on AMD-like CPUs), so give it 46 then. Only then: OVMF maps
-        # the whole physical address space and takes seconds more with 46.
-        wide = mem_bytes > (512 << 30)
+        # hole on AMD-like CPUs), so give it 46 then, whatever CPU the
+        # caller names. Only then: OVMF maps the whole physical address
+        # space and takes seconds more with 46.
+        cpu = cpu or "max"
+        if mem_bytes > (512 << 30) and "phys-bits" not in cpu:
+            cpu += ",phys-bits=46"
         # One host thread per vCPU (QEMU's default for x86 guests, said here).
         tcg = "tcg,thread=multi" if cpus > 1 and "-icount" not in extra else "tcg"
-        cmd += ["-accel", tcg, "-cpu", cpu or ("max,phys-bits=46" if wide else "max")]
+        cmd += ["-accel", tcg, "-cpu", cpu]
     cmd += ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
     cmd += ["-serial", "stdio" if serial else "none"]
     if mode == "pvh":

@@ -86,13 +86,10 @@ def qemu_command(xen, kernel, initrd, mem_bytes, xen_append="", dom0_append="", 
     as dom0 and `initrd` its initramfs: bootheap's q35 machine under TCG
     (with `machine_opts`), `cpus` vCPUs on `nodes` nodes
     (harness/qemu/guest.py), SeaBIOS; xen_append and dom0_append are words
-    added to XEN_BASE and DOM0_BASE. Above 512 GiB the CPU gets 46
-    physical address bits, as harness/qemu/command.py gives its own."""
+    added to XEN_BASE and DOM0_BASE."""
     if " " in xen:
         raise ValueError(f"Xen path {xen!r}: Xen takes the first word of its command line as its name")
     modules = module_arg(kernel, words(DOM0_BASE, dom0_append)) + "," + module_arg(initrd)
-    if mem_bytes > (512 << 30) and "phys-bits" not in cpu:
-        cpu += ",phys-bits=46"
     return command.qemu_command("pvh", "tcg", mem_bytes, words(XEN_BASE, xen_append), cpu=cpu,
                                 say=lambda *a: None, kernel=xen, bios=None, extra=["-initrd", modules],
                                 cpus=cpus, nodes=nodes, machine_opts=machine_opts)

@@ -94,6 +94,12 @@ def build(tree, folder_name, config, say=print, jobs=None, with_series=True):
     return build_patched(tree, patches, folder_name if with_series else "unpatched", config, say, jobs)
 
 
+def with_extra(label, extra):
+    """A build's label with the number of `extra` (a patch's path, or None),
+    a change on top of the patches the label names."""
+    return label + (f"-{os.path.basename(extra).split('-', 1)[0]}" if extra else "")
+
+
 def build_patched(tree, patches, label, config, say=print, jobs=None, cross=None, options=None):
     """The tree with `patches` (named `label` in the folder and the
     records) built in `config` -> source.Build, reused while its key holds.

@@ -11,7 +11,7 @@ from harness.common import size_label
 from harness.real.bracket import initramfs
 from harness.real.xen import afterboot, dom0
 from harness.qemu import command
-from harness.real.xen.tree import build_patched, proposal
+from harness.real.xen.tree import build_patched, proposal, with_extra
 
 
 # `xen-src smp-boot`'s default cases: (MiB, vCPUs, nodes, MiB of RAM below
@@ -50,7 +50,7 @@ def smp_boots(path, patch, cases, out, kernel, say=print, off=False):
     for mib, cpus, nodes, low in cases:
         # Idle CPUs scrub the heap while Xen boots: in a guest larger than
         # the host's free RAM that writes more than the host has.
-        scrub = " bootscrub=off" if (mib << 20) > command.mem_available() * 0.9 else ""
+        scrub = " bootscrub=off" if command.larger_than_host(mib << 20) else ""
         for on in (1, 0) if off else (1,):
             log = os.path.join(out, f"serial-smp-{case_label(mib, cpus, nodes, low)}-{'on' if on else 'off'}.log")
             r = dom0.boot(b.kernel, kernel, initrd, f"{mib}M", xen_append=f"heap-init-smp={on}{scrub}", log_path=log,
@@ -87,7 +87,7 @@ def dump_boots(path, patch, dump, cases, out, kernel, say=print, extra=None):
     (afterboot.hold_parallel()). With `extra` (a patch's path), that patch
     on top of `patch`: a change held before it is made."""
     series = proposal(path)
-    label = "parallel-dump" + (f"-{os.path.basename(extra).split('-', 1)[0]}" if extra else "")
+    label = with_extra("parallel-dump", extra)
     builds = {"stock": build_patched(path, [dump], "stock-dump", "debug", say),
               "series": build_patched(path, series + [dump], "series-dump", "debug", say),
               "parallel": build_patched(path, series + [patch] + ([extra] if extra else []) + [dump], label,

@@ -39,7 +39,7 @@ from harness.qemu.brackets import BracketError, Spec, take
 from harness.real.bracket import boot as realboot
 from harness.real.xen import variants
 from harness.real.xen.afterboot import PIECE_PAGES   # DEFERRED_PIECE_ORDER's pages: 128 MiB
-from harness.real.xen.tree import build_patched, proposal
+from harness.real.xen.tree import build_patched, proposal, with_extra
 
 MARKER = " MiB handed over on "            # init_deferred_heap()'s last line; heap-init-smp=0 never prints it
 SERIAL_MARKER = "Domain heap initialised"
@@ -150,7 +150,7 @@ def counts(path, patch, sizes, topologies, out, say=print, cpus_list=DEFAULT_CPU
     """`xen-src smp-count --tree DIR`: every size and topology -> records.
     With `extra` (a patch's path), that patch on top of `patch`: a change
     measured before it is made."""
-    label = "staging-parallel" + (f"-{os.path.basename(extra).split('-', 1)[0]}" if extra else "")
+    label = with_extra("staging-parallel", extra)
     b = build_patched(path, proposal(path) + [patch] + ([extra] if extra else []), label, "release", say)
     records = []
     for topology in topologies:
