@@ -22,36 +22,49 @@ def dump(blocks):
 
 
 SERIES = [(0, 30, TOP, 0x40000, 0), (0, 31, TOP, 0x140000, 0), (0, 20, 9, 0x200, 0), (0, 31, TOP, 0x100000, 0)]
+PIECE = afterboot.PIECE_PAGES
 
 
-def test_the_parallel_boot_heap_is_the_series_less_whole_top_order_blocks():
-    """What heap-init-smp=1 lacks at boot must be whole MAX_ORDER blocks, as
-    many pages as it said it kept back, and what it lists must be the
-    series' blocks in the series' order."""
+def test_the_parallel_boot_heap_is_the_series_less_whole_aligned_pieces():
+    """What heap-init-smp=1 lacks at boot must be runs of whole 128 MiB
+    pieces, as many pages as it said it kept back; what it lists must be
+    free in the series and merged as far as it goes."""
+    series = dump(SERIES)
+    # 0x140000's block kept back whole, 0x40000's but its first piece.
+    on = dump([(0, 30, 15, 0x40000, 0), SERIES[2], SERIES[3]])
+    assert afterboot.kept_back(series, on, (1 << TOP) + (7 << 15), TOP) == []
+    said = afterboot.kept_back(series, on, 2 << TOP, TOP)
+    assert said == ["the serial heap lists 491520 pages at boot that heap-init-smp=1 does not, and it said it "
+                    "handed 524288 over after SMP bring-up"]
+    # The list order is not held: the pieces' chunks are listed later.
+    assert afterboot.kept_back(series, dump([SERIES[3], SERIES[2], (0, 30, 15, 0x40000, 0)]),
+                               (1 << TOP) + (7 << 15), TOP) == []
+    lacks_small = afterboot.kept_back(series, dump([SERIES[0], SERIES[1], SERIES[3]]), 1 << 9, TOP)
+    assert lacks_small == ["1 runs the serial boot heap lists and heap-init-smp=1 kept back are not whole 128 MiB "
+                           "pieces, the first [0x200, 0x400)"]
+    extra = afterboot.kept_back(series, dump(SERIES + [(1, 20, 0, 0x7, 0)]), 0, TOP)
+    assert extra == ["1 pages free at boot that the serial heap does not list, the first at mfn 0x7"]
+    split = dump([(0, 30, 14, 0x40000, 0), (0, 30, 14, 0x44000, 0), SERIES[2], SERIES[3]])
+    assert afterboot.kept_back(series, split, (1 << TOP) + (7 << 15), TOP) == [
+        "2 blocks at boot listed beside their free buddy, the first node 0 zone 30 order 14 mfn 0x40000"]
+
+
+def test_the_runs_of_blocks_and_what_one_lacks_of_another():
+    blocks = [(0, 0, 1, 8, 1, 0), (0, 0, 0, 10, 0, 0), (0, 0, 2, 0, 2, 0), (0, 0, 0, 20, 0, 0)]
+    assert afterboot.runs(blocks) == [(0, 4), (8, 11), (20, 21)]
+    assert afterboot.minus([(0, 16), (20, 30)], [(2, 4), (6, 8), (15, 22)]) == [(0, 2), (4, 6), (8, 15), (22, 30)]
+    assert afterboot.minus([(0, 4)], []) == [(0, 4)] and afterboot.minus([(2, 4)], [(0, 8)]) == []
+
+
+def test_what_a_node_is_given_back_for_its_early_allocations_must_be_listed():
+    """end_boot_allocator() gives a node the top of what it kept back when
+    it has too little for its allocations before SMP bring-up, and the boot
+    log names it: an MFN the log names that the heap does not list is
+    caught."""
     series = dump(SERIES)
     on = dump([SERIES[0], SERIES[2]])
-    assert afterboot.kept_back(series, on, 2 << TOP, TOP) == []
-    said = afterboot.kept_back(series, on, 3 << TOP, TOP)
-    assert len(said) == 1 and "handed 786432 over" in said[0]
-    assert "another order" in afterboot.kept_back(series, dump([SERIES[2], SERIES[0]]), 2 << TOP, TOP)[0]
-    lacks_small = afterboot.kept_back(series, dump([SERIES[0], SERIES[1], SERIES[3]]), 1 << 9, TOP)
-    assert lacks_small == ["1 blocks of the serial boot heap kept back are not whole order-18 blocks, the first "
-                           "order 9 at mfn 0x200"]
-    extra = afterboot.kept_back(series, dump(SERIES + [(1, 20, 0, 0x7, 0)]), 0, TOP)
-    assert extra[0].startswith("1 blocks at boot the serial heap does not list, the first node 1")
-
-
-def test_a_block_kept_for_a_node_s_early_allocations_may_be_listed_out_of_turn_but_must_be_listed():
-    """end_boot_allocator() hands a kept block back after every region
-    when a node has too little above the DMA width, and the boot log names
-    it: that block, and only it, may sit elsewhere in the list; a block the
-    log names that the heap does not list is caught."""
-    series = dump(SERIES)
-    late = dump([SERIES[3], SERIES[0], SERIES[2]])
-    assert "another order" in afterboot.kept_back(series, late, 1 << TOP, TOP)[0]
-    assert afterboot.kept_back(series, late, 1 << TOP, TOP, kept=[0x100000]) == []
-    assert "another order" in afterboot.kept_back(series, late, 1 << TOP, TOP, kept=[0x40000])[-1]
-    assert afterboot.kept_back(series, dump([SERIES[0], SERIES[2]]), 2 << TOP, TOP, kept=[0x140000]) == [
+    assert afterboot.kept_back(series, on, 2 << TOP, TOP, kept=[0x40000]) == []
+    assert afterboot.kept_back(series, on, 2 << TOP, TOP, kept=[0x140000]) == [
         "block 0x140000, said kept for allocations before SMP bring-up, is not listed at boot"]
     line = "(XEN) Heap: node 1: block 0x140000 kept for allocations before SMP bring-up"
     assert [int(m.group(2), 16) for m in afterboot.KEPT_LINE.finditer(line)] == [0x140000]
@@ -155,9 +168,9 @@ def test_a_recorded_case_is_one_heap_at_boot_and_after_the_boot_modules_went():
     entry for entry."""
     held = afterboot.hold_parallel(logs("6G-2c-1n"), boots.SMP_LINE)
     assert held["problems"] == []
-    assert (held["handed_mib"], held["on_cpus"], held["rounds"], held["kept_blocks"]) == (3072, 2, 12, 3)
+    assert (held["handed_mib"], held["on_cpus"], held["rounds"], held["kept_runs"]) == (3072, 2, 12, 1)
     assert held["said"] == ["stock and the series one heap, 0 region(s) across a node's edge",
-                            "3 blocks (3072 MiB) kept back at boot and handed over on 2 CPUs in 12 rounds; after "
+                            "3072 MiB kept back at boot in 1 run(s) and handed over on 2 CPUs in 12 rounds; after "
                             "free_boot_modules 60 blocks, entry for entry heap-init-smp=0's"]
 
 
@@ -171,10 +184,26 @@ def test_a_recorded_case_with_a_block_kept_for_node_0_s_early_allocations_is_one
     case = logs("6G-4c-2n")
     held = afterboot.hold_parallel(case, boots.SMP_LINE)
     assert held["problems"] == [] and held["same_after"], held
-    assert held["kept_for_early"] == [0x100000] and held["kept_blocks"] == 2
+    assert held["kept_for_early"] == [0x100000] and held["kept_runs"] == 1
     wrong = dict(case, **{"smp-on": case["smp-on"].replace("block 0x100000 kept", "block 0x140000 kept")})
     assert afterboot.hold_parallel(wrong, boots.SMP_LINE)["problems"] == [
         "smp-on at boot: block 0x140000, said kept for allocations before SMP bring-up, is not listed at boot"]
+
+
+def test_a_recorded_case_of_the_pieces_is_the_serial_heap_less_the_pieces_and_one_heap_after_boot():
+    """6 GiB, 4 vCPUs, two nodes, the patch with 128 MiB pieces (7
+    December): 3840 MiB kept back in two runs, each node given its top
+    block back for its early allocations, the boot heap the serial one
+    less whole pieces, and after the boot modules went heap-init-smp=0's
+    entry for entry. A line naming an MFN still kept back is caught."""
+    case = logs("6G-4c-2n-pieces")
+    held = afterboot.hold_parallel(case, boots.SMP_LINE)
+    assert held["problems"] == [] and held["same_after"], held
+    assert (held["handed_mib"], held["on_cpus"], held["rounds"], held["kept_runs"]) == (3840, 4, 8, 2)
+    assert held["kept_for_early"] == [0x100000, 0x1c0000]
+    wrong = dict(case, **{"smp-on": case["smp-on"].replace("block 0x1c0000 kept", "block 0x1b8000 kept")})
+    assert afterboot.hold_parallel(wrong, boots.SMP_LINE)["problems"] == [
+        "smp-on at boot: block 0x1b8000, said kept for allocations before SMP bring-up, is not listed at boot"]
 
 
 def test_a_block_never_listed_or_a_wrong_count_of_what_was_kept_is_caught():
@@ -251,7 +280,7 @@ def test_the_dump_boots_boot_each_side_of_each_case_and_hold_the_case(tmp_path, 
     assert [s[4] for s in seen] == ["heap-dump bootscrub=off"] * 2 + [
         "heap-dump bootscrub=off heap-init-smp=0", "heap-dump bootscrub=off heap-init-smp=1"]
     assert [r["type"] for r in recs] == ["dump_boot"] * 4 + ["smp-dump"]
-    assert recs[-1]["problems"] == [] and recs[-1]["kept_blocks"] == 3
+    assert recs[-1]["problems"] == [] and recs[-1]["kept_runs"] == 1
     # With a change on top of the parallel patch, that build has it too,
     # and a name of its own.
     made.clear()

@@ -116,37 +116,78 @@ def compare(readings, boot_node=0):
     return problems, notes
 
 
-# patches/xen/staging-parallel's line for a block it keeps for a node's
+# patches/xen/staging-parallel's line for what it gives a node back, the
+# top block (or what it kept of one) of what it kept back, for its
 # allocations before SMP bring-up, handed over last in end_boot_allocator().
 KEPT_LINE = re.compile(r"Heap: node (\d+): block (0x[0-9a-f]+) kept for allocations before SMP bring-up")
 
 
+def runs(blocks):
+    """Blocks [(node, zone, order, mfn, ...)] -> the runs of MFNs they
+    hold [(s, e)], sorted, touching ones joined."""
+    out = []
+    for s, e in sorted((b[3], b[3] + (1 << b[2])) for b in blocks):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def minus(a, b):
+    """The MFNs of runs `a` not in runs `b` (both as runs() makes them) -> runs."""
+    out, j = [], 0
+    for s, e in a:
+        while j < len(b) and b[j][1] <= s:
+            j += 1
+        k = j
+        while s < e and k < len(b) and b[k][0] < e:
+            if b[k][0] > s:
+                out.append((s, b[k][0]))
+            s = max(s, b[k][1])
+            k += 1
+        if s < e:
+            out.append((s, e))
+    return out
+
+
+def unmerged(blocks, top):
+    """The blocks below order `top` whose buddy is listed at their order on
+    their node and zone -> {(node, zone, order, mfn)}: a pair merge_free_chunk()
+    would have merged."""
+    have = {b[:4] for b in blocks}
+    return {(n, z, o, m) for n, z, o, m in have if o < top and (n, z, o, m ^ (1 << o)) in have}
+
+
 def kept_back(series, on, handed_pages, top, kept=()):
     """The serial heap at boot (`series`: heap-init-smp=0's) against
-    heap-init-smp=1's (`on`) -> [problem]: `on` lists a subset of the
-    serial heap's blocks, in its order but for the blocks `kept` (MFNs the
-    boot log names, handed over after every region, so listed out of
-    turn), which it must list; what it lacks is whole blocks of the top
-    order (patches/xen/staging-parallel keeps back MAX_ORDER blocks), as
-    many pages as its initcall says it handed over after SMP bring-up."""
-    out, have = [], set(on.blocks)
-    extra = [b for b in on.blocks if b not in set(series.blocks)]
+    heap-init-smp=1's (`on`) -> [problem]. The pages `on` lists free are
+    the serial heap's less what was kept back: runs of whole aligned pieces
+    (patches/xen/staging-parallel keeps back PIECE_PAGES at a time), as many
+    pages as its initcall says it handed over after SMP bring-up. Each MFN
+    `kept` (what the boot log says a node was given back) is listed. And
+    `on` is merged as far as it goes: no two of its blocks are buddies that
+    the serial heap leaves apart too."""
+    out = []
+    have, want = runs(on.blocks), runs(series.blocks)
+    extra = minus(have, want)
     if extra:
-        n, z, o, m, _, fd = extra[0]
-        out.append(f"{len(extra)} blocks at boot the serial heap does not list, the first node {n} zone {z} order {o} "
-                   f"mfn 0x{m:x} first_dirty 0x{fd:x}")
-    listed = {b[3] for b in on.blocks if b[2] == top}
+        out.append(f"{sum(e - s for s, e in extra)} pages free at boot that the serial heap does not list, the "
+                   f"first at mfn 0x{extra[0][0]:x}")
     out += [f"block 0x{m:x}, said kept for allocations before SMP bring-up, is not listed at boot"
-            for m in kept if m not in listed]
-    if [b for b in series.blocks if b in have and b[3] not in kept] != [b for b in on.blocks if b[3] not in kept]:
-        out.append("the blocks both list at boot are listed in another order")
-    lacking = [b for b in series.blocks if b not in have]
-    odd = [b for b in lacking if b[2] != top]
+            for m in kept if not any(s <= m < e for s, e in have)]
+    pairs = sorted(unmerged(on.blocks, top) - unmerged(series.blocks, top), key=lambda b: b[3])
+    if pairs:
+        n, z, o, m = pairs[0]
+        out.append(f"{len(pairs)} blocks at boot listed beside their free buddy, the first node {n} zone {z} "
+                   f"order {o} mfn 0x{m:x}")
+    lacking = minus(want, have)
+    odd = [(s, e) for s, e in lacking if s % PIECE_PAGES or e % PIECE_PAGES]
     if odd:
-        out.append(f"{len(odd)} blocks of the serial boot heap kept back are not whole order-{top} blocks, the "
-                   f"first order {odd[0][2]} at mfn 0x{odd[0][3]:x}")
-    if sum(1 << b[2] for b in lacking) != handed_pages:
-        out.append(f"the serial heap lists {sum(1 << b[2] for b in lacking)} pages at boot that heap-init-smp=1 "
+        out.append(f"{len(odd)} runs the serial boot heap lists and heap-init-smp=1 kept back are not whole "
+                   f"{PIECE_PAGES >> 8} MiB pieces, the first [0x{odd[0][0]:x}, 0x{odd[0][1]:x})")
+    if sum(e - s for s, e in lacking) != handed_pages:
+        out.append(f"the serial heap lists {sum(e - s for s, e in lacking)} pages at boot that heap-init-smp=1 "
                    f"does not, and it said it handed {handed_pages} over after SMP bring-up")
     return out
 
@@ -159,7 +200,7 @@ def hold_parallel(logs, said_re, top=18):
     are one heap, entry for entry, at boot and after the boot modules went
     (compare()). The parallel build, one page larger, has other regions, so
     it is held to itself: with heap-init-smp=1 its heap at boot is its
-    heap-init-smp=0 heap less the blocks kept back (kept_back()). After the
+    heap-init-smp=0 heap less the pieces kept back (kept_back()). After the
     boot modules went the two are one heap where Xen's allocations in
     between took the same pages, and differ where one took them from
     another node (seen on several nodes: 6 GiB, 4 vCPUs, two nodes, 1,667
@@ -215,11 +256,12 @@ def hold_parallel(logs, said_re, top=18):
     by_node = {"on": after.node_avail, "off": off.after.node_avail}
     moved_nodes = {n: by_node["on"].get(n, 0) - by_node["off"].get(n, 0)
                    for n in sorted(set(by_node["on"]) | set(by_node["off"]))}
-    out.update(kept_blocks=len(off.boot.blocks) - len(boot.blocks), moved_blocks=moved, same_after=not differ,
+    kept_runs = len(minus(runs(off.boot.blocks), runs(boot.blocks)))
+    out.update(kept_runs=kept_runs, moved_blocks=moved, same_after=not differ,
                free_after={"on": after.total, "off": off.after.total}, kept_for_early=kept,
                free_after_by_node={k: {str(n): v for n, v in d.items()} for k, d in by_node.items()})
-    said.append(f"{len(off.boot.blocks) - len(boot.blocks)} blocks ({m.group(1)} MiB) kept back at boot and "
-                f"handed over on {m.group(2)} CPUs in {m.group(3)} rounds; after {later[0]} "
+    said.append(f"{m.group(1)} MiB kept back at boot in {kept_runs} run(s) and handed over on {m.group(2)} CPUs "
+                f"in {m.group(3)} rounds; after {later[0]} "
                 + (f"{len(after.blocks)} blocks, entry for entry heap-init-smp=0's" if not differ else
                    f"{after.total} pages free against {off.after.total}, {moved} blocks not in both, "
                    "free pages a node, on less off: " + ", ".join(f"node {n} {d:+d}" for n, d in moved_nodes.items())))

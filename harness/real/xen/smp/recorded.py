@@ -10,7 +10,7 @@ import os
 from harness import ROOT
 from harness.common import md_table, read_jsonl, size_label
 
-RECORDED = os.path.join(ROOT, "docs", "results", "xen-smp-staging", "smp-counts-early.jsonl")
+RECORDED = os.path.join(ROOT, "docs", "results", "xen-smp-staging", "smp-counts-folded.jsonl")
 HOW = ("`python3 -m harness xen-src smp-count --tree DIR --sizes 4,16,64 --nodes 1,2`, 7 December 2026, "
        "Xen staging c447b7308b13 with patches/xen/staging and patches/xen/staging-parallel")
 
