@@ -289,8 +289,8 @@ def add_parser(sub):
                    "on this many CPUs at once (1 to 8; each node's first memory on the boot CPU; 1 keeps that order "
                    "on one), the stock tree one call after another, the lists compared as sets")
     t.add_argument("--parallel", action="store_true", help="with --proposal and --threads: the series and, on top, "
-                   "patches/xen/staging-parallel (heap-init-smp: the whole MAX_ORDER blocks kept back at boot and "
-                   "handed over by --threads CPUs, CPU c on node c %% 2)")
+                   "patches/xen/staging-parallel (heap-init-smp: pieces of an eighth of a MAX_ORDER block kept back at "
+                   "boot and marked by --threads CPUs, CPU c on node c %% 2)")
     t.add_argument("--jobs", type=int, default=2, help="builds tested at a time (default 2)")
     a = mode("arm", "a tree's proposal series cross-built for arm64 and arm32, booted on both stock against "
              "the series, one heap", _failing(cmd_arm), description="Builds the tree with its version's proposal "

@@ -15,8 +15,8 @@ from harness.real.xen.tree import build_patched, proposal, with_extra
 
 
 # `xen-src smp-boot`'s default cases: (MiB, vCPUs, nodes, MiB of RAM below
-# 4 GiB or 0 for QEMU's own); a node with no whole 1 GiB block, one with no
-# CPU, one to four nodes, one to eight vCPUs.
+# 4 GiB or 0 for QEMU's own); a node with no CPU, one to four nodes, one
+# to eight vCPUs.
 SMP_CASES = ((6144, 2, 1, 0), (6144, 4, 2, 0), (8192, 8, 4, 0), (12288, 1, 2, 0), (12288, 8, 2, 0),
              (12288, 4, 4, 0), (16384, 8, 1, 0), (16384, 2, 2, 0))
 

@@ -60,8 +60,8 @@ def cmd_smp_count(args):
     topologies = [TOPOLOGIES[n - 1] for n in real_cli.nodes(args.nodes)]
     sizes = parse_sizes(args.sizes)
     if min(sizes) < 2 << 30:
-        raise BenchError(f"--sizes {args.sizes}: the hand-over keeps back whole 1 GiB blocks above the first, "
-                         "so a guest under 2 GiB has none to count; want 2 GiB and up")
+        raise BenchError(f"--sizes {args.sizes}: the counts are of guests from 2 GiB up, where the hand-over "
+                         "keeps pieces back beside what Xen needs before SMP bring-up; want 2 GiB and up")
     extra = extra_patch(args.extra)
     out = real_cli.results_folder(args, "xen-smp-count-")
     records = counts.counts(os.path.abspath(args.tree), parallel_patch(), sizes, topologies, out, say, cpus, extra)
@@ -103,7 +103,7 @@ def add_modes(mode, failing):
     g.add_argument("--tree", metavar="DIR", required=True, help="a stock Xen staging tree")
     g.add_argument("--cases", default=",".join(f"{m // 1024}G:{c}:{n}" for m, c, n, _ in boots.SMP_CASES),
                    help="SIZE:VCPUS:NODES[:LOW], a comma list; LOW is the RAM below 4 GiB (QEMU's "
-                        "max-ram-below-4g), to leave Xen little memory outside whole 1 GiB blocks (default: "
+                        "max-ram-below-4g), to leave Xen little memory below 4 GiB (default: "
                         "%(default)s)")
     g.add_argument("--off", action="store_true", help="also boot each case with heap-init-smp=0")
     g.add_argument("--extra", metavar="PATCH", help="with --dump: a change on top of the parallel patch, booted "
