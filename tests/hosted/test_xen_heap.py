@@ -253,8 +253,9 @@ def test_the_hand_over_after_smp_bring_up_builds_stock_s_heap_and_its_planted_bu
     pieces back and hand some back for a node's early allocations (1/256
     of its memory, and above the DMA width). A CPU that marks another's
     piece (its index never moved on; two CPUs a node) leaves a chunk
-    listed unmarked, a piece handed back but left in its range is listed
-    twice: each found."""
+    listed unmarked, a chunk head marked before its chunk is listed is
+    taken off a list it is not on by a merge, a piece handed back but left
+    in its range is listed twice: each found."""
     from harness.real.xen import cli
     patch = cli.parallel_patch()
     series = xen_tree.series_tree(staging, 0, say=lambda *a: None, extra=patch)
@@ -275,6 +276,16 @@ def test_the_hand_over_after_smp_bring_up_builds_stock_s_heap_and_its_planted_bu
     ok, results = hostheap.run(planted, 300, seed=1, orders=(4,), scrub_debug=(False,), out=str(tmp_path / "p"),
                                stock=staging, threads=4)
     assert not ok and "a free block's page not free" in results[0][3], results[0][3]
+    # Every chunk's head waits unmarked until its chunk is listed: left
+    # marked, a merge takes the head of a chunk not yet listed off a list.
+    planted, path = copy_of(series, tmp_path / "heads")
+    text = path.read_text()
+    clean = "            if ( !r->failed || pg->count_info == state )\n"
+    assert text.count(clean) == 1, "init_deferred_heap() changed: write this test's mutant again"
+    path.write_text(text.replace(clean, clean.replace("!r->failed ||", "r->failed &&")))
+    ok, results = hostheap.run(planted, 600, seed=1, orders=(2,), scrub_debug=(False,), out=str(tmp_path / "h"),
+                               stock=staging, threads=2)
+    assert not ok and "page_list_del() of a page not on the list" in results[0][3], results[0][3]
     # The deferred pass leaves the M2P to paging_init()'s fill; leaving it in
     # init_heap_pages() too (boot modules, hot-add, whose entries are noise)
     # is found.
