@@ -51,7 +51,7 @@ CASES = [
     (["xen-src", "smp-boot", "--tree", "x", "--extra", "/nonexistent.patch"], "--extra /nonexistent.patch: no such"),
     (["xen-src", "smp-count", "--tree", "x", "--cpus", "0,2"], "--cpus 0,2: want vCPU counts from 1 to 64"),
     (["xen-src", "smp-count", "--tree", "x", "--nodes", "3"], "--nodes 3: takes 1, 2 or 1,2"),
-    (["xen-src", "smp-count", "--tree", "x", "--sizes", "1,4"], "--sizes 1,4: the hand-over keeps back whole 1 GiB"),
+    (["xen-src", "smp-count", "--tree", "x", "--sizes", "1,4"], "--sizes 1,4: the counts are of guests from 2 GiB up"),
     (["xen-src", "smp-count", "--tree", "x", "--extra", "nowhere.patch"], "--extra nowhere.patch: no such patch"),
     (["xen-src", "heap-test", "--parallel"], "--parallel wants --proposal and --threads K"),
     (["linux-src", "configs", "--series", "without"], "linux-src configs: error: unrecognized arguments"),
