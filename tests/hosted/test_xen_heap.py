@@ -268,54 +268,48 @@ def test_the_hand_over_after_smp_bring_up_builds_stock_s_heap_and_its_planted_bu
             assert (int(re.search(r"(\d+) handed over in parallel", out).group(1)) > 0) == (o < 20), out
             kept = int(re.search(r"(\d+) handing a block back for early allocations", out).group(1))
             assert (kept > 0) == (o < 20), out
-    planted, path = copy_of(series, tmp_path / "planted")
-    text = path.read_text()
+
+    def plant(name, where, clean, dirty, sequences, orders, threads):
+        """The series with `clean` (once in `where`) made `dirty`, run
+        against stock -> (passed, the first build's output)."""
+        planted, path = copy_of(series, tmp_path / name)
+        text = path.read_text()
+        assert text.count(clean) == 1, f"{where} changed: write this test's mutant again"
+        path.write_text(text.replace(clean, dirty))
+        ok, results = hostheap.run(planted, sequences, seed=1, orders=orders, scrub_debug=(False,),
+                                   out=str(tmp_path / f"{name}-out"), stock=staging, threads=threads)
+        return ok, results[0][3]
+
     clean = "        if ( i == cpu )\n            break;\n        idx++;"
-    assert text.count(clean) == 1, "mark_deferred_share() changed: write this test's mutant again"
-    path.write_text(text.replace(clean, clean.replace("\n        idx++;", ""), 1))
-    ok, results = hostheap.run(planted, 300, seed=1, orders=(4,), scrub_debug=(False,), out=str(tmp_path / "p"),
-                               stock=staging, threads=4)
-    assert not ok and "a free block's page not free" in results[0][3], results[0][3]
+    ok, out = plant("planted", "mark_deferred_share()", clean, clean.replace("\n        idx++;", ""), 300, (4,), 4)
+    assert not ok and "a free block's page not free" in out, out
     # Every chunk's head waits unmarked until its chunk is listed: left
     # marked, a merge takes the head of a chunk not yet listed off a list.
-    planted, path = copy_of(series, tmp_path / "heads")
-    text = path.read_text()
     clean = "            if ( !r->failed || pg->count_info == state )\n"
-    assert text.count(clean) == 1, "init_deferred_heap() changed: write this test's mutant again"
-    path.write_text(text.replace(clean, clean.replace("!r->failed ||", "r->failed &&")))
-    ok, results = hostheap.run(planted, 600, seed=1, orders=(2,), scrub_debug=(False,), out=str(tmp_path / "h"),
-                               stock=staging, threads=2)
-    assert not ok and "page_list_del() of a page not on the list" in results[0][3], results[0][3]
+    ok, out = plant("heads", "init_deferred_heap()", clean, clean.replace("!r->failed ||", "r->failed &&"), 600,
+                    (2,), 2)
+    assert not ok and "page_list_del() of a page not on the list" in out, out
     # The deferred pass leaves the M2P to paging_init()'s fill; leaving it in
     # init_heap_pages() too (boot modules, hot-add, whose entries are noise)
     # is found.
-    planted, path = copy_of(series, tmp_path / "m2p")
-    text = path.read_text()
     clean = "mark_fresh_chunk(pg, order, need_scrub, true)"
-    assert text.count(clean) == 1, "init_heap_chunk() changed: write this test's mutant again"
-    path.write_text(text.replace(clean, clean.replace("true", "false")))
-    ok, results = hostheap.run(planted, 300, seed=1, orders=(4,), scrub_debug=(False,), out=str(tmp_path / "q"),
-                               stock=staging, threads=2)
-    assert not ok and "the M2P entry" in results[0][3], results[0][3]
+    ok, out = plant("m2p", "init_heap_chunk()", clean, clean.replace("true", "false"), 300, (4,), 2)
+    assert not ok and "the M2P entry" in out, out
     # What a node is given back for its early allocations, handed over but
     # its first piece left in its deferred range too (once, lest the loop
     # never end): listed twice, found.
-    planted, path = copy_of(series, tmp_path / "dma")
-    text = path.read_text()
-    clean = "            top->e = b;\n"
-    assert text.count(clean) == 1, "hand_back_for_early_allocations() changed: write this test's mutant again"
-    path.write_text(text.replace(clean, "            { static int once; top->e = b + (once++ ? 0 : "
-                                        "1UL << DEFERRED_PIECE_ORDER); }\n"))
-    ok, results = hostheap.run(planted, 600, seed=1, orders=(2,), scrub_debug=(False,), out=str(tmp_path / "d"),
-                               stock=staging, threads=2)
-    assert not ok, results[0][3]
+    ok, out = plant("dma", "hand_back_for_early_allocations()", "            top->e = b;\n",
+                    "            { static int once; top->e = b + (once++ ? 0 : 1UL << DEFERRED_PIECE_ORDER); }\n",
+                    600, (2,), 2)
+    assert not ok, out
 
 
 def test_the_timer_times_the_hand_over_after_smp_bring_up_as_the_tree_makes_it(staging, tmp_path):
     """Variant 4 of a tree with heap-init-smp: end_boot_allocator()'s part
-    on the boot CPU (at 12 GiB, [1 MiB, 4 GiB) and the tail), then the two
-    whole 4 GiB blocks on 2 CPUs; the child fails the window unless the
-    heap holds every page. A tree without it cannot be timed that way."""
+    on the boot CPU (at 12 GiB, what lies below the first 512 MiB piece,
+    an eighth of a MAX_ORDER 20 block), then the pieces on 2 CPUs; the
+    child fails the window unless the heap holds every page. A tree
+    without it cannot be timed that way."""
     from harness.real.xen import cli
     from harness.real.xen.host import timing as hosttime
     series = xen_tree.series_tree(staging, 0, say=lambda *a: None)
